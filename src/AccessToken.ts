@@ -1,0 +1,83 @@
+/**
+ * The access token (spec 5.3, 5.4): the token response schema, the `AccessToken` value the toolkit
+ * hands around (the token itself always `Redacted`), the `Authorization` header it makes, and an
+ * unverified peek at its JWT claims.
+ *
+ * @since 0.1.0
+ */
+import { DateTime, Duration, Either, Encoding, Option, Redacted, Schema } from "effect"
+
+/** `expires_in`: a positive integer, or a string of digits. @since 0.1.0 */
+export const ExpiresIn = Schema.Union(
+  Schema.Int.pipe(Schema.positive()),
+  Schema.compose(
+    Schema.String.pipe(Schema.pattern(/^[0-9]{1,10}$/, { message: () => "expected a string of digits" })),
+    Schema.NumberFromString
+  ).pipe(Schema.positive())
+)
+
+/** The token endpoint's success body (spec 5.3). @since 0.1.0 */
+export const TokenResponse = Schema.Struct({
+  access_token: Schema.NonEmptyString,
+  expires_in: ExpiresIn,
+  token_type: Schema.NonEmptyString
+})
+
+/** @since 0.1.0 */
+export type TokenResponse = typeof TokenResponse.Type
+
+/** An RFC 6749 error body, as token endpoints answer bad credentials. @since 0.1.0 */
+export const OAuthErrorResponse = Schema.Struct({
+  error: Schema.String,
+  error_description: Schema.optional(Schema.String)
+})
+
+/**
+ * A token ready to present. `issuedAt` is the local instant its response arrived and
+ * `expiresAt = issuedAt + expires_in`.
+ *
+ * @since 0.1.0
+ */
+export interface AccessToken {
+  readonly token: Redacted.Redacted<string>
+  readonly tokenType: string
+  readonly issuedAt: DateTime.Utc
+  readonly expiresAt: DateTime.Utc
+}
+
+/** Builds the token from a decoded response that arrived at `receivedAt`. @since 0.1.0 */
+export const fromResponse = (response: TokenResponse, receivedAt: DateTime.Utc): AccessToken => ({
+  token: Redacted.make(response.access_token),
+  tokenType: response.token_type,
+  issuedAt: receivedAt,
+  expiresAt: DateTime.addDuration(receivedAt, Duration.seconds(response.expires_in))
+})
+
+/** The lifetime the server granted. @since 0.1.0 */
+export const lifetime = (token: AccessToken): Duration.Duration =>
+  Duration.millis(DateTime.toEpochMillis(token.expiresAt) - DateTime.toEpochMillis(token.issuedAt))
+
+/** The `Authorization` header value: `token_type`, one space, `access_token` (spec 5.4). @since 0.1.0 */
+export const authorization = (token: AccessToken): string => `${token.tokenType} ${Redacted.value(token.token)}`
+
+/** Two tokens are the same when their token strings are. @since 0.1.0 */
+export const sameToken = (a: AccessToken, b: AccessToken): boolean =>
+  a === b || Redacted.value(a.token) === Redacted.value(b.token)
+
+const Claims = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+const decodeClaims = Schema.decodeUnknownOption(Claims)
+
+/**
+ * The claims of a JWT access token, read without verifying its signature: for display and
+ * diagnostics only, never for trust decisions. `None` when the token is not a JWT.
+ *
+ * @since 0.1.0
+ */
+export const claims = (token: AccessToken): Option.Option<Readonly<Record<string, unknown>>> => {
+  const parts = Redacted.value(token.token).split(".")
+  if (parts.length !== 3 || parts[1] === undefined) return Option.none()
+  return Either.match(Encoding.decodeBase64UrlString(parts[1]), {
+    onLeft: () => Option.none(),
+    onRight: decodeClaims
+  })
+}

@@ -1,0 +1,264 @@
+/**
+ * The `DesignSearchClient`: the two operations of the design search API (quick search, get by
+ * design number) and `searchDesigns`, a stream of full designs for a query. Requests are checked
+ * against their schema before anything is sent; every answer becomes an `ApiResponse` or one of the
+ * tagged errors of `ApiError`, with the exact union each operation can produce.
+ *
+ * @since 0.1.0
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import type { HttpClientResponse } from "@effect/platform"
+import type { ParseResult } from "effect"
+import {
+  Clock,
+  ConfigError,
+  Context,
+  Duration,
+  Effect,
+  Either,
+  Layer,
+  Schedule,
+  Schema,
+  Stream
+} from "effect"
+import * as AccessToken from "./AccessToken.js"
+import { UnexpectedResponseError, ValidationError } from "./ApiError.js"
+import type {
+  AuthenticationError,
+  BadRequestError,
+  DesignSearchError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TokenError,
+  TransportError
+} from "./ApiError.js"
+import * as DesignSearchConfig from "./DesignSearchConfig.js"
+import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from "./Designs.js"
+import type { DesignNumber } from "./Designs.js"
+import { decodeSuccess, errorFromResponse, fromClientError, readText, timeoutError } from "./internal/responses.js"
+import type { ApiResponse, StatusError } from "./internal/responses.js"
+import { parameterError, pointerErrors } from "./internal/validation.js"
+import * as TokenService from "./TokenService.js"
+
+export type { ApiResponse } from "./internal/responses.js"
+
+/** Errors every API call can produce. @since 0.1.0 */
+export type CommonError =
+  | BadRequestError
+  | ValidationError
+  | AuthenticationError
+  | ForbiddenError
+  | RateLimitError
+  | ServerError
+  | TokenError
+  | TransportError
+  | UnexpectedResponseError
+
+/** @since 0.1.0 */
+export type QuickSearchError = CommonError
+
+/** @since 0.1.0 */
+export type GetDesignError = CommonError | NotFoundError
+
+/** @since 0.1.0 */
+export type SearchDesignsError = QuickSearchError | GetDesignError
+
+/** Options of `searchDesigns`. @since 0.1.0 */
+export interface SearchDesignsOptions {
+  /** How many designs are fetched at once (default 8). Designs are emitted in search order. */
+  readonly concurrency?: number | undefined
+  /** Sees the search's answer (count, numbers, messages) before the first design is fetched. */
+  readonly onSearch?: ((response: ApiResponse<QuickSearchResult>) => Effect.Effect<void>) | undefined
+}
+
+/** @since 0.1.0 */
+export interface Service {
+  /** `POST {base}/search/quick`: the numbers of the designs matching the request. */
+  readonly quickSearch: (
+    request: QuickSearchRequest
+  ) => Effect.Effect<ApiResponse<QuickSearchResult>, QuickSearchError>
+  /** `GET {base}/design/{number}`: everything publicly known about one design. */
+  readonly getDesign: (designNumber: string) => Effect.Effect<ApiResponse<Design>, GetDesignError>
+  /** Searches, then fetches every hit in full with bounded concurrency. */
+  readonly searchDesigns: (
+    request: QuickSearchRequest,
+    options?: SearchDesignsOptions
+  ) => Stream.Stream<Design, SearchDesignsError>
+}
+
+/** @since 0.1.0 */
+export class DesignSearchClient extends Context.Tag("effect-design-search/DesignSearchClient")<
+  DesignSearchClient,
+  Service
+>() {}
+
+/** Whether a failure is worth another try of a read-only request. @since 0.1.0 */
+export const isTransient = (error: DesignSearchError): boolean =>
+  error._tag === "TransportError" ||
+  error._tag === "RateLimitError" ||
+  (error._tag === "ServerError" && (error.status === 502 || error.status === 503 || error.status === 504))
+
+/**
+ * Makes a retry schedule wait at least a 429's `Retry-After`, and stop retrying when the server
+ * asks for a wait longer than `cap`.
+ *
+ * @since 0.1.0
+ */
+export const honorRetryAfter = <Out, R>(
+  schedule: Schedule.Schedule<Out, DesignSearchError, R>,
+  cap: Duration.DurationInput
+): Schedule.Schedule<[Out, DesignSearchError], DesignSearchError, R> => {
+  const capMillis = Duration.toMillis(cap)
+  const retryAfterMillis = (e: DesignSearchError) =>
+    e._tag === "RateLimitError" && e.retryAfter !== undefined ? Duration.toMillis(e.retryAfter) : 0
+  return Schedule.intersect(schedule, Schedule.identity<DesignSearchError>()).pipe(
+    Schedule.whileInput((e: DesignSearchError) => retryAfterMillis(e) <= capMillis),
+    Schedule.modifyDelay(([, e], delay) => Duration.max(delay, Duration.millis(retryAfterMillis(e))))
+  )
+}
+
+/**
+ * Retries of read-only calls: jittered exponential backoff from 250 ms, three retries, a 429's
+ * `Retry-After` honoured up to 30 seconds. Only transient failures are retried (`isTransient`).
+ *
+ * @since 0.1.0
+ */
+export const defaultRetrySchedule: Schedule.Schedule<unknown, DesignSearchError> = honorRetryAfter(
+  Schedule.exponential("250 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3))),
+  "30 seconds"
+)
+
+/** @since 0.1.0 */
+export interface Options {
+  /** Applied to the ambient `HttpClient` for API calls (not token requests): tracing, proxies, logging. */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  /** Replaces `defaultRetrySchedule`; it sees only transient failures. */
+  readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
+}
+
+const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
+const encodeRequest = Schema.encodeSync(QuickSearchRequest)
+const decodeResult = Schema.decodeUnknownEither(QuickSearchResult)
+const decodeDesign = Schema.decodeUnknownEither(Design)
+
+const clientValidation = (errors: ValidationError["errors"]) =>
+  new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })
+
+/** A 404 where the operation has no such outcome is an unexpected response. */
+const notFoundIsUnexpected = (e: NotFoundError) =>
+  new UnexpectedResponseError({ status: e.status, excerpt: e.excerpt, issue: "unexpected HTTP status 404" })
+
+/**
+ * Builds the client from the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`.
+ *
+ * @since 0.1.0
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<Service, never, DesignSearchConfig.DesignSearchConfig | TokenService.TokenService | HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const config = yield* DesignSearchConfig.DesignSearchConfig
+    const tokens = yield* TokenService.TokenService
+    const baseClient = yield* HttpClient.HttpClient
+    const client = options.transformClient === undefined ? baseClient : options.transformClient(baseClient)
+    const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
+
+    /** One exchange: send, read the capped body, classify. */
+    const exchange = <A>(
+      request: HttpClientRequest.HttpClientRequest,
+      decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
+    ): Effect.Effect<ApiResponse<A>, StatusError | TransportError> =>
+      client.execute(request).pipe(
+        Effect.mapError(fromClientError),
+        Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
+          Effect.flatMap(readText(response, config.maxBodyBytes), (text) => {
+            if (response.status >= 200 && response.status < 300) {
+              return decodeSuccess(decode, response.status, text)
+            }
+            return Effect.flatMap(
+              Clock.currentTimeMillis,
+              (now) => Effect.fail(errorFromResponse(response.status, response.headers, text, now))
+            )
+          })
+        ),
+        Effect.timeoutFail({ duration: config.requestTimeout, onTimeout: () => timeoutError(request, config.requestTimeout) })
+      )
+
+    /** With a token; on a 401, forget that token and try once more with a fresh one. */
+    const authorized = <A>(
+      request: HttpClientRequest.HttpClientRequest,
+      decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
+    ): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> => {
+      const attempt = Effect.flatMap(tokens.get, (token) =>
+        exchange(HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)), decode).pipe(
+          Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
+        ))
+      return attempt.pipe(
+        Effect.catchTag("AuthenticationError", () => attempt),
+        Effect.retry({ schedule: retrySchedule, while: isTransient })
+      )
+    }
+
+    const quickSearch = Effect.fn("DesignSearchClient.quickSearch")(function*(request: QuickSearchRequest) {
+      const valid = decodeRequest(request)
+      if (Either.isLeft(valid)) return yield* clientValidation(pointerErrors(valid.left))
+      const httpRequest = HttpClientRequest.post(`${config.apiBaseUrl}/search/quick`).pipe(
+        HttpClientRequest.acceptJson,
+        HttpClientRequest.bodyUnsafeJson(encodeRequest(valid.right))
+      )
+      return yield* authorized(httpRequest, decodeResult).pipe(
+        Effect.catchTag("NotFoundError", (e) => Effect.fail(notFoundIsUnexpected(e)))
+      )
+    })
+
+    const getDesign = Effect.fn("DesignSearchClient.getDesign")(function*(designNumber: string) {
+      if (!isDesignNumber(designNumber)) {
+        return yield* clientValidation([
+          parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")
+        ])
+      }
+      const httpRequest = HttpClientRequest.get(`${config.apiBaseUrl}/design/${designNumber}`).pipe(
+        HttpClientRequest.acceptJson
+      )
+      return yield* authorized(httpRequest, decodeDesign)
+    })
+
+    const searchDesigns = (request: QuickSearchRequest, searchOptions: SearchDesignsOptions = {}) =>
+      Stream.unwrap(
+        quickSearch(request).pipe(
+          Effect.tap((response) => searchOptions.onSearch?.(response) ?? Effect.void),
+          Effect.map((response) =>
+            Stream.fromIterable(response.data.designNumbers).pipe(
+              Stream.mapEffect((n: DesignNumber) => Effect.map(getDesign(n), (r) => r.data), {
+                concurrency: searchOptions.concurrency ?? 8
+              })
+            )
+          )
+        )
+      )
+
+    return { quickSearch, getDesign, searchDesigns } satisfies Service
+  })
+
+/**
+ * The client and the in-memory `TokenService` it uses, from `DesignSearchConfig` and the ambient
+ * `HttpClient`.
+ *
+ * @since 0.1.0
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<DesignSearchClient | TokenService.TokenService, never, DesignSearchConfig.DesignSearchConfig | HttpClient.HttpClient> =>
+  Layer.effect(DesignSearchClient, make(options)).pipe(Layer.provideMerge(TokenService.layer()))
+
+/**
+ * `layer` configured from the `IPAUSTRALIA_*` variables.
+ *
+ * @since 0.1.0
+ */
+export const layerConfig = (
+  options: Options = {}
+): Layer.Layer<DesignSearchClient | TokenService.TokenService, ConfigError.ConfigError, HttpClient.HttpClient> =>
+  layer(options).pipe(Layer.provide(DesignSearchConfig.layerConfig))

@@ -1,0 +1,203 @@
+/**
+ * Where the design search service lives and how to reach it: environment, token URL, API base URL,
+ * client credentials and timings. Built from options (`layer`) or from the `IPAUSTRALIA_*`
+ * environment variables (`layerConfig`); every bad value is a `ConfigError` naming the setting.
+ *
+ * @since 0.1.0
+ */
+import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
+
+/** The public environments of the service. @since 0.1.0 */
+export const environments = ["test", "production"] as const
+
+/** @since 0.1.0 */
+export type Environment = (typeof environments)[number]
+
+/** The host of each environment: it serves both the token endpoint and the APIs. @since 0.1.0 */
+export const hosts: Readonly<Record<Environment, string>> = {
+  test: "https://test.api.ipaustralia.gov.au",
+  production: "https://production.api.ipaustralia.gov.au"
+}
+
+/** Path of the token endpoint below the auth host (spec 4.1). @since 0.1.0 */
+export const tokenPath = "/public/external-token-api/v1/access_token"
+
+/** Path of the design search API below the host. @since 0.1.0 */
+export const apiPath = "/public/australian-design-search-api/v1"
+
+/**
+ * The resolved configuration. URLs are absolute strings; `apiBaseUrl` has no trailing slash.
+ *
+ * @since 0.1.0
+ */
+export interface Settings {
+  /** `test`, `production`, or `custom` when both URLs were overridden away from a public host. */
+  readonly environment: Environment | "custom"
+  readonly tokenUrl: string
+  readonly apiBaseUrl: string
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  /** How long before expiry a token in use is refreshed (capped at half its lifetime). */
+  readonly refreshBefore: Duration.Duration
+  /** A cached token is not handed out within this margin of its expiry. */
+  readonly expirySkew: Duration.Duration
+  /** Timeout of one API request, response body included. */
+  readonly requestTimeout: Duration.Duration
+  /** Timeout of one token request. */
+  readonly tokenTimeout: Duration.Duration
+  /** Largest response body read, in bytes. */
+  readonly maxBodyBytes: number
+}
+
+/** @since 0.1.0 */
+export class DesignSearchConfig extends Context.Tag("effect-design-search/DesignSearchConfig")<
+  DesignSearchConfig,
+  Settings
+>() {}
+
+/**
+ * Options of `make` and `layer`. Only the credentials are required; the environment defaults to
+ * `production`. `authUrl` overrides the token host (the token path is appended), `baseUrl` the
+ * whole API base.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string> | string
+  readonly environment?: string | undefined
+  readonly authUrl?: string | undefined
+  readonly baseUrl?: string | undefined
+  readonly refreshBefore?: Duration.DurationInput | undefined
+  readonly expirySkew?: Duration.DurationInput | undefined
+  readonly requestTimeout?: Duration.DurationInput | undefined
+  readonly tokenTimeout?: Duration.DurationInput | undefined
+  readonly maxBodyBytes?: number | undefined
+}
+
+/** Defaults of the timings and the body cap. @since 0.1.0 */
+export const defaults = {
+  refreshBefore: Duration.minutes(5),
+  expirySkew: Duration.seconds(30),
+  requestTimeout: Duration.seconds(30),
+  tokenTimeout: Duration.seconds(15),
+  maxBodyBytes: 16 * 1024 * 1024
+} as const
+
+const loopbackHosts = new Set(["localhost", "[::1]"])
+
+/** True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts allowed over plain `http:`. @since 0.1.0 */
+export const isLoopbackHost = (hostname: string): boolean =>
+  loopbackHosts.has(hostname.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(hostname)
+
+/**
+ * Parses a configured URL: it must be absolute, carry no credentials, and be `https:` unless its
+ * host is loopback. Used for every URL the toolkit is given.
+ *
+ * @since 0.1.0
+ */
+export const parseServiceUrl = (name: string, input: string): Either.Either<URL, ConfigError.ConfigError> => {
+  if (!URL.canParse(input)) {
+    return Either.left(ConfigError.InvalidData([name], `${name} is not an absolute URL: ${JSON.stringify(input)}`))
+  }
+  const url = new URL(input)
+  if (url.username !== "" || url.password !== "") {
+    return Either.left(ConfigError.InvalidData([name], `${name} must not carry credentials`))
+  }
+  if (url.protocol === "https:") return Either.right(url)
+  if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return Either.right(url)
+  return Either.left(
+    ConfigError.InvalidData(
+      [name],
+      `${name} must use https: (plain http: is allowed only for loopback hosts), got ${url.protocol}//${url.host}`
+    )
+  )
+}
+
+const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
+
+const nonNegative = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) => {
+  if (input === undefined) return Either.right(fallback)
+  const decoded = Duration.decodeUnknown(input)
+  return decoded._tag === "Some" && Duration.isFinite(decoded.value) && Duration.toMillis(decoded.value) >= 0
+    ? Either.right(decoded.value)
+    : Either.left(ConfigError.InvalidData([name], `${name} must be a finite, non-negative duration`))
+}
+
+/**
+ * Validates options into `Settings`.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options): Effect.Effect<Settings, ConfigError.ConfigError> =>
+  Effect.gen(function*() {
+    const environmentName = options.environment ?? "production"
+    if (!(environments as ReadonlyArray<string>).includes(environmentName)) {
+      return yield* Effect.fail(
+        ConfigError.InvalidData(
+          ["IPAUSTRALIA_ENV"],
+          `unknown environment ${JSON.stringify(environmentName)}: expected one of ${environments.join(", ")}`
+        )
+      )
+    }
+    const environment = environmentName as Environment
+    if (options.clientId.trim() === "") {
+      return yield* Effect.fail(ConfigError.InvalidData(["IPAUSTRALIA_CLIENT_ID"], "client id must not be empty"))
+    }
+    const clientSecret = Redacted.isRedacted(options.clientSecret)
+      ? options.clientSecret
+      : Redacted.make(options.clientSecret)
+    if (Redacted.value(clientSecret) === "") {
+      return yield* Effect.fail(
+        ConfigError.InvalidData(["IPAUSTRALIA_CLIENT_SECRET"], "client secret must not be empty")
+      )
+    }
+    const authHost = yield* parseServiceUrl("IPAUSTRALIA_AUTH_URL", options.authUrl ?? hosts[environment])
+    const apiBase = yield* parseServiceUrl("IPAUSTRALIA_BASE_URL", options.baseUrl ?? hosts[environment] + apiPath)
+    const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
+    if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+      return yield* Effect.fail(ConfigError.InvalidData(["maxBodyBytes"], "maxBodyBytes must be a positive integer"))
+    }
+    const custom = options.authUrl !== undefined && options.baseUrl !== undefined &&
+      !Object.values(hosts).some((host) => authHost.href.startsWith(host))
+    return {
+      environment: custom ? "custom" : environment,
+      tokenUrl: stripTrailingSlash(authHost) + tokenPath,
+      apiBaseUrl: stripTrailingSlash(apiBase),
+      clientId: options.clientId,
+      clientSecret,
+      refreshBefore: yield* nonNegative("refreshBefore", options.refreshBefore, defaults.refreshBefore),
+      expirySkew: yield* nonNegative("expirySkew", options.expirySkew, defaults.expirySkew),
+      requestTimeout: yield* nonNegative("requestTimeout", options.requestTimeout, defaults.requestTimeout),
+      tokenTimeout: yield* nonNegative("tokenTimeout", options.tokenTimeout, defaults.tokenTimeout),
+      maxBodyBytes
+    } satisfies Settings
+  })
+
+/** @since 0.1.0 */
+export const layer = (options: Options): Layer.Layer<DesignSearchConfig, ConfigError.ConfigError> =>
+  Layer.effect(DesignSearchConfig, make(options))
+
+/**
+ * The `IPAUSTRALIA_*` variables as a `Config`: `IPAUSTRALIA_CLIENT_ID`, `IPAUSTRALIA_CLIENT_SECRET`
+ * (redacted), `IPAUSTRALIA_ENV` (default `production`), `IPAUSTRALIA_AUTH_URL`,
+ * `IPAUSTRALIA_BASE_URL`.
+ *
+ * @since 0.1.0
+ */
+export const optionsConfig: Config.Config<Options> = Config.all({
+  clientId: Config.string("IPAUSTRALIA_CLIENT_ID"),
+  clientSecret: Config.redacted("IPAUSTRALIA_CLIENT_SECRET"),
+  environment: Config.string("IPAUSTRALIA_ENV").pipe(Config.withDefault("production")),
+  authUrl: Config.string("IPAUSTRALIA_AUTH_URL").pipe(Config.withDefault(undefined)),
+  baseUrl: Config.string("IPAUSTRALIA_BASE_URL").pipe(Config.withDefault(undefined))
+})
+
+/** `make` from the `IPAUSTRALIA_*` variables. @since 0.1.0 */
+export const fromEnv: Effect.Effect<Settings, ConfigError.ConfigError> = Effect.flatMap(optionsConfig, make)
+
+/** The configuration read from the `IPAUSTRALIA_*` variables. @since 0.1.0 */
+export const layerConfig: Layer.Layer<DesignSearchConfig, ConfigError.ConfigError> = Layer.effect(
+  DesignSearchConfig,
+  fromEnv
+)

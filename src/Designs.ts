@@ -1,0 +1,144 @@
+/**
+ * The domain schemas the client and the sandbox share: quick search request and result, design
+ * numbers, and the design record. The spec shows none of these wire shapes; they follow the
+ * public description of the service and stay lenient: unknown fields are kept, statuses and
+ * classification codes are open strings.
+ *
+ * @since 0.1.0
+ */
+import { DateTime, Either, Option, ParseResult, Schema } from "effect"
+
+/** Design numbers: 1 to 12 ASCII letters or digits (e.g. `201915000`). @since 0.1.0 */
+export const DesignNumber = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9]{1,12}$/, { message: () => "expected a design number: 1 to 12 letters or digits" }),
+  Schema.brand("DesignNumber")
+)
+
+/** @since 0.1.0 */
+export type DesignNumber = typeof DesignNumber.Type
+
+const isCalendarDate = (s: string): boolean => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (m === null) return false
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  const date = new Date(Date.UTC(y, mo - 1, d))
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d
+}
+
+/** A calendar date written `YYYY-MM-DD`, and a real one (no 2023-02-30). @since 0.1.0 */
+export const IsoDate = Schema.String.pipe(
+  Schema.filter((s) => isCalendarDate(s) || "expected a date written YYYY-MM-DD"),
+  Schema.annotations({ identifier: "IsoDate" })
+)
+
+/**
+ * A date on the wire, as a `DateTime.Utc` in code. Decodes `YYYY-MM-DD` (midnight UTC) and full
+ * ISO 8601 timestamps; encodes midnight as `YYYY-MM-DD`, anything else as a timestamp, so both
+ * forms round-trip.
+ *
+ * @since 0.1.0
+ */
+export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtcFromSelf, {
+  strict: true,
+  decode: (s, _, ast) => {
+    const parsed = isCalendarDate(s)
+      ? DateTime.make(`${s}T00:00:00Z`)
+      : /^\d{4}-\d{2}-\d{2}T/.test(s)
+      ? DateTime.make(s)
+      : Option.none()
+    return Option.match(parsed, {
+      onNone: () => ParseResult.fail(new ParseResult.Type(ast, s, "expected an ISO 8601 date")),
+      onSome: (d) => ParseResult.succeed(DateTime.toUtc(d))
+    })
+  },
+  encode: (d) => {
+    const iso = DateTime.formatIso(d)
+    return ParseResult.succeed(iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso)
+  }
+})
+
+/** Known design statuses, for autocompletion; any other string is accepted. @since 0.1.0 */
+export const knownStatuses = ["FILED", "REGISTERED", "CERTIFIED", "LAPSED", "CEASED", "EXPIRED", "REFUSED", "WITHDRAWN"] as const
+
+/** @since 0.1.0 */
+export const DesignStatus = Schema.Union(Schema.Literal(...knownStatuses), Schema.String)
+
+/** @since 0.1.0 */
+export type DesignStatus = (typeof knownStatuses)[number] | (string & {})
+
+/** Sort of a quick search: by design number, ascending or descending. @since 0.1.0 */
+export const Sort = Schema.Struct({
+  field: Schema.Union(Schema.Literal("NUMBER"), Schema.String),
+  direction: Schema.Literal("ASCENDING", "DESCENDING")
+})
+
+/** A non-empty string once trimmed. */
+const Query = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length > 0 || "expected a non-empty query"),
+  Schema.maxLength(1000, { message: () => "expected a query of at most 1000 characters" })
+)
+
+const FilterValue = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length > 0 || "expected a non-empty value")
+)
+
+/** Quick search request body (the public example, plus optional `sort`). @since 0.1.0 */
+export const QuickSearchRequest = Schema.Struct({
+  query: Query,
+  changedSinceDate: Schema.optional(IsoDate),
+  filters: Schema.optional(Schema.Struct({
+    /** Locarno codes, written like `0202c` or `06-01`: a code matches its subclasses. */
+    classificationFilter: Schema.optional(Schema.Array(FilterValue)),
+    statusFilter: Schema.optional(Schema.Array(FilterValue))
+  })),
+  sort: Schema.optional(Sort)
+})
+
+/** @since 0.1.0 */
+export type QuickSearchRequest = typeof QuickSearchRequest.Type
+
+const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** Quick search result: how many designs match, and their numbers. @since 0.1.0 */
+export const QuickSearchResult = Schema.Struct({
+  count: Schema.NonNegativeInt,
+  designNumbers: Schema.Array(DesignNumber)
+}, Extensions)
+
+/** @since 0.1.0 */
+export type QuickSearchResult = typeof QuickSearchResult.Type
+
+/** A Locarno classification: code (`06-01`) and title. @since 0.1.0 */
+export const Classification = Schema.Struct({
+  code: Schema.String,
+  title: Schema.optional(Schema.String)
+}, Extensions)
+
+/** An owner or designer. @since 0.1.0 */
+export const Party = Schema.Struct({ name: Schema.String }, Extensions)
+
+/** Everything publicly known about a design. Only `number` is required. @since 0.1.0 */
+export const Design = Schema.Struct({
+  number: DesignNumber,
+  title: Schema.optional(Schema.String),
+  productNames: Schema.optional(Schema.Array(Schema.String)),
+  status: Schema.optional(DesignStatus),
+  classifications: Schema.optional(Schema.Array(Classification)),
+  owners: Schema.optional(Schema.Array(Party)),
+  designers: Schema.optional(Schema.Array(Party)),
+  filingDate: Schema.optional(WireDate),
+  registrationDate: Schema.optional(WireDate),
+  expiryDate: Schema.optional(WireDate),
+  lastChanged: Schema.optional(WireDate),
+  statementOfNewness: Schema.optional(Schema.String)
+}, Extensions)
+
+/** @since 0.1.0 */
+export type Design = typeof Design.Type
+
+/** Checks a design number without the schema machinery, for hot paths. @since 0.1.0 */
+export const isDesignNumber = (s: string): s is DesignNumber => /^[A-Za-z0-9]{1,12}$/.test(s)
+
+/** Decodes a design number, failing with the schema's message. @since 0.1.0 */
+export const decodeDesignNumber = (s: string): Either.Either<DesignNumber, string> =>
+  isDesignNumber(s) ? Either.right(s) : Either.left("expected a design number: 1 to 12 letters or digits")

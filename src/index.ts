@@ -1,0 +1,27 @@
+/**
+ * effect-design-search: an Effect client toolkit for IP Australia's design search service, with
+ * an embeddable sandbox of that service.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as AccessToken from "./AccessToken.js"
+
+/** @since 0.1.0 */
+export * as ApiError from "./ApiError.js"
+
+/** @since 0.1.0 */
+export * as DesignSearchClient from "./DesignSearchClient.js"
+
+/** @since 0.1.0 */
+export * as DesignSearchConfig from "./DesignSearchConfig.js"
+
+/** @since 0.1.0 */
+export * as Designs from "./Designs.js"
+
+/** @since 0.1.0 */
+export * as Sandbox from "./Sandbox.js"
+
+/** @since 0.1.0 */
+export * as TokenService from "./TokenService.js"

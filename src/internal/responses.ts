@@ -1,0 +1,198 @@
+/**
+ * Reading and classifying HTTP responses: capped body reads, envelope unwrapping, and the mapping
+ * from status and body to the tagged errors of `ApiError`. Shared by the client and the token
+ * service; not part of the public API.
+ */
+import type { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { Duration, Effect, Either, Option, ParseResult, Schema, Stream } from "effect"
+import {
+  AuthenticationError,
+  BadRequestError,
+  ErrorPayload,
+  ForbiddenError,
+  Message,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TransportError,
+  UnexpectedResponseError,
+  ValidationError
+} from "../ApiError.js"
+import type { ErrorObject } from "../ApiError.js"
+
+/** How much of a body an error keeps. */
+const excerptLength = 500
+
+/** The start of a body, for error messages: capped, control characters folded. */
+export const excerpt = (text: string): string => {
+  // eslint-disable-next-line no-control-regex
+  const folded = text.slice(0, excerptLength * 2).replace(/[\u0000-\u001f\u007f]+/g, " ").trim()
+  return folded.length > excerptLength ? folded.slice(0, excerptLength) + "…" : folded
+}
+
+/** The request URL without query string or fragment, for error values. */
+const describeUrl = (request: HttpClientRequest.HttpClientRequest): string => request.url
+
+/** Maps a platform client error to our `TransportError`. */
+export const fromClientError = (error: HttpClientError.HttpClientError): TransportError =>
+  new TransportError({
+    reason: error._tag === "RequestError" ? "Network" : "Body",
+    method: error.request.method,
+    url: describeUrl(error.request),
+    detail: error.reason + (error.description === undefined ? "" : `: ${error.description}`)
+  })
+
+/** The `TransportError` of a request that ran out of time. */
+export const timeoutError = (request: HttpClientRequest.HttpClientRequest, timeout: Duration.Duration) =>
+  new TransportError({
+    reason: "Timeout",
+    method: request.method,
+    url: describeUrl(request),
+    detail: `no complete response within ${Duration.format(timeout)}`
+  })
+
+/**
+ * Reads a response body as text, refusing bodies over `maxBytes` (by `Content-Length` before
+ * reading, by counting while streaming otherwise).
+ */
+export const readText = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<string, TransportError | UnexpectedResponseError> => {
+  const tooLarge = (size: string) =>
+    new UnexpectedResponseError({
+      status: response.status,
+      excerpt: "",
+      issue: `response body of ${size} bytes exceeds the cap of ${maxBytes} bytes`
+    })
+  const declared = response.headers["content-length"]
+  if (declared !== undefined && /^\d+$/.test(declared)) {
+    const length = Number(declared)
+    if (length > maxBytes) return Effect.fail(tooLarge(declared))
+    return Effect.mapError(response.text, fromClientError)
+  }
+  return Effect.suspend(() => {
+    const collected = { chunks: [] as Array<Uint8Array>, total: 0 }
+    return Stream.runForEach(response.stream, (chunk): Effect.Effect<void, UnexpectedResponseError> => {
+    collected.total += chunk.length
+    if (collected.total > maxBytes) return Effect.fail(tooLarge(`more than ${maxBytes}`))
+    collected.chunks.push(chunk)
+    return Effect.void
+  }).pipe(
+    Effect.mapError((error) => error._tag === "ResponseError" ? fromClientError(error) : error),
+    Effect.map(() => new TextDecoder().decode(concat(collected.chunks, collected.total)))
+    )
+  })
+}
+
+const concat = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array => {
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.length
+  }
+  return out
+}
+
+/** Parses JSON without throwing. */
+export const parseJson = (text: string): Option.Option<unknown> =>
+  Either.getRight(Either.try(() => JSON.parse(text) as unknown))
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const decodeErrorPayload = Schema.decodeUnknownOption(ErrorPayload)
+const decodeMessages = Schema.decodeUnknownEither(Schema.Array(Message))
+
+/** What an operation returns on success: the payload and the server's messages beside it. @since 0.1.0 */
+export interface ApiResponse<A> {
+  readonly data: A
+  readonly messages: ReadonlyArray<Message>
+}
+
+/**
+ * Splits a 2xx body into payload and messages: `{ "data": …, "messages": […] }` or the payload
+ * itself (with any top-level `messages` taken out of it).
+ */
+const unwrap = (json: unknown): { readonly data: unknown; readonly messages: unknown } => {
+  if (!isRecord(json)) return { data: json, messages: [] }
+  if ("data" in json) return { data: json.data, messages: json.messages ?? [] }
+  if ("messages" in json) {
+    const { messages, ...data } = json
+    return { data, messages }
+  }
+  return { data: json, messages: [] }
+}
+
+const formatIssue = (error: ParseResult.ParseError): string => ParseResult.TreeFormatter.formatErrorSync(error)
+
+/** Decodes a 2xx body with `decode`, keeping the messages; a body that does not fit is an `UnexpectedResponseError`. */
+export const decodeSuccess = <A>(
+  decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>,
+  status: number,
+  text: string
+): Either.Either<ApiResponse<A>, UnexpectedResponseError> => {
+  const unexpected = (issue: string) => new UnexpectedResponseError({ status, excerpt: excerpt(text), issue })
+  const json = parseJson(text)
+  if (Option.isNone(json)) return Either.left(unexpected(text === "" ? "empty body" : "body is not JSON"))
+  const { data, messages } = unwrap(json.value)
+  const decodedMessages = decodeMessages(messages)
+  if (Either.isLeft(decodedMessages)) return Either.left(unexpected(formatIssue(decodedMessages.left)))
+  const decoded = decode(data)
+  if (Either.isLeft(decoded)) return Either.left(unexpected(formatIssue(decoded.left)))
+  return Either.right({ data: decoded.right, messages: decodedMessages.right })
+}
+
+/** `Retry-After` in seconds or as an HTTP date, relative to `nowMillis`. */
+export const parseRetryAfter = (value: string | undefined, nowMillis: number): Duration.Duration | undefined => {
+  if (value === undefined) return undefined
+  const trimmed = value.trim()
+  if (/^\d+$/.test(trimmed)) return Duration.seconds(Number(trimmed))
+  const at = Date.parse(trimmed)
+  return Number.isNaN(at) ? undefined : Duration.millis(Math.max(0, at - nowMillis))
+}
+
+/** Every error a non-2xx API response can become. */
+export type StatusError =
+  | BadRequestError
+  | ValidationError
+  | AuthenticationError
+  | ForbiddenError
+  | NotFoundError
+  | RateLimitError
+  | ServerError
+  | UnexpectedResponseError
+
+/**
+ * The typed error of a non-2xx response. A body in neither format still gives the error of its
+ * status, with `errors: []` and an excerpt.
+ */
+export const errorFromResponse = (
+  status: number,
+  headers: Readonly<Record<string, string | undefined>>,
+  text: string,
+  nowMillis: number
+): StatusError => {
+  const payload = Option.flatMap(parseJson(text), decodeErrorPayload)
+  const errors: ReadonlyArray<ErrorObject> = Option.match(payload, { onNone: () => [], onSome: (p) => p.errors })
+  const messages = Option.match(payload, { onNone: () => [], onSome: (p) => p.messages ?? [] })
+  const fields = { status, errors, messages, excerpt: excerpt(text) }
+  switch (status) {
+    case 400:
+      return new BadRequestError(fields)
+    case 401:
+      return new AuthenticationError(fields)
+    case 403:
+      return new ForbiddenError(fields)
+    case 404:
+      return new NotFoundError(fields)
+    case 422:
+      return new ValidationError({ ...fields, origin: "server" })
+    case 429: {
+      const retryAfter = parseRetryAfter(headers["retry-after"], nowMillis)
+      return new RateLimitError(retryAfter === undefined ? fields : { ...fields, retryAfter })
+    }
+  }
+  if (status >= 500 && status <= 599) return new ServerError(fields)
+  return new UnexpectedResponseError({ status, excerpt: fields.excerpt, issue: `unexpected HTTP status ${status}` })
+}

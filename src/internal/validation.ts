@@ -1,0 +1,45 @@
+/**
+ * Schema failures as spec-shaped error objects: one per offending input, pointing at it with a
+ * JSON Pointer (RFC 6901). The client and the sandbox use the same mapping, so a request the client
+ * refuses reads the same as the 422 the sandbox would send for it.
+ */
+import { ParseResult } from "effect"
+import type { ErrorObject } from "../ApiError.js"
+
+const escapeToken = (token: PropertyKey): string => String(token).replace(/~/g, "~0").replace(/\//g, "~1")
+
+/** The JSON Pointer of a schema issue path: `["filters", "statusFilter", 0]` → `/filters/statusFilter/0`. */
+export const toPointer = (path: ReadonlyArray<PropertyKey>): string => path.map((t) => "/" + escapeToken(t)).join("")
+
+const codeOf = (tag: ParseResult.ArrayFormatterIssue["_tag"]): string =>
+  tag === "Missing" ? "MISSING_FIELD" : tag === "Unexpected" ? "UNKNOWN_FIELD" : "INVALID_FIELD"
+
+/**
+ * An optional field that fails its schema also fails the `undefined` branch of its union; that
+ * second issue says nothing to the caller and is dropped.
+ */
+const isUndefinedBranch = (issue: ParseResult.ArrayFormatterIssue) => issue.message.startsWith("Expected undefined, actual")
+
+/** One error object per issue of `error`, each with `source.pointer`. */
+export const pointerErrors = (error: ParseResult.ParseError): ReadonlyArray<ErrorObject> => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const pointed = new Set(issues.filter((i) => !isUndefinedBranch(i)).map((i) => toPointer(i.path)))
+  return issues
+    .filter((issue) => !(isUndefinedBranch(issue) && pointed.has(toPointer(issue.path))))
+    .map((issue) => ({
+      code: codeOf(issue._tag),
+      detail: issue._tag === "Missing"
+        ? "is missing"
+        : issue._tag === "Unexpected"
+        ? "is not a known field"
+        : issue.message,
+      source: { pointer: toPointer(issue.path) }
+    }))
+}
+
+/** The error object of a malformed path or query parameter. */
+export const parameterError = (parameter: string, detail: string): ErrorObject => ({
+  code: "INVALID_PARAMETER",
+  detail,
+  source: { parameter }
+})

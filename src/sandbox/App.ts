@@ -1,0 +1,220 @@
+/**
+ * The sandbox as an `HttpApp`: the token endpoint (spec 4.1, 5.3) and the two operations of the
+ * design search API, behaving as the spec says the service does. Requests are decoded and
+ * responses encoded with the same schemas the client uses. Every answer is spec-shaped; nothing a
+ * request carries makes the app fail.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
+import type { ErrorObject, Message } from "../ApiError.js"
+import { apiPath, tokenPath } from "../DesignSearchConfig.js"
+import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from "../Designs.js"
+import { parseJson } from "../internal/responses.js"
+import { parameterError, pointerErrors } from "../internal/validation.js"
+import * as Jwt from "./Jwt.js"
+import type { SearchIndex } from "./SearchIndex.js"
+import { takeFault } from "./State.js"
+import type { Endpoint, Fault, State } from "./State.js"
+
+/** What the app is built from. */
+export interface AppConfig {
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly tokenLifetimeSeconds: number
+  readonly resultCap: number
+  readonly maxRequestBytes: number
+  readonly signingKey: Uint8Array
+  readonly issuer: string
+  readonly index: SearchIndex
+  readonly state: State
+}
+
+const statusTexts: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout"
+}
+
+const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
+
+const encodeDesign = Schema.encodeSync(Design)
+const encodeResult = Schema.encodeSync(QuickSearchResult)
+const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all" })
+
+/** Builds the app over a dataset index and a state. */
+export const make = (config: AppConfig): HttpApp.Default => {
+  const { state } = config
+  const nextId = () => `sbx-${(++state.sequence).toString(36)}`
+
+  /** A spec-shaped error response (spec 7.1): one error object per problem, each with an id. */
+  const errors = (
+    status: number,
+    list: ReadonlyArray<Omit<ErrorObject, "id">>,
+    headers: Record<string, string> = {}
+  ) => json({ errors: list.map((e) => ({ id: nextId(), ...e })) }, status, headers)
+
+  /** The error a status gets when nothing more specific is said; a 500 carries `code: "500"` (spec 7.2). */
+  const statusError = (status: number, headers: Record<string, string> = {}) =>
+    errors(status, [{ code: String(status), detail: statusTexts[status] ?? `HTTP ${status}` }], headers)
+
+  const oauthError = (status: number, error: string, description: string) =>
+    json({ error, error_description: description }, status)
+
+  const faultResponse = (fault: Fault) => {
+    const headers = fault.headers ?? {}
+    const response = fault.body === undefined
+      ? statusError(fault.status, headers)
+      : typeof fault.body === "string"
+      ? HttpServerResponse.text(fault.body, { status: fault.status, headers, contentType: headers["content-type"] ?? "text/plain" })
+      : json(fault.body, fault.status, headers)
+    return fault.delayMs === undefined || fault.delayMs === 0
+      ? Effect.succeed(response)
+      : Effect.as(Effect.sleep(Duration.millis(fault.delayMs)), response)
+  }
+
+  /** Reads the body as text within the size limit; `Left` is the response to send instead. */
+  const readBody = (request: HttpServerRequest.HttpServerRequest) => {
+    const tooLarge = errors(413, [{ code: "PAYLOAD_TOO_LARGE", detail: `request body over ${config.maxRequestBytes} bytes` }])
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (declared > config.maxRequestBytes) return Effect.succeed(Either.left(tooLarge))
+    return request.text.pipe(
+      Effect.map((text) => text.length > config.maxRequestBytes ? Either.left(tooLarge) : Either.right(text)),
+      Effect.orElseSucceed(() =>
+        Either.left(errors(400, [{ code: "UNREADABLE_BODY", detail: "the request body could not be read" }]))
+      )
+    )
+  }
+
+  const tokenEndpoint = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function*() {
+      if (request.method !== "POST") return statusError(405, { allow: "POST" })
+      const body = yield* readBody(request)
+      if (Either.isLeft(body)) return body.left
+      const contentType = request.headers["content-type"] ?? ""
+      if (!contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+        return oauthError(400, "invalid_request", "expected an application/x-www-form-urlencoded body")
+      }
+      const form = new URLSearchParams(body.right)
+      const grantType = form.get("grant_type")
+      const clientId = form.get("client_id")
+      const clientSecret = form.get("client_secret")
+      if (grantType === null || clientId === null || clientSecret === null) {
+        return oauthError(400, "invalid_request", "grant_type, client_id and client_secret are required")
+      }
+      if (grantType !== "client_credentials") {
+        return oauthError(400, "unsupported_grant_type", "only client_credentials is supported")
+      }
+      if (clientId !== config.clientId || clientSecret !== config.clientSecret) {
+        return oauthError(401, "invalid_client", "client authentication failed")
+      }
+      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const jti = nextId()
+      const token = Jwt.encode(config.signingKey, {
+        sub: clientId,
+        token_use: "access",
+        scope: "https://api.ipaustralia.gov.au/australian-design-search-api",
+        auth_time: now,
+        iss: config.issuer,
+        exp: now + config.tokenLifetimeSeconds,
+        iat: now,
+        jti,
+        client_id: clientId
+      })
+      state.activeTokens.add(jti)
+      state.tokensIssued++
+      return json({ access_token: token, expires_in: config.tokenLifetimeSeconds, token_type: "Bearer" }, 200)
+    })
+
+  const unauthorized = (detail: string) =>
+    errors(401, [{ code: "UNAUTHORIZED", detail }], { "www-authenticate": `Bearer error="invalid_token"` })
+
+  /** `None` when the bearer token is good; otherwise the 401 to send. */
+  const authenticate = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.map(Clock.currentTimeMillis, (nowMillis) => {
+      const header = request.headers["authorization"]
+      if (header === undefined) return Option.some(unauthorized("missing access token"))
+      const match = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header)
+      if (match === null) return Option.some(unauthorized("malformed Authorization header"))
+      const claims = Jwt.verify(config.signingKey, match[1]!)
+      if (Either.isLeft(claims)) return Option.some(unauthorized(`invalid access token: ${claims.left}`))
+      if (claims.right.exp * 1000 <= nowMillis) return Option.some(unauthorized("access token expired"))
+      if (!state.activeTokens.has(claims.right.jti)) return Option.some(unauthorized("access token revoked"))
+      return Option.none()
+    })
+
+  const quickSearch = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function*() {
+      if (request.method !== "POST") return statusError(405, { allow: "POST" })
+      const body = yield* readBody(request)
+      if (Either.isLeft(body)) return body.left
+      const parsed = parseJson(body.right)
+      if (Option.isNone(parsed)) {
+        return errors(400, [{ code: "MALFORMED_JSON", detail: "the request body is not well-formed JSON", source: { parameter: "body" } }])
+      }
+      const decoded = decodeRequest(parsed.value)
+      if (Either.isLeft(decoded)) return errors(422, pointerErrors(decoded.left))
+      const hits = config.index.search(decoded.right, config.resultCap)
+      const data = encodeResult({ count: hits.count, designNumbers: hits.designs.map((d) => d.number) })
+      if (hits.count <= config.resultCap) return json(data, 200)
+      const messages: ReadonlyArray<Message> = [{
+        id: nextId(),
+        code: "RESULT_LIMIT",
+        detail: `${hits.count} designs match; the first ${config.resultCap} are listed. Narrow the search to see the rest.`,
+        severity: "warning"
+      }]
+      return json({ data, messages }, 200)
+    })
+
+  const getDesign = (request: HttpServerRequest.HttpServerRequest, rawNumber: string) =>
+    Effect.sync(() => {
+      if (request.method !== "GET") return statusError(405, { allow: "GET" })
+      const number = Either.getOrElse(Either.try(() => decodeURIComponent(rawNumber)), () => rawNumber)
+      if (!isDesignNumber(number)) {
+        return errors(400, [parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")])
+      }
+      const design = config.index.get(number)
+      if (design === undefined) return errors(404, [{ code: "NOT_FOUND", detail: `no design numbered ${number}` }])
+      return json(encodeDesign(design), 200)
+    })
+
+  const designPrefix = `${apiPath}/design/`
+
+  const route = (path: string): { endpoint: Endpoint; designNumber?: string } | undefined => {
+    if (path === tokenPath) return { endpoint: "token" }
+    if (path === `${apiPath}/search/quick`) return { endpoint: "search" }
+    if (path.startsWith(designPrefix)) return { endpoint: "design", designNumber: path.slice(designPrefix.length) }
+    return undefined
+  }
+
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const path = URL.canParse(request.url, "http://sandbox.invalid")
+      ? new URL(request.url, "http://sandbox.invalid").pathname
+      : request.url
+    const target = route(path)
+    if (target === undefined) return errors(404, [{ code: "NOT_FOUND", detail: `no route for ${request.method} ${path}` }])
+    state.requests[target.endpoint]++
+    const fault = takeFault(state, target.endpoint)
+    if (fault !== undefined) return yield* faultResponse(fault)
+    if (target.endpoint === "token") return yield* tokenEndpoint(request)
+    const denied = yield* authenticate(request)
+    if (Option.isSome(denied)) return denied.value
+    return target.endpoint === "search"
+      ? yield* quickSearch(request)
+      : yield* getDesign(request, target.designNumber ?? "")
+  }).pipe(
+    Effect.catchAllDefect(() => Effect.succeed(statusError(500)))
+  )
+}

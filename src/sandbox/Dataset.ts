@@ -1,0 +1,164 @@
+/**
+ * The sandbox's designs: a deterministic, seeded generator of realistic records (nine-digit
+ * numbers with the filing year first, real Locarno classes with fitting products, owners,
+ * designers, statuses, and dates where filing ≤ registration ≤ expiry ≤ … and `lastChanged` after
+ * them all), plus fixed records that docs and tests can name.
+ */
+import { DateTime } from "effect"
+import type { Design, DesignNumber } from "../Designs.js"
+import { subclasses } from "./Locarno.js"
+import type { LocarnoSubclass } from "./Locarno.js"
+
+/** A small, fast, seedable PRNG (mulberry32): the same seed gives the same dataset everywhere. */
+export const prng = (seed: number): (() => number) => {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const pick = <A>(random: () => number, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
+
+const firstNames = ["Olivia", "Jack", "Charlotte", "William", "Amelia", "Noah", "Isla", "Oliver", "Mia", "Leo", "Ava", "Henry", "Grace", "Lucas", "Chloe", "Thomas", "Zoe", "James", "Ruby", "Liam", "Wei", "Priya", "Mohammed", "Sofia", "Hiroshi", "Anh", "Mateo", "Aisha"]
+const lastNames = ["Smith", "Jones", "Williams", "Brown", "Wilson", "Taylor", "Nguyen", "Johnson", "Martin", "White", "Anderson", "Walker", "Thompson", "Chen", "Kelly", "Harris", "Lee", "Ryan", "Patel", "Singh", "Murphy", "King", "Robinson", "Wright", "Campbell", "Mitchell"]
+const ownerWords = ["Southern", "Coastal", "Harbour", "Eucalypt", "Outback", "Wattle", "Banksia", "Pacific", "Summit", "Red Gum", "Kookaburra", "Meridian", "Boomerang", "Ironbark", "Coral", "Granite", "Silverline", "Tasman"]
+const ownerKinds = ["Designs", "Industries", "Products", "Manufacturing", "Innovations", "Homewares", "Engineering", "Studio", "Group", "Brands"]
+const ownerForms = ["Pty Ltd", "Pty Ltd", "Pty Ltd", "Limited", "Inc.", "GmbH", "Co., Ltd."]
+const qualifiers = ["", "", "", "Modular ", "Folding ", "Compact ", "Portable ", "Stackable ", "Ergonomic ", "Outdoor ", "Children's ", "Smart "]
+
+/** How statuses are spread, by cumulative weight. */
+const statusWeights: ReadonlyArray<readonly [string, number]> = [
+  ["REGISTERED", 0.55], ["CERTIFIED", 0.67], ["FILED", 0.77], ["LAPSED", 0.86], ["CEASED", 0.91], ["EXPIRED", 0.97],
+  ["REFUSED", 0.985], ["WITHDRAWN", 1]
+]
+
+const pickStatus = (random: () => number): string => {
+  const r = random()
+  return statusWeights.find(([, w]) => r < w)![0]
+}
+
+const dayMillis = 86_400_000
+/** The dataset's "today": nothing changes after it, so the data is the same whenever it is made. */
+export const datasetToday = Date.UTC(2026, 10, 1)
+
+const utc = (millis: number) => DateTime.unsafeMake(Math.floor(millis / dayMillis) * dayMillis)
+const addYears = (millis: number, years: number) => {
+  const d = new Date(millis)
+  d.setUTCFullYear(d.getUTCFullYear() + years)
+  return d.getTime()
+}
+
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
+
+const person = (random: () => number) => `${pick(random, firstNames)} ${pick(random, lastNames)}`
+
+/** One generated design, numbered `year * 100000 + sequence`. */
+const generate = (random: () => number, year: number, sequence: number): Design => {
+  const subclass: LocarnoSubclass = pick(random, subclasses)
+  const product = pick(random, subclass.products)
+  const status = pickStatus(random)
+  const yearStart = Date.UTC(year, 0, 1)
+  const yearEnd = Math.min(Date.UTC(year + 1, 0, 1), datasetToday - 60 * dayMillis)
+  const filing = yearStart + Math.floor(random() * Math.max(1, (yearEnd - yearStart) / dayMillis)) * dayMillis
+  const registered = status !== "FILED" && status !== "REFUSED" && status !== "WITHDRAWN"
+  const registration = registered ? Math.min(filing + (20 + Math.floor(random() * 160)) * dayMillis, datasetToday) : undefined
+  const expiry = registered ? addYears(filing, status === "LAPSED" || status === "CEASED" ? 5 : 10) : undefined
+  const latest = Math.max(filing, registration ?? 0, status === "EXPIRED" && expiry !== undefined ? Math.min(expiry, datasetToday) : 0)
+  const lastChanged = Math.min(datasetToday, latest + Math.floor(random() * 400) * dayMillis)
+  const owner = random() < 0.8
+    ? `${pick(random, ownerWords)} ${pick(random, ownerKinds)} ${pick(random, ownerForms)}`
+    : person(random)
+  const designers = Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({ name: person(random) }))
+  const products = random() < 0.3 ? [product, pick(random, subclass.products)] : [product]
+  const title = capitalize(pick(random, qualifiers) + product)
+  return {
+    number: String(year * 100000 + sequence) as DesignNumber,
+    title,
+    productNames: [...new Set(products)],
+    status,
+    classifications: [{ code: subclass.code, title: subclass.title }],
+    owners: [{ name: owner }],
+    designers,
+    filingDate: utc(filing),
+    ...(registration === undefined ? {} : { registrationDate: utc(registration) }),
+    ...(expiry === undefined ? {} : { expiryDate: utc(expiry) }),
+    lastChanged: utc(lastChanged),
+    statementOfNewness: `Newness and distinctiveness is claimed in the shape and configuration of the ${product} as shown in the representations.`
+  }
+}
+
+const fixedDesign = (
+  number: string,
+  title: string,
+  code: string,
+  status: string,
+  dates: { filing: string; registration?: string; expiry?: string; lastChanged: string },
+  owner: string,
+  designer: string
+): Design => {
+  const subclass = subclasses.find((s) => s.code === code)!
+  return {
+    number: number as DesignNumber,
+    title,
+    productNames: [title.toLowerCase()],
+    status,
+    classifications: [{ code, title: subclass.title }],
+    owners: [{ name: owner }],
+    designers: [{ name: designer }],
+    filingDate: DateTime.unsafeMake(dates.filing),
+    ...(dates.registration === undefined ? {} : { registrationDate: DateTime.unsafeMake(dates.registration) }),
+    ...(dates.expiry === undefined ? {} : { expiryDate: DateTime.unsafeMake(dates.expiry) }),
+    lastChanged: DateTime.unsafeMake(dates.lastChanged),
+    statementOfNewness: `Newness and distinctiveness is claimed in the shape and configuration of the ${title.toLowerCase()}.`
+  }
+}
+
+/**
+ * Records that exist in every dataset, whatever its size or seed, so docs and tests can name them.
+ * Their numbers end in 0000-0002, which the generator never uses (its sequences start at 10000).
+ */
+export const fixedDesigns: ReadonlyArray<Design> = [
+  fixedDesign("201900001", "Chair", "06-01", "REGISTERED", {
+    filing: "2019-03-14",
+    registration: "2019-06-02",
+    expiry: "2029-03-14",
+    lastChanged: "2019-06-02"
+  }, "Wattle Furniture Pty Ltd", "Olivia Chen"),
+  fixedDesign("202000002", "Bottle", "09-01", "CERTIFIED", {
+    filing: "2020-08-01",
+    registration: "2020-10-20",
+    expiry: "2030-08-01",
+    lastChanged: "2021-02-11"
+  }, "Harbour Packaging Limited", "Jack Nguyen"),
+  fixedDesign("202300001", "Wrist watch", "10-02", "FILED", { filing: "2023-11-30", lastChanged: "2023-11-30" }, "Meridian Time Co., Ltd.", "Aisha Patel")
+]
+
+/** The fixed record numbers, for docs and tests. */
+export const fixedNumbers = {
+  chair: "201900001",
+  bottle: "202000002",
+  wristWatch: "202300001"
+} as const
+
+/** First filing year of generated designs. */
+const firstYear = 2000
+/** Filing years generated designs spread over. */
+const years = 26
+
+/**
+ * `count` designs (at least the fixed ones), the same for the same `seed`. Generated numbers are
+ * spread over the filing years 2000–2025 with sequences from 10000.
+ */
+export const generateDesigns = (count: number, seed: number): ReadonlyArray<Design> => {
+  const random = prng(seed)
+  const generated = Math.max(0, count - fixedDesigns.length)
+  const designs: Array<Design> = [...fixedDesigns]
+  for (let i = 0; i < generated; i++) {
+    designs.push(generate(random, firstYear + (i % years), 10000 + Math.floor(i / years)))
+  }
+  return designs
+}

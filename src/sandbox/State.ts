@@ -1,0 +1,79 @@
+/**
+ * The sandbox's mutable state: faults waiting to be served, tokens in force, and counters. Changed
+ * only through `Effect.sync`, from the app and from `SandboxControl`.
+ */
+import { Schema } from "effect"
+
+/** What a fault applies to: an endpoint, or all three. @since 0.1.0 */
+export const FaultTarget = Schema.Literal("token", "search", "design", "any")
+
+/** @since 0.1.0 */
+export type FaultTarget = typeof FaultTarget.Type
+
+/** The endpoints the sandbox counts. */
+export type Endpoint = Exclude<FaultTarget, "any">
+
+/**
+ * A fault: the next `count` requests to `target` get `status` with `body` (a string is sent as is,
+ * anything else as JSON; absent, a spec-shaped error for the status) and `headers`, after
+ * `delayMs` on the sandbox's clock.
+ *
+ * @since 0.1.0
+ */
+export const Fault = Schema.Struct({
+  target: FaultTarget,
+  status: Schema.Int.pipe(Schema.between(200, 599)),
+  count: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { default: () => 1 }),
+  body: Schema.optional(Schema.Unknown),
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  delayMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 600_000)))
+})
+
+/** @since 0.1.0 */
+export type Fault = typeof Fault.Type
+
+/** Counters of the sandbox's work. @since 0.1.0 */
+export interface Stats {
+  readonly tokensIssued: number
+  readonly requests: { readonly token: number; readonly search: number; readonly design: number }
+}
+
+export interface State {
+  /** Faults in the order they were injected; a fault leaves once its count is spent. */
+  faults: Array<{ fault: Fault; remaining: number }>
+  /** `jti` of every token in force: revocation empties it. */
+  readonly activeTokens: Set<string>
+  tokensIssued: number
+  readonly requests: { token: number; search: number; design: number }
+  /** Sequence of error ids and token ids. */
+  sequence: number
+}
+
+export const make = (): State => ({
+  faults: [],
+  activeTokens: new Set(),
+  tokensIssued: 0,
+  requests: { token: 0, search: 0, design: 0 },
+  sequence: 0
+})
+
+/** Puts `state` back as it was when made. */
+export const reset = (state: State): void => {
+  state.faults = []
+  state.activeTokens.clear()
+  state.tokensIssued = 0
+  state.requests.token = 0
+  state.requests.search = 0
+  state.requests.design = 0
+}
+
+/** Takes one use of the first fault that applies to `endpoint`, if any. */
+export const takeFault = (state: State, endpoint: Endpoint): Fault | undefined => {
+  const index = state.faults.findIndex(({ fault }) => fault.target === endpoint || fault.target === "any")
+  if (index < 0) return undefined
+  const entry = state.faults[index]!
+  if (--entry.remaining === 0) state.faults.splice(index, 1)
+  return entry.fault
+}
+
+export const stats = (state: State): Stats => ({ tokensIssued: state.tokensIssued, requests: { ...state.requests } })
