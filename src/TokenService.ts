@@ -84,11 +84,16 @@ interface State {
 const decodeTokenResponse = Schema.decodeUnknownEither(AccessToken.TokenResponse, { errors: "all" })
 const decodeOAuthError = Schema.decodeUnknownOption(AccessToken.OAuthErrorResponse)
 
-/** Describes why a 2xx body is no token response, never echoing the token itself. */
+/**
+ * Describes why a 2xx body is no token response, never echoing the token: issues at the root or
+ * at `access_token` are told without the value.
+ */
 const describeInvalid = (error: ParseResult.ParseError): string =>
   ParseResult.ArrayFormatter.formatErrorSync(error)
     .map((issue) => {
       const path = issue.path.join(".")
+      if (path === "") return "expected a JSON object with access_token, expires_in and token_type"
+      if (issue._tag === "Missing") return `${path}: is missing`
       return path === "access_token" ? "access_token: expected a non-empty string" : `${path}: ${issue.message}`
     })
     .join("; ")

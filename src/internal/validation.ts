@@ -15,26 +15,37 @@ const codeOf = (tag: ParseResult.ArrayFormatterIssue["_tag"]): string =>
   tag === "Missing" ? "MISSING_FIELD" : tag === "Unexpected" ? "UNKNOWN_FIELD" : "INVALID_FIELD"
 
 /**
- * An optional field that fails its schema also fails the `undefined` branch of its union; that
- * second issue says nothing to the caller and is dropped.
+ * An optional field that fails its schema (or has a field below it that does) also fails the
+ * `undefined` branch of its union; that issue says nothing to the caller and is dropped.
  */
 const isUndefinedBranch = (issue: ParseResult.ArrayFormatterIssue) => issue.message.startsWith("Expected undefined, actual")
 
-/** One error object per issue of `error`, each with `source.pointer`. */
+/**
+ * One error object per offending input (spec 7.2), each with `source.pointer`; the issues of one
+ * input (a value that matches no member of a union, say) are joined into its `detail`.
+ */
 export const pointerErrors = (error: ParseResult.ParseError): ReadonlyArray<ErrorObject> => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const pointed = new Set(issues.filter((i) => !isUndefinedBranch(i)).map((i) => toPointer(i.path)))
-  return issues
-    .filter((issue) => !(isUndefinedBranch(issue) && pointed.has(toPointer(issue.path))))
-    .map((issue) => ({
-      code: codeOf(issue._tag),
-      detail: issue._tag === "Missing"
-        ? "is missing"
-        : issue._tag === "Unexpected"
-        ? "is not a known field"
-        : issue.message,
-      source: { pointer: toPointer(issue.path) }
-    }))
+  const pointed = issues.filter((i) => !isUndefinedBranch(i)).map((i) => toPointer(i.path))
+  const explained = (pointer: string) => pointed.some((p) => p === pointer || p.startsWith(pointer + "/"))
+  const byPointer = new Map<string, { code: string; details: Array<string> }>()
+  for (const issue of issues) {
+    const pointer = toPointer(issue.path)
+    if (isUndefinedBranch(issue) && explained(pointer)) continue
+    const detail = issue._tag === "Missing"
+      ? "is missing"
+      : issue._tag === "Unexpected"
+      ? "is not a known field"
+      : issue.message
+    const entry = byPointer.get(pointer)
+    if (entry === undefined) byPointer.set(pointer, { code: codeOf(issue._tag), details: [detail] })
+    else if (!entry.details.includes(detail)) entry.details.push(detail)
+  }
+  return [...byPointer].map(([pointer, { code, details }]) => ({
+    code,
+    detail: details.join("; or "),
+    source: { pointer }
+  }))
 }
 
 /** The error object of a malformed path or query parameter. */

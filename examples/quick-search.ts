@@ -1,0 +1,22 @@
+/**
+ * Searches the embedded sandbox for chairs and prints the first few designs: the library used from
+ * an Effect program, with the network swapped for `Sandbox.layer`.
+ */
+import { Console, Effect, Layer } from "effect"
+import { DesignSearchClient, Sandbox } from "effect-design-search"
+
+const program = Effect.gen(function*() {
+  const client = yield* DesignSearchClient.DesignSearchClient
+  const { data, messages } = yield* client.quickSearch({ query: "chair", filters: { statusFilter: ["REGISTERED"] } })
+  yield* Console.log(`${data.count} registered designs match "chair"`)
+  for (const number of data.designNumbers.slice(0, 5)) {
+    const { data: design } = yield* client.getDesign(number)
+    yield* Console.log(`${design.number}  ${design.title ?? ""}  (${design.owners?.[0]?.name ?? "no owner"})`)
+  }
+  for (const message of messages) yield* Console.log(`${message.severity ?? "information"}: ${message.detail}`)
+})
+
+program.pipe(
+  Effect.provide(DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))),
+  Effect.runPromise
+)

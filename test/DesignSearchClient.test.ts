@@ -1,0 +1,350 @@
+import { HttpClient, HttpClientError } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Stream, TestClock } from "effect"
+import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
+import { clientLayer, sandboxStats } from "./support/layers.js"
+
+const Client = DesignSearchClient.DesignSearchClient
+const control = Sandbox.SandboxControl
+const chair = Sandbox.fixedNumbers.chair
+const noRetry = { client: { retrySchedule: Schedule.stop } }
+
+describe("DesignSearchClient: operations", () => {
+  it.effect("quickSearch returns the count and numbers of matching designs", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const { data, messages } = yield* client.quickSearch({ query: "chair", filters: { statusFilter: ["REGISTERED"] } })
+      expect(data.count).toBe(data.designNumbers.length)
+      expect(data.designNumbers).toContain(chair)
+      expect(messages).toEqual([])
+      for (const n of data.designNumbers) {
+        const { data: design } = yield* client.getDesign(n)
+        expect(design.status).toBe("REGISTERED")
+      }
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("getDesign returns the whole record with dates decoded", () =>
+    Effect.gen(function*() {
+      const { data } = yield* (yield* Client).getDesign(chair)
+      expect(data).toMatchObject({ number: chair, title: "Chair", status: "REGISTERED" })
+      expect(data.classifications?.[0]?.code).toBe("06-01")
+      expect(data.filingDate?.epochMillis).toBe(Date.UTC(2019, 2, 14))
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a 200 with messages returns them beside the data", () =>
+    Effect.gen(function*() {
+      const { data, messages } = yield* (yield* Client).quickSearch({ query: "chair" })
+      expect(data.designNumbers).toHaveLength(2)
+      expect(data.count).toBeGreaterThan(2)
+      expect(messages).toHaveLength(1)
+      expect(messages[0]).toMatchObject({ severity: "warning", code: "RESULT_LIMIT" })
+    }).pipe(Effect.provide(clientLayer({ sandbox: { resultCap: 2 } }))))
+
+  it.effect("messages with an unknown severity and extension attributes are kept", () =>
+    Effect.gen(function*() {
+      const message = { code: "NOTE", detail: "beta", severity: "notice", link: "https://example.test/help" }
+      yield* (yield* control).injectFault({
+        target: "search",
+        status: 200,
+        body: { data: { count: 0, designNumbers: [] }, messages: [message] }
+      })
+      const { messages } = yield* (yield* Client).quickSearch({ query: "chair" })
+      expect(messages).toEqual([message])
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a payload without the data envelope is returned as data", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "search", status: 200, body: { count: 1, designNumbers: [chair] } })
+      const response = yield* (yield* Client).quickSearch({ query: "anything" })
+      expect(response).toEqual({ data: { count: 1, designNumbers: [chair] }, messages: [] })
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("searchDesigns streams every hit in full, in search order", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const { data } = yield* client.quickSearch({ query: "table" })
+      let seen = -1
+      const designs = yield* Stream.runCollect(
+        client.searchDesigns({ query: "table" }, {
+          concurrency: 4,
+          onSearch: (r) => Effect.sync(() => void (seen = r.data.count))
+        })
+      )
+      expect(seen).toBe(data.count)
+      expect([...designs].map((d) => d.number)).toEqual(data.designNumbers)
+      expect((yield* sandboxStats).requests.design).toBe(data.count)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("transformClient applies to API calls", () =>
+    Effect.gen(function*() {
+      let seen = 0
+      const layer = clientLayer({
+        client: { transformClient: HttpClient.tapRequest(() => Effect.sync(() => void seen++)) }
+      })
+      yield* Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)
+      expect(seen).toBe(1)
+    }))
+})
+
+describe("DesignSearchClient: requests that fail their own schema are not sent", () => {
+  const cases = [
+    { name: "an empty query", request: { query: "  " }, pointer: "/query" },
+    { name: "a date that is not YYYY-MM-DD", request: { query: "chair", changedSinceDate: "01/10/2001" }, pointer: "/changedSinceDate" },
+    { name: "a date that does not exist", request: { query: "chair", changedSinceDate: "2023-02-30" }, pointer: "/changedSinceDate" },
+    { name: "an empty status filter value", request: { query: "chair", filters: { statusFilter: [""] } }, pointer: "/filters/statusFilter/0" },
+    { name: "an unknown sort direction", request: { query: "chair", sort: { field: "NUMBER", direction: "UP" } }, pointer: "/sort/direction" }
+  ]
+  for (const c of cases) {
+    it.effect(`quickSearch with ${c.name}`, () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip((yield* Client).quickSearch(c.request as never))
+        expect(error._tag).toBe("ValidationError")
+        if (error._tag !== "ValidationError") return
+        expect(error.origin).toBe("client")
+        expect(error.errors.map((e) => e.source?.pointer)).toEqual([c.pointer])
+        expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0 })
+      }).pipe(Effect.provide(clientLayer())))
+  }
+
+  for (const n of ["", "1234567890123", "../201900001", "2019%2F0001", "2019/0001", "2019?1", "2019#1", "2019 0001", "２０１９"]) {
+    it.effect(`getDesign(${JSON.stringify(n)})`, () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip((yield* Client).getDesign(n))
+        expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
+        if (error._tag !== "ValidationError") return
+        expect(error.errors[0]?.source?.parameter).toBe("ipRightIdentifier")
+        expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0 })
+      }).pipe(Effect.provide(clientLayer())))
+  }
+})
+
+describe("DesignSearchClient: authentication", () => {
+  it.effect("a 401 with a revoked token: one new token, one retry, success", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      yield* client.getDesign(chair)
+      yield* (yield* control).revokeTokens
+      const { data } = yield* client.getDesign(chair)
+      expect(data.number).toBe(chair)
+      const stats = yield* sandboxStats
+      expect(stats.requests.token).toBe(2)
+      expect(stats.requests.design).toBe(3)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a second 401 is an AuthenticationError", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "design", status: 401, count: 2 })
+      const error = yield* Effect.flip((yield* Client).getDesign(chair))
+      expect(error._tag).toBe("AuthenticationError")
+      const stats = yield* sandboxStats
+      expect(stats.requests.token).toBe(2)
+      expect(stats.requests.design).toBe(2)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a 403 is a ForbiddenError and asks for no new token", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      yield* client.getDesign(chair)
+      yield* (yield* control).injectFault({ target: "design", status: 403, body: "Invalid Client" })
+      const error = yield* Effect.flip(client.getDesign(chair))
+      expect(error).toMatchObject({ _tag: "ForbiddenError", status: 403, errors: [], excerpt: "Invalid Client" })
+      const stats = yield* sandboxStats
+      expect(stats.requests.token).toBe(1)
+      expect(stats.requests.design).toBe(2)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("bad credentials surface as TokenError InvalidCredentials from an API call", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* Client).quickSearch({ query: "chair" }))
+      expect(error).toMatchObject({ _tag: "TokenError", reason: "InvalidCredentials" })
+      expect((yield* sandboxStats).requests).toEqual({ token: 1, search: 0, design: 0 })
+    }).pipe(Effect.provide(clientLayer({ config: { clientId: "someone-else" } }))))
+})
+
+/** The error table of DESIGN.md, row by row, with bodies in every format a gateway may send. */
+describe("DesignSearchClient: every status gives its typed error", () => {
+  const bodies = {
+    spec: { errors: [{ id: "e1", code: "E_CODE", detail: "what went wrong", source: { parameter: "query" } }] },
+    html: "<html><body><h1>502 Bad Gateway</h1></body></html>",
+    text: "upstream connect error",
+    empty: "",
+    message: { message: "Endpoint request timed out" }
+  } as const
+
+  const rows: ReadonlyArray<readonly [number, string]> = [
+    [400, "BadRequestError"],
+    [403, "ForbiddenError"],
+    [404, "NotFoundError"],
+    [409, "UnexpectedResponseError"],
+    [422, "ValidationError"],
+    [429, "RateLimitError"],
+    [500, "ServerError"],
+    [502, "ServerError"],
+    [503, "ServerError"],
+    [504, "ServerError"]
+  ]
+
+  for (const [status, tag] of rows) {
+    for (const [format, body] of Object.entries(bodies)) {
+      it.effect(`${status} with a ${format} body → ${tag}`, () =>
+        Effect.gen(function*() {
+          yield* (yield* control).injectFault({ target: "design", status, body })
+          const error = yield* Effect.flip((yield* Client).getDesign(chair))
+          expect(error._tag).toBe(tag)
+          if (!("status" in error)) return
+          expect(error.status).toBe(status)
+          if (error._tag === "UnexpectedResponseError") return
+          if (!("errors" in error)) return
+          if (format === "spec") {
+            expect(error.errors).toEqual(bodies.spec.errors)
+          } else {
+            expect(error.errors).toEqual([])
+            expect(error.excerpt).toBe(typeof body === "string" ? body : JSON.stringify(body))
+          }
+        }).pipe(Effect.provide(clientLayer(noRetry))))
+    }
+  }
+
+  it.effect("a 404 from quick search, which has no such outcome, is an UnexpectedResponseError", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "search", status: 404 })
+      const error = yield* Effect.flip((yield* Client).quickSearch({ query: "chair" }))
+      expect(error).toMatchObject({ _tag: "UnexpectedResponseError", status: 404 })
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a 500 carries code \"500\"", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "search", status: 500 })
+      const error = yield* Effect.flip((yield* Client).quickSearch({ query: "chair" }))
+      expect(error._tag).toBe("ServerError")
+      if (error._tag === "ServerError") expect(error.errors[0]?.code).toBe("500")
+      expect((yield* sandboxStats).requests.search).toBe(1)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a 400 carries source.parameter and a 422 source.pointer", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* control
+      yield* sandbox.injectFault({
+        target: "search",
+        status: 400,
+        body: { errors: [{ id: "a", code: "BAD", detail: "bad sort", source: { parameter: "sort" } }] }
+      })
+      yield* sandbox.injectFault({
+        target: "search",
+        status: 422,
+        body: { errors: [{ id: "b", code: "MISSING", detail: "required", source: { pointer: "/query" } }], messages: [] }
+      })
+      const client = yield* Client
+      const bad = yield* Effect.flip(client.quickSearch({ query: "chair" }))
+      const invalid = yield* Effect.flip(client.quickSearch({ query: "chair" }))
+      expect(bad).toMatchObject({ _tag: "BadRequestError", errors: [{ source: { parameter: "sort" } }] })
+      expect(invalid).toMatchObject({ _tag: "ValidationError", origin: "server", errors: [{ source: { pointer: "/query" } }] })
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a 200 whose body fits no schema is an UnexpectedResponseError naming the issue", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* control
+      yield* sandbox.injectFault({ target: "design", status: 200, body: { title: "no number" } })
+      yield* sandbox.injectFault({ target: "design", status: 200, body: "{\"number\": \"2019" })
+      yield* sandbox.injectFault({ target: "design", status: 200, body: "" })
+      const client = yield* Client
+      const wrongShape = yield* Effect.flip(client.getDesign(chair))
+      const truncated = yield* Effect.flip(client.getDesign(chair))
+      const empty = yield* Effect.flip(client.getDesign(chair))
+      expect(wrongShape).toMatchObject({ _tag: "UnexpectedResponseError", status: 200 })
+      if (wrongShape._tag === "UnexpectedResponseError") expect(wrongShape.issue).toContain("number")
+      expect(truncated).toMatchObject({ _tag: "UnexpectedResponseError", issue: "body is not JSON" })
+      expect(empty).toMatchObject({ _tag: "UnexpectedResponseError", issue: "empty body" })
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a body over the cap is refused without being read", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "design", status: 200, body: "x".repeat(2048) })
+      const error = yield* Effect.flip((yield* Client).getDesign(chair))
+      expect(error).toMatchObject({ _tag: "UnexpectedResponseError", status: 200 })
+      if (error._tag === "UnexpectedResponseError") expect(error.issue).toContain("exceeds the cap of 1024 bytes")
+    }).pipe(Effect.provide(clientLayer({ config: { maxBodyBytes: 1024 } }))))
+
+  const unreachable = HttpClient.make((request) =>
+    Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", description: "ECONNREFUSED" }))
+  )
+
+  it.effect("a network failure on an API call is a TransportError, retried three times", () =>
+    Effect.gen(function*() {
+      let attempts = 0
+      const layer = clientLayer({
+        client: { transformClient: () => HttpClient.tapRequest(unreachable, () => Effect.sync(() => void attempts++)) }
+      })
+      const fiber = yield* Effect.fork(Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)))
+      yield* TestClock.adjust("1 minute")
+      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "TransportError", reason: "Network", method: "GET" })
+      expect(attempts).toBe(4)
+    }))
+
+  it.effect("a network failure on the token endpoint is TokenError Unavailable once its retries are spent", () =>
+    Effect.gen(function*() {
+      const layer = DesignSearchClient.layer().pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, unreachable)),
+        Layer.provide(DesignSearchConfig.layer({ clientId: "id", clientSecret: "secret" }))
+      )
+      const fiber = yield* Effect.fork(Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)))
+      yield* TestClock.adjust("10 minutes")
+      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "TokenError", reason: "Unavailable" })
+    }))
+
+  it.effect("a request that stalls past the request timeout is a TransportError Timeout", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "design", status: 200, delayMs: 120_000, body: {} })
+      const fiber = yield* Effect.fork(Effect.flip((yield* Client).getDesign(chair)))
+      yield* TestClock.adjust("31 seconds")
+      const error = yield* Fiber.join(fiber)
+      expect(error).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
+    }).pipe(Effect.provide(clientLayer(noRetry))))
+})
+
+describe("DesignSearchClient: retries of read-only calls", () => {
+  it.effect("503, 503, then success: the call succeeds after backoff", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "design", status: 503, count: 2 })
+      const fiber = yield* Effect.fork((yield* Client).getDesign(chair))
+      yield* TestClock.adjust("10 seconds")
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isSuccess(exit)).toBe(true)
+      expect((yield* sandboxStats).requests.design).toBe(3)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a 500 is not retried; a 503 that persists gives up after three retries", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* control
+      const client = yield* Client
+      yield* sandbox.injectFault({ target: "design", status: 500 })
+      yield* Effect.flip(client.getDesign(chair))
+      expect((yield* sandboxStats).requests.design).toBe(1)
+      yield* sandbox.injectFault({ target: "design", status: 503, count: 10 })
+      const fiber = yield* Effect.fork(Effect.flip(client.getDesign(chair)))
+      yield* TestClock.adjust("1 minute")
+      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "ServerError", status: 503 })
+      expect((yield* sandboxStats).requests.design).toBe(5)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a 429 waits for its Retry-After before the retry", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "design", status: 429, headers: { "retry-after": "20" } })
+      const fiber = yield* Effect.fork((yield* Client).getDesign(chair))
+      yield* TestClock.adjust("19 seconds")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect((yield* sandboxStats).requests.design).toBe(1)
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(fiber)
+      expect((yield* sandboxStats).requests.design).toBe(2)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a Retry-After beyond the cap gives up at once with RateLimitError", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "design", status: 429, headers: { "retry-after": "3600" } })
+      const error = yield* Effect.flip((yield* Client).getDesign(chair))
+      expect(error).toMatchObject({ _tag: "RateLimitError", status: 429 })
+      if (error._tag === "RateLimitError") expect(error.retryAfter && Duration.toSeconds(error.retryAfter)).toBe(3600)
+      expect((yield* sandboxStats).requests.design).toBe(1)
+    }).pipe(Effect.provide(clientLayer())))
+})

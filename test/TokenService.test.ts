@@ -1,0 +1,165 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Duration, Effect, Exit, Fiber, Layer, Redacted, Scope, TestClock } from "effect"
+import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
+import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
+
+const tokens = TokenService.TokenService
+const control = Sandbox.SandboxControl
+
+/** Makes `count` calls, one a simulated minute. */
+const everyMinute = <A, E, R>(count: number, call: Effect.Effect<A, E, R>) =>
+  Effect.forEach(Array.from({ length: count }), () => Effect.zipRight(call, TestClock.adjust("1 minute")), {
+    discard: true
+  })
+
+describe("TokenService", () => {
+  it.effect("100 concurrent cold gets cause exactly one token request", () =>
+    Effect.gen(function*() {
+      const service = yield* tokens
+      const got = yield* Effect.all(Array.from({ length: 100 }, () => service.get), { concurrency: "unbounded" })
+      const stats = yield* sandboxStats
+      expect(stats.requests.token).toBe(1)
+      expect(stats.tokensIssued).toBe(1)
+      expect(new Set(got.map((t) => Redacted.value(t.token))).size).toBe(1)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("steady traffic over 3 hours refreshes about once an hour and nobody waits after the first call", () =>
+    Effect.gen(function*() {
+      const client = yield* DesignSearchClient.DesignSearchClient
+      yield* everyMinute(180, client.getDesign(Sandbox.fixedNumbers.chair))
+      const stats = yield* sandboxStats
+      const service = yield* (yield* tokens).stats
+      // fetched at 0, refreshed at 55, 110 and 165 minutes (5 minutes ahead of each 60-minute expiry)
+      expect(stats.requests.token).toBe(4)
+      expect(service.refreshes).toBe(3)
+      expect(service.waits).toBe(1)
+      expect(stats.requests.design).toBe(180)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("one call then 3 idle hours makes no further token request", () =>
+    Effect.gen(function*() {
+      const client = yield* DesignSearchClient.DesignSearchClient
+      yield* client.getDesign(Sandbox.fixedNumbers.chair)
+      yield* TestClock.adjust("3 hours")
+      expect((yield* sandboxStats).requests.token).toBe(1)
+      // the next call after the token expired fetches once more
+      yield* client.getDesign(Sandbox.fixedNumbers.chair)
+      expect((yield* sandboxStats).requests.token).toBe(2)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a token used once after its fetch is refreshed once, then left to expire when idle", () =>
+    Effect.gen(function*() {
+      const service = yield* tokens
+      yield* service.get
+      yield* service.get
+      yield* TestClock.adjust("3 hours")
+      expect((yield* sandboxStats).requests.token).toBe(2)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("token endpoint 503, 503, 200: get succeeds after backoff", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "token", status: 503, count: 2 })
+      const fiber = yield* Effect.fork((yield* tokens).get)
+      yield* TestClock.adjust("1 minute")
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isSuccess(exit)).toBe(true)
+      expect((yield* sandboxStats).requests.token).toBe(3)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a token endpoint that stays unavailable fails every waiter with Unavailable after the retries", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "token", status: 503, count: 100 })
+      const service = yield* tokens
+      const fiber = yield* Effect.fork(
+        Effect.all([service.get, service.get, service.get].map(Effect.flip), { concurrency: "unbounded" })
+      )
+      yield* TestClock.adjust("10 minutes")
+      const errors = yield* Fiber.join(fiber)
+      expect(errors.map((e) => e.reason)).toEqual(["Unavailable", "Unavailable", "Unavailable"])
+      // one flight: the first try and four retries, shared by all three callers
+      expect((yield* sandboxStats).requests.token).toBe(5)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("bad credentials fail with InvalidCredentials after exactly one request", () =>
+    Effect.gen(function*() {
+      const service = yield* tokens
+      const errors = yield* Effect.all(Array.from({ length: 5 }, () => Effect.flip(service.get)), {
+        concurrency: "unbounded"
+      })
+      for (const error of errors) {
+        expect(error).toMatchObject({ _tag: "TokenError", reason: "InvalidCredentials", status: 401, error: "invalid_client" })
+      }
+      expect((yield* sandboxStats).requests.token).toBe(1)
+      // a failure is not cached: the next get asks again
+      yield* Effect.flip(service.get)
+      expect((yield* sandboxStats).requests.token).toBe(2)
+    }).pipe(Effect.provide(clientLayer({ config: { clientSecret: "wrong" } }))))
+
+  it.effect("invalidate is compare-and-clear: a late 401 for an old token leaves the new one", () =>
+    Effect.gen(function*() {
+      const service = yield* tokens
+      const first = yield* service.get
+      yield* service.invalidate(first)
+      const second = yield* service.get
+      expect(Redacted.value(second.token)).not.toBe(Redacted.value(first.token))
+      yield* service.invalidate(first)
+      const third = yield* service.get
+      expect(Redacted.value(third.token)).toBe(Redacted.value(second.token))
+      expect((yield* sandboxStats).requests.token).toBe(2)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a failed refresh retries while the old token is valid, and callers keep using the old token", () =>
+    Effect.gen(function*() {
+      const service = yield* tokens
+      const first = yield* service.get
+      yield* service.get
+      yield* (yield* control).injectFault({ target: "token", status: 503, count: 2 })
+      yield* TestClock.adjust("55 minutes")
+      const during = yield* service.get
+      yield* TestClock.adjust("1 minute")
+      const after = yield* service.get
+      expect(Redacted.value(during.token)).toBe(Redacted.value(first.token))
+      expect(Redacted.value(after.token)).not.toBe(Redacted.value(first.token))
+      expect((yield* service.stats).waits).toBe(1)
+      expect((yield* sandboxStats).requests.token).toBe(4)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("expiresAt is the arrival instant plus expires_in; the cache stops handing out a token 30 s before it", () =>
+    Effect.gen(function*() {
+      const service = yield* tokens
+      yield* TestClock.adjust("10 seconds")
+      const token = yield* service.get
+      expect(Duration.toSeconds(Duration.millis(token.expiresAt.epochMillis - token.issuedAt.epochMillis))).toBe(600)
+      expect(token.issuedAt.epochMillis).toBe(10_000)
+      yield* TestClock.adjust(Duration.seconds(600 - 31))
+      expect(Redacted.value((yield* service.get).token)).toBe(Redacted.value(token.token))
+      expect((yield* sandboxStats).requests.token).toBe(1)
+      yield* TestClock.adjust("2 seconds")
+      expect(Redacted.value((yield* service.get).token)).not.toBe(Redacted.value(token.token))
+      expect((yield* sandboxStats).requests.token).toBe(2)
+    }).pipe(Effect.provide(clientLayer({ sandbox: { tokenLifetime: "600 seconds" } }))))
+
+  it.effect("closing the layer's scope stops the refresh fiber", () =>
+    Effect.gen(function*() {
+      const run = (close: boolean) =>
+        Effect.gen(function*() {
+          const scope = yield* Scope.make()
+          const context = yield* Layer.buildWithScope(
+            TokenService.layer().pipe(Layer.provideMerge(sandboxLayer())),
+            scope
+          )
+          const service = Context.get(context, TokenService.TokenService)
+          const sandbox = Context.get(context, Sandbox.SandboxControl)
+          yield* service.get
+          yield* service.get
+          if (close) yield* Scope.close(scope, Exit.void)
+          yield* TestClock.adjust("2 hours")
+          const requests = (yield* sandbox.stats).requests.token
+          yield* Scope.close(scope, Exit.void)
+          return requests
+        })
+      // left open, the used token is refreshed at 55 minutes (the new one, unused, is not); closed, nothing runs
+      expect(yield* run(false)).toBe(2)
+      expect(yield* run(true)).toBe(1)
+    }))
+})

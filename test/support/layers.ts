@@ -1,0 +1,35 @@
+/** Layers the tests build the client from: the in-process sandbox with chosen options. */
+import { HttpClient } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../../src/index.js"
+
+export interface TestOptions {
+  readonly sandbox?: Sandbox.Options
+  /** Overrides of the configuration pointing at the sandbox (a wrong secret, other timings). */
+  readonly config?: Partial<DesignSearchConfig.Options>
+  readonly client?: DesignSearchClient.Options
+}
+
+/** A sandbox, the control over it, and a configuration that reaches it. */
+export const sandboxLayer = (options: TestOptions = {}) =>
+  Layer.unwrapEffect(
+    Effect.map(Effect.orDie(Sandbox.make(options.sandbox)), (sandbox) =>
+      Layer.mergeAll(
+        Layer.succeed(HttpClient.HttpClient, Sandbox.httpClient(sandbox.app)),
+        Layer.succeed(Sandbox.SandboxControl, sandbox.control),
+        Layer.orDie(DesignSearchConfig.layer({
+          clientId: sandbox.clientId,
+          clientSecret: sandbox.clientSecret,
+          authUrl: Sandbox.inProcessUrl,
+          baseUrl: Sandbox.inProcessUrl + DesignSearchConfig.apiPath,
+          ...options.config
+        }))
+      ))
+  )
+
+/** The client, its token service and the sandbox behind them. */
+export const clientLayer = (options: TestOptions = {}) =>
+  DesignSearchClient.layer(options.client).pipe(Layer.provideMerge(sandboxLayer(options)))
+
+/** The sandbox's counters. */
+export const sandboxStats = Effect.flatMap(Sandbox.SandboxControl, (c) => c.stats)
