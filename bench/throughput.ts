@@ -1,0 +1,200 @@
+/**
+ * Throughput and CPU per request of quick searches on loopback against one fixed-body server (in
+ * its own process), at concurrency 1 and 64, for: raw `undici.request` with a hand-rolled token
+ * cache (the limit); native `fetch` with a hand-rolled token cache; this toolkit over
+ * `NodeHttpClient.layerUndici`; this toolkit over its default transport. Each is measured several
+ * times, interleaved, and reported as the median and as a ratio to raw undici.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import type { HttpClient } from "@effect/platform"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { fork } from "node:child_process"
+import { performance } from "node:perf_hooks"
+import { request as undiciRequest } from "undici"
+import { DesignSearchClient, DesignSearchConfig } from "../src/index.js"
+import { median, round } from "./stats.js"
+
+export type Variant = "undici" | "fetch" | "toolkitLayerUndici" | "toolkitDefault"
+
+export interface Measurement {
+  readonly requestsPerSecond: number
+  readonly cpuMicrosPerRequest: number
+}
+
+const searchBody = JSON.stringify({ query: "chair" })
+
+/** A hand-rolled token cache: what a person writes around a raw HTTP client. */
+const tokenCache = (fetchToken: () => Promise<{ access_token: string; expires_in: number; token_type: string }>) => {
+  let cached: { header: string; expiresAt: number } | undefined
+  let inflight: Promise<string> | undefined
+  return (): Promise<string> => {
+    if (cached !== undefined && Date.now() < cached.expiresAt - 30_000) return Promise.resolve(cached.header)
+    inflight ??= fetchToken().then((t) => {
+      cached = { header: `${t.token_type} ${t.access_token}`, expiresAt: Date.now() + t.expires_in * 1000 }
+      inflight = undefined
+      return cached.header
+    })
+    return inflight
+  }
+}
+
+const form = "grant_type=client_credentials&client_id=bench&client_secret=bench"
+
+const undiciClient = (origin: string) => {
+  const token = tokenCache(async () => {
+    const r = await undiciRequest(`${origin}/public/external-token-api/v1/access_token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: form
+    })
+    return (await r.body.json()) as { access_token: string; expires_in: number; token_type: string }
+  })
+  return async () => {
+    const r = await undiciRequest(`${origin}/public/australian-design-search-api/v1/search/quick`, {
+      method: "POST",
+      headers: { authorization: await token(), "content-type": "application/json", accept: "application/json" },
+      body: searchBody
+    })
+    if (r.statusCode !== 200) throw new Error(`status ${r.statusCode}`)
+    return r.body.json()
+  }
+}
+
+const fetchClient = (origin: string) => {
+  const token = tokenCache(async () => {
+    const r = await fetch(`${origin}/public/external-token-api/v1/access_token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: form
+    })
+    return (await r.json()) as { access_token: string; expires_in: number; token_type: string }
+  })
+  return async () => {
+    const r = await fetch(`${origin}/public/australian-design-search-api/v1/search/quick`, {
+      method: "POST",
+      headers: { authorization: await token(), "content-type": "application/json", accept: "application/json" },
+      body: searchBody
+    })
+    if (r.status !== 200) throw new Error(`status ${r.status}`)
+    return r.json()
+  }
+}
+
+const promiseLoop = async (call: () => Promise<unknown>, total: number, concurrency: number) => {
+  let started = 0
+  const worker = async () => {
+    while (started < total) {
+      started++
+      await call()
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+}
+
+const toolkitLoop = (
+  transport: Layer.Layer<HttpClient.HttpClient>,
+  origin: string
+) => {
+  const runtime = ManagedRuntime.make(
+    DesignSearchClient.layer().pipe(
+      Layer.provide(transport),
+      Layer.provide(Layer.orDie(DesignSearchConfig.layer({
+        clientId: "bench",
+        clientSecret: "bench",
+        authUrl: origin,
+        baseUrl: `${origin}/public/australian-design-search-api/v1`
+      })))
+    )
+  )
+  return {
+    run: (total: number, concurrency: number) =>
+      runtime.runPromise(Effect.gen(function*() {
+        const client = yield* DesignSearchClient.DesignSearchClient
+        let started = 0
+        const worker = Effect.whileLoop({
+          while: () => started < total,
+          body: () => Effect.suspend(() => {
+            started++
+            return client.quickSearch({ query: "chair" })
+          }),
+          step: () => undefined
+        })
+        yield* Effect.all(Array.from({ length: concurrency }, () => worker), { concurrency: "unbounded", discard: true })
+      })),
+    dispose: () => runtime.dispose()
+  }
+}
+
+const measure = async (run: () => Promise<unknown>, total: number): Promise<Measurement> => {
+  const cpu = process.cpuUsage()
+  const start = performance.now()
+  await run()
+  const elapsed = performance.now() - start
+  const used = process.cpuUsage(cpu)
+  return { requestsPerSecond: (total / elapsed) * 1000, cpuMicrosPerRequest: (used.user + used.system) / total }
+}
+
+/** Starts the fixed-body server in its own process; resolves with its origin and a stop function. */
+export const startFixedServer = () =>
+  new Promise<{ origin: string; stop: () => void }>((resolve, reject) => {
+    const child = fork(new URL("./fixedServer.ts", import.meta.url), [], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "pipe", "inherit", "ipc"]
+    })
+    child.once("error", reject)
+    child.stdout?.once("data", (data: Buffer) =>
+      resolve({ origin: `http://127.0.0.1:${data.toString().trim()}`, stop: () => child.kill("SIGTERM") }))
+  })
+
+export interface ThroughputResult {
+  readonly concurrency: number
+  readonly requests: number
+  readonly variants: Record<Variant, Measurement & { readonly ratioToUndici: number }>
+}
+
+export const run = async (
+  defaultTransport: Layer.Layer<HttpClient.HttpClient>,
+  options: { readonly rounds?: number; readonly requests?: number } = {}
+): Promise<ReadonlyArray<ThroughputResult>> => {
+  const rounds = options.rounds ?? 5
+  const server = await startFixedServer()
+  try {
+    const undiciCall = undiciClient(server.origin)
+    const fetchCall = fetchClient(server.origin)
+    const layerUndici = toolkitLoop(NodeHttpClient.layerUndici, server.origin)
+    const ours = toolkitLoop(defaultTransport, server.origin)
+    const runners: Record<Variant, (total: number, concurrency: number) => Promise<unknown>> = {
+      undici: (n, c) => promiseLoop(undiciCall, n, c),
+      fetch: (n, c) => promiseLoop(fetchCall, n, c),
+      toolkitLayerUndici: layerUndici.run,
+      toolkitDefault: ours.run
+    }
+    const results: Array<ThroughputResult> = []
+    for (const concurrency of [1, 64]) {
+      const total = options.requests ?? (concurrency === 1 ? 3_000 : 20_000)
+      // warm up every variant (connections, JIT, the token) before measuring
+      for (const runner of Object.values(runners)) await runner(Math.min(total, 2_000), concurrency)
+      const samples: Record<Variant, Array<Measurement>> = { undici: [], fetch: [], toolkitLayerUndici: [], toolkitDefault: [] }
+      for (let r = 0; r < rounds; r++) {
+        for (const variant of Object.keys(runners) as Array<Variant>) {
+          samples[variant].push(await measure(() => runners[variant](total, concurrency), total))
+        }
+      }
+      const summarize = (variant: Variant) => ({
+        requestsPerSecond: round(median(samples[variant].map((s) => s.requestsPerSecond)), 0),
+        cpuMicrosPerRequest: round(median(samples[variant].map((s) => s.cpuMicrosPerRequest)), 1)
+      })
+      const limit = summarize("undici").requestsPerSecond
+      const variants = Object.fromEntries((Object.keys(runners) as Array<Variant>).map((v) => {
+        const m = summarize(v)
+        return [v, { ...m, ratioToUndici: round(m.requestsPerSecond / limit) }]
+      })) as ThroughputResult["variants"]
+      results.push({ concurrency, requests: total, variants })
+    }
+    await layerUndici.dispose()
+    await ours.dispose()
+    return results
+  } finally {
+    server.stop()
+  }
+}
