@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
+import type { HttpClientError } from "@effect/platform"
 import type { HttpClientResponse } from "@effect/platform"
 import type { ParseResult } from "effect"
 import {
@@ -17,6 +18,7 @@ import {
   Effect,
   Either,
   Layer,
+  Option,
   Schedule,
   Schema,
   Stream
@@ -146,6 +148,35 @@ const decodeDesign = Schema.decodeUnknownEither(Design)
 const clientValidation = (errors: ValidationError["errors"]) =>
   new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })
 
+/** The same request without its `Authorization` header. */
+const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest => {
+  const stripped = HttpClientRequest.make(request.method)(request.url, {
+    headers: Headers.remove(request.headers, "authorization"),
+    urlParams: request.urlParams
+  })
+  return HttpClientRequest.setBody(
+    Option.match(request.hash, { onNone: () => stripped, onSome: (hash) => HttpClientRequest.setHash(stripped, hash) }),
+    request.body
+  )
+}
+
+/**
+ * Drops the `Authorization` header from any request that leaves the API origin, such as a redirect
+ * followed by a `transformClient`: the token goes to the configured API and nowhere else. It sits
+ * below `transformClient`, at the last step before the wire, where redirected requests pass too.
+ */
+const confineAuthorization = (client: HttpClient.HttpClient, origin: string): HttpClient.HttpClient =>
+  HttpClient.makeWith(
+    (request: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
+      Effect.flatMap(request, (r) =>
+        client.execute(
+          r.url.startsWith(origin + "/") || r.headers["authorization"] === undefined
+            ? r
+            : withoutAuthorization(r)
+        )),
+    Effect.succeed
+  )
+
 /** A 404 where the operation has no such outcome is an unexpected response. */
 const notFoundIsUnexpected = (e: NotFoundError) =>
   new UnexpectedResponseError({ status: e.status, excerpt: e.excerpt, issue: "unexpected HTTP status 404" })
@@ -161,7 +192,7 @@ export const make = (
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig.DesignSearchConfig
     const tokens = yield* TokenService.TokenService
-    const baseClient = yield* HttpClient.HttpClient
+    const baseClient = confineAuthorization(yield* HttpClient.HttpClient, new URL(config.apiBaseUrl).origin)
     const client = options.transformClient === undefined ? baseClient : options.transformClient(baseClient)
     const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
 

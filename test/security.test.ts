@@ -1,0 +1,114 @@
+import { HttpClient } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Logger, LogLevel, Redacted, Tracer } from "effect"
+import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
+import { clientLayer } from "./support/layers.js"
+
+const secret = "top-secret-credential-9f8e7d"
+const Client = DesignSearchClient.DesignSearchClient
+
+/** Everything the toolkit could show of itself while `effect` runs: errors, causes, logs, spans. */
+const observe = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    const logs: Array<string> = []
+    const spans: Array<Tracer.Span> = []
+    const base = yield* Effect.tracer
+    const tracer = Tracer.make({
+      span: (...args) => {
+        const span = base.span(...args)
+        spans.push(span)
+        return span
+      },
+      context: base.context
+    })
+    const logger = Logger.make(({ annotations, cause, message }) => {
+      logs.push(JSON.stringify({ message, cause: Cause.pretty(cause), annotations: [...annotations] }))
+    })
+    const exit = yield* effect.pipe(
+      Effect.exit,
+      Effect.withTracer(tracer),
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+      Logger.withMinimumLogLevel(LogLevel.All)
+    )
+    const shown = [
+      ...logs,
+      ...spans.flatMap((s) => [s.name, ...[...s.attributes].map(([k, v]) => `${k}=${String(v)}`)]),
+      Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "",
+      Exit.isFailure(exit) ? JSON.stringify(Cause.squash(exit.cause)) : "",
+      Exit.isFailure(exit) ? String(Cause.squash(exit.cause)) : ""
+    ]
+    return { exit, shown, spans }
+  })
+
+describe("secrets never escape", () => {
+  it.effect("neither the client secret nor the token shows in errors, causes, logs or spans", () =>
+    Effect.gen(function*() {
+      const token = yield* (yield* TokenService.TokenService).get
+      const tokenValue = Redacted.value(token.token)
+      const sandbox = yield* Sandbox.SandboxControl
+      const client = yield* Client
+      yield* sandbox.injectFault({ target: "design", status: 500 })
+      yield* sandbox.injectFault({ target: "search", status: 401, count: 2 })
+      const results = [
+        yield* observe(client.getDesign(Sandbox.fixedNumbers.chair)),
+        yield* observe(client.quickSearch({ query: "chair" })),
+        yield* observe(client.getDesign(Sandbox.fixedNumbers.bottle))
+      ]
+      expect(results.map((r) => r.exit._tag)).toEqual(["Failure", "Failure", "Success"])
+      expect(results.flatMap((r) => r.spans).length).toBeGreaterThan(0)
+      for (const text of results.flatMap((r) => r.shown)) {
+        expect(text).not.toContain(secret)
+        expect(text).not.toContain(tokenValue)
+      }
+    }).pipe(Effect.provide(clientLayer({ sandbox: { clientSecret: secret }, config: { clientSecret: secret } }))))
+
+  it.effect("a refused secret shows in no TokenError, cause or log", () =>
+    Effect.gen(function*() {
+      const { exit, shown } = yield* observe((yield* Client).quickSearch({ query: "chair" }))
+      expect(Exit.isFailure(exit)).toBe(true)
+      for (const text of shown) expect(text).not.toContain(secret)
+    }).pipe(Effect.provide(clientLayer({ config: { clientSecret: secret } }))))
+})
+
+describe("the Authorization header goes only to the configured API origin", () => {
+  it.effect("a redirect to another origin is not followed, and nothing is sent there", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Sandbox.SandboxControl
+      yield* sandbox.injectFault({ target: "design", status: 302, headers: { location: "https://elsewhere.example/steal" } })
+      const error = yield* Effect.flip((yield* Client).getDesign(Sandbox.fixedNumbers.chair))
+      expect(error).toMatchObject({ _tag: "UnexpectedResponseError", status: 302 })
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("even a transformClient that follows redirects never carries the token off the API origin", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Effect.orDie(Sandbox.make())
+      const sent: Array<{ url: string; authorization: string | undefined }> = []
+      const inProcess = Sandbox.httpClient(sandbox.app)
+      // recorded at the wire: what is really sent, redirects included
+      const wire = HttpClient.make((request) => {
+        sent.push({ url: request.url, authorization: request.headers["authorization"] })
+        return inProcess.execute(request)
+      })
+      const layer = DesignSearchClient.layer({ transformClient: HttpClient.followRedirects(3) }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, wire)),
+        Layer.provide(Layer.orDie(DesignSearchConfig.layer({
+          clientId: sandbox.clientId,
+          clientSecret: sandbox.clientSecret,
+          authUrl: Sandbox.inProcessUrl,
+          baseUrl: Sandbox.inProcessUrl + DesignSearchConfig.apiPath
+        })))
+      )
+      yield* sandbox.control.injectFault({
+        target: "design",
+        status: 302,
+        headers: { location: "https://sandbox.design-search.invalid.evil.example/x" }
+      })
+      yield* Effect.exit(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(Sandbox.fixedNumbers.chair)), layer))
+      const api = sent.filter((s) => s.url.includes("/design/"))
+      const offOrigin = sent.filter((s) => s.url.includes("evil.example"))
+      expect(api[0]?.authorization).toMatch(/^Bearer /)
+      expect(offOrigin).toHaveLength(1)
+      expect(offOrigin[0]?.authorization).toBeUndefined()
+    }))
+})
+
