@@ -7,16 +7,20 @@
  * @since 0.1.0
  */
 import { HttpClient, HttpClientError, HttpClientResponse, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import type { HttpApp, HttpBody } from "@effect/platform"
+import type { HttpApp, HttpBody, HttpServerError } from "@effect/platform"
 import { ConfigError, Context, Duration, Effect, Layer, ParseResult, Schema, Stream } from "effect"
+import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as App from "./sandbox/App.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
+import * as Server from "./sandbox/Server.js"
 import * as State from "./sandbox/State.js"
 
 export { fixedNumbers } from "./sandbox/Dataset.js"
+export { listenDefaults } from "./sandbox/Server.js"
+export type { ListenOptions, Served } from "./sandbox/Server.js"
 export { Fault, FaultTarget } from "./sandbox/State.js"
 export type { Stats } from "./sandbox/State.js"
 
@@ -189,3 +193,24 @@ export const layer = (
         baseUrl: inProcessUrl + DesignSearchConfig.apiPath
       })
     )))
+
+/**
+ * Options of `serve`: the sandbox's (`Options`) and where to listen (`port`, default 8787, `0` for
+ * any free port; `host`, default `127.0.0.1`, loopback only).
+ *
+ * @since 0.1.0
+ */
+export interface ServeOptions extends Options, Server.ListenOptions {}
+
+/**
+ * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as
+ * `make`, plus the control routes `POST /__sandbox/faults`, `GET /__sandbox/stats`,
+ * `POST /__sandbox/revoke-tokens` and `POST /__sandbox/reset`. The result says where it listens
+ * (`url`, `port`) and holds the in-process `control` too.
+ *
+ * @since 0.1.0
+ */
+export const serve = (
+  options: ServeOptions = {}
+): Effect.Effect<Server.Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
+  Effect.flatMap(make(options), (sandbox) => Server.serve(sandbox, options))

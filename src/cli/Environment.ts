@@ -1,0 +1,66 @@
+/**
+ * What the commands talk to. With `--env sandbox` (or `IPAUSTRALIA_ENV=sandbox`), or with no
+ * `IPAUSTRALIA_CLIENT_ID` at all, the embedded sandbox answers in process and a one-line notice on
+ * stderr says so: the CLI works without credentials, and never silently passes off simulated data
+ * as the service's. Otherwise the client is configured from the `IPAUSTRALIA_*` variables (with
+ * `--env` choosing the environment) and reaches the service over undici.
+ */
+import { Options } from "@effect/cli"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Config, ConfigError, Effect, Layer, Option } from "effect"
+import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../index.js"
+import * as Output from "./Output.js"
+
+/** The environments `--env` accepts: the embedded sandbox, or one of the service's. */
+export const environments = ["sandbox", ...DesignSearchConfig.environments] as const
+
+/** @since 0.1.0 */
+export type Environment = (typeof environments)[number]
+
+/** `--env`: global (before the command) or per command (after it); the command's wins. */
+export const envOption: Options.Options<Option.Option<Environment>> = Options.choice("env", environments).pipe(
+  Options.withDescription("sandbox (embedded, simulated data), test or production; default IPAUSTRALIA_ENV"),
+  Options.optional
+)
+
+/** The client every command uses, and the token service behind it. */
+export type ClientServices = DesignSearchClient.DesignSearchClient | TokenService.TokenService
+
+const nonEmpty = (name: string) =>
+  Config.option(Config.string(name)).pipe(Config.map(Option.filter((value) => value.trim() !== "")))
+
+const sandboxClient = (notice: string): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
+  Layer.unwrapEffect(
+    Effect.as(
+      Output.stderr(`design-search: ${notice}; using the embedded sandbox (simulated data, not the real service)`),
+      DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))
+    )
+  )
+
+const serviceClient = (environment: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
+  Layer.unwrapEffect(
+    Effect.map(DesignSearchConfig.optionsConfig, (options) =>
+      DesignSearchClient.layer().pipe(
+        Layer.provide(DesignSearchConfig.layer(Option.match(environment, {
+          onNone: () => options,
+          onSome: (env) => ({ ...options, environment: env })
+        }))),
+        Layer.provide(NodeHttpClient.layerUndici)
+      ))
+  )
+
+/**
+ * The client for the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`; the embedded
+ * sandbox when that says `sandbox` or when no client id is configured.
+ */
+export const clientLayer = (env: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const clientId = yield* nonEmpty("IPAUSTRALIA_CLIENT_ID")
+      const envVariable = yield* nonEmpty("IPAUSTRALIA_ENV")
+      if (Option.getOrUndefined(env) === "sandbox") return sandboxClient("--env sandbox")
+      if (Option.isNone(env) && Option.getOrUndefined(envVariable) === "sandbox") return sandboxClient("IPAUSTRALIA_ENV=sandbox")
+      if (Option.isNone(env) && Option.isNone(clientId)) return sandboxClient("IPAUSTRALIA_CLIENT_ID is not set")
+      return serviceClient(env)
+    })
+  )

@@ -1,0 +1,91 @@
+/**
+ * The JSONL file an export writes: one encoded design per line. Opening it reads what an earlier
+ * run left (so those designs are skipped), drops a last line cut short by a crash so the file stays
+ * valid JSONL, and refuses a file that holds anything but designs. Appends are whole lines,
+ * serialized and uninterruptible, so an interrupted export leaves only complete records.
+ */
+import { FileSystem } from "@effect/platform"
+import type { PlatformError } from "@effect/platform/Error"
+import { Effect, Either, Option, Schema } from "effect"
+import type { Scope } from "effect"
+import { Designs } from "../index.js"
+import { FileError, UsageError } from "./failure.js"
+
+/** An export file, open for appending. */
+export interface ExportFile {
+  /** Design numbers already in the file. */
+  readonly existing: ReadonlySet<string>
+  /** What opening repaired, if anything, to tell the user. */
+  readonly repaired: Option.Option<string>
+  /** Appends one line (a newline is added). */
+  readonly append: (line: string) => Effect.Effect<void, FileError>
+}
+
+const decodeDesignJson = Schema.decodeUnknownEither(Schema.parseJson(Designs.Design))
+const newline = 0x0a
+
+/** What an earlier run left: the numbers on its complete lines, and how to treat its tail. */
+export interface Scan {
+  readonly numbers: ReadonlySet<string>
+  /** Bytes up to and including the last newline. */
+  readonly completeBytes: number
+  /** After the last newline: nothing, a whole record missing its newline, or a cut-off line. */
+  readonly tail: "none" | "unterminated" | "partial"
+}
+
+/** Reads an export file's content; `Left` names the first line that is not a design. */
+export const scan = (bytes: Uint8Array): Either.Either<Scan, { readonly line: number; readonly reason: string }> => {
+  const completeBytes = bytes.lastIndexOf(newline) + 1
+  const decoder = new TextDecoder()
+  const numbers = new Set<string>()
+  const lines = completeBytes === 0 ? [] : decoder.decode(bytes.subarray(0, completeBytes - 1)).split("\n")
+  for (const [index, line] of lines.entries()) {
+    const design = decodeDesignJson(line)
+    if (Either.isLeft(design)) {
+      return Either.left({ line: index + 1, reason: line.trim() === "" ? "it is empty" : "it is not a design record" })
+    }
+    numbers.add(design.right.number)
+  }
+  if (completeBytes === bytes.length) return Either.right({ numbers, completeBytes, tail: "none" })
+  const last = decodeDesignJson(decoder.decode(bytes.subarray(completeBytes)))
+  if (Either.isLeft(last)) return Either.right({ numbers, completeBytes, tail: "partial" })
+  numbers.add(last.right.number)
+  return Either.right({ numbers, completeBytes, tail: "unterminated" })
+}
+
+/**
+ * Opens `path` for an export, creating it if need be. The file is synced to disk and closed when
+ * the scope closes, interrupted or not.
+ */
+export const open = (path: string): Effect.Effect<ExportFile, FileError | UsageError, FileSystem.FileSystem | Scope.Scope> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const fileError = (e: PlatformError) => new FileError({ path, detail: e.message })
+    const exists = yield* Effect.mapError(fs.exists(path), fileError)
+    const found = exists ? yield* Effect.mapError(fs.readFile(path), fileError) : new Uint8Array(0)
+    const scanned = scan(found)
+    if (Either.isLeft(scanned)) {
+      const { line, reason } = scanned.left
+      return yield* new UsageError({
+        detail: `${path} line ${line}: ${reason}; an export only appends to a JSONL file of designs, choose another --out`
+      })
+    }
+    const { numbers, completeBytes, tail } = scanned.right
+    if (tail === "partial") yield* Effect.mapError(fs.truncate(path, completeBytes), fileError)
+    const file = yield* Effect.mapError(fs.open(path, { flag: "a" }), fileError)
+    yield* Effect.addFinalizer(() => Effect.ignore(file.sync))
+    const lock = yield* Effect.makeSemaphore(1)
+    const encoder = new TextEncoder()
+    const write = (text: string) =>
+      lock.withPermits(1)(Effect.mapError(file.writeAll(encoder.encode(text)), fileError)).pipe(Effect.uninterruptible)
+    if (tail === "unterminated") yield* write("\n")
+    return {
+      existing: numbers,
+      repaired: tail === "partial"
+        ? Option.some(`dropped an incomplete last line of ${path} (left by an interrupted run)`)
+        : tail === "unterminated"
+        ? Option.some(`ended the last line of ${path} with a newline`)
+        : Option.none(),
+      append: (line) => write(line + "\n")
+    } satisfies ExportFile
+  })

@@ -1,0 +1,50 @@
+/**
+ * The progress of an export on stderr: a bar redrawn in place with done/total, rate and ETA when
+ * stderr is a terminal, nothing otherwise (the final summary is the command's). Time comes from
+ * Effect's `Clock`; the bar is redrawn at most every 100 ms.
+ */
+import { Clock, Duration, Effect } from "effect"
+import * as Output from "./Output.js"
+
+/** A progress counter and its display. */
+export interface Progress {
+  /** Counts one more item done. */
+  readonly advance: Effect.Effect<void>
+  /** Erases the bar, so a summary line can take its place. */
+  readonly clear: Effect.Effect<void>
+}
+
+const barWidth = 24
+const redrawMillis = 100
+
+const formatEta = (seconds: number): string =>
+  !Number.isFinite(seconds) ? "?" : seconds <= 0 ? "0s" : Duration.format(Duration.seconds(Math.ceil(seconds)))
+
+/** The bar's text for `done` of `total` after `elapsedMillis`. */
+export const render = (done: number, total: number, elapsedMillis: number): string => {
+  const fraction = total === 0 ? 1 : Math.min(1, done / total)
+  const filled = Math.round(fraction * barWidth)
+  const rate = elapsedMillis > 0 ? done / (elapsedMillis / 1000) : 0
+  const eta = rate > 0 ? (total - done) / rate : Number.POSITIVE_INFINITY
+  return `[${"#".repeat(filled)}${"-".repeat(barWidth - filled)}] ${done}/${total} ${Math.floor(fraction * 100)}%` +
+    `  ${rate.toFixed(1)}/s  ETA ${formatEta(eta)}`
+}
+
+/** A progress display for `total` items; silent unless `enabled`. */
+export const make = (total: number, enabled: boolean): Effect.Effect<Progress> =>
+  Effect.map(Clock.currentTimeMillis, (started) => {
+    const state = { done: 0, drawnAt: Number.NEGATIVE_INFINITY, drawn: false }
+    const draw = (now: number) =>
+      Effect.suspend(() => {
+        state.drawnAt = now
+        state.drawn = true
+        return Output.stderrRaw(`\r\x1b[2K${render(state.done, total, now - started)}`)
+      })
+    return {
+      advance: Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        state.done++
+        return enabled && (now - state.drawnAt >= redrawMillis || state.done === total) ? draw(now) : Effect.void
+      }),
+      clear: Effect.suspend(() => (state.drawn ? Output.stderrRaw("\r\x1b[2K") : Effect.void))
+    }
+  })

@@ -1,0 +1,145 @@
+/**
+ * How a failed command ends: the exit code of each kind of failure and the one or two lines on
+ * stderr that explain it. Kept apart from the commands so that every command fails the same way,
+ * and so that the mapping is tested in one place.
+ *
+ * | code | meaning |
+ * |---|---|
+ * | 0 | success |
+ * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down), or a local file could not be written |
+ * | 2 | bad usage (unknown flag, missing or malformed argument) or a request the service refuses as invalid (400, 422) |
+ * | 3 | configuration, credentials, authentication or entitlement (401, 403) |
+ * | 130 | interrupted by SIGINT or SIGTERM |
+ */
+import { ValidationError as CliValidationError } from "@effect/cli"
+import type { HttpServerError } from "@effect/platform"
+import { Cause, ConfigError, Schema } from "effect"
+import type { ApiError } from "../index.js"
+
+/** Exit codes of the `design-search` command. */
+export const ExitCode = {
+  success: 0,
+  failure: 1,
+  usage: 2,
+  configuration: 3,
+  interrupted: 130
+} as const
+
+/** A usage mistake only the CLI can see (a corrupt export file, an option out of range). */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { detail: Schema.String }) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+/** A local file could not be read or written. */
+export class FileError extends Schema.TaggedError<FileError>()("FileError", {
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `${this.path}: ${this.detail}`
+  }
+}
+
+/** Every way a command can fail. */
+export type Failure =
+  | ApiError.DesignSearchError
+  | ConfigError.ConfigError
+  | CliValidationError.ValidationError
+  | UsageError
+  | FileError
+  | HttpServerError.ServeError
+
+const isCliValidationError = (failure: Failure): failure is CliValidationError.ValidationError =>
+  CliValidationError.isValidationError(failure)
+
+/** The exit code of a failure. */
+export const exitCode = (failure: Failure): number => {
+  if (isCliValidationError(failure)) return ExitCode.usage
+  switch (failure._tag) {
+    case "ValidationError":
+    case "BadRequestError":
+    case "UsageError":
+      return ExitCode.usage
+    case "ConfigError":
+    case "AuthenticationError":
+    case "ForbiddenError":
+      return ExitCode.configuration
+    case "TokenError":
+      return failure.reason === "InvalidCredentials" ? ExitCode.configuration : ExitCode.failure
+    default:
+      return ExitCode.failure
+  }
+}
+
+/** The leaves of a `ConfigError`: the setting each names, and what is wrong with it. */
+const configProblems = (error: ConfigError.ConfigError): ReadonlyArray<{ readonly name: string; readonly problem: string }> => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return [...configProblems(error.left), ...configProblems(error.right)]
+    case "MissingData": {
+      const name = error.path.join(".")
+      return [{ name, problem: `${name} is not set` }]
+    }
+    default: {
+      const name = error.path.join(".")
+      return [{ name, problem: name !== "" && !error.message.includes(name) ? `${name}: ${error.message}` : error.message }]
+    }
+  }
+}
+
+/** Error objects with the input they point at: `CODE at /pointer: detail`. */
+const describeErrors = (errors: ReadonlyArray<ApiError.ErrorObject>, fallback: string): string => {
+  if (errors.length === 0) return fallback
+  return errors
+    .map((e) => {
+      const at = e.source?.pointer ?? e.source?.parameter
+      return `${e.code}${at === undefined || at === "" ? "" : ` at ${at}`}: ${e.detail}`
+    })
+    .join("; ")
+}
+
+const causeMessage = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "unknown cause"
+
+/** The lines explaining a failure on stderr: one, or two with a hint. Never a stack, never a secret. */
+export const render = (failure: Failure): ReadonlyArray<string> => {
+  // @effect/cli has already printed what was wrong with the command line.
+  if (isCliValidationError(failure)) return ["design-search: bad usage; see 'design-search --help'"]
+  switch (failure._tag) {
+    case "ValidationError":
+    case "BadRequestError": {
+      const where = failure.status === 0 ? "not sent" : `HTTP ${failure.status}`
+      return [`design-search: invalid request (${where}): ${describeErrors(failure.errors, failure.excerpt || "(no detail)")}`]
+    }
+    case "ConfigError": {
+      const problems = configProblems(failure)
+      const line = `design-search: configuration: ${problems.map((p) => p.problem).join("; ")}`
+      return problems.some((p) => p.name === "IPAUSTRALIA_CLIENT_ID" || p.name === "IPAUSTRALIA_CLIENT_SECRET")
+        ? [line, "set IPAUSTRALIA_CLIENT_ID and IPAUSTRALIA_CLIENT_SECRET (and IPAUSTRALIA_ENV), or use --env sandbox"]
+        : [line]
+    }
+    case "TokenError":
+      return failure.reason === "InvalidCredentials"
+        ? [`design-search: ${failure.message}`, "check IPAUSTRALIA_CLIENT_ID and IPAUSTRALIA_CLIENT_SECRET"]
+        : [`design-search: ${failure.message}`]
+    case "AuthenticationError":
+      return [`design-search: ${failure.message}`, "the service did not accept a freshly issued access token"]
+    case "ForbiddenError":
+      return [`design-search: ${failure.message}`, "the credentials are valid but not entitled to the design search API"]
+    case "ServeError":
+      return [`design-search: could not start the server: ${causeMessage(failure.cause)}`]
+    default:
+      return [`design-search: ${failure.message}`]
+  }
+}
+
+/** The code and lines of a failed run: a typed failure, or a defect reported without its stack. */
+export const fromCause = (cause: Cause.Cause<Failure>): { readonly code: number; readonly lines: ReadonlyArray<string> } => {
+  const failure = Cause.failureOption(cause)
+  if (failure._tag === "Some") return { code: exitCode(failure.value), lines: render(failure.value) }
+  if (Cause.isInterruptedOnly(cause)) return { code: ExitCode.interrupted, lines: ["design-search: interrupted"] }
+  return { code: ExitCode.failure, lines: [`design-search: internal error: ${causeMessage(Cause.squash(cause))}`] }
+}

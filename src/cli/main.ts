@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+/**
+ * Entry point of the `design-search` executable (`dist/cli/main.js`). Like `NodeRuntime.runMain`
+ * it runs the program as the main fiber and keeps the process alive while it runs, but the exit
+ * code is the program's own (0 success, 1 service failure, 2 bad usage, 3 configuration or
+ * credentials, 130 interrupted) and signals are handled inside the program (see `Cli.run`).
+ */
+import { Effect, Exit } from "effect"
+import { run } from "./Cli.js"
+
+// A reader that goes away (`design-search search x --json | head -c1`) is not an error of ours.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0)
+})
+
+const keepAlive = setInterval(() => {}, 2 ** 31 - 1)
+
+Effect.runFork(run(process.argv)).addObserver((exit) => {
+  clearInterval(keepAlive)
+  process.exitCode = Exit.isSuccess(exit) ? exit.value : 1
+  // Leave when the event loop drains; should a stray handle keep it alive, leave anyway.
+  setTimeout(() => process.exit(), 1000).unref()
+})

@@ -1,0 +1,144 @@
+/**
+ * The `/__sandbox/*` routes a served sandbox answers beside the service, so that tools and tests in
+ * another process can drive it as `SandboxControl` does in process: inject faults, read counters,
+ * revoke tokens, reset. Bad input to them gets a spec-shaped error body (spec 7.1) with a fitting
+ * status and never stops the server.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { Effect, Either, Option, Schema, Stream } from "effect"
+import type { ErrorObject } from "../ApiError.js"
+import { parseJson } from "../internal/responses.js"
+import { pointerErrors } from "../internal/validation.js"
+import type { Control } from "../Sandbox.js"
+import { Fault } from "./State.js"
+
+/** Every control route lives below this path. */
+export const prefix = "/__sandbox"
+
+/** What the routes are built with. */
+export interface ControlOptions {
+  /** Largest request body a control route reads, in bytes. */
+  readonly maxBodyBytes: number
+}
+
+type Response = HttpServerResponse.HttpServerResponse
+
+interface Route {
+  readonly method: "GET" | "POST"
+  readonly handle: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Response>
+}
+
+const decodeFault = Schema.decodeUnknownEither(Fault, { errors: "all", onExcessProperty: "error" })
+const encodeFault = Schema.encodeSync(Fault)
+
+const pathOf = (url: string): string =>
+  URL.canParse(url, "http://sandbox.invalid") ? new URL(url, "http://sandbox.invalid").pathname : url
+
+/** True when `url` names a control route (or the prefix itself). */
+export const isControlPath = (url: string): boolean => {
+  const path = pathOf(url)
+  return path === prefix || path.startsWith(prefix + "/")
+}
+
+/**
+ * Reads a body of at most `maxBytes`. Past the limit the rest is drained, not stored, so the
+ * connection stays usable for the 413 that follows. `Left` is the error response to send instead.
+ */
+const readBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number,
+  fail: (status: number, error: Omit<ErrorObject, "id">) => Response
+): Effect.Effect<Either.Either<string, Response>> => {
+  const tooLarge = () => fail(413, { code: "PAYLOAD_TOO_LARGE", detail: `request body over ${maxBytes} bytes` })
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
+    return Effect.succeed(Either.left(tooLarge()))
+  }
+  return Effect.suspend(() => {
+    const read = { chunks: [] as Array<Uint8Array>, total: 0 }
+    return Stream.runForEach(request.stream, (chunk) =>
+      Effect.sync(() => {
+        read.total += chunk.length
+        if (read.total <= maxBytes) read.chunks.push(chunk)
+      })).pipe(
+        Effect.map(() => {
+          if (read.total > maxBytes) return Either.left(tooLarge())
+          return Either.try({
+            try: () => new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(read.chunks)),
+            catch: () => fail(400, { code: "MALFORMED_BODY", detail: "the request body is not UTF-8 text" })
+          })
+        }),
+        Effect.orElseSucceed(() =>
+          Either.left(fail(400, { code: "UNREADABLE_BODY", detail: "the request body could not be read" }))
+        )
+      )
+  })
+}
+
+/**
+ * Wraps a sandbox's app so that requests below `prefix` reach the control routes and every other
+ * request reaches `app` unchanged.
+ */
+export const withControlRoutes = (app: HttpApp.Default, control: Control, options: ControlOptions): HttpApp.Default => {
+  let sequence = 0
+  const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
+    HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
+  const errors = (status: number, list: ReadonlyArray<Omit<ErrorObject, "id">>, headers: Record<string, string> = {}) =>
+    json({ errors: list.map((e) => ({ id: `ctl-${(++sequence).toString(36)}`, ...e })) }, status, headers)
+  const fail = (status: number, error: Omit<ErrorObject, "id">) => errors(status, [error])
+
+  const injectFault = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function*() {
+      const body = yield* readBody(request, options.maxBodyBytes, fail)
+      if (Either.isLeft(body)) return body.left
+      const parsed = parseJson(body.right)
+      if (Option.isNone(parsed)) {
+        return fail(400, {
+          code: "MALFORMED_JSON",
+          detail: "the request body is not well-formed JSON",
+          source: { parameter: "body" }
+        })
+      }
+      const fault = decodeFault(parsed.value)
+      if (Either.isLeft(fault)) return errors(422, pointerErrors(fault.left))
+      const encoded = encodeFault(fault.right)
+      return yield* control.injectFault(encoded).pipe(
+        Effect.as(json({ data: encoded }, 201)),
+        Effect.catchAll((error) => Effect.succeed(errors(422, pointerErrors(error))))
+      )
+    })
+
+  const routes: Readonly<Record<string, Route>> = {
+    [`${prefix}/faults`]: { method: "POST", handle: injectFault },
+    [`${prefix}/stats`]: { method: "GET", handle: () => Effect.map(control.stats, (stats) => json(stats, 200)) },
+    [`${prefix}/revoke-tokens`]: {
+      method: "POST",
+      handle: () => Effect.as(control.revokeTokens, HttpServerResponse.empty({ status: 204 }))
+    },
+    [`${prefix}/reset`]: {
+      method: "POST",
+      handle: () => Effect.as(control.reset, HttpServerResponse.empty({ status: 204 }))
+    }
+  }
+
+  const controlApp = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Response> => {
+    const path = pathOf(request.url)
+    const route = Object.hasOwn(routes, path) ? routes[path] : undefined
+    if (route === undefined) {
+      return Effect.succeed(fail(404, { code: "NOT_FOUND", detail: `no control route ${path}` }))
+    }
+    if (request.method !== route.method) {
+      return Effect.succeed(errors(405, [{
+        code: "405",
+        detail: `${path} accepts ${route.method}, not ${request.method}`
+      }], { allow: route.method }))
+    }
+    return route.handle(request)
+  }
+
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    isControlPath(request.url)
+      ? controlApp(request).pipe(Effect.catchAllDefect(() => Effect.succeed(fail(500, { code: "500", detail: "Internal Server Error" }))))
+      : app)
+}

@@ -1,0 +1,132 @@
+/**
+ * Serving a sandbox over loopback HTTP with `@effect/platform-node`: the very `HttpApp` that
+ * `Sandbox.make` builds, plus the `/__sandbox/*` control routes on the same port. Only loopback
+ * addresses are allowed, since the sandbox hands out tokens to anyone who knows its (well-known)
+ * credentials. Closing the scope stops accepting connections, lets requests in flight finish for a
+ * grace period, then drops what is left.
+ */
+import { HttpIncomingMessage, HttpServer } from "@effect/platform"
+import type { HttpServerError } from "@effect/platform"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { ConfigError, Duration, Effect, Option } from "effect"
+import type { Scope } from "effect"
+import * as Http from "node:http"
+import * as DesignSearchConfig from "../DesignSearchConfig.js"
+import type { Control, Sandbox } from "../Sandbox.js"
+import * as ControlRoutes from "./ControlRoutes.js"
+
+/** Where and how a sandbox is served. @since 0.1.0 */
+export interface ListenOptions {
+  /** TCP port (default 8787); `0` lets the system pick a free one, reported in `Served.port`. */
+  readonly port?: number | undefined
+  /** Loopback address to listen on (default `127.0.0.1`): `localhost`, `127.x.y.z` or `::1`. */
+  readonly host?: string | undefined
+  /** How long closing waits for requests in flight before dropping their connections (default 3 s). */
+  readonly shutdownTimeout?: Duration.DurationInput | undefined
+  /** Largest request body a control route reads (default 1 MiB). */
+  readonly maxControlBodyBytes?: number | undefined
+  /** The sandbox's own request body limit (`Sandbox.Options.maxRequestBytes`, default 1 MiB). */
+  readonly maxRequestBytes?: number | undefined
+}
+
+/** @since 0.1.0 */
+export const listenDefaults = {
+  port: 8787,
+  host: "127.0.0.1",
+  shutdownTimeout: Duration.seconds(3),
+  maxControlBodyBytes: 1024 * 1024
+} as const
+
+/** A sandbox being served, and how to reach it. @since 0.1.0 */
+export interface Served {
+  /** `http://host:port`, with the address actually bound: the token host (`IPAUSTRALIA_AUTH_URL`). */
+  readonly url: string
+  /** The API base below `url` (`IPAUSTRALIA_BASE_URL`). */
+  readonly baseUrl: string
+  readonly host: string
+  readonly port: number
+  readonly sandbox: Sandbox
+  readonly control: Control
+  /** Options for `DesignSearchConfig.layer` that point a client at this server with the sandbox's credentials. */
+  readonly clientOptions: DesignSearchConfig.Options
+}
+
+const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
+
+/** The address to bind: a loopback host, IPv6 without brackets. */
+const listenHost = (host: string): Effect.Effect<string, ConfigError.ConfigError> => {
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
+  return bare === "::1" || DesignSearchConfig.isLoopbackHost(bare)
+    ? Effect.succeed(bare)
+    : Effect.fail(invalid("host", `the sandbox listens on loopback only (localhost, 127.0.0.1, ::1), got ${JSON.stringify(host)}`))
+}
+
+const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError> =>
+  Number.isInteger(port) && port >= 0 && port <= 65535
+    ? Effect.succeed(port)
+    : Effect.fail(invalid("port", `port must be an integer from 0 to 65535, got ${port}`))
+
+const positive = (name: string, value: number): Effect.Effect<number, ConfigError.ConfigError> =>
+  Number.isSafeInteger(value) && value > 0
+    ? Effect.succeed(value)
+    : Effect.fail(invalid(name, `${name} must be a positive integer, got ${value}`))
+
+/** Stops accepting, waits up to `timeout` for open requests, then drops the remaining connections. */
+const closeGracefully = (server: Http.Server, timeout: Duration.Duration): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (!server.listening) return resume(Effect.void)
+    server.close(() => resume(Effect.void))
+    server.closeIdleConnections()
+  }).pipe(
+    Effect.timeout(timeout),
+    Effect.catchAll(() => Effect.sync(() => server.closeAllConnections()))
+  )
+
+/**
+ * Serves `sandbox` on loopback until the scope closes. Fails with a `ConfigError` for a host that is
+ * not loopback or a bad port, and with a `ServeError` when the address cannot be bound.
+ *
+ * @since 0.1.0
+ */
+export const serve = (
+  sandbox: Sandbox,
+  options: ListenOptions = {}
+): Effect.Effect<Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const host = yield* listenHost(options.host ?? listenDefaults.host)
+    const port = yield* validPort(options.port ?? listenDefaults.port)
+    const maxBodyBytes = yield* positive("maxControlBodyBytes", options.maxControlBodyBytes ?? listenDefaults.maxControlBodyBytes)
+    const shutdownTimeout = Option.getOrElse(
+      Option.filter(Duration.decodeUnknown(options.shutdownTimeout ?? listenDefaults.shutdownTimeout), Duration.isFinite),
+      () => listenDefaults.shutdownTimeout
+    )
+    const server = Http.createServer()
+    const httpServer = yield* NodeHttpServer.make(() => server, { port, host })
+    const app = ControlRoutes.withControlRoutes(sandbox.app, sandbox.control, { maxBodyBytes }).pipe(
+      // The app reads bodies whole; a body without Content-Length must not grow without bound.
+      HttpIncomingMessage.withMaxBodySize(Option.some(Math.max(maxBodyBytes, options.maxRequestBytes ?? listenDefaults.maxControlBodyBytes) + 1))
+    )
+    yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, httpServer))
+    // Added last, so it runs first: close while the handler is still installed, so requests
+    // already on a connection are answered.
+    yield* Effect.addFinalizer(() => closeGracefully(server, shutdownTimeout))
+    const address = httpServer.address
+    const boundHost = address._tag === "TcpAddress" ? address.hostname : host
+    const boundPort = address._tag === "TcpAddress" ? address.port : port
+    const url = `http://${boundHost.includes(":") ? `[${boundHost}]` : boundHost}:${boundPort}`
+    const baseUrl = url + DesignSearchConfig.apiPath
+    return {
+      url,
+      baseUrl,
+      host: boundHost,
+      port: boundPort,
+      sandbox,
+      control: sandbox.control,
+      clientOptions: {
+        clientId: sandbox.clientId,
+        clientSecret: sandbox.clientSecret,
+        authUrl: url,
+        baseUrl
+      }
+    } satisfies Served
+  })

@@ -1,0 +1,417 @@
+/**
+ * The built `design-search` CLI (`dist/cli/main.js`), run as a child process against a sandbox
+ * served by the test on an ephemeral port: what each command prints, what export writes (resumed
+ * and interrupted), that the token stays secret, and the exit code and message of every kind of
+ * failure. `npm test` builds before it runs the tests.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigError, Duration, Effect, Either, Schema } from "effect"
+import type { Scope } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ValidationError as CliValidationError, HelpDoc } from "@effect/cli"
+import { HttpServerError } from "@effect/platform"
+import { ApiError, Designs, Sandbox } from "../src/index.js"
+import * as ExportFile from "../src/cli/ExportFile.js"
+import { exitCode, FileError, render, UsageError } from "../src/cli/failure.js"
+import { completeLines, envFor, jwtPattern, readExport, run, start, waitForFile } from "./support/cli.js"
+import type { Outcome } from "./support/cli.js"
+
+const { chair } = Sandbox.fixedNumbers
+const secret = "cli-test-secret-5f1c"
+
+/** A sandbox served for one test, with a secret we can look for in the output. */
+const serve = (options: Sandbox.ServeOptions = {}) => Sandbox.serve({ port: 0, clientSecret: secret, ...options })
+
+/** A fresh directory for one test's files, removed afterwards. */
+const tempDir: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "design-search-cli-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const lines = (text: string) => text.split("\n").filter((line) => line.trim() !== "")
+
+/** A failure is one or two short lines (plus @effect/cli's own line for bad usage), never a stack. */
+const expectCleanFailure = (outcome: Outcome, code: number) => {
+  expect(outcome.code, outcome.stderr).toBe(code)
+  expect(outcome.stdout).toBe("")
+  expect(lines(outcome.stderr).length).toBeGreaterThanOrEqual(1)
+  expect(lines(outcome.stderr).length).toBeLessThanOrEqual(3)
+  expect(outcome.stderr).not.toMatch(/^\s+at /m)
+  expect(outcome.stderr).not.toContain(secret)
+}
+
+const SearchJson = Schema.Struct({
+  count: Schema.Number,
+  designNumbers: Schema.Array(Schema.String),
+  messages: Schema.Array(Schema.Unknown)
+})
+const decodeSearchJson = (stdout: string) => Schema.decodeUnknownSync(Schema.parseJson(SearchJson))(stdout.trim())
+
+
+describe("design-search search and get", () => {
+  it.scopedLive("search prints the count and a table of hits; server messages go to stderr", () =>
+    Effect.gen(function*() {
+      const served = yield* serve({ resultCap: 2 })
+      const outcome = yield* run(["search", "chair", "--sort", "-number"], envFor(served))
+      expect(outcome.code, outcome.stderr).toBe(0)
+      expect(outcome.stdout).toMatch(/^\d+ designs match "chair"$/m)
+      expect(outcome.stdout).toMatch(new RegExp(`^${chair}\\s+REGISTERED\\s+Chair$`, "m"))
+      expect(outcome.stdout).toMatch(/^NUMBER\s+STATUS\s+TITLE$/m)
+      expect(outcome.stdout).toContain("the service listed 2 of")
+      expect(outcome.stderr).toMatch(/^warning: RESULT_LIMIT: /m)
+    }))
+
+  it.scopedLive("search --json prints exactly one JSON object and fetches no details", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const outcome = yield* run(
+        ["search", "chair", "--json", "--status", "REGISTERED", "--class", "06", "--changed-since", "2019-01-01"],
+        envFor(served)
+      )
+      expect(outcome.code, outcome.stderr).toBe(0)
+      expect(lines(outcome.stdout)).toHaveLength(1)
+      const result = decodeSearchJson(outcome.stdout)
+      expect(Object.keys(JSON.parse(outcome.stdout) as object).sort()).toEqual(["count", "designNumbers", "messages"])
+      expect(result.designNumbers).toEqual([chair])
+      expect(result.count).toBe(1)
+      expect(outcome.stderr).toBe("")
+      expect((yield* served.control.stats).requests).toEqual({ token: 1, search: 1, design: 0 })
+    }))
+
+  it.scopedLive("get prints the whole design for people, or encoded with the Design schema with --json", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const [text, json] = yield* Effect.all([
+        run(["get", chair], envFor(served)),
+        run(["get", chair, "--json"], envFor(served))
+      ], { concurrency: 2 })
+      expect(text.code, text.stderr).toBe(0)
+      expect(text.stdout).toMatch(new RegExp(`^Design ${chair} — Chair$`, "m"))
+      expect(text.stdout).toMatch(/^\s+Status:\s+REGISTERED$/m)
+      expect(text.stdout).toMatch(/^\s+Filed:\s+2019-03-14$/m)
+      expect(text.stdout).toMatch(/^\s+Classes:\s+06-01 /m)
+      expect(json.code, json.stderr).toBe(0)
+      expect(lines(json.stdout)).toHaveLength(1)
+      const raw = JSON.parse(json.stdout) as Record<string, unknown>
+      expect(raw).toMatchObject({ number: chair, title: "Chair", status: "REGISTERED", filingDate: "2019-03-14" })
+      const design = Schema.decodeUnknownSync(Designs.Design)(raw)
+      expect(design.owners?.[0]?.name).toBe("Wattle Furniture Pty Ltd")
+    }))
+
+  it.scopedLive("without credentials, or with a global --env sandbox, search uses the embedded sandbox and says so in one stderr line", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const [bare, forced] = yield* Effect.all([
+        run(["search", "chair"], {}),
+        run(["--env", "sandbox", "search", "chair"], envFor(served))
+      ], { concurrency: 2 })
+      for (const outcome of [bare, forced]) {
+        expect(outcome.code, outcome.stderr).toBe(0)
+        expect(outcome.stdout).toMatch(new RegExp(`^${chair}\\s+REGISTERED\\s+Chair$`, "m"))
+        expect(lines(outcome.stderr)).toHaveLength(1)
+        expect(outcome.stderr).toContain("embedded sandbox")
+      }
+      expect(bare.stderr).toContain("IPAUSTRALIA_CLIENT_ID is not set")
+      expect(forced.stderr).toContain("--env sandbox")
+      // The served sandbox was not asked.
+      expect((yield* served.control.stats).requests).toEqual({ token: 0, search: 0, design: 0 })
+    }))
+})
+
+describe("design-search export", () => {
+  it.scopedLive("writes every hit as JSONL, repairs a cut-off last line, and resumes without duplicates", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const file = path.join(yield* tempDir, "designs.jsonl")
+      const env = envFor(served)
+      const all = decodeSearchJson((yield* run(["search", "ltd", "--json"], env)).stdout)
+      expect(all.count).toBeGreaterThan(50)
+
+      // A first, smaller export: only the registered designs.
+      const first = yield* run(["export", "ltd", "--status", "REGISTERED", "--out", file], env)
+      expect(first.code, first.stderr).toBe(0)
+      const registered = Either.getOrThrow(readExport(file))
+      expect(registered.length).toBeGreaterThan(0)
+      expect(registered.length).toBeLessThan(all.count)
+      expect(registered.every((d) => d.status === "REGISTERED" && d.title !== undefined)).toBe(true)
+      expect(lines(first.stderr)).toHaveLength(1)
+      expect(first.stderr).toMatch(
+        new RegExp(`^exported ${registered.length} designs to .+ in [\\d.]+s \\(0 already there; ${registered.length} listed\\)$`, "m")
+      )
+
+      // An earlier run that died mid-line.
+      fs.appendFileSync(file, "{\"number\":\"2000100")
+      const before = (yield* served.control.stats).requests.design
+      const second = yield* run(["export", "ltd", "--out", file, "--concurrency", "4"], env)
+      expect(second.code, second.stderr).toBe(0)
+      expect(second.stderr).toContain("dropped an incomplete last line")
+      expect(second.stderr).toContain(`exported ${all.count - registered.length} designs`)
+      expect(second.stderr).toContain(`(${registered.length} already there`)
+      const designs = Either.getOrThrow(readExport(file))
+      const numbers = designs.map((d) => d.number)
+      expect(new Set(numbers).size).toBe(numbers.length)
+      expect([...numbers].sort()).toEqual([...all.designNumbers].sort())
+      // Only the missing designs were fetched.
+      expect((yield* served.control.stats).requests.design - before).toBe(all.count - registered.length)
+
+      const third = yield* run(["export", "ltd", "--out", file], env)
+      expect(third.code, third.stderr).toBe(0)
+      expect(third.stderr).toContain(`nothing to export: all ${all.count} listed designs are already in ${file}`)
+      expect(Either.getOrThrow(readExport(file))).toHaveLength(all.count)
+    }))
+
+  it.scopedLive("interrupted, it leaves valid JSONL holding every record fetched, and a rerun completes it", () =>
+    Effect.gen(function*() {
+      const served = yield* serve({ designs: 1500 })
+      const file = path.join(yield* tempDir, "interrupted.jsonl")
+      const env = envFor(served)
+      const child = yield* start(["export", "ltd", "--out", file, "--concurrency", "2"], env)
+      yield* waitForFile(file, (content) => completeLines(content).length >= 20)
+      // Hold every later design request, so the export is surely still running when interrupted.
+      yield* served.control.injectFault({ target: "design", status: 503, count: 1_000_000, delayMs: 60_000 })
+      yield* child.kill("SIGINT")
+      const outcome = yield* child.exit()
+      expect(outcome.code, outcome.stderr).toBe(130)
+      const designs = Either.getOrThrow(readExport(file))
+      const summary = outcome.stderr.match(/^interrupted: (\d+) of (\d+) designs written to .*; it is valid JSONL, run the same command again to resume$/m)
+      expect(summary, outcome.stderr).not.toBeNull()
+      expect(Number(summary?.[1])).toBe(designs.length)
+      expect(designs.length).toBeGreaterThanOrEqual(20)
+      const total = Number(summary?.[2])
+      expect(designs.length).toBeLessThan(total)
+      expect(designs.every((d) => d.title !== undefined && d.status !== undefined && d.filingDate !== undefined)).toBe(true)
+      expect(new Set(designs.map((d) => d.number)).size).toBe(designs.length)
+
+      yield* served.control.reset
+      const rerun = yield* run(["export", "ltd", "--out", file, "--concurrency", "8"], env, "60 seconds")
+      expect(rerun.code, rerun.stderr).toBe(0)
+      expect(rerun.stderr).toContain(`(${designs.length} already there`)
+      const complete = Either.getOrThrow(readExport(file))
+      expect(complete).toHaveLength(total)
+      expect(new Set(complete.map((d) => d.number)).size).toBe(total)
+    }), 60_000)
+})
+
+describe("design-search token", () => {
+  it.scopedLive("shows type, expiry and claims, and the token only with --show", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const env = envFor(served)
+      const [text, json, shown, shownJson] = yield* Effect.all([
+        run(["token"], env),
+        run(["token", "--json"], env),
+        run(["token", "--show"], env),
+        run(["token", "--json", "--show"], env)
+      ], { concurrency: 4 })
+      for (const outcome of [text, json, shown, shownJson]) {
+        expect(outcome.code, outcome.stderr).toBe(0)
+        expect(outcome.stdout + outcome.stderr).not.toContain(secret)
+      }
+      expect(text.stdout).toMatch(/^token type:\s+Bearer$/m)
+      expect(text.stdout).toMatch(/^expires at:\s+\d{4}-\d\d-\d\dT.* \(in 59m 5\ds\)$/m)
+      expect(text.stdout).toMatch(new RegExp(`^  client_id: ${served.sandbox.clientId}$`, "m"))
+      expect(text.stdout + text.stderr).not.toMatch(jwtPattern)
+
+      const parsed = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({
+        tokenType: Schema.String,
+        issuedAt: Schema.DateTimeUtc,
+        expiresAt: Schema.DateTimeUtc,
+        expiresInSeconds: Schema.Number,
+        claims: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+      })), { onExcessProperty: "error" })(json.stdout.trim())
+      expect(parsed.tokenType).toBe("Bearer")
+      expect(parsed.expiresAt.epochMillis - parsed.issuedAt.epochMillis).toBe(3600_000)
+      expect(parsed.expiresInSeconds).toBeGreaterThan(3500)
+      expect(parsed.claims["client_id"]).toBe(served.sandbox.clientId)
+      expect(json.stdout).not.toMatch(jwtPattern)
+
+      expect(shown.stdout).toMatch(new RegExp(`^access token: ${jwtPattern.source}$`, "m"))
+      const token = (JSON.parse(shownJson.stdout) as { accessToken?: unknown }).accessToken
+      expect(typeof token === "string" && jwtPattern.test(token)).toBe(true)
+    }))
+})
+
+describe("design-search exit codes", () => {
+  it.scopedLive("an unknown flag is bad usage: 2", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const outcome = yield* run(["search", "chair", "--bogus"], envFor(served))
+      expectCleanFailure(outcome, 2)
+      expect(outcome.stderr).toContain("--bogus")
+      expect((yield* served.control.stats).requests.search).toBe(0)
+    }))
+
+  it.scopedLive("a date that is no date is bad usage: 2", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const outcome = yield* run(["search", "chair", "--changed-since", "2023-02-30"], envFor(served))
+      expectCleanFailure(outcome, 2)
+      expect(outcome.stderr).toContain("YYYY-MM-DD")
+      expect((yield* served.control.stats).requests.search).toBe(0)
+    }))
+
+  it.scopedLive("a malformed design number is refused before sending: 2", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const outcome = yield* run(["get", "12-34"], envFor(served))
+      expectCleanFailure(outcome, 2)
+      expect(outcome.stderr).toContain("ipRightIdentifier")
+      expect((yield* served.control.stats).requests.design).toBe(0)
+    }))
+
+  it.scopedLive("an unknown design number is the service's 404: 1", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const outcome = yield* run(["get", "999999999"], envFor(served))
+      expectCleanFailure(outcome, 1)
+      expect(outcome.stderr).toContain("NOT_FOUND: no design numbered 999999999")
+    }))
+
+  it.scopedLive("wrong credentials: 3, without echoing the secret", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const wrong = "not-the-secret-81ab"
+      const outcome = yield* run(["search", "chair"], envFor(served, { IPAUSTRALIA_CLIENT_SECRET: wrong }))
+      expectCleanFailure(outcome, 3)
+      expect(outcome.stderr).toContain("InvalidCredentials")
+      expect(outcome.stderr).toContain("invalid_client")
+      expect(outcome.stderr).not.toContain(wrong)
+    }))
+
+  it.scopedLive("a 403 (not entitled): 3", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      yield* served.control.injectFault({ target: "search", status: 403 })
+      const outcome = yield* run(["search", "chair"], envFor(served))
+      expectCleanFailure(outcome, 3)
+      expect(outcome.stderr).toContain("forbidden (HTTP 403)")
+    }))
+
+  it.scopedLive("a 500 from the service: 1, with the error's code and detail", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      yield* served.control.injectFault({ target: "search", status: 500 })
+      const outcome = yield* run(["search", "chair", "--json"], envFor(served))
+      expectCleanFailure(outcome, 1)
+      expect(outcome.stderr).toContain("server error (HTTP 500): 500: Internal Server Error")
+    }))
+
+  it.scopedLive("missing configuration for an explicit environment: 3", () =>
+    Effect.gen(function*() {
+      const outcome = yield* run(["search", "chair", "--env", "test"], { IPAUSTRALIA_CLIENT_ID: "someone" })
+      expectCleanFailure(outcome, 3)
+      expect(outcome.stderr).toContain("IPAUSTRALIA_CLIENT_SECRET is not set")
+    }))
+})
+
+describe("design-search sandbox", () => {
+  it.scopedLive("serves until SIGTERM and prints the variables that point a client at it", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* start(["sandbox", "--port", "0", "--designs", "50", "--client-secret", "shh-123"])
+      yield* sandbox.waitForOutput(({ stdout }) => stdout.includes("IPAUSTRALIA_BASE_URL="))
+      const exported = Object.fromEntries(
+        lines(sandbox.output().stdout).map((line) => {
+          const match = /^export (IPAUSTRALIA_[A-Z_]+)=(.*)$/.exec(line)
+          expect(match, line).not.toBeNull()
+          return [match?.[1] ?? "", match?.[2] ?? ""]
+        })
+      )
+      expect(Object.keys(exported).sort()).toEqual([
+        "IPAUSTRALIA_AUTH_URL",
+        "IPAUSTRALIA_BASE_URL",
+        "IPAUSTRALIA_CLIENT_ID",
+        "IPAUSTRALIA_CLIENT_SECRET"
+      ])
+      expect(exported).toMatchObject({ IPAUSTRALIA_CLIENT_ID: "sandbox-client", IPAUSTRALIA_CLIENT_SECRET: "shh-123" })
+      expect(exported["IPAUSTRALIA_AUTH_URL"]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      expect(exported["IPAUSTRALIA_BASE_URL"]).toBe(`${exported["IPAUSTRALIA_AUTH_URL"]}/public/australian-design-search-api/v1`)
+
+      const got = yield* run(["get", chair, "--json"], exported)
+      expect(got.code, got.stderr).toBe(0)
+      expect(JSON.parse(got.stdout)).toMatchObject({ number: chair, title: "Chair" })
+
+      yield* sandbox.kill("SIGTERM")
+      const outcome = yield* sandbox.exit()
+      expect(outcome.code, outcome.stderr).toBe(0)
+      expect(outcome.stderr).toContain("sandbox: stopped")
+    }))
+
+  it.scopedLive("refuses a host that is not loopback: 3", () =>
+    Effect.gen(function*() {
+      const outcome = yield* run(["sandbox", "--port", "0", "--host", "0.0.0.0"])
+      expectCleanFailure(outcome, 3)
+      expect(outcome.stderr).toContain("loopback")
+    }))
+})
+
+describe("design-search failures (failure.ts)", () => {
+  const fields = { status: 0, errors: [], messages: [], excerpt: "" }
+  const serverError = { id: "x", code: "500", detail: "Internal Server Error" }
+  const cases: ReadonlyArray<readonly [string, Parameters<typeof exitCode>[0], number, string]> = [
+    ["ServerError", new ApiError.ServerError({ ...fields, status: 500, errors: [serverError] }), 1, "500: Internal Server Error"],
+    ["RateLimitError", new ApiError.RateLimitError({ ...fields, status: 429, retryAfter: Duration.seconds(90) }), 1, "rate limited (HTTP 429, retry after 1m 30s)"],
+    ["NotFoundError", new ApiError.NotFoundError({ ...fields, status: 404, errors: [{ code: "NOT_FOUND", detail: "no design" }] }), 1, "NOT_FOUND: no design"],
+    ["TransportError", new ApiError.TransportError({ reason: "Timeout", method: "GET", url: "https://x.test/design/1", detail: "no complete response within 30s" }), 1, "(Timeout): no complete response"],
+    ["UnexpectedResponseError", new ApiError.UnexpectedResponseError({ status: 418, excerpt: "teapot", issue: "unexpected HTTP status 418" }), 1, "unexpected HTTP status 418"],
+    ["TokenError Unavailable", new ApiError.TokenError({ reason: "Unavailable", status: 503, detail: "down" }), 1, "Unavailable HTTP 503"],
+    ["TokenError InvalidResponse", new ApiError.TokenError({ reason: "InvalidResponse", status: 200, detail: "not a token response" }), 1, "InvalidResponse"],
+    ["TokenError InvalidCredentials", new ApiError.TokenError({ reason: "InvalidCredentials", status: 401, error: "invalid_client", detail: "refused" }), 3, "invalid_client"],
+    ["AuthenticationError", new ApiError.AuthenticationError({ ...fields, status: 401 }), 3, "not authenticated (HTTP 401)"],
+    ["ForbiddenError", new ApiError.ForbiddenError({ ...fields, status: 403, excerpt: "not subscribed" }), 3, "not subscribed"],
+    ["ConfigError", ConfigError.InvalidData(["IPAUSTRALIA_ENV"], "unknown environment \"staging\""), 3, "unknown environment"],
+    ["ValidationError", new ApiError.ValidationError({ ...fields, origin: "client", errors: [{ code: "INVALID_FIELD", detail: "expected a date", source: { pointer: "/changedSinceDate" } }] }), 2, "INVALID_FIELD at /changedSinceDate: expected a date"],
+    ["BadRequestError", new ApiError.BadRequestError({ ...fields, status: 400, errors: [{ code: "INVALID_PARAMETER", detail: "bad number", source: { parameter: "ipRightIdentifier" } }] }), 2, "at ipRightIdentifier: bad number"],
+    ["@effect/cli ValidationError", CliValidationError.invalidValue(HelpDoc.p("nope")), 2, "bad usage"],
+    ["UsageError", new UsageError({ detail: "line 3 is not a design" }), 2, "line 3 is not a design"],
+    ["FileError", new FileError({ path: "/x.jsonl", detail: "EACCES" }), 1, "/x.jsonl: EACCES"],
+    ["ServeError", new HttpServerError.ServeError({ cause: new Error("listen EADDRINUSE 127.0.0.1:8787") }), 1, "EADDRINUSE"]
+  ]
+  for (const [name, failure, code, shows] of cases) {
+    it(`${name}: exit ${code}, one or two lines that say what went wrong`, () => {
+      expect(exitCode(failure)).toBe(code)
+      const text = render(failure)
+      expect(text.length).toBeGreaterThanOrEqual(1)
+      expect(text.length).toBeLessThanOrEqual(2)
+      expect(text.join("\n")).toContain(shows)
+      expect(text.join("\n")).not.toMatch(/^\s+at /m)
+    })
+  }
+})
+
+describe("export files (ExportFile.scan)", () => {
+  const design = (n: string) => JSON.stringify({ number: n, title: "Chair" })
+  const bytes = (text: string) => new TextEncoder().encode(text)
+
+  it("reads the numbers of complete lines; an empty file is fine", () => {
+    expect(Either.getOrThrow(ExportFile.scan(bytes("")))).toEqual({ numbers: new Set(), completeBytes: 0, tail: "none" })
+    const text = `${design("1")}\n${design("2")}\n`
+    expect(Either.getOrThrow(ExportFile.scan(bytes(text)))).toEqual({
+      numbers: new Set(["1", "2"]),
+      completeBytes: text.length,
+      tail: "none"
+    })
+  })
+
+  it("a cut-off last line is dropped; a whole record missing its newline is kept", () => {
+    const head = `${design("1")}\n`
+    expect(Either.getOrThrow(ExportFile.scan(bytes(head + "{\"number\":\"2")))).toEqual({
+      numbers: new Set(["1"]),
+      completeBytes: head.length,
+      tail: "partial"
+    })
+    expect(Either.getOrThrow(ExportFile.scan(bytes(head + design("2"))))).toEqual({
+      numbers: new Set(["1", "2"]),
+      completeBytes: head.length,
+      tail: "unterminated"
+    })
+  })
+
+  it("a complete line that is not a design makes the file foreign", () => {
+    expect(ExportFile.scan(bytes(`${design("1")}\n{"no":"number"}\n${design("2")}\n`))).toEqual(
+      Either.left({ line: 2, reason: "it is not a design record" })
+    )
+    expect(ExportFile.scan(bytes(`${design("1")}\n\n`))).toEqual(Either.left({ line: 2, reason: "it is empty" }))
+  })
+})

@@ -1,0 +1,265 @@
+/**
+ * The served sandbox (`Sandbox.serve`): the client reaches it over loopback HTTP on an ephemeral
+ * port, the `/__sandbox/*` control routes drive it, bad control input gets spec-shaped errors
+ * without stopping it, and closing its scope stops it.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Context, Effect, Either, Layer, Schema, Stream } from "effect"
+import { ApiError, DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
+
+const chair = Sandbox.fixedNumbers.chair
+const Client = DesignSearchClient.DesignSearchClient
+
+/** The client, configured to reach `served` over real HTTP, alive for the rest of the scope. */
+const connect = (served: Sandbox.Served, http: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerUndici) =>
+  Effect.map(
+    Layer.build(DesignSearchClient.layer().pipe(Layer.provide(DesignSearchConfig.layer(served.clientOptions)), Layer.provide(http))),
+    Context.get(Client)
+  )
+
+interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly body: unknown
+}
+
+/** One raw HTTP exchange with the served sandbox. */
+const call = (
+  target: Sandbox.Served | string,
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  path: string,
+  body?: string | Stream.Stream<Uint8Array>,
+  headers: Record<string, string> = {}
+) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const base = HttpClientRequest.make(method)((typeof target === "string" ? target : target.url) + path, { headers })
+    const request = body === undefined
+      ? base
+      : typeof body === "string"
+      ? HttpClientRequest.bodyText(base, body, "application/json")
+      : HttpClientRequest.bodyStream(base, body, { contentType: "application/json" })
+    const response = yield* client.execute(request)
+    const text = yield* response.text
+    const body_ = text === "" ? undefined : Either.getOrElse(Either.try(() => JSON.parse(text) as unknown), () => text)
+    return { status: response.status, headers: response.headers, body: body_ } satisfies Answer
+  }).pipe(Effect.provide(NodeHttpClient.layerUndici))
+
+const decodeErrors = Schema.decodeUnknownSync(ApiError.ErrorPayload)
+const Stats = Schema.Struct({
+  tokensIssued: Schema.Number,
+  requests: Schema.Struct({ token: Schema.Number, search: Schema.Number, design: Schema.Number })
+})
+const decodeStats = Schema.decodeUnknownSync(Stats)
+
+/** The spec-shaped errors of an answer: every object has an id, a code and a detail. */
+const errorsOf = (answer: Answer) => {
+  const { errors } = decodeErrors(answer.body)
+  expect(errors.length).toBeGreaterThan(0)
+  for (const error of errors) expect(typeof error.id).toBe("string")
+  return errors
+}
+
+const statsOf = (served: Sandbox.Served) =>
+  Effect.map(call(served, "GET", "/__sandbox/stats"), (answer) => {
+    expect(answer.status).toBe(200)
+    return decodeStats(answer.body)
+  })
+
+describe("Sandbox.serve", () => {
+  it.scopedLive("serves the sandbox on an ephemeral loopback port; the client searches and gets over HTTP", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      expect(served.port).toBeGreaterThan(0)
+      expect(served.url).toBe(`http://127.0.0.1:${served.port}`)
+      expect(served.baseUrl).toBe(served.url + DesignSearchConfig.apiPath)
+      const client = yield* connect(served)
+      const { data } = yield* client.quickSearch({ query: "chair" })
+      expect(data.designNumbers).toContain(chair)
+      const { data: design } = yield* client.getDesign(chair)
+      expect(design).toMatchObject({ number: chair, title: "Chair", status: "REGISTERED" })
+      expect(yield* statsOf(served)).toEqual({ tokensIssued: 1, requests: { token: 1, search: 1, design: 1 } })
+    }))
+
+  it.scopedLive("a fault injected over HTTP reaches the client as its typed error, once", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const client = yield* connect(served)
+      const injected = yield* call(served, "POST", "/__sandbox/faults", JSON.stringify({ target: "design", status: 500 }))
+      expect(injected.status).toBe(201)
+      expect(injected.body).toEqual({ data: { target: "design", status: 500, count: 1 } })
+      const error = yield* Effect.flip(client.getDesign(chair))
+      expect(error._tag).toBe("ServerError")
+      if (error._tag === "ServerError") {
+        expect(error.status).toBe(500)
+        expect(error.errors[0]).toMatchObject({ code: "500" })
+      }
+      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+
+      yield* call(served, "POST", "/__sandbox/faults", JSON.stringify({ target: "search", status: 403, count: 1 }))
+      const forbidden = yield* Effect.flip(client.quickSearch({ query: "chair" }))
+      expect(forbidden._tag).toBe("ForbiddenError")
+    }))
+
+  it.scopedLive("stats count the work; revoking tokens makes the client fetch a new one; reset drops faults and counters", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const client = yield* connect(served)
+      yield* client.quickSearch({ query: "chair" })
+      expect(yield* statsOf(served)).toEqual({ tokensIssued: 1, requests: { token: 1, search: 1, design: 0 } })
+      expect(yield* statsOf(served)).toEqual(yield* served.control.stats)
+
+      const revoked = yield* call(served, "POST", "/__sandbox/revoke-tokens")
+      expect(revoked.status).toBe(204)
+      yield* client.quickSearch({ query: "chair" })
+      // The revoked token got a 401; the client fetched a second token and tried again.
+      expect(yield* statsOf(served)).toEqual({ tokensIssued: 2, requests: { token: 2, search: 3, design: 0 } })
+
+      yield* call(served, "POST", "/__sandbox/faults", JSON.stringify({ target: "any", status: 503, count: 100 }))
+      const reset = yield* call(served, "POST", "/__sandbox/reset")
+      expect(reset.status).toBe(204)
+      expect(yield* statsOf(served)).toEqual({ tokensIssued: 0, requests: { token: 0, search: 0, design: 0 } })
+      // The fault is gone, and so is the token: the client is answered 401, refreshes, and succeeds.
+      const { data } = yield* client.getDesign(chair)
+      expect(data.number).toBe(chair)
+      expect((yield* statsOf(served)).tokensIssued).toBe(1)
+    }))
+
+  it.scopedLive("bad control input gets a spec-shaped error with a fitting status, and the server keeps serving", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const huge = "x".repeat(2 * 1024 * 1024)
+      const cases: ReadonlyArray<{
+        readonly name: string
+        readonly answer: Effect.Effect<Answer, unknown>
+        readonly status: number
+        readonly check?: (errors: ReadonlyArray<ApiError.ErrorObject>, answer: Answer) => void
+      }> = [
+        {
+          name: "broken JSON",
+          answer: call(served, "POST", "/__sandbox/faults", "{\"target\": \"search\", "),
+          status: 400,
+          check: (errors) => expect(errors[0]).toMatchObject({ code: "MALFORMED_JSON" })
+        },
+        {
+          name: "unknown target",
+          answer: call(served, "POST", "/__sandbox/faults", JSON.stringify({ target: "teapot", status: 500 })),
+          status: 422,
+          check: (errors) => expect(errors.map((e) => e.source?.pointer)).toEqual(["/target"])
+        },
+        {
+          name: "status out of range and an unknown field",
+          answer: call(served, "POST", "/__sandbox/faults", JSON.stringify({ target: "search", status: 99, colour: "red" })),
+          status: 422,
+          check: (errors) => expect(errors.map((e) => e.source?.pointer).sort()).toEqual(["/colour", "/status"])
+        },
+        {
+          name: "huge body with Content-Length",
+          answer: call(served, "POST", "/__sandbox/faults", huge),
+          status: 413,
+          check: (errors) => expect(errors[0]).toMatchObject({ code: "PAYLOAD_TOO_LARGE" })
+        },
+        {
+          name: "huge chunked body",
+          answer: call(
+            served,
+            "POST",
+            "/__sandbox/faults",
+            Stream.fromChunk(Chunk.makeBy(32, () => new TextEncoder().encode("y".repeat(64 * 1024))))
+          ),
+          status: 413
+        },
+        {
+          name: "wrong method on faults",
+          answer: call(served, "GET", "/__sandbox/faults"),
+          status: 405,
+          check: (_, answer) => expect(answer.headers["allow"]).toBe("POST")
+        },
+        {
+          name: "wrong method on stats",
+          answer: call(served, "DELETE", "/__sandbox/stats"),
+          status: 405,
+          check: (_, answer) => expect(answer.headers["allow"]).toBe("GET")
+        },
+        { name: "unknown control route", answer: call(served, "POST", "/__sandbox/explode"), status: 404 }
+      ]
+      for (const c of cases) {
+        const answer = yield* c.answer
+        expect(answer.status, c.name).toBe(c.status)
+        const errors = errorsOf(answer)
+        c.check?.(errors, answer)
+        // Still serving, and nothing was injected.
+        expect((yield* statsOf(served)).requests, c.name).toEqual({ token: 0, search: 0, design: 0 })
+      }
+      const client = yield* connect(served)
+      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+    }))
+
+  it.scopedLive("the service routes keep their own body limit when served", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, maxRequestBytes: 1024 })
+      const token = yield* Effect.flatMap(HttpClient.HttpClient, (client) =>
+        client.execute(HttpClientRequest.post(served.url + DesignSearchConfig.tokenPath).pipe(
+          HttpClientRequest.bodyUrlParams({
+            grant_type: "client_credentials",
+            client_id: served.sandbox.clientId,
+            client_secret: served.sandbox.clientSecret
+          })
+        ))).pipe(
+          Effect.flatMap((response) => response.json),
+          Effect.map((body) => Schema.decodeUnknownSync(Schema.Struct({ access_token: Schema.String }))(body).access_token),
+          Effect.provide(NodeHttpClient.layerUndici)
+        )
+      const answer = yield* call(
+        served,
+        "POST",
+        DesignSearchConfig.apiPath + "/search/quick",
+        JSON.stringify({ query: "x".repeat(4096) }),
+        { authorization: `Bearer ${token}` }
+      )
+      expect(answer.status).toBe(413)
+      expect(errorsOf(answer)[0]).toMatchObject({ code: "PAYLOAD_TOO_LARGE" })
+      const small = yield* call(served, "POST", DesignSearchConfig.apiPath + "/search/quick", JSON.stringify({ query: "chair" }), {
+        authorization: `Bearer ${token}`
+      })
+      expect(small.status).toBe(200)
+    }))
+
+  it.scopedLive("only loopback hosts and real ports are accepted", () =>
+    Effect.gen(function*() {
+      for (const host of ["0.0.0.0", "example.com", "10.0.0.1"]) {
+        const error = yield* Effect.flip(Sandbox.serve({ port: 0, host }))
+        expect(error._tag).toBe("ConfigError")
+        expect(String(error)).toContain("loopback")
+      }
+      const badPort = yield* Effect.flip(Sandbox.serve({ port: 70_000 }))
+      expect(badPort._tag).toBe("ConfigError")
+      const served = yield* Sandbox.serve({ port: 0, host: "127.0.0.2" })
+      expect(served.url).toBe(`http://127.0.0.2:${served.port}`)
+    }))
+
+  it.scopedLive("a port in use is a ServeError", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const error = yield* Effect.flip(Sandbox.serve({ port: served.port }))
+      expect(error._tag).toBe("ServeError")
+    }))
+
+  it.scopedLive("closing the scope stops the server promptly, even with a keep-alive connection open", () =>
+    Effect.gen(function*() {
+      // This client outlives the server, so its pooled connection is still open when the server closes.
+      const http = Layer.succeed(HttpClient.HttpClient, yield* HttpClient.HttpClient)
+      const url = yield* Effect.scoped(
+        Effect.gen(function*() {
+          const served = yield* Sandbox.serve({ port: 0 })
+          const client = yield* connect(served, http)
+          yield* client.quickSearch({ query: "chair" })
+          return served.url
+        })
+      ).pipe(Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "the server did not close within 2 seconds" }))
+      const after = yield* Effect.flip(call(url, "GET", "/__sandbox/stats"))
+      expect(after._tag).toBe("RequestError")
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+})
