@@ -168,9 +168,31 @@ export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
         catch: (cause) => new HttpClientError.RequestError({ request, reason: "Encode", cause })
       })
       const response = yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(webRequest))
-      return HttpClientResponse.fromWeb(request, HttpServerResponse.toWeb(response))
+      const reset = response.headers[State.resetHeader]
+      if (reset === "reset") {
+        return yield* Effect.fail(
+          new HttpClientError.RequestError({ request, reason: "Transport", description: "connection reset by the sandbox" })
+        )
+      }
+      return HttpClientResponse.fromWeb(
+        request,
+        reset === "reset-mid-body" ? cutMidBody(response) : HttpServerResponse.toWeb(response)
+      )
     })
   )
+
+/** The response with its body failing after half of it arrived, as a connection reset would. */
+const cutMidBody = (response: HttpServerResponse.HttpServerResponse): Response => {
+  const web = HttpServerResponse.toWeb(response)
+  const headers = new Headers(web.headers)
+  headers.delete(State.resetHeader)
+  const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(bytes.subarray(0, Math.floor(bytes.length / 2))),
+    pull: (controller) => controller.error(new Error("connection reset by the sandbox"))
+  })
+  return new Response(body, { status: response.status, headers })
+}
 
 /**
  * A sandbox behind an in-process `HttpClient`, its `SandboxControl`, and a `DesignSearchConfig`

@@ -147,9 +147,9 @@ describe("Sandbox API", () => {
         const statuses = [(yield* get).status, (yield* get).status, (yield* get).status]
         expect(statuses).toEqual([500, 500, 200])
         const stats = yield* sandbox.control.stats
-        expect(stats).toEqual({ tokensIssued: 2, requests: { token: 2, search: 0, design: 3 } })
+        expect(stats).toEqual({ tokensIssued: 2, requests: { token: 2, search: 0, design: 3 }, abandoned: 0 })
         yield* sandbox.control.reset
-        expect(yield* sandbox.control.stats).toEqual({ tokensIssued: 0, requests: { token: 0, search: 0, design: 0 } })
+        expect(yield* sandbox.control.stats).toEqual({ tokensIssued: 0, requests: { token: 0, search: 0, design: 0 }, abandoned: 0 })
       })
     ))
 

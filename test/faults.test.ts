@@ -139,3 +139,38 @@ describe("faults at the API", () => {
       expect((yield* sandboxStats).requests.search).toBe(2)
     }).pipe(Effect.provide(clientLayer())))
 })
+
+describe("dropped connections", () => {
+  it.effect("a connection reset at the token endpoint: Unavailable after the first try and four retries", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "token", kind: "reset", status: 200, count: 100 })
+      expect(yield* withTime(getToken, "10 minutes")).toMatchObject({ reason: "Unavailable" })
+      expect((yield* sandboxStats).requests.token).toBe(5)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a connection reset once at the token endpoint is retried and the token arrives", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "token", kind: "reset", status: 200 })
+      const token = yield* withTime(Effect.flatMap(TokenService.TokenService, (t) => t.get), "1 minute")
+      expect(token.tokenType).toBe("Bearer")
+      expect((yield* sandboxStats).requests.token).toBe(2)
+    }).pipe(Effect.provide(clientLayer())))
+
+  for (const kind of ["reset", "resetMidBody"] as const) {
+    it.effect(`${kind} at the API every time: TransportError after the first try and three retries`, () =>
+      Effect.gen(function*() {
+        yield* (yield* control).injectFault({ target: "design", kind, status: 200, count: 100, body: { number: chair, title: "Chair" } })
+        const error = yield* withTime(Effect.flip((yield* Client).getDesign(chair)), "1 minute")
+        expect(error).toMatchObject({ _tag: "TransportError", reason: kind === "reset" ? "Network" : "Body" })
+        expect((yield* sandboxStats).requests.design).toBe(4)
+      }).pipe(Effect.provide(clientLayer())))
+
+    it.effect(`${kind} at the API once: the retry succeeds`, () =>
+      Effect.gen(function*() {
+        yield* (yield* control).injectFault({ target: "design", kind, status: 200, body: { number: chair, title: "Chair" } })
+        const { data } = yield* withTime((yield* Client).getDesign(chair), "1 minute")
+        expect(data.number).toBe(chair)
+        expect((yield* sandboxStats).requests.design).toBe(2)
+      }).pipe(Effect.provide(clientLayer())))
+  }
+})

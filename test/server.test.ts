@@ -50,7 +50,8 @@ const call = (
 const decodeErrors = Schema.decodeUnknownSync(ApiError.ErrorPayload)
 const Stats = Schema.Struct({
   tokensIssued: Schema.Number,
-  requests: Schema.Struct({ token: Schema.Number, search: Schema.Number, design: Schema.Number })
+  requests: Schema.Struct({ token: Schema.Number, search: Schema.Number, design: Schema.Number }),
+  abandoned: Schema.Number
 })
 const decodeStats = Schema.decodeUnknownSync(Stats)
 
@@ -80,7 +81,7 @@ describe("Sandbox.serve", () => {
       expect(data.designNumbers).toContain(chair)
       const { data: design } = yield* client.getDesign(chair)
       expect(design).toMatchObject({ number: chair, title: "Chair", status: "REGISTERED" })
-      expect(yield* statsOf(served)).toEqual({ tokensIssued: 1, requests: { token: 1, search: 1, design: 1 } })
+      expect(yield* statsOf(served)).toEqual({ tokensIssued: 1, requests: { token: 1, search: 1, design: 1 }, abandoned: 0 })
     }))
 
   it.scopedLive("a fault injected over HTTP reaches the client as its typed error, once", () =>
@@ -108,19 +109,19 @@ describe("Sandbox.serve", () => {
       const served = yield* Sandbox.serve({ port: 0 })
       const client = yield* connect(served)
       yield* client.quickSearch({ query: "chair" })
-      expect(yield* statsOf(served)).toEqual({ tokensIssued: 1, requests: { token: 1, search: 1, design: 0 } })
+      expect(yield* statsOf(served)).toEqual({ tokensIssued: 1, requests: { token: 1, search: 1, design: 0 }, abandoned: 0 })
       expect(yield* statsOf(served)).toEqual(yield* served.control.stats)
 
       const revoked = yield* call(served, "POST", "/__sandbox/revoke-tokens")
       expect(revoked.status).toBe(204)
       yield* client.quickSearch({ query: "chair" })
       // The revoked token got a 401; the client fetched a second token and tried again.
-      expect(yield* statsOf(served)).toEqual({ tokensIssued: 2, requests: { token: 2, search: 3, design: 0 } })
+      expect(yield* statsOf(served)).toEqual({ tokensIssued: 2, requests: { token: 2, search: 3, design: 0 }, abandoned: 0 })
 
       yield* call(served, "POST", "/__sandbox/faults", JSON.stringify({ target: "any", status: 503, count: 100 }))
       const reset = yield* call(served, "POST", "/__sandbox/reset")
       expect(reset.status).toBe(204)
-      expect(yield* statsOf(served)).toEqual({ tokensIssued: 0, requests: { token: 0, search: 0, design: 0 } })
+      expect(yield* statsOf(served)).toEqual({ tokensIssued: 0, requests: { token: 0, search: 0, design: 0 }, abandoned: 0 })
       // The fault is gone, and so is the token: the client is answered 401, refreshes, and succeeds.
       const { data } = yield* client.getDesign(chair)
       expect(data.number).toBe(chair)

@@ -14,7 +14,7 @@ import { parseJson } from "../internal/responses.js"
 import { parameterError, pointerErrors } from "../internal/validation.js"
 import * as Jwt from "./Jwt.js"
 import type { SearchIndex } from "./SearchIndex.js"
-import { takeFault } from "./State.js"
+import { resetHeader, takeFault } from "./State.js"
 import type { Endpoint, Fault, State } from "./State.js"
 
 /** What the app is built from. */
@@ -79,9 +79,14 @@ export const make = (config: AppConfig): HttpApp.Default => {
       : typeof fault.body === "string"
       ? HttpServerResponse.text(fault.body, { status: fault.status, headers, contentType: headers["content-type"] ?? "text/plain" })
       : json(fault.body, fault.status, headers)
+    const answer = fault.kind === "reset"
+      ? HttpServerResponse.empty({ status: fault.status, headers: { [resetHeader]: "reset" } })
+      : fault.kind === "resetMidBody"
+      ? HttpServerResponse.setHeader(response, resetHeader, "reset-mid-body")
+      : response
     return fault.delayMs === undefined || fault.delayMs === 0
-      ? Effect.succeed(response)
-      : Effect.as(Effect.sleep(Duration.millis(fault.delayMs)), response)
+      ? Effect.succeed(answer)
+      : Effect.as(Effect.sleep(Duration.millis(fault.delayMs)), answer)
   }
 
   /** Reads the body as text within the size limit; `Left` is the response to send instead. */
@@ -189,6 +194,13 @@ export const make = (config: AppConfig): HttpApp.Default => {
       return json(encodeDesign(design), 200)
     })
 
+  /**
+   * Lets a (delayed) answer be abandoned: the transport interrupts the handler when its client goes
+   * away (servers run handlers uninterruptibly unless they opt in), and the sandbox counts it.
+   */
+  const abandonable = <A>(answer: Effect.Effect<A>) =>
+    Effect.interruptible(answer).pipe(Effect.onInterrupt(() => Effect.sync(() => void state.abandoned++)))
+
   const designPrefix = `${apiPath}/design/`
 
   const route = (path: string): { endpoint: Endpoint; designNumber?: string } | undefined => {
@@ -207,7 +219,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
     if (target === undefined) return errors(404, [{ code: "NOT_FOUND", detail: `no route for ${request.method} ${path}` }])
     state.requests[target.endpoint]++
     const fault = takeFault(state, target.endpoint)
-    if (fault !== undefined) return yield* faultResponse(fault)
+    if (fault !== undefined) return yield* abandonable(faultResponse(fault))
     if (target.endpoint === "token") return yield* tokenEndpoint(request)
     const denied = yield* authenticate(request)
     if (Option.isSome(denied)) return denied.value

@@ -5,15 +5,18 @@
  * credentials. Closing the scope stops accepting connections, lets requests in flight finish for a
  * grace period, then drops what is left.
  */
-import { HttpIncomingMessage, HttpServer } from "@effect/platform"
-import type { HttpServerError } from "@effect/platform"
+import { HttpIncomingMessage, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp, HttpServerError } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ConfigError, Duration, Effect, Option } from "effect"
 import type { Scope } from "effect"
 import * as Http from "node:http"
+import { Readable } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import type { Control, Sandbox } from "../Sandbox.js"
 import * as ControlRoutes from "./ControlRoutes.js"
+import { resetHeader } from "./State.js"
 
 /** Where and how a sandbox is served. @since 0.1.0 */
 export interface ListenOptions {
@@ -71,6 +74,32 @@ const positive = (name: string, value: number): Effect.Effect<number, ConfigErro
     ? Effect.succeed(value)
     : Effect.fail(invalid(name, `${name} must be a positive integer, got ${value}`))
 
+/**
+ * Turns the app's reset requests (`State.resetHeader`) into dropped connections. `reset`: the
+ * answer becomes a body stream that fails at once, so the server destroys the socket before even
+ * the status is sent. `reset-mid-body`: the status, the headers (promising the full
+ * `Content-Length`) and half the body are sent, and the socket is destroyed once they are out.
+ */
+const honorResets = (app: HttpApp.Default): HttpApp.Default =>
+  Effect.flatMap(app, (response) => {
+    const reset = response.headers[resetHeader]
+    if (reset === undefined) return Effect.succeed(response)
+    const { [resetHeader]: _, ...headers } = response.headers
+    if (reset !== "reset-mid-body") {
+      const failing = new Readable({ read() { this.destroy(new Error("connection reset by the sandbox")) } })
+      return Effect.succeed(HttpServerResponse.raw(failing, { status: response.status, headers }))
+    }
+    const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
+    return Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+      // Answered here, short of its Content-Length; the server skips a response already ended.
+      const nodeResponse = NodeHttpServerRequest.toServerResponse(request)
+      nodeResponse.writeHead(response.status, { ...headers, "content-length": String(bytes.length) })
+      const socket = nodeResponse.socket
+      nodeResponse.end(bytes.subarray(0, Math.floor(bytes.length / 2)), () => socket?.destroy())
+      return response
+    })
+  })
+
 /** Stops accepting, waits up to `timeout` for open requests, then drops the remaining connections. */
 const closeGracefully = (server: Http.Server, timeout: Duration.Duration): Effect.Effect<void> =>
   Effect.async<void>((resume) => {
@@ -102,7 +131,7 @@ export const serve = (
     )
     const server = Http.createServer()
     const httpServer = yield* NodeHttpServer.make(() => server, { port, host })
-    const app = ControlRoutes.withControlRoutes(sandbox.app, sandbox.control, { maxBodyBytes }).pipe(
+    const app = ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes }).pipe(
       // The app reads bodies whole; a body without Content-Length must not grow without bound.
       HttpIncomingMessage.withMaxBodySize(Option.some(Math.max(maxBodyBytes, options.maxRequestBytes ?? listenDefaults.maxControlBodyBytes) + 1))
     )

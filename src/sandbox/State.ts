@@ -14,14 +14,27 @@ export type FaultTarget = typeof FaultTarget.Type
 export type Endpoint = Exclude<FaultTarget, "any">
 
 /**
+ * How a fault answers: `respond` (the default) sends the response; `reset` drops the connection
+ * before any response; `resetMidBody` sends the status, the headers and half the body, then drops
+ * the connection.
+ *
+ * @since 0.1.0
+ */
+export const FaultKind = Schema.Literal("respond", "reset", "resetMidBody")
+
+/** @since 0.1.0 */
+export type FaultKind = typeof FaultKind.Type
+
+/**
  * A fault: the next `count` requests to `target` get `status` with `body` (a string is sent as is,
  * anything else as JSON; absent, a spec-shaped error for the status) and `headers`, after
- * `delayMs` on the sandbox's clock.
+ * `delayMs` on the sandbox's clock, answered as `kind` says.
  *
  * @since 0.1.0
  */
 export const Fault = Schema.Struct({
   target: FaultTarget,
+  kind: Schema.optional(FaultKind),
   status: Schema.Int.pipe(Schema.between(200, 599)),
   count: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { default: () => 1 }),
   body: Schema.optional(Schema.Unknown),
@@ -36,6 +49,8 @@ export type Fault = typeof Fault.Type
 export interface Stats {
   readonly tokensIssued: number
   readonly requests: { readonly token: number; readonly search: number; readonly design: number }
+  /** Requests whose client went away (an interrupted call, a closed socket) before the answer. */
+  readonly abandoned: number
 }
 
 export interface State {
@@ -45,6 +60,7 @@ export interface State {
   readonly activeTokens: Set<string>
   tokensIssued: number
   readonly requests: { token: number; search: number; design: number }
+  abandoned: number
   /** Sequence of error ids and token ids. */
   sequence: number
 }
@@ -54,6 +70,7 @@ export const make = (): State => ({
   activeTokens: new Set(),
   tokensIssued: 0,
   requests: { token: 0, search: 0, design: 0 },
+  abandoned: 0,
   sequence: 0
 })
 
@@ -65,6 +82,7 @@ export const reset = (state: State): void => {
   state.requests.token = 0
   state.requests.search = 0
   state.requests.design = 0
+  state.abandoned = 0
 }
 
 /** Takes one use of the first fault that applies to `endpoint`, if any. */
@@ -76,4 +94,15 @@ export const takeFault = (state: State, endpoint: Endpoint): Fault | undefined =
   return entry.fault
 }
 
-export const stats = (state: State): Stats => ({ tokensIssued: state.tokensIssued, requests: { ...state.requests } })
+export const stats = (state: State): Stats => ({
+  tokensIssued: state.tokensIssued,
+  requests: { ...state.requests },
+  abandoned: state.abandoned
+})
+
+/**
+ * The response header by which the platform-agnostic app asks its transport (the in-process client,
+ * the Node server) to drop the connection: `reset`, or `reset-mid-body` after half the body. Never
+ * sent on the wire.
+ */
+export const resetHeader = "x-sandbox-reset"

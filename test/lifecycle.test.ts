@@ -1,0 +1,105 @@
+/**
+ * Faults and lifecycles over real sockets: the served sandbox drops connections, a call that is
+ * interrupted aborts its request, and closing the client's scope leaves no timer, fiber or socket.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Duration, Effect, Exit, Fiber, Layer, Schedule, Scope, Supervisor } from "effect"
+import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
+
+const chair = Sandbox.fixedNumbers.chair
+const Client = DesignSearchClient.DesignSearchClient
+
+/** The client over undici, reaching `served`, with immediate retries so no test waits on backoff. */
+const clientLayer = (served: Sandbox.Served) =>
+  DesignSearchClient.layer({ retrySchedule: Schedule.recurs(3) }).pipe(
+    Layer.provide(TokenService.layer({ retrySchedule: Schedule.recurs(4) })),
+    Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
+
+/** Waits, polling on real time but bounded, until `check` holds. */
+const eventually = <E, R>(check: Effect.Effect<boolean, E, R>) =>
+  check.pipe(
+    Effect.repeat({ until: (ok) => ok, schedule: Schedule.spaced("5 millis") }),
+    Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => new Error("condition not reached within 5 s") })
+  )
+
+/** Counts of the process's active handles, by kind. */
+const activeResources = () => {
+  const counts = new Map<string, number>()
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1)
+  return counts
+}
+
+describe("dropped connections over real sockets", () => {
+  for (const kind of ["reset", "resetMidBody"] as const) {
+    it.scopedLive(`${kind}: a TransportError after the first try and three retries; once, the retry succeeds`, () =>
+      Effect.gen(function*() {
+        const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+        const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
+        yield* served.control.injectFault({ target: "design", kind, status: 200, count: 4, body: { number: chair } })
+        const error = yield* Effect.flip(client.getDesign(chair))
+        expect(error).toMatchObject({ _tag: "TransportError", reason: kind === "reset" ? "Network" : "Body" })
+        expect((yield* served.control.stats).requests.design).toBe(4)
+        yield* served.control.injectFault({ target: "design", kind, status: 200, body: { number: chair } })
+        expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+        expect((yield* served.control.stats).requests.design).toBe(6)
+      }))
+  }
+
+  it.scopedLive("a connection reset at the token endpoint is retried", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+      const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
+      yield* served.control.injectFault({ target: "token", kind: "reset", status: 200, count: 2 })
+      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+      expect((yield* served.control.stats).requests.token).toBe(3)
+    }))
+})
+
+describe("interruption and scope", () => {
+  it.scopedLive("interrupting a call aborts its request: the server sees the client go away", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+      const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
+      yield* client.getDesign(chair)
+      yield* served.control.injectFault({ target: "design", status: 200, delayMs: 60_000 })
+      const fiber = yield* Effect.fork(client.getDesign(chair))
+      yield* eventually(Effect.map(served.control.stats, (s) => s.requests.design === 2))
+      yield* Fiber.interrupt(fiber)
+      yield* eventually(Effect.map(served.control.stats, (s) => s.abandoned === 1))
+      // the next call goes through at once: nothing is stuck behind the aborted one
+      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+    }))
+
+  it.scopedLive("closing the client's scope leaves no timers, fibers or sockets behind", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+      const baseline = activeResources()
+      const supervisor = yield* Supervisor.track
+      const scope = yield* Scope.make()
+      yield* Effect.gen(function*() {
+        const context = yield* Layer.buildWithScope(clientLayer(served), scope)
+        const client = Context.get(context, Client)
+        const tokens = Context.get(context, TokenService.TokenService)
+        yield* client.quickSearch({ query: "chair" })
+        yield* Effect.forEach([chair, Sandbox.fixedNumbers.bottle, Sandbox.fixedNumbers.wristWatch], client.getDesign, {
+          concurrency: 3
+        })
+        // a token handed out from the cache: its refresh is scheduled
+        yield* tokens.get
+      }).pipe(Effect.supervised(supervisor))
+      const during = activeResources()
+      expect(during.get("TCPSocketWrap") ?? 0).toBeGreaterThan(baseline.get("TCPSocketWrap") ?? 0)
+      // the refresh fiber, waiting to refresh the token in use
+      expect((yield* supervisor.value).length).toBeGreaterThan(0)
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* supervisor.value).toEqual([])
+      yield* eventually(Effect.sync(() => {
+        const after = activeResources()
+        return (after.get("TCPSocketWrap") ?? 0) <= (baseline.get("TCPSocketWrap") ?? 0) &&
+          (after.get("Timeout") ?? 0) <= (baseline.get("Timeout") ?? 0)
+      }))
+    }))
+})
