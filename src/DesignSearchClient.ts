@@ -41,6 +41,8 @@ import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from ".
 import type { DesignNumber } from "./Designs.js"
 import { decodeSuccess, errorFromResponse, fromClientError, readText, timeoutError } from "./internal/responses.js"
 import type { ApiResponse, StatusError } from "./internal/responses.js"
+import { currentRequestTimeout, isTimeoutAware } from "./internal/requestTimeout.js"
+import { withSpanWhenTraced } from "./internal/tracing.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
 import * as TokenService from "./TokenService.js"
 
@@ -192,69 +194,91 @@ export const make = (
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig.DesignSearchConfig
     const tokens = yield* TokenService.TokenService
-    const baseClient = confineAuthorization(yield* HttpClient.HttpClient, new URL(config.apiBaseUrl).origin)
+    const ambientClient = yield* HttpClient.HttpClient
+    const baseClient = confineAuthorization(ambientClient, new URL(config.apiBaseUrl).origin)
     const client = options.transformClient === undefined ? baseClient : options.transformClient(baseClient)
     const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
+
+    /** One exchange: send, read the capped body, classify. */
+    // A transport that enforces the request timeout itself is told it; any other gets an
+    // Effect-level timeout, which forks a timer fiber per request.
+    const withRequestTimeout = isTimeoutAware(ambientClient)
+      ? <A, E>(effect: Effect.Effect<A, E>) => Effect.locally(effect, currentRequestTimeout, Option.some(config.requestTimeout))
+      : <A, E>(effect: Effect.Effect<A, E | TransportError>, request: HttpClientRequest.HttpClientRequest) =>
+        Effect.timeoutFail(effect, { duration: config.requestTimeout, onTimeout: () => timeoutError(request, config.requestTimeout) })
 
     /** One exchange: send, read the capped body, classify. */
     const exchange = <A>(
       request: HttpClientRequest.HttpClientRequest,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<ApiResponse<A>, StatusError | TransportError> =>
-      client.execute(request).pipe(
-        Effect.mapError(fromClientError),
-        Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
-          Effect.flatMap(readText(response, config.maxBodyBytes), (text) => {
-            if (response.status >= 200 && response.status < 300) {
-              return decodeSuccess(decode, response.status, text)
-            }
-            return Effect.flatMap(
-              Clock.currentTimeMillis,
-              (now) => Effect.fail(errorFromResponse(response.status, response.headers, text, now))
-            )
-          })
+      withRequestTimeout(
+        client.execute(request).pipe(
+          Effect.mapError(fromClientError),
+          Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
+            Effect.flatMap(readText(response, config.maxBodyBytes), (text) => {
+              if (response.status >= 200 && response.status < 300) {
+                return decodeSuccess(decode, response.status, text)
+              }
+              return Effect.flatMap(
+                Clock.currentTimeMillis,
+                (now) => Effect.fail(errorFromResponse(response.status, response.headers, text, now))
+              )
+            })
+          )
         ),
-        Effect.timeoutFail({ duration: config.requestTimeout, onTimeout: () => timeoutError(request, config.requestTimeout) })
+        request
       )
 
-    /** With a token; on a 401, forget that token and try once more with a fresh one. */
+    /**
+     * With a token; on a 401, forget that token and try once more with a fresh one. Transient
+     * failures are retried on `retrySchedule`; the schedule is set up only once one happened.
+     */
     const authorized = <A>(
       request: HttpClientRequest.HttpClientRequest,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> => {
-      const attempt = Effect.flatMap(tokens.get, (token) =>
+      const once = Effect.flatMap(tokens.get, (token) =>
         exchange(HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)), decode).pipe(
           Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
         ))
-      return attempt.pipe(
-        Effect.catchTag("AuthenticationError", () => attempt),
-        Effect.retry({ schedule: retrySchedule, while: isTransient })
-      )
+      const attempt = Effect.catchTag(once, "AuthenticationError", () => once)
+      return Effect.catchIf(attempt, isTransient, (first) =>
+        Effect.flatMap(Schedule.driver(retrySchedule), (driver) => {
+          const again = (error: StatusError | TransportError | TokenError): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> =>
+            Effect.matchEffect(driver.next(error), {
+              onFailure: () => Effect.fail(error),
+              onSuccess: () => Effect.catchIf(attempt, isTransient, again)
+            })
+          return again(first)
+        }))
     }
 
-    const quickSearch = Effect.fn("DesignSearchClient.quickSearch")(function*(request: QuickSearchRequest) {
-      const valid = decodeRequest(request)
-      if (Either.isLeft(valid)) return yield* clientValidation(pointerErrors(valid.left))
-      const httpRequest = HttpClientRequest.post(`${config.apiBaseUrl}/search/quick`).pipe(
-        HttpClientRequest.acceptJson,
-        HttpClientRequest.bodyUnsafeJson(encodeRequest(valid.right))
-      )
-      return yield* authorized(httpRequest, decodeResult).pipe(
-        Effect.catchTag("NotFoundError", (e) => Effect.fail(notFoundIsUnexpected(e)))
-      )
-    })
+    const quickSearch = (request: QuickSearchRequest) =>
+      Effect.suspend(() => {
+        const valid = decodeRequest(request)
+        if (Either.isLeft(valid)) return Effect.fail(clientValidation(pointerErrors(valid.left)))
+        const httpRequest = HttpClientRequest.post(`${config.apiBaseUrl}/search/quick`).pipe(
+          HttpClientRequest.acceptJson,
+          HttpClientRequest.bodyUnsafeJson(encodeRequest(valid.right))
+        )
+        return authorized(httpRequest, decodeResult).pipe(
+          Effect.catchTag("NotFoundError", (e) => Effect.fail(notFoundIsUnexpected(e)))
+        )
+      }).pipe(withSpanWhenTraced("DesignSearchClient.quickSearch"))
 
-    const getDesign = Effect.fn("DesignSearchClient.getDesign")(function*(designNumber: string) {
-      if (!isDesignNumber(designNumber)) {
-        return yield* clientValidation([
-          parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")
-        ])
-      }
-      const httpRequest = HttpClientRequest.get(`${config.apiBaseUrl}/design/${designNumber}`).pipe(
-        HttpClientRequest.acceptJson
-      )
-      return yield* authorized(httpRequest, decodeDesign)
-    })
+    const getDesign = (designNumber: string) =>
+      Effect.suspend(() => {
+        if (!isDesignNumber(designNumber)) {
+          return Effect.fail(clientValidation([
+            parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")
+          ]))
+        }
+        const httpRequest = HttpClientRequest.get(`${config.apiBaseUrl}/design/${designNumber}`).pipe(
+          HttpClientRequest.acceptJson
+        )
+        return authorized(httpRequest, decodeDesign)
+      }).pipe(withSpanWhenTraced("DesignSearchClient.getDesign", { designNumber }))
 
     const searchDesigns = (request: QuickSearchRequest, searchOptions: SearchDesignsOptions = {}) =>
       Stream.unwrap(

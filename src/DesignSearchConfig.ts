@@ -39,7 +39,7 @@ export interface Settings {
   readonly clientSecret: Redacted.Redacted<string>
   /** How long before expiry a token in use is refreshed (capped at half its lifetime). */
   readonly refreshBefore: Duration.Duration
-  /** A cached token is not handed out within this margin of its expiry. */
+  /** A cached token is not handed out within this margin of its expiry (at most a tenth of its life). */
   readonly expirySkew: Duration.Duration
   /** Timeout of one API request, response body included. */
   readonly requestTimeout: Duration.Duration

@@ -8,10 +8,11 @@
  */
 import { HttpClient, HttpClientError, HttpClientResponse, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp, HttpBody, HttpServerError } from "@effect/platform"
-import { ConfigError, Context, Duration, Effect, Layer, ParseResult, Schema, Stream } from "effect"
+import { ConfigError, Context, Duration, Effect, FiberRef, Layer, Option, ParseResult, Schema, Stream } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
+import { currentRequestTimeout, markTimeoutAware, RequestTimeout } from "./internal/requestTimeout.js"
 import * as App from "./sandbox/App.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
@@ -148,12 +149,13 @@ const toBodyInit = (body: HttpBody.HttpBody): Effect.Effect<BodyInit | undefined
 /**
  * An `HttpClient` that hands every request to `app` in process, with no sockets. Requests and
  * responses still go through the platform's web `Request`/`Response`, so headers and bodies are
- * encoded exactly as they would be on the wire.
+ * encoded exactly as they would be on the wire. It enforces the client's request timeout on the
+ * `Clock`, so `TestClock` drives it.
  *
  * @since 0.1.0
  */
 export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
-  HttpClient.make((request, url, signal) =>
+  markTimeoutAware(HttpClient.make((request, url, signal) =>
     Effect.gen(function*() {
       const body = yield* Effect.catchAll(toBodyInit(request.body), (cause) =>
         Effect.fail(new HttpClientError.RequestError({ request, reason: "Encode", cause })))
@@ -167,7 +169,17 @@ export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
           }),
         catch: (cause) => new HttpClientError.RequestError({ request, reason: "Encode", cause })
       })
-      const response = yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(webRequest))
+      const timeout = yield* FiberRef.get(currentRequestTimeout)
+      const answer = Effect.provideService(app, HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(webRequest))
+      const response = yield* Option.match(timeout, {
+        onNone: () => answer,
+        onSome: (duration) =>
+          Effect.timeoutFail(answer, {
+            duration,
+            onTimeout: () =>
+              new HttpClientError.RequestError({ request, reason: "Transport", cause: new RequestTimeout({ timeout: duration }) })
+          })
+      })
       const reset = response.headers[State.resetHeader]
       if (reset === "reset") {
         return yield* Effect.fail(
@@ -179,7 +191,7 @@ export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
         reset === "reset-mid-body" ? cutMidBody(response) : HttpServerResponse.toWeb(response)
       )
     })
-  )
+  ))
 
 /** The response with its body failing after half of it arrived, as a connection reset would. */
 const cutMidBody = (response: HttpServerResponse.HttpServerResponse): Response => {

@@ -196,7 +196,9 @@ export const make = (
       makeRequestToken(config, client)
     )
     const expiresMillis = (token: AccessToken.AccessToken) => DateTime.toEpochMillis(token.expiresAt)
-    const usable = (token: AccessToken.AccessToken, now: number) => now < expiresMillis(token) - skewMillis
+    // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
+    const usable = (token: AccessToken.AccessToken, now: number) =>
+      now < expiresMillis(token) - Math.min(skewMillis, Duration.toMillis(AccessToken.lifetime(token)) / 10)
 
     /** Runs one fetch for `deferred`: stores the result, then completes every waiter with it. */
     const fly = (
@@ -255,23 +257,28 @@ export const make = (
 
     // Installing a flight and starting its fetch must not be torn apart by an interruption, or
     // every later caller would wait on a fetch that never starts.
+    const acquire = (now: number): Effect.Effect<AccessToken.AccessToken, TokenError> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatten(Ref.modify(state, (s): [Effect.Effect<AccessToken.AccessToken, TokenError>, State] => {
+          if (s.token !== undefined && usable(s.token, now)) {
+            return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
+          }
+          counters.waits++
+          if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
+          const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
+          return [
+            Effect.zipRight(startFetch(deferred), restore(Deferred.await(deferred))),
+            { ...s, inflight: deferred }
+          ]
+        }))
+      )
+
+    // The common case, a usable token already marked used, is one read and no write.
     const get: Effect.Effect<AccessToken.AccessToken, TokenError> = Effect.flatMap(
       Clock.currentTimeMillis,
       (now) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.flatten(Ref.modify(state, (s): [Effect.Effect<AccessToken.AccessToken, TokenError>, State] => {
-            if (s.token !== undefined && usable(s.token, now)) {
-              return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
-            }
-            counters.waits++
-            if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
-            const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
-            return [
-              Effect.zipRight(startFetch(deferred), restore(Deferred.await(deferred))),
-              { ...s, inflight: deferred }
-            ]
-          }))
-        )
+        Effect.flatMap(Ref.get(state), (s) =>
+          s.used && s.token !== undefined && usable(s.token, now) ? Effect.succeed(s.token) : acquire(now))
     )
 
     const invalidate = (token: AccessToken.AccessToken) =>

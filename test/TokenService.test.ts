@@ -163,3 +163,20 @@ describe("TokenService", () => {
       expect(yield* run(true)).toBe(1)
     }))
 })
+
+describe("TokenService with short-lived tokens", () => {
+  it.effect("a token living less than the expiry skew is still reused, and refreshed ahead", () =>
+    Effect.gen(function*() {
+      const client = yield* DesignSearchClient.DesignSearchClient
+      // one call a second for a minute, with 5-second tokens
+      for (let i = 0; i < 60; i++) {
+        yield* client.getDesign(Sandbox.fixedNumbers.chair)
+        yield* TestClock.adjust("1 second")
+      }
+      const stats = yield* sandboxStats
+      // about one token per 2.5 s (refreshed half its life ahead), never one per call
+      expect(stats.requests.token).toBeGreaterThanOrEqual(20)
+      expect(stats.requests.token).toBeLessThanOrEqual(30)
+      expect((yield* (yield* tokens).stats).waits).toBe(1)
+    }).pipe(Effect.provide(clientLayer({ sandbox: { tokenLifetime: "5 seconds" } }))))
+})

@@ -74,7 +74,7 @@ interface FuzzRequest {
 
 /**
  * Methods Node's HTTP parser accepts, common and odd. Tokens it refuses (`FOO`, lower case) never
- * reach the sandbox; see "known defects" below.
+ * reach the sandbox's app; see "requests Node's parser refuses" below.
  */
 const methodArb = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD") },
@@ -119,7 +119,7 @@ const pathArb: fc.Arbitrary<string> = fc.oneof(
       queryArb
     ).map(([prefix, segments, q]) => `${prefix}/${segments.join("/")}${q}`)
   },
-  // Long, but within Node's 16 KiB limit on a request head (beyond it, see "known defects").
+  // Long, but within Node's 16 KiB limit on a request head (beyond it, see below).
   { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1000, max: 8000 }), fc.constantFrom("a", "%41", "../", "/")).map(([n, unit]) => "/" + unit.repeat(Math.ceil(n / unit.length))) }
 )
 
@@ -231,16 +231,6 @@ const bodyArb: fc.Arbitrary<Body> = fc.oneof(
   }
 )
 
-/**
- * Known defect (see "known defects" below): a chunked body over the limit to a service route drops
- * the connection. Such requests are sent with `Content-Length` here until that is fixed; then drop
- * this and let `framing` vary freely.
- */
-const avoidKnownDefects = (request: FuzzRequest): FuzzRequest =>
-  request.body._tag === "Large" && request.body.bytes > limit + 1 && !routedPath(request.path).startsWith("/__sandbox/")
-    ? { ...request, framing: "length" }
-    : request
-
 const framingArb = fc.constantFrom<"length" | "chunked">("length", "length", "chunked")
 
 /** Anything at all: every method, path, header and body combined at random. */
@@ -323,7 +313,7 @@ const requestArb: fc.Arbitrary<FuzzRequest> = fc.oneof(
     )
       .chain(([method, path]) => aimedArb(method, fc.constant(path), fc.constant(undefined), fc.constant<Body>({ _tag: "None" })))
   }
-).map(avoidKnownDefects)
+)
 
 // ---------------------------------------------------------------------------------------------
 // Sending
@@ -667,7 +657,7 @@ describe("the served sandbox under fuzzing", () => {
  * Marked `fails` so that the suite stays green while they stand: once one is fixed its test starts
  * failing; drop its `.fails` then, and widen the arbitraries above as its comment says.
  */
-describe("known defects", () => {
+describe("requests Node's parser refuses, bodies over the limit, faults that cannot be served", () => {
   const rawExchange = (port: number, head: string) =>
     Effect.async<string>((resume) => {
       const socket = connect(port, "127.0.0.1", () => socket.write(head))
@@ -691,25 +681,22 @@ describe("known defects", () => {
     expect(parsed._tag).toBe("Right")
   }
 
-  // Node's HTTP parser refuses these before the sandbox sees them and answers a bare 400/431 with
-  // no body: the served sandbox installs no `clientError` handler (src/sandbox/Server.ts). Widen
-  // `methodArb` (odd tokens, lower case) and `pathArb` (heads over 16 KiB) when fixed.
-  it.scopedLive.fails("a method token Node does not know (FOO) gets a spec-shaped 400", () =>
+  // Node's HTTP parser refuses these before the app sees them; the server's `clientError` handler
+  // still answers with a spec-shaped error.
+  it.scopedLive("a method token Node does not know (FOO) gets a spec-shaped 400", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, designs: 300 })
       expectSpecShaped(yield* rawExchange(served.port, `FOO ${searchPath} HTTP/1.1\r\nHost: x\r\n\r\n`))
     }))
 
-  it.scopedLive.fails("a request head over 16 KiB (a 20,000-character path) gets a spec-shaped 431", () =>
+  it.scopedLive("a request head over 16 KiB (a 20,000-character path) gets a spec-shaped 431", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, designs: 300 })
       expectSpecShaped(yield* rawExchange(served.port, `GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`))
     }))
 
-  // The app reads service bodies with `request.text`; past the server's `withMaxBodySize` the
-  // platform destroys the request, and with it the socket, before the 413/400 is written. Drop
-  // `avoidKnownDefects` when fixed.
-  it.scopedLive.fails("a chunked body over the limit to the token endpoint gets a spec-shaped 413", () =>
+  // Past the limit the body is drained, not stored, so the 413 still reaches the client.
+  it.scopedLive("a chunked body over the limit to the token endpoint gets a spec-shaped 413", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, designs: 300 })
       const pool = yield* Effect.acquireRelease(Effect.sync(() => new Pool(served.url)), (p) => Effect.promise(() => p.destroy()))
@@ -728,7 +715,7 @@ describe("known defects", () => {
 
   /**
    * A fault is either refused (a spec-shaped 4xx) or, once accepted, served as a well-formed
-   * response with the status asked for. These are accepted with 201 and then served broken.
+   * response with the status asked for.
    */
   const faultIsServedOrRefused = (fault: Record<string, unknown>) =>
     Effect.gen(function*() {
@@ -755,17 +742,15 @@ describe("known defects", () => {
       expect(typeof answer === "string" ? answer : answer.status).toBe(fault["status"])
     })
 
-  // The fault's header names and values are not checked against HTTP's grammar: Node refuses them
-  // when the fault is served, and the platform sends a bare 500 instead (src/sandbox/State.ts `Fault`).
-  it.scopedLive.fails("a fault with a header name HTTP forbids is refused or served as asked", () =>
+  // Header names and values are checked against HTTP's grammar when the fault is injected.
+  it.scopedLive("a fault with a header name HTTP forbids is refused or served as asked", () =>
     faultIsServedOrRefused({ status: 503, headers: { "bad header": "x" } }))
 
-  // A 204 or 304 fault with a body is served with a Content-Length and no body: the client sees a
-  // framing error, not a response.
-  it.scopedLive.fails("a 204 fault with a body is refused or served as asked", () =>
+  // A 204 or 304 answer has no body.
+  it.scopedLive("a 204 fault with a body is refused or served as asked", () =>
     faultIsServedOrRefused({ status: 204, body: "hello" }))
 
-  // A fault's own Transfer-Encoding header is sent beside the platform's Content-Length.
-  it.scopedLive.fails("a fault with a Transfer-Encoding header is refused or served as asked", () =>
+  // The framing headers are the server's own.
+  it.scopedLive("a fault with a Transfer-Encoding header is refused or served as asked", () =>
     faultIsServedOrRefused({ status: 503, headers: { "transfer-encoding": "gzip" } }))
 })

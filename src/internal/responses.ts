@@ -19,6 +19,7 @@ import {
   ValidationError
 } from "../ApiError.js"
 import type { ErrorObject } from "../ApiError.js"
+import { RequestTimeout } from "./requestTimeout.js"
 
 /** How much of a body an error keeps. */
 const excerptLength = 500
@@ -30,16 +31,15 @@ export const excerpt = (text: string): string => {
   return folded.length > excerptLength ? folded.slice(0, excerptLength) + "…" : folded
 }
 
-/** The request URL without query string or fragment, for error values. */
-const describeUrl = (request: HttpClientRequest.HttpClientRequest): string => request.url
-
-/** Maps a platform client error to our `TransportError`. */
+/** Maps a platform client error to our `TransportError`; a transport's `RequestTimeout` is a `Timeout`. */
 export const fromClientError = (error: HttpClientError.HttpClientError): TransportError =>
   new TransportError({
-    reason: error._tag === "RequestError" ? "Network" : "Body",
+    reason: error.cause instanceof RequestTimeout ? "Timeout" : error._tag === "RequestError" ? "Network" : "Body",
     method: error.request.method,
-    url: describeUrl(error.request),
-    detail: error.reason + (error.description === undefined ? "" : `: ${error.description}`)
+    url: error.request.url,
+    detail: error.cause instanceof RequestTimeout
+      ? error.cause.message
+      : error.reason + (error.description === undefined ? "" : `: ${error.description}`)
   })
 
 /** The `TransportError` of a request that ran out of time. */
@@ -47,8 +47,8 @@ export const timeoutError = (request: HttpClientRequest.HttpClientRequest, timeo
   new TransportError({
     reason: "Timeout",
     method: request.method,
-    url: describeUrl(request),
-    detail: `no complete response within ${Duration.format(timeout)}`
+    url: request.url,
+    detail: new RequestTimeout({ timeout }).message
   })
 
 /**

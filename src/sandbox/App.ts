@@ -7,11 +7,12 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
-import type { ErrorObject, Message } from "../ApiError.js"
+import type { Message } from "../ApiError.js"
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from "../Designs.js"
 import { parseJson } from "../internal/responses.js"
 import { parameterError, pointerErrors } from "../internal/validation.js"
+import { errorAnswers, json, pathOf, readBody } from "./Http.js"
 import * as Jwt from "./Jwt.js"
 import type { SearchIndex } from "./SearchIndex.js"
 import { resetHeader, takeFault } from "./State.js"
@@ -46,9 +47,6 @@ const statusTexts: Readonly<Record<number, string>> = {
   504: "Gateway Timeout"
 }
 
-const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
-
 const encodeDesign = Schema.encodeSync(Design)
 const encodeResult = Schema.encodeSync(QuickSearchResult)
 const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all" })
@@ -59,11 +57,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
   const nextId = () => `sbx-${(++state.sequence).toString(36)}`
 
   /** A spec-shaped error response (spec 7.1): one error object per problem, each with an id. */
-  const errors = (
-    status: number,
-    list: ReadonlyArray<Omit<ErrorObject, "id">>,
-    headers: Record<string, string> = {}
-  ) => json({ errors: list.map((e) => ({ id: nextId(), ...e })) }, status, headers)
+  const errors = errorAnswers(nextId)
 
   /** The error a status gets when nothing more specific is said; a 500 carries `code: "500"` (spec 7.2). */
   const statusError = (status: number, headers: Record<string, string> = {}) =>
@@ -74,7 +68,9 @@ export const make = (config: AppConfig): HttpApp.Default => {
 
   const faultResponse = (fault: Fault) => {
     const headers = fault.headers ?? {}
-    const response = fault.body === undefined
+    const response = fault.status === 204 || fault.status === 304
+      ? HttpServerResponse.empty({ status: fault.status, headers })
+      : fault.body === undefined
       ? statusError(fault.status, headers)
       : typeof fault.body === "string"
       ? HttpServerResponse.text(fault.body, { status: fault.status, headers, contentType: headers["content-type"] ?? "text/plain" })
@@ -89,23 +85,13 @@ export const make = (config: AppConfig): HttpApp.Default => {
       : Effect.as(Effect.sleep(Duration.millis(fault.delayMs)), answer)
   }
 
-  /** Reads the body as text within the size limit; `Left` is the response to send instead. */
-  const readBody = (request: HttpServerRequest.HttpServerRequest) => {
-    const tooLarge = errors(413, [{ code: "PAYLOAD_TOO_LARGE", detail: `request body over ${config.maxRequestBytes} bytes` }])
-    const declared = Number(request.headers["content-length"] ?? "0")
-    if (declared > config.maxRequestBytes) return Effect.succeed(Either.left(tooLarge))
-    return request.text.pipe(
-      Effect.map((text) => text.length > config.maxRequestBytes ? Either.left(tooLarge) : Either.right(text)),
-      Effect.orElseSucceed(() =>
-        Either.left(errors(400, [{ code: "UNREADABLE_BODY", detail: "the request body could not be read" }]))
-      )
-    )
-  }
+  const readRequestBody = (request: HttpServerRequest.HttpServerRequest) =>
+    readBody(request, config.maxRequestBytes, (status, error) => errors(status, [error]))
 
   const tokenEndpoint = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function*() {
       if (request.method !== "POST") return statusError(405, { allow: "POST" })
-      const body = yield* readBody(request)
+      const body = yield* readRequestBody(request)
       if (Either.isLeft(body)) return body.left
       const contentType = request.headers["content-type"] ?? ""
       if (!contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
@@ -162,7 +148,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
   const quickSearch = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function*() {
       if (request.method !== "POST") return statusError(405, { allow: "POST" })
-      const body = yield* readBody(request)
+      const body = yield* readRequestBody(request)
       if (Either.isLeft(body)) return body.left
       const parsed = parseJson(body.right)
       if (Option.isNone(parsed)) {
@@ -212,9 +198,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
 
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const path = URL.canParse(request.url, "http://sandbox.invalid")
-      ? new URL(request.url, "http://sandbox.invalid").pathname
-      : request.url
+    const path = pathOf(request.url)
     const target = route(path)
     if (target === undefined) return errors(404, [{ code: "NOT_FOUND", detail: `no route for ${request.method} ${path}` }])
     state.requests[target.endpoint]++

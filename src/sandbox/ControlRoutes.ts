@@ -6,9 +6,10 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { Effect, Either, Option, Schema, Stream } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import type { ErrorObject } from "../ApiError.js"
 import { parseJson } from "../internal/responses.js"
+import { errorAnswers, json, pathOf, readBody } from "./Http.js"
 import { pointerErrors } from "../internal/validation.js"
 import type { Control } from "../Sandbox.js"
 import { Fault } from "./State.js"
@@ -32,48 +33,10 @@ interface Route {
 const decodeFault = Schema.decodeUnknownEither(Fault, { errors: "all", onExcessProperty: "error" })
 const encodeFault = Schema.encodeSync(Fault)
 
-const pathOf = (url: string): string =>
-  URL.canParse(url, "http://sandbox.invalid") ? new URL(url, "http://sandbox.invalid").pathname : url
-
 /** True when `url` names a control route (or the prefix itself). */
 export const isControlPath = (url: string): boolean => {
   const path = pathOf(url)
   return path === prefix || path.startsWith(prefix + "/")
-}
-
-/**
- * Reads a body of at most `maxBytes`. Past the limit the rest is drained, not stored, so the
- * connection stays usable for the 413 that follows. `Left` is the error response to send instead.
- */
-const readBody = (
-  request: HttpServerRequest.HttpServerRequest,
-  maxBytes: number,
-  fail: (status: number, error: Omit<ErrorObject, "id">) => Response
-): Effect.Effect<Either.Either<string, Response>> => {
-  const tooLarge = () => fail(413, { code: "PAYLOAD_TOO_LARGE", detail: `request body over ${maxBytes} bytes` })
-  const declared = request.headers["content-length"]
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
-    return Effect.succeed(Either.left(tooLarge()))
-  }
-  return Effect.suspend(() => {
-    const read = { chunks: [] as Array<Uint8Array>, total: 0 }
-    return Stream.runForEach(request.stream, (chunk) =>
-      Effect.sync(() => {
-        read.total += chunk.length
-        if (read.total <= maxBytes) read.chunks.push(chunk)
-      })).pipe(
-        Effect.map(() => {
-          if (read.total > maxBytes) return Either.left(tooLarge())
-          return Either.try({
-            try: () => new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(read.chunks)),
-            catch: () => fail(400, { code: "MALFORMED_BODY", detail: "the request body is not UTF-8 text" })
-          })
-        }),
-        Effect.orElseSucceed(() =>
-          Either.left(fail(400, { code: "UNREADABLE_BODY", detail: "the request body could not be read" }))
-        )
-      )
-  })
 }
 
 /**
@@ -82,10 +45,7 @@ const readBody = (
  */
 export const withControlRoutes = (app: HttpApp.Default, control: Control, options: ControlOptions): HttpApp.Default => {
   let sequence = 0
-  const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
-    HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
-  const errors = (status: number, list: ReadonlyArray<Omit<ErrorObject, "id">>, headers: Record<string, string> = {}) =>
-    json({ errors: list.map((e) => ({ id: `ctl-${(++sequence).toString(36)}`, ...e })) }, status, headers)
+  const errors = errorAnswers(() => `ctl-${(++sequence).toString(36)}`)
   const fail = (status: number, error: Omit<ErrorObject, "id">) => errors(status, [error])
 
   const injectFault = (request: HttpServerRequest.HttpServerRequest) =>

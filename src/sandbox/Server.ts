@@ -5,7 +5,7 @@
  * credentials. Closing the scope stops accepting connections, lets requests in flight finish for a
  * grace period, then drops what is left.
  */
-import { HttpIncomingMessage, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp, HttpServerError } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
@@ -13,6 +13,7 @@ import { ConfigError, Duration, Effect, Option } from "effect"
 import type { Scope } from "effect"
 import * as Http from "node:http"
 import { Readable } from "node:stream"
+import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import type { Control, Sandbox } from "../Sandbox.js"
 import * as ControlRoutes from "./ControlRoutes.js"
@@ -100,6 +101,21 @@ const honorResets = (app: HttpApp.Default): HttpApp.Default =>
     })
   })
 
+/**
+ * Answers a request Node's parser refuses (an unknown method, a malformed request line, headers
+ * too large) with a spec-shaped error, where Node alone would send a bare status.
+ */
+const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+  if (!socket.writable) return void socket.destroy()
+  const [status, text] = error.code === "HPE_HEADER_OVERFLOW" ? [431, "Request Header Fields Too Large"] : [400, "Bad Request"]
+  const body = JSON.stringify({
+    errors: [{ id: "parse", code: "MALFORMED_REQUEST", detail: `the request could not be parsed (${error.code ?? "parse error"})` }]
+  })
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  )
+}
+
 /** Stops accepting, waits up to `timeout` for open requests, then drops the remaining connections. */
 const closeGracefully = (server: Http.Server, timeout: Duration.Duration): Effect.Effect<void> =>
   Effect.async<void>((resume) => {
@@ -131,10 +147,8 @@ export const serve = (
     )
     const server = Http.createServer()
     const httpServer = yield* NodeHttpServer.make(() => server, { port, host })
-    const app = ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes }).pipe(
-      // The app reads bodies whole; a body without Content-Length must not grow without bound.
-      HttpIncomingMessage.withMaxBodySize(Option.some(Math.max(maxBodyBytes, options.maxRequestBytes ?? listenDefaults.maxControlBodyBytes) + 1))
-    )
+    server.on("clientError", answerClientError)
+    const app = ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes })
     yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, httpServer))
     // Added last, so it runs first: close while the handler is still installed, so requests
     // already on a connection are answered.

@@ -32,15 +32,34 @@ export type FaultKind = typeof FaultKind.Type
  *
  * @since 0.1.0
  */
+/** Header names the transport computes itself: a fault may not set them. */
+const reservedHeaders = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"])
+
+/** A header a fault may send: an HTTP token for a name, visible Latin-1 text for a value. */
+const FaultHeaders = Schema.Record({
+  key: Schema.String.pipe(
+    Schema.pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: () => "expected an HTTP header name" }),
+    Schema.filter((name) => !reservedHeaders.has(name.toLowerCase()) || `${name} is set by the server itself`)
+  ),
+  value: Schema.String.pipe(
+    Schema.pattern(/^[\t\x20-\x7e\x80-\xff]*$/, { message: () => "expected a header value without control characters" })
+  )
+})
+
 export const Fault = Schema.Struct({
   target: FaultTarget,
   kind: Schema.optional(FaultKind),
   status: Schema.Int.pipe(Schema.between(200, 599)),
   count: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { default: () => 1 }),
   body: Schema.optional(Schema.Unknown),
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  headers: Schema.optional(FaultHeaders),
   delayMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 600_000)))
-})
+}).pipe(
+  Schema.filter((fault) =>
+    (fault.body === undefined || (fault.status !== 204 && fault.status !== 304)) ||
+    { path: ["body"], message: `a ${fault.status} answer has no body` }
+  )
+)
 
 /** @since 0.1.0 */
 export type Fault = typeof Fault.Type

@@ -1,0 +1,22 @@
+/**
+ * Spans only when someone listens. A span per request costs more CPU than a request on a fast
+ * transport; with Effect's built-in tracer nothing reads them, so operations and requests are
+ * wrapped in spans only when the application installed another tracer (OpenTelemetry, say).
+ */
+import { Effect, Tracer } from "effect"
+import { globalValue } from "effect/GlobalValue"
+
+/** Effect's built-in tracer, the one in the default services. */
+const builtIn = globalValue("effect-design-search/builtInTracer", () => Effect.runSync(Effect.tracer))
+
+/** `effect` in a span named `name`, when the current tracer is not the built-in one. */
+export const withSpanWhenTraced = (
+  name: string,
+  attributes?: Readonly<Record<string, unknown>>
+) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer: Tracer.Tracer) =>
+    tracer === builtIn
+      ? effect
+      : Effect.withSpan(effect, name, attributes === undefined ? { kind: "client" } : { kind: "client", attributes })
+  )
