@@ -45,6 +45,7 @@ import { currentRequestTimeout, isTimeoutAware } from "./internal/requestTimeout
 import { withSpanWhenTraced } from "./internal/tracing.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
 import * as TokenService from "./TokenService.js"
+import * as UndiciHttpClient from "./UndiciHttpClient.js"
 
 export type { ApiResponse } from "./internal/responses.js"
 
@@ -278,7 +279,7 @@ export const make = (
           HttpClientRequest.acceptJson
         )
         return authorized(httpRequest, decodeDesign)
-      }).pipe(withSpanWhenTraced("DesignSearchClient.getDesign", { designNumber }))
+      }).pipe(withSpanWhenTraced("DesignSearchClient.getDesign", () => ({ designNumber })))
 
     const searchDesigns = (request: QuickSearchRequest, searchOptions: SearchDesignsOptions = {}) =>
       Stream.unwrap(
@@ -309,11 +310,13 @@ export const layer = (
   Layer.effect(DesignSearchClient, make(options)).pipe(Layer.provideMerge(TokenService.layer()))
 
 /**
- * `layer` configured from the `IPAUSTRALIA_*` variables.
+ * `layer` configured from the `IPAUSTRALIA_*` variables, over the default Node transport
+ * (`UndiciHttpClient.layer`). To use another `HttpClient`, compose `layer` with
+ * `DesignSearchConfig.layerConfig` and provide your own.
  *
  * @since 0.1.0
  */
 export const layerConfig = (
   options: Options = {}
-): Layer.Layer<DesignSearchClient | TokenService.TokenService, ConfigError.ConfigError, HttpClient.HttpClient> =>
-  layer(options).pipe(Layer.provide(DesignSearchConfig.layerConfig))
+): Layer.Layer<DesignSearchClient | TokenService.TokenService, ConfigError.ConfigError> =>
+  layer(options).pipe(Layer.provide(DesignSearchConfig.layerConfig), Layer.provide(UndiciHttpClient.layer))

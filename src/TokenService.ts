@@ -76,6 +76,8 @@ export interface Options {
 
 interface State {
   readonly token: AccessToken.AccessToken | undefined
+  /** Until when `token` is handed out (epoch milliseconds): its expiry less the skew. */
+  readonly validUntil: number
   /** Whether `token` was handed out from the cache since it was fetched. */
   readonly used: boolean
   readonly inflight: Deferred.Deferred<AccessToken.AccessToken, TokenError> | undefined
@@ -185,7 +187,7 @@ export const make = (
     const client = yield* HttpClient.HttpClient
     const scope = yield* Effect.scope
     const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
-    const state = yield* Ref.make<State>({ token: undefined, used: false, inflight: undefined })
+    const state = yield* Ref.make<State>({ token: undefined, validUntil: 0, used: false, inflight: undefined })
     const refreshFiber = yield* FiberHandle.make<void, never>()
     const counters = { tokenRequests: 0, waits: 0, refreshes: 0 }
     const skewMillis = Duration.toMillis(config.expirySkew)
@@ -197,8 +199,8 @@ export const make = (
     )
     const expiresMillis = (token: AccessToken.AccessToken) => DateTime.toEpochMillis(token.expiresAt)
     // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
-    const usable = (token: AccessToken.AccessToken, now: number) =>
-      now < expiresMillis(token) - Math.min(skewMillis, Duration.toMillis(AccessToken.lifetime(token)) / 10)
+    const validUntil = (token: AccessToken.AccessToken) =>
+      expiresMillis(token) - Math.min(skewMillis, Duration.toMillis(AccessToken.lifetime(token)) / 10)
 
     /** Runs one fetch for `deferred`: stores the result, then completes every waiter with it. */
     const fly = (
@@ -208,7 +210,7 @@ export const make = (
       Effect.onExit(fetch, (exit) =>
         Ref.update(state, (s): State =>
           Exit.isSuccess(exit)
-            ? { token: exit.value, used: false, inflight: undefined }
+            ? { token: exit.value, validUntil: validUntil(exit.value), used: false, inflight: undefined }
             : s.inflight === deferred
             ? { ...s, inflight: undefined }
             : s).pipe(Effect.zipRight(Deferred.done(deferred, exit))))
@@ -231,7 +233,8 @@ export const make = (
           )
           if (!takeOff) return
           counters.refreshes++
-          const stillValid = () => Effect.map(Clock.currentTimeMillis, (t) => usable(current_, t))
+          const until = validUntil(current_)
+          const stillValid = () => Effect.map(Clock.currentTimeMillis, (t) => t < until)
           const exit = yield* Effect.exit(fly(
             deferred,
             Effect.retry(requestToken, {
@@ -260,7 +263,7 @@ export const make = (
     const acquire = (now: number): Effect.Effect<AccessToken.AccessToken, TokenError> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.flatten(Ref.modify(state, (s): [Effect.Effect<AccessToken.AccessToken, TokenError>, State] => {
-          if (s.token !== undefined && usable(s.token, now)) {
+          if (s.token !== undefined && now < s.validUntil) {
             return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
           }
           counters.waits++
@@ -278,7 +281,7 @@ export const make = (
       Clock.currentTimeMillis,
       (now) =>
         Effect.flatMap(Ref.get(state), (s) =>
-          s.used && s.token !== undefined && usable(s.token, now) ? Effect.succeed(s.token) : acquire(now))
+          s.used && s.token !== undefined && now < s.validUntil ? Effect.succeed(s.token) : acquire(now))
     )
 
     const invalidate = (token: AccessToken.AccessToken) =>

@@ -15,6 +15,7 @@ import type { HttpBody, HttpClientRequest, HttpClientResponse } from "@effect/pl
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Duration, Effect, FiberRef, Inspectable, Layer, Option } from "effect"
 import type { Stream } from "effect"
+import { EventEmitter } from "node:events"
 import { Agent } from "undici"
 import type { Dispatcher } from "undici"
 import { currentRequestTimeout, markTimeoutAware, RequestTimeout } from "./internal/requestTimeout.js"
@@ -24,28 +25,41 @@ const ClientResponseTypeId: HttpClientResponse.TypeId = Symbol.for(
   "@effect/platform/HttpClientResponse"
 ) as HttpClientResponse.TypeId
 
-/** A deadline for one request: aborts its controller when it passes, until cleared. */
-interface Deadline {
-  readonly controller: AbortController
-  clear(): void
-}
+/**
+ * The abort signal of one request, and its deadline. undici takes an `EventEmitter` as a signal,
+ * which is cheaper to make than an `AbortController`.
+ */
+class Deadline extends EventEmitter {
+  timedOut: RequestTimeout | undefined
+  private readonly timer: ReturnType<typeof setTimeout> | undefined
 
-const startDeadline = (timeout: Option.Option<Duration.Duration>): Deadline => {
-  const controller = new AbortController()
-  const timer = Option.isSome(timeout)
-    ? setTimeout(() => controller.abort(new RequestTimeout({ timeout: timeout.value })), Duration.toMillis(timeout.value))
-    : undefined
-  return {
-    controller,
-    clear() {
-      if (timer !== undefined) clearTimeout(timer)
-    }
+  constructor(timeout: Option.Option<Duration.Duration>) {
+    super()
+    this.timer = Option.isSome(timeout)
+      ? setTimeout(() => {
+        this.timedOut = new RequestTimeout({ timeout: timeout.value })
+        this.abort()
+      }, Duration.toMillis(timeout.value))
+      : undefined
+  }
+
+  get pending(): boolean {
+    return this.timer !== undefined
+  }
+
+  abort(): void {
+    this.emit("abort")
+  }
+
+  clear(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
   }
 }
 
 /** The failure's cause: the deadline's `RequestTimeout` when that is what aborted the request. */
-const causeOf = (deadline: Deadline, error: unknown): unknown =>
-  deadline.controller.signal.reason instanceof RequestTimeout ? deadline.controller.signal.reason : error
+const causeOf = (deadline: Deadline, error: unknown): unknown => deadline.timedOut ?? error
+
+const ignore = () => {}
 
 class UndiciResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
@@ -58,8 +72,8 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
   ) {
     super()
     // An error after nobody reads the body must not become an unhandled 'error' event.
-    source.body.on("error", () => {})
-    source.body.once("close", () => deadline.clear())
+    source.body.on("error", ignore)
+    if (deadline.pending) source.body.once("close", () => deadline.clear())
   }
 
   get status(): number {
@@ -160,30 +174,38 @@ const toBody = (body: HttpBody.HttpBody): Effect.Effect<RequestBody> => {
   }
 }
 
-/** The request's full URL, built only when it has query parameters or a hash. */
-const urlOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<URL, HttpClientError.RequestError> => {
-  const url = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
-  return url._tag === "Right"
-    ? Effect.succeed(url.right)
-    : Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: url.left }))
+/** Where a request goes: origin and path, parsed by hand when there are no query parameters or hash. */
+const targetOf = (
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<{ readonly origin: string; readonly path: string }, HttpClientError.RequestError> => {
+  const url = request.url
+  const scheme = url.indexOf("://")
+  if (request.urlParams.length === 0 && request.hash._tag === "None" && scheme > 0 && !url.includes("?") && !url.includes("#")) {
+    const slash = url.indexOf("/", scheme + 3)
+    return Effect.succeed(slash < 0 ? { origin: url, path: "/" } : { origin: url.slice(0, slash), path: url.slice(slash) })
+  }
+  const full = UrlParams.makeUrl(url, request.urlParams, request.hash)
+  return full._tag === "Right"
+    ? Effect.succeed({ origin: full.right.origin, path: full.right.pathname + full.right.search })
+    : Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: full.left }))
 }
 
 const send = (
   dispatcher: Dispatcher,
   request: HttpClientRequest.HttpClientRequest,
-  url: URL,
+  target: { readonly origin: string; readonly path: string },
   body: RequestBody,
   timeout: Option.Option<Duration.Duration>
 ) =>
   Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
-    const deadline = startDeadline(timeout)
+    const deadline = new Deadline(timeout)
     dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin: target.origin,
+      path: target.path,
       method: request.method,
       headers: request.headers,
       body,
-      signal: deadline.controller.signal,
+      signal: deadline,
       // the deadline above is the timeout; undici's own would cut long waits short
       headersTimeout: 0,
       bodyTimeout: 0
@@ -202,7 +224,7 @@ const send = (
     // Interrupted while waiting for the response: abort the request and its socket.
     return Effect.sync(() => {
       deadline.clear()
-      deadline.controller.abort()
+      deadline.abort()
     })
   })
 
@@ -216,11 +238,14 @@ export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
   markTimeoutAware(HttpClient.makeWith(
     (effect: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
       Effect.flatMap(effect, (request) =>
-        Effect.flatMap(urlOf(request), (url) =>
+        Effect.flatMap(targetOf(request), (target) =>
           Effect.flatMap(toBody(request.body), (body) =>
             Effect.flatMap(FiberRef.get(currentRequestTimeout), (timeout) =>
-              send(dispatcher, request, url, body, timeout).pipe(
-                withSpanWhenTraced(`http.client ${request.method}`, { "http.request.method": request.method, "url.full": url.href })
+              send(dispatcher, request, target, body, timeout).pipe(
+                withSpanWhenTraced(`http.client ${request.method}`, () => ({
+                  "http.request.method": request.method,
+                  "url.full": request.url
+                }))
               ))))),
     Effect.succeed
   ))

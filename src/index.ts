@@ -25,3 +25,6 @@ export * as Sandbox from "./Sandbox.js"
 
 /** @since 0.1.0 */
 export * as TokenService from "./TokenService.js"
+
+/** @since 0.1.0 */
+export * as UndiciHttpClient from "./UndiciHttpClient.js"

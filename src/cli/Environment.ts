@@ -3,12 +3,11 @@
  * `IPAUSTRALIA_CLIENT_ID` at all, the embedded sandbox answers in process and a one-line notice on
  * stderr says so: the CLI works without credentials, and never silently passes off simulated data
  * as the service's. Otherwise the client is configured from the `IPAUSTRALIA_*` variables (with
- * `--env` choosing the environment) and reaches the service over undici.
+ * `--env` choosing the environment) and reaches the service over the default Node transport.
  */
 import { Options } from "@effect/cli"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, ConfigError, Effect, Layer, Option } from "effect"
-import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../index.js"
+import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService, UndiciHttpClient } from "../index.js"
 import * as Output from "./Output.js"
 
 /** The environments `--env` accepts: the embedded sandbox, or one of the service's. */
@@ -45,7 +44,7 @@ const serviceClient = (environment: Option.Option<Environment>): Layer.Layer<Cli
           onNone: () => options,
           onSome: (env) => ({ ...options, environment: env })
         }))),
-        Layer.provide(NodeHttpClient.layerUndici)
+        Layer.provide(UndiciHttpClient.layer)
       ))
   )
 

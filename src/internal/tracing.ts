@@ -12,11 +12,9 @@ const builtIn = globalValue("effect-design-search/builtInTracer", () => Effect.r
 /** `effect` in a span named `name`, when the current tracer is not the built-in one. */
 export const withSpanWhenTraced = (
   name: string,
-  attributes?: Readonly<Record<string, unknown>>
+  attributes: () => Readonly<Record<string, unknown>> = () => ({})
 ) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tracerWith((tracer: Tracer.Tracer) =>
-    tracer === builtIn
-      ? effect
-      : Effect.withSpan(effect, name, attributes === undefined ? { kind: "client" } : { kind: "client", attributes })
+    tracer === builtIn ? effect : Effect.withSpan(effect, name, { kind: "client", attributes: attributes() })
   )
