@@ -77,7 +77,8 @@ export interface Options {
 
 /** Defaults of the timings and the body cap. @since 0.1.0 */
 export const defaults = {
-  refreshBefore: Duration.minutes(5),
+  // one refresh an hour for the service's one-hour tokens: 24–25 token requests a day
+  refreshBefore: Duration.minutes(1),
   expirySkew: Duration.seconds(30),
   requestTimeout: Duration.seconds(30),
   tokenTimeout: Duration.seconds(15),

@@ -29,7 +29,7 @@ describe("TokenService", () => {
       yield* everyMinute(180, client.getDesign(Sandbox.fixedNumbers.chair))
       const stats = yield* sandboxStats
       const service = yield* (yield* tokens).stats
-      // fetched at 0, refreshed at 55, 110 and 165 minutes (5 minutes ahead of each 60-minute expiry)
+      // fetched at 0, refreshed at 59, 118 and 177 minutes (1 minute ahead of each 60-minute expiry)
       expect(stats.requests.token).toBe(4)
       expect(service.refreshes).toBe(3)
       expect(service.waits).toBe(1)
@@ -114,7 +114,7 @@ describe("TokenService", () => {
       const first = yield* service.get
       yield* service.get
       yield* (yield* control).injectFault({ target: "token", status: 503, count: 2 })
-      yield* TestClock.adjust("55 minutes")
+      yield* TestClock.adjust("59 minutes")
       const during = yield* service.get
       yield* TestClock.adjust("1 minute")
       const after = yield* service.get
@@ -158,7 +158,7 @@ describe("TokenService", () => {
           yield* Scope.close(scope, Exit.void)
           return requests
         })
-      // left open, the used token is refreshed at 55 minutes (the new one, unused, is not); closed, nothing runs
+      // left open, the used token is refreshed at 59 minutes (the new one, unused, is not); closed, nothing runs
       expect(yield* run(false)).toBe(2)
       expect(yield* run(true)).toBe(1)
     }))

@@ -18,7 +18,7 @@ import {
   UnexpectedResponseError,
   ValidationError
 } from "../ApiError.js"
-import type { ErrorObject } from "../ApiError.js"
+import type { DesignSearchError, ErrorObject, TokenError } from "../ApiError.js"
 import { RequestTimeout } from "./requestTimeout.js"
 
 /** How much of a body an error keeps. */
@@ -153,15 +153,7 @@ export const parseRetryAfter = (value: string | undefined, nowMillis: number): D
 }
 
 /** Every error a non-2xx API response can become. */
-export type StatusError =
-  | BadRequestError
-  | ValidationError
-  | AuthenticationError
-  | ForbiddenError
-  | NotFoundError
-  | RateLimitError
-  | ServerError
-  | UnexpectedResponseError
+export type StatusError = Exclude<DesignSearchError, TokenError | TransportError>
 
 /**
  * The typed error of a non-2xx response. A body in neither format still gives the error of its
