@@ -121,7 +121,10 @@ export const makeRequestToken = (
   const unavailable = (detail: string, status?: number) =>
     new TokenError(status === undefined ? { reason: "Unavailable", detail } : { reason: "Unavailable", status, detail })
   return Effect.gen(function*() {
-    const response = yield* Effect.mapError(client.execute(request), (e) => unavailable(e.reason))
+    const response = yield* Effect.mapError(
+      client.execute(request),
+      (e) => unavailable(`${e.reason} error reaching ${config.tokenUrl}${e.description === undefined ? "" : `: ${e.description}`}`)
+    )
     const text = yield* readText(response, config.maxBodyBytes).pipe(
       Effect.mapError((e) =>
         e._tag === "TransportError"
