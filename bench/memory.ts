@@ -9,16 +9,14 @@
  * `run` (called by bench/run.ts) starts the server and the measuring processes; this file run with
  * `child <variant> <origin>` is one measuring process, which prints one JSON line.
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
 import { spawn } from "node:child_process"
 import { resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { request as undiciRequest } from "undici"
-import { DesignSearchClient, DesignSearchConfig } from "../src/index.js"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
 import { median, round } from "./stats.js"
-import { startFixedServer } from "./throughput.js"
+import { startFixedServer, toolkitLoop } from "./throughput.js"
 
 export type Variant = "toolkit" | "undici"
 
@@ -92,34 +90,8 @@ const undiciRunner = (origin: string) => {
 
 /** The toolkit over its default transport, one client for the whole process. */
 const toolkitRunner = (origin: string) => {
-  const runtime = ManagedRuntime.make(
-    DesignSearchClient.layer().pipe(
-      Layer.provide(UndiciHttpClient.layer),
-      Layer.provide(Layer.orDie(DesignSearchConfig.layer({
-        clientId: "bench",
-        clientSecret: "bench",
-        authUrl: origin,
-        baseUrl: `${origin}/public/australian-design-search-api/v1`
-      })))
-    )
-  )
-  return {
-    run: (total: number) =>
-      runtime.runPromise(Effect.gen(function*() {
-        const client = yield* DesignSearchClient.DesignSearchClient
-        let started = 0
-        const worker = Effect.whileLoop({
-          while: () => started < total,
-          body: () => Effect.suspend(() => {
-            started++
-            return client.quickSearch({ query: "chair" })
-          }),
-          step: () => undefined
-        })
-        yield* Effect.all(Array.from({ length: concurrency }, () => worker), { concurrency: "unbounded", discard: true })
-      })),
-    dispose: () => runtime.dispose()
-  }
+  const loop = toolkitLoop(UndiciHttpClient.layer, origin)
+  return { run: (total: number) => loop.run(total, concurrency), dispose: loop.dispose }
 }
 
 const slope = (xs: ReadonlyArray<number>, ys: ReadonlyArray<number>) => {

@@ -91,7 +91,8 @@ const promiseLoop = async (call: () => Promise<unknown>, total: number, concurre
   await Promise.all(Array.from({ length: concurrency }, worker))
 }
 
-const toolkitLoop = (
+/** The toolkit over `transport`: one client, `concurrency` workers sharing `total` quick searches. */
+export const toolkitLoop = (
   transport: Layer.Layer<HttpClient.HttpClient>,
   origin: string
 ) => {
