@@ -144,7 +144,6 @@ export interface Options {
 }
 
 const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
-const encodeRequest = Schema.encodeSync(QuickSearchRequest)
 const decodeResult = Schema.decodeUnknownEither(QuickSearchResult)
 const decodeDesign = Schema.decodeUnknownEither(Design)
 
@@ -261,7 +260,8 @@ export const make = (
         if (Either.isLeft(valid)) return Effect.fail(clientValidation(pointerErrors(valid.left)))
         const httpRequest = HttpClientRequest.post(`${config.apiBaseUrl}/search/quick`).pipe(
           HttpClientRequest.acceptJson,
-          HttpClientRequest.bodyUnsafeJson(encodeRequest(valid.right))
+          // the request schema has no transformations: the decoded request is its own wire form
+          HttpClientRequest.bodyUnsafeJson(valid.right)
         )
         return authorized(httpRequest, decodeResult).pipe(
           Effect.catchTag("NotFoundError", (e) => Effect.fail(notFoundIsUnexpected(e)))
