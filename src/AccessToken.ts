@@ -7,13 +7,16 @@
  */
 import { DateTime, Duration, Either, Encoding, Option, Redacted, Schema } from "effect"
 
-/** `expires_in`: a positive integer, or a string of digits. @since 0.1.0 */
+/** Longest token life accepted: a year (timers and dates stay in range). */
+const maxExpiresIn = 365 * 24 * 3600
+
+/** `expires_in`: a positive integer of seconds, at most a year, or a string of such digits. @since 0.1.0 */
 export const ExpiresIn = Schema.Union(
-  Schema.Int.pipe(Schema.positive()),
+  Schema.Int.pipe(Schema.between(1, maxExpiresIn)),
   Schema.compose(
     Schema.String.pipe(Schema.pattern(/^[0-9]{1,10}$/, { message: () => "expected a string of digits" })),
     Schema.NumberFromString
-  ).pipe(Schema.positive())
+  ).pipe(Schema.between(1, maxExpiresIn))
 )
 
 /** The token endpoint's success body (spec 5.3). @since 0.1.0 */

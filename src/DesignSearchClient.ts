@@ -199,9 +199,9 @@ export const make = (
     const client = options.transformClient === undefined ? baseClient : options.transformClient(baseClient)
     const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
 
-    /** One exchange: send, read the capped body, classify. */
     // A transport that enforces the request timeout itself is told it; any other gets an
-    // Effect-level timeout, which forks a timer fiber per request.
+    // Effect-level timeout, which forks a timer fiber per request. (Told to the transport, the
+    // timeout applies to each exchange a `transformClient` makes, redirects included.)
     const withRequestTimeout = isTimeoutAware(ambientClient)
       ? <A, E>(effect: Effect.Effect<A, E>) => Effect.locally(effect, currentRequestTimeout, Option.some(config.requestTimeout))
       : <A, E>(effect: Effect.Effect<A, E | TransportError>, request: HttpClientRequest.HttpClientRequest) =>

@@ -105,6 +105,9 @@ export const parseServiceUrl = (name: string, input: string): Either.Either<URL,
   if (url.username !== "" || url.password !== "") {
     return Either.left(ConfigError.InvalidData([name], `${name} must not carry credentials`))
   }
+  if (url.search !== "" || url.hash !== "") {
+    return Either.left(ConfigError.InvalidData([name], `${name} must not carry a query or a fragment`))
+  }
   if (url.protocol === "https:") return Either.right(url)
   if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return Either.right(url)
   return Either.left(
@@ -124,6 +127,12 @@ const nonNegative = (name: string, input: Duration.DurationInput | undefined, fa
     ? Either.right(decoded.value)
     : Either.left(ConfigError.InvalidData([name], `${name} must be a finite, non-negative duration`))
 }
+
+const positive = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) =>
+  Either.flatMap(
+    nonNegative(name, input, fallback),
+    (d) => Duration.toMillis(d) > 0 ? Either.right(d) : Either.left(ConfigError.InvalidData([name], `${name} must be positive`))
+  )
 
 /**
  * Validates options into `Settings`.
@@ -159,6 +168,14 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
     if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
       return yield* Effect.fail(ConfigError.InvalidData(["maxBodyBytes"], "maxBodyBytes must be a positive integer"))
     }
+    const refreshBefore = yield* nonNegative("refreshBefore", options.refreshBefore, defaults.refreshBefore)
+    const expirySkew = yield* nonNegative("expirySkew", options.expirySkew, defaults.expirySkew)
+    // A refresh due after the cache stops handing the token out would make busy callers wait.
+    if (Duration.lessThan(refreshBefore, expirySkew)) {
+      return yield* Effect.fail(
+        ConfigError.InvalidData(["refreshBefore"], "refreshBefore must be at least expirySkew, or callers wait on refreshes")
+      )
+    }
     const custom = options.authUrl !== undefined && options.baseUrl !== undefined &&
       !Object.values(hosts).some((host) => authHost.href.startsWith(host))
     return {
@@ -167,10 +184,10 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
       apiBaseUrl: stripTrailingSlash(apiBase),
       clientId: options.clientId,
       clientSecret,
-      refreshBefore: yield* nonNegative("refreshBefore", options.refreshBefore, defaults.refreshBefore),
-      expirySkew: yield* nonNegative("expirySkew", options.expirySkew, defaults.expirySkew),
-      requestTimeout: yield* nonNegative("requestTimeout", options.requestTimeout, defaults.requestTimeout),
-      tokenTimeout: yield* nonNegative("tokenTimeout", options.tokenTimeout, defaults.tokenTimeout),
+      refreshBefore,
+      expirySkew,
+      requestTimeout: yield* positive("requestTimeout", options.requestTimeout, defaults.requestTimeout),
+      tokenTimeout: yield* positive("tokenTimeout", options.tokenTimeout, defaults.tokenTimeout),
       maxBodyBytes
     } satisfies Settings
   })

@@ -205,7 +205,15 @@ export const make = (
     const validUntil = (token: AccessToken.AccessToken) =>
       expiresMillis(token) - Math.min(skewMillis, Duration.toMillis(AccessToken.lifetime(token)) / 10)
 
-    /** Runs one fetch for `deferred`: stores the result, then completes every waiter with it. */
+    /** The answer of a fetch stopped by the layer's scope closing, to whoever waits on it. */
+    const closedError = new TokenError({ reason: "Unavailable", detail: "the token service was shut down" })
+    let closed = false
+
+    /**
+     * Runs one fetch for `deferred`: stores the result, then completes every waiter with it. Call
+     * it uninterruptibly with `fetch` made interruptible, so that the completion is always in place
+     * before an interruption can land; an interrupted fetch completes its waiters with an error.
+     */
     const fly = (
       deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>,
       fetch: Effect.Effect<AccessToken.AccessToken, TokenError>
@@ -216,7 +224,9 @@ export const make = (
             ? { token: exit.value, validUntil: validUntil(exit.value), used: false, inflight: undefined }
             : s.inflight === deferred
             ? { ...s, inflight: undefined }
-            : s).pipe(Effect.zipRight(Deferred.done(deferred, exit))))
+            : s).pipe(
+            Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit))
+          ))
 
     /** Waits until `refreshBefore` ahead of expiry; refreshes only a token that was used meanwhile. */
     const refreshAhead = (first: AccessToken.AccessToken) =>
@@ -229,37 +239,47 @@ export const make = (
           yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(current) - lead - now)))
           const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
           const current_ = current
-          const takeOff = yield* Ref.modify(state, (s): [boolean, State] =>
-            s.token !== undefined && AccessToken.sameToken(s.token, current_) && s.used && s.inflight === undefined
-              ? [true, { ...s, inflight: deferred }]
-              : [false, s]
-          )
-          if (!takeOff) return
-          counters.refreshes++
           const until = validUntil(current_)
           const stillValid = () => Effect.map(Clock.currentTimeMillis, (t) => t < until)
-          const exit = yield* Effect.exit(fly(
-            deferred,
-            Effect.retry(requestToken, {
-              schedule: retrySchedule,
-              while: (e) => isTransient(e) ? stillValid() : Effect.succeed(false)
-            })
-          ))
-          if (Exit.isFailure(exit)) return
-          current = exit.value
+          const fetch = Effect.retry(requestToken, {
+            schedule: retrySchedule,
+            while: (e) => isTransient(e) ? stillValid() : Effect.succeed(false)
+          })
+          // Taking the flight and starting it go together, or its waiters would wait forever.
+          const exit = yield* Effect.uninterruptibleMask((restore) =>
+            Effect.flatMap(
+              Ref.modify(state, (s): [boolean, State] =>
+                s.token !== undefined && AccessToken.sameToken(s.token, current_) && s.used && s.inflight === undefined
+                  ? [true, { ...s, inflight: deferred }]
+                  : [false, s]),
+              (takeOff) =>
+                takeOff
+                  ? Effect.sync(() => void counters.refreshes++).pipe(
+                    Effect.zipRight(Effect.exit(fly(deferred, restore(fetch)))),
+                    Effect.map(Option.some)
+                  )
+                  : Effect.succeed(Option.none())
+            )
+          )
+          if (Option.isNone(exit) || Exit.isFailure(exit.value)) return
+          current = exit.value.value
         }
       })
 
-    /** Starts the one fetch for a cold or expired cache, in the layer's scope so no caller owns it. */
+    /**
+     * Starts the one fetch for a cold or expired cache, in the layer's scope so no caller owns it.
+     * `get` forks it uninterruptibly; only the request itself is interruptible, so that closing the
+     * scope stops it and its waiters still hear of it.
+     */
     const startFetch = (deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>) =>
-      fly(deferred, Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient })).pipe(
+      fly(deferred, Effect.interruptible(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }))).pipe(
         Effect.tap((token) => FiberHandle.run(refreshFiber, refreshAhead(token))),
-        // `get` forks this while uninterruptible; the fetch itself must stay interruptible so that
-        // closing the scope stops it.
-        Effect.interruptible,
         Effect.forkIn(scope),
         Effect.asVoid
       )
+
+    // Closed, the service answers at once rather than start a fetch nothing would complete.
+    yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
 
     // Installing a flight and starting its fetch must not be torn apart by an interruption, or
     // every later caller would wait on a fetch that never starts.
@@ -269,6 +289,7 @@ export const make = (
           if (s.token !== undefined && now < s.validUntil) {
             return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
           }
+          if (closed) return [Effect.fail(closedError), s]
           counters.waits++
           if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
           const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)

@@ -3,8 +3,9 @@
  * It keeps the platform client's semantics (interruption aborts the request, bodies stream,
  * failures are `HttpClientError`s) without what costs most per request on the stock path: a span
  * per request (made here only when a tracer other than Effect's built-in one is installed), a
- * finalization registry entry per response, and headers rebuilt on every access. It enforces the
- * client's request timeout itself, with one timer per request that aborts the socket.
+ * finalization registry entry per response, and headers rebuilt on every access. It does not add
+ * trace propagation headers. It enforces the toolkit client's request timeout itself, with one
+ * timer per request that aborts the socket; a request made without that timeout has none.
  *
  * Any other `HttpClient` works with the toolkit too; this one is what `layerConfig` and the CLI use.
  *
@@ -35,11 +36,12 @@ class Deadline extends EventEmitter {
 
   constructor(timeout: Option.Option<Duration.Duration>) {
     super()
+    // unref: the request's socket, not its deadline, keeps the process alive
     this.timer = Option.isSome(timeout)
       ? setTimeout(() => {
         this.timedOut = new RequestTimeout({ timeout: timeout.value })
         this.abort()
-      }, Duration.toMillis(timeout.value))
+      }, Duration.toMillis(timeout.value)).unref()
       : undefined
   }
 

@@ -54,7 +54,9 @@ describe("DesignSearchConfig", () => {
     ["plain http to a private address", "http://10.0.0.5:8080"],
     ["another scheme", "ftp://127.0.0.1"],
     ["a relative URL", "/public"],
-    ["credentials in the URL", "https://user:pass@api.example.com"]
+    ["credentials in the URL", "https://user:pass@api.example.com"],
+    ["a query string", "https://api.example.com/?x=1"],
+    ["a fragment", "https://api.example.com/#x"]
   ] as const) {
     it.effect(`refuses ${name} in every configured URL`, () =>
       Effect.gen(function*() {
@@ -85,6 +87,12 @@ describe("DesignSearchConfig", () => {
       expect(String(negative)).toContain("requestTimeout")
       const cap = yield* Effect.flip(DesignSearchConfig.make({ clientId: "a", clientSecret: "b", maxBodyBytes: 0 }))
       expect(String(cap)).toContain("maxBodyBytes")
+      const zero = yield* Effect.flip(DesignSearchConfig.make({ clientId: "a", clientSecret: "b", tokenTimeout: 0 }))
+      expect(String(zero)).toContain("tokenTimeout must be positive")
+      const late = yield* Effect.flip(
+        DesignSearchConfig.make({ clientId: "a", clientSecret: "b", refreshBefore: "10 seconds", expirySkew: "30 seconds" })
+      )
+      expect(String(late)).toContain("refreshBefore must be at least expirySkew")
     }))
 
   it.effect("never shows the secret", () =>

@@ -180,3 +180,18 @@ describe("TokenService with short-lived tokens", () => {
       expect((yield* (yield* tokens).stats).waits).toBe(1)
     }).pipe(Effect.provide(clientLayer({ sandbox: { tokenLifetime: "5 seconds" } }))))
 })
+
+describe("TokenService when its scope closes", () => {
+  it.effect("a get waiting on a fetch, and any get after, fail with Unavailable rather than hang", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(TokenService.layer().pipe(Layer.provideMerge(sandboxLayer())), scope)
+      const service = Context.get(context, TokenService.TokenService)
+      yield* Context.get(context, Sandbox.SandboxControl).injectFault({ target: "token", status: 200, delayMs: 60_000 })
+      const waiting = yield* Effect.fork(Effect.flip(service.get))
+      yield* TestClock.adjust("1 second")
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* Fiber.join(waiting)).toMatchObject({ reason: "Unavailable", detail: "the token service was shut down" })
+      expect(yield* Effect.flip(service.get)).toMatchObject({ reason: "Unavailable" })
+    }))
+})

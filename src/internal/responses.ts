@@ -68,7 +68,8 @@ export const readText = (
   const declared = response.headers["content-length"]
   if (declared !== undefined && /^\d+$/.test(declared)) {
     const length = Number(declared)
-    if (length > maxBytes) return Effect.fail(tooLarge(declared))
+    // Refused unread: the body is dropped (one chunk read, then the stream closed), not left open.
+    if (length > maxBytes) return Effect.zipRight(Effect.ignore(Stream.runHead(response.stream)), Effect.fail(tooLarge(declared)))
     return Effect.mapError(response.text, fromClientError)
   }
   return Effect.suspend(() => {

@@ -25,13 +25,6 @@ export const FaultKind = Schema.Literal("respond", "reset", "resetMidBody")
 /** @since 0.1.0 */
 export type FaultKind = typeof FaultKind.Type
 
-/**
- * A fault: the next `count` requests to `target` get `status` with `body` (a string is sent as is,
- * anything else as JSON; absent, a spec-shaped error for the status) and `headers`, after
- * `delayMs` on the sandbox's clock, answered as `kind` says.
- *
- * @since 0.1.0
- */
 /** Header names the transport computes itself: a fault may not set them. */
 const reservedHeaders = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"])
 
@@ -46,6 +39,13 @@ const FaultHeaders = Schema.Record({
   )
 })
 
+/**
+ * A fault: the next `count` requests to `target` get `status` with `body` (a string is sent as is,
+ * anything else as JSON; absent, a spec-shaped error for the status) and `headers`, after
+ * `delayMs` on the sandbox's clock, answered as `kind` says.
+ *
+ * @since 0.1.0
+ */
 export const Fault = Schema.Struct({
   target: FaultTarget,
   kind: Schema.optional(FaultKind),
@@ -93,7 +93,7 @@ export const make = (): State => ({
   sequence: 0
 })
 
-/** Puts `state` back as it was when made. */
+/** Drops faults, tokens and counters (error and token ids keep counting, so they stay unique). */
 export const reset = (state: State): void => {
   state.faults = []
   state.activeTokens.clear()
