@@ -273,7 +273,11 @@ export const make = (
      */
     const startFetch = (deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>) =>
       fly(deferred, Effect.interruptible(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }))).pipe(
-        Effect.tap((token) => FiberHandle.run(refreshFiber, refreshAhead(token))),
+        // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
+        Effect.tap((token) =>
+          Effect.flatMap(Ref.get(state), (s) =>
+            s.token === token ? FiberHandle.run(refreshFiber, refreshAhead(token)) : Effect.void)
+        ),
         Effect.forkIn(scope),
         Effect.asVoid
       )
