@@ -150,7 +150,7 @@ const toBodyInit = (body: HttpBody.HttpBody): Effect.Effect<BodyInit | undefined
  * An `HttpClient` that hands every request to `app` in process, with no sockets. Requests and
  * responses still go through the platform's web `Request`/`Response`, so headers and bodies are
  * encoded exactly as they would be on the wire. It enforces the client's request timeout on the
- * `Clock`, so `TestClock` drives it.
+ * app's answer (the body is in memory by then), on the `Clock`, so `TestClock` drives it.
  *
  * @since 0.1.0
  */
