@@ -41,6 +41,7 @@ import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from ".
 import type { DesignNumber } from "./Designs.js"
 import { decodeSuccess, errorFromResponse, fromClientError, readText, timeoutError } from "./internal/responses.js"
 import type { ApiResponse, StatusError } from "./internal/responses.js"
+import * as DirectExchange from "./internal/directExchange.js"
 import { currentRequestTimeout, isTimeoutAware } from "./internal/requestTimeout.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
@@ -207,28 +208,43 @@ export const make = (
       : <A, E>(effect: Effect.Effect<A, E | TransportError>, request: HttpClientRequest.HttpClientRequest) =>
         Effect.timeoutFail(effect, { duration: config.requestTimeout, onTimeout: () => timeoutError(request, config.requestTimeout) })
 
+    /** A read answer as the operation's result or its typed error. */
+    const classify = <A>(
+      decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>,
+      status: number,
+      headers: Readonly<Record<string, string | undefined>>,
+      text: string
+    ): Effect.Effect<ApiResponse<A>, StatusError> =>
+      status >= 200 && status < 300
+        ? decodeSuccess(decode, status, text)
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(errorFromResponse(status, headers, text, now)))
+
+    // Over the default transport with no `transformClient`, the fast lane sends and reads in one
+    // step; anything else goes through `HttpClient.execute`.
+    const dispatcher = options.transformClient === undefined ? DirectExchange.dispatcherOf(ambientClient) : undefined
+
     /** One exchange: send, read the capped body, classify. */
     const exchange = <A>(
       request: HttpClientRequest.HttpClientRequest,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<ApiResponse<A>, StatusError | TransportError> =>
-      withRequestTimeout(
-        client.execute(request).pipe(
-          Effect.mapError(fromClientError),
-          Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
-            Effect.flatMap(readText(response, config.maxBodyBytes), (text) => {
-              if (response.status >= 200 && response.status < 300) {
-                return decodeSuccess(decode, response.status, text)
-              }
-              return Effect.flatMap(
-                Clock.currentTimeMillis,
-                (now) => Effect.fail(errorFromResponse(response.status, response.headers, text, now))
+      dispatcher !== undefined
+        ? Effect.flatMap(
+          DirectExchange.exchange(dispatcher, request, config.requestTimeout, config.maxBodyBytes),
+          (answer) => classify(decode, answer.status, answer.headers, answer.text)
+        )
+        : withRequestTimeout(
+          client.execute(request).pipe(
+            Effect.mapError(fromClientError),
+            Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
+              Effect.flatMap(
+                readText(response, config.maxBodyBytes),
+                (text) => classify(decode, response.status, response.headers, text)
               )
-            })
-          )
-        ),
-        request
-      )
+            )
+          ),
+          request
+        )
 
     /**
      * With a token; on a 401, forget that token and try once more with a fresh one. Transient

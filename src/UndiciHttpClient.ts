@@ -16,47 +16,16 @@ import type { HttpBody, HttpClientRequest, HttpClientResponse } from "@effect/pl
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Duration, Effect, FiberRef, Inspectable, Layer, Option } from "effect"
 import type { Stream } from "effect"
-import { EventEmitter } from "node:events"
 import { Agent } from "undici"
 import type { Dispatcher } from "undici"
-import { currentRequestTimeout, markTimeoutAware, RequestTimeout } from "./internal/requestTimeout.js"
+import { Deadline } from "./internal/deadline.js"
+import { withDispatcher } from "./internal/directExchange.js"
+import { currentRequestTimeout, markTimeoutAware } from "./internal/requestTimeout.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
 
 const ClientResponseTypeId: HttpClientResponse.TypeId = Symbol.for(
   "@effect/platform/HttpClientResponse"
 ) as HttpClientResponse.TypeId
-
-/**
- * The abort signal of one request, and its deadline. undici takes an `EventEmitter` as a signal,
- * which is cheaper to make than an `AbortController`.
- */
-class Deadline extends EventEmitter {
-  timedOut: RequestTimeout | undefined
-  private readonly timer: ReturnType<typeof setTimeout> | undefined
-
-  constructor(timeout: Option.Option<Duration.Duration>) {
-    super()
-    // unref: the request's socket, not its deadline, keeps the process alive
-    this.timer = Option.isSome(timeout)
-      ? setTimeout(() => {
-        this.timedOut = new RequestTimeout({ timeout: timeout.value })
-        this.abort()
-      }, Duration.toMillis(timeout.value)).unref()
-      : undefined
-  }
-
-  get pending(): boolean {
-    return this.timer !== undefined
-  }
-
-  abort(): void {
-    this.emit("abort")
-  }
-
-  clear(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-  }
-}
 
 /** The failure's cause: the deadline's `RequestTimeout` when that is what aborted the request. */
 const causeOf = (deadline: Deadline, error: unknown): unknown => deadline.timedOut ?? error
@@ -200,7 +169,7 @@ const send = (
   timeout: Option.Option<Duration.Duration>
 ) =>
   Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
-    const deadline = new Deadline(timeout)
+    const deadline = new Deadline(Option.getOrUndefined(timeout))
     dispatcher.request({
       origin: target.origin,
       path: target.path,
@@ -237,7 +206,7 @@ const send = (
  * @since 0.1.0
  */
 export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
-  markTimeoutAware(HttpClient.makeWith(
+  withDispatcher(markTimeoutAware(HttpClient.makeWith(
     (effect: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
       Effect.flatMap(effect, (request) =>
         Effect.flatMap(targetOf(request), (target) =>
@@ -250,7 +219,7 @@ export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
                 }))
               ))))),
     Effect.succeed
-  ))
+  )), dispatcher)
 
 /**
  * A fresh undici `Agent`, destroyed when the layer's scope closes (with its sockets).

@@ -5,17 +5,27 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Duration, Effect, Exit, Fiber, Layer, Schedule, Scope, Supervisor } from "effect"
-import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
+import type { HttpClient } from "@effect/platform"
+import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService, UndiciHttpClient } from "../src/index.js"
 
 const chair = Sandbox.fixedNumbers.chair
 const Client = DesignSearchClient.DesignSearchClient
 
-/** The client over undici, reaching `served`, with immediate retries so no test waits on backoff. */
-const clientLayer = (served: Sandbox.Served) =>
+/**
+ * The transports under test: the default one (whose API calls take the client's fast lane) and the
+ * platform's stock undici client (the general `HttpClient` path).
+ */
+const transports = [
+  ["the default transport", UndiciHttpClient.layer],
+  ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici]
+] as const
+
+/** The client reaching `served` over `transport`, with immediate retries so no test waits on backoff. */
+const clientLayerOver = (transport: Layer.Layer<HttpClient.HttpClient>) => (served: Sandbox.Served) =>
   DesignSearchClient.layer({ retrySchedule: Schedule.recurs(3) }).pipe(
     Layer.provide(TokenService.layer({ retrySchedule: Schedule.recurs(4) })),
     Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
-    Layer.provide(NodeHttpClient.layerUndici)
+    Layer.provide(transport)
   )
 
 /** Waits, polling on real time but bounded, until `check` holds. */
@@ -32,7 +42,10 @@ const activeResources = () => {
   return counts
 }
 
-describe("dropped connections over real sockets", () => {
+for (const [transportName, transport] of transports) {
+const clientLayer = clientLayerOver(transport)
+
+describe(`dropped connections over real sockets, ${transportName}`, () => {
   for (const kind of ["reset", "resetMidBody"] as const) {
     it.scopedLive(`${kind}: a TransportError after the first try and three retries; once, the retry succeeds`, () =>
       Effect.gen(function*() {
@@ -58,7 +71,34 @@ describe("dropped connections over real sockets", () => {
     }))
 })
 
-describe("interruption and scope", () => {
+describe(`timeouts and caps, ${transportName}`, () => {
+  const strict = (served: Sandbox.Served) =>
+    DesignSearchClient.layer({ retrySchedule: Schedule.stop }).pipe(
+      Layer.provide(DesignSearchConfig.layer({ ...served.clientOptions, requestTimeout: "300 millis", maxBodyBytes: 2048 })),
+      Layer.provide(transport)
+    )
+
+  it.scopedLive("an answer that stalls past the request timeout is a TransportError Timeout", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+      const client = Context.get(yield* Layer.build(strict(served)), Client)
+      yield* client.getDesign(chair)
+      yield* served.control.injectFault({ target: "design", status: 200, delayMs: 60_000 })
+      expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
+      yield* eventually(Effect.map(served.control.stats, (s) => s.abandoned === 1))
+    }))
+
+  it.scopedLive("a body over the cap is refused, with or without Content-Length, and the next call goes through", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+      const client = Context.get(yield* Layer.build(strict(served)), Client)
+      yield* served.control.injectFault({ target: "design", status: 200, body: { number: chair, title: "x".repeat(5000) } })
+      expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "UnexpectedResponseError", status: 200 })
+      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+    }))
+})
+
+describe(`interruption and scope, ${transportName}`, () => {
   it.scopedLive("interrupting a call aborts its request: the server sees the client go away", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, designs: 300 })
@@ -103,3 +143,4 @@ describe("interruption and scope", () => {
       }))
     }))
 })
+}
