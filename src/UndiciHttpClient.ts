@@ -18,7 +18,8 @@ import { Duration, Effect, FiberRef, Inspectable, Layer, Option } from "effect"
 import type { Stream } from "effect"
 import { Agent } from "undici"
 import type { Dispatcher } from "undici"
-import { Deadline } from "./internal/deadline.js"
+import { Deadline, requestOptions, splitUrl } from "./internal/undici.js"
+import type { Target } from "./internal/undici.js"
 import { withDispatcher } from "./internal/directExchange.js"
 import { currentRequestTimeout, markTimeoutAware } from "./internal/requestTimeout.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
@@ -145,17 +146,11 @@ const toBody = (body: HttpBody.HttpBody): Effect.Effect<RequestBody> => {
   }
 }
 
-/** Where a request goes: origin and path, parsed by hand when there are no query parameters or hash. */
-const targetOf = (
-  request: HttpClientRequest.HttpClientRequest
-): Effect.Effect<{ readonly origin: string; readonly path: string }, HttpClientError.RequestError> => {
-  const url = request.url
-  const scheme = url.indexOf("://")
-  if (request.urlParams.length === 0 && request.hash._tag === "None" && scheme > 0 && !url.includes("?") && !url.includes("#")) {
-    const slash = url.indexOf("/", scheme + 3)
-    return Effect.succeed(slash < 0 ? { origin: url, path: "/" } : { origin: url.slice(0, slash), path: url.slice(slash) })
-  }
-  const full = UrlParams.makeUrl(url, request.urlParams, request.hash)
+/** Where a request goes: split by hand when it has no query parameters or hash. */
+const targetOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Target, HttpClientError.RequestError> => {
+  const target = request.urlParams.length === 0 && request.hash._tag === "None" ? splitUrl(request.url) : undefined
+  if (target !== undefined) return Effect.succeed(target)
+  const full = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
   return full._tag === "Right"
     ? Effect.succeed({ origin: full.right.origin, path: full.right.pathname + full.right.search })
     : Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: full.left }))
@@ -164,23 +159,13 @@ const targetOf = (
 const send = (
   dispatcher: Dispatcher,
   request: HttpClientRequest.HttpClientRequest,
-  target: { readonly origin: string; readonly path: string },
+  target: Target,
   body: RequestBody,
   timeout: Option.Option<Duration.Duration>
 ) =>
   Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
     const deadline = new Deadline(Option.getOrUndefined(timeout))
-    dispatcher.request({
-      origin: target.origin,
-      path: target.path,
-      method: request.method,
-      headers: request.headers,
-      body,
-      signal: deadline,
-      // the deadline above is the timeout; undici's own would cut long waits short
-      headersTimeout: 0,
-      bodyTimeout: 0
-    }, (error, data) => {
+    dispatcher.request(requestOptions(request, target, body, deadline), (error, data) => {
       if (error === null) return resume(Effect.succeed(new UndiciResponse(request, data, deadline)))
       deadline.clear()
       resume(Effect.fail(

@@ -10,7 +10,7 @@ import { Duration, Effect } from "effect"
 import type { Dispatcher } from "undici"
 import { TransportError, UnexpectedResponseError } from "../ApiError.js"
 import { RequestTimeout } from "./requestTimeout.js"
-import { Deadline } from "./deadline.js"
+import { Deadline, requestOptions, splitUrl } from "./undici.js"
 
 const dispatcherKey = Symbol.for("effect-design-search/dispatcher")
 
@@ -38,14 +38,6 @@ const flatten = (headers: Dispatcher.ResponseData["headers"]): Record<string, st
   return out
 }
 
-/** Splits an absolute URL without query or fragment into undici's origin and path. */
-const targetOf = (url: string): { readonly origin: string; readonly path: string } | undefined => {
-  const scheme = url.indexOf("://")
-  if (scheme <= 0 || url.includes("?") || url.includes("#")) return undefined
-  const slash = url.indexOf("/", scheme + 3)
-  return slash < 0 ? { origin: url, path: "/" } : { origin: url.slice(0, slash), path: url.slice(slash) }
-}
-
 const decoder = new TextDecoder()
 
 /**
@@ -61,7 +53,7 @@ export const exchange = (
 ): Effect.Effect<Answer, TransportError | UnexpectedResponseError> => {
   const failure = (reason: TransportError["reason"], detail: string) =>
     new TransportError({ reason, method: request.method, url: request.url, detail })
-  const target = targetOf(request.url)
+  const target = splitUrl(request.url)
   const body = request.body._tag === "Uint8Array" ? request.body.body : request.body._tag === "Empty" ? null : undefined
   if (target === undefined || body === undefined) {
     return Effect.fail(failure("Network", "the fast lane takes absolute URLs without query and byte bodies only"))
@@ -71,16 +63,7 @@ export const exchange = (
     const timedOut = (cause: unknown) =>
       deadline.timedOut instanceof RequestTimeout ? deadline.timedOut.message : cause instanceof Error ? cause.message : String(cause)
     let source: Dispatcher.ResponseData["body"] | undefined
-    dispatcher.request({
-      origin: target.origin,
-      path: target.path,
-      method: request.method,
-      headers: request.headers,
-      body,
-      signal: deadline,
-      headersTimeout: 0,
-      bodyTimeout: 0
-    }, (error, data) => {
+    dispatcher.request(requestOptions(request, target, body, deadline), (error, data) => {
       if (error !== null) {
         deadline.clear()
         return resume(Effect.fail(failure(deadline.timedOut === undefined ? "Network" : "Timeout", timedOut(error))))
