@@ -25,6 +25,7 @@ export const dispatcherOf = (client: HttpClient.HttpClient): Dispatcher | undefi
 /** What an exchange brings back: enough to classify it. */
 export interface Answer {
   readonly status: number
+  /** Built when first read: a success does not need them. */
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly text: string
 }
@@ -104,7 +105,14 @@ export const exchange = (
         done = true
         deadline.clear()
         const text = chunks.length === 1 ? decoder.decode(chunks[0]) : decoder.decode(Buffer.concat(chunks, total))
-        resume(Effect.succeed({ status: data.statusCode, headers: flatten(data.headers), text }))
+        let headers: Record<string, string | undefined> | undefined
+        resume(Effect.succeed({
+          status: data.statusCode,
+          get headers() {
+            return headers ??= flatten(data.headers)
+          },
+          text
+        }))
       })
     })
     return Effect.sync(() => {

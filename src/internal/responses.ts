@@ -137,7 +137,8 @@ export const decodeSuccess = <A>(
   const json = parseJson(text)
   if (Option.isNone(json)) return Either.left(unexpected(text === "" ? "empty body" : "body is not JSON"))
   const { data, messages } = unwrap(json.value)
-  const decodedMessages = decodeMessages(messages)
+  // Messages are rare (spec 7.3.1): an empty array needs no decoding.
+  const decodedMessages = Array.isArray(messages) && messages.length === 0 ? Either.right([]) : decodeMessages(messages)
   if (Either.isLeft(decodedMessages)) return Either.left(unexpected(formatIssue(decodedMessages.left)))
   const decoded = decode(data)
   if (Either.isLeft(decoded)) return Either.left(unexpected(formatIssue(decoded.left)))
