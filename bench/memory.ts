@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { request as undiciRequest } from "undici"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
 import { median, round } from "./stats.js"
-import { startFixedServer, toolkitLoop } from "./throughput.js"
+import { promiseLoop, startFixedServer, toolkitLoop } from "./throughput.js"
 
 export type Variant = "toolkit" | "undici"
 
@@ -51,17 +51,6 @@ const collect = async () => {
   return process.memoryUsage().heapUsed / MB
 }
 
-const promiseLoop = async (call: () => Promise<unknown>, total: number) => {
-  let started = 0
-  const worker = async () => {
-    while (started < total) {
-      started++
-      await call()
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker))
-}
-
 /** Raw undici with a hand-rolled token cache: the baseline. */
 const undiciRunner = (origin: string) => {
   let header: string | undefined
@@ -85,7 +74,7 @@ const undiciRunner = (origin: string) => {
     if (r.statusCode !== 200) throw new Error(`status ${r.statusCode}`)
     return r.body.json()
   }
-  return { run: (total: number) => promiseLoop(call, total), dispose: async () => {} }
+  return { run: (total: number) => promiseLoop(call, total, concurrency), dispose: async () => {} }
 }
 
 /** The toolkit over its default transport, one client for the whole process. */

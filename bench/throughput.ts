@@ -80,7 +80,8 @@ const fetchClient = (origin: string) => {
   }
 }
 
-const promiseLoop = async (call: () => Promise<unknown>, total: number, concurrency: number) => {
+/** `concurrency` workers sharing `total` calls of a promise-returning client. */
+export const promiseLoop = async (call: () => Promise<unknown>, total: number, concurrency: number) => {
   let started = 0
   const worker = async () => {
     while (started < total) {
