@@ -17,6 +17,7 @@ import * as App from "./sandbox/App.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as Server from "./sandbox/Server.js"
+import { positiveInt } from "./sandbox/Settings.js"
 import * as State from "./sandbox/State.js"
 
 export { fixedNumbers } from "./sandbox/Dataset.js"
@@ -81,11 +82,6 @@ export interface Sandbox {
 }
 
 const decodeFault = Schema.decodeUnknown(State.Fault)
-
-const positiveInt = (name: string, value: number) =>
-  Number.isSafeInteger(value) && value > 0
-    ? Effect.succeed(value)
-    : Effect.fail(ConfigError.InvalidData([name], `${name} must be a positive integer, got ${value}`))
 
 /**
  * Builds a sandbox: generates its dataset and index, and a fresh signing key.

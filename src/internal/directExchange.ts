@@ -9,7 +9,6 @@ import type { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect } from "effect"
 import type { Dispatcher } from "undici"
 import { TransportError, UnexpectedResponseError } from "../ApiError.js"
-import { RequestTimeout } from "./requestTimeout.js"
 import { Deadline, requestOptions, splitUrl } from "./undici.js"
 
 const dispatcherKey = Symbol.for("effect-design-search/dispatcher")
@@ -61,13 +60,17 @@ export const exchange = (
   }
   return Effect.async<Answer, TransportError | UnexpectedResponseError>((resume) => {
     const deadline = new Deadline(timeout)
-    const timedOut = (cause: unknown) =>
-      deadline.timedOut instanceof RequestTimeout ? deadline.timedOut.message : cause instanceof Error ? cause.message : String(cause)
+    /** A failure: a `Timeout` when the deadline caused it, else of `reason`. */
+    const failed = (reason: TransportError["reason"], cause: unknown) =>
+      failure(
+        deadline.timedOut === undefined ? reason : "Timeout",
+        deadline.timedOut?.message ?? (cause instanceof Error ? cause.message : String(cause))
+      )
     let source: Dispatcher.ResponseData["body"] | undefined
     dispatcher.request(requestOptions(request, target, body, deadline), (error, data) => {
       if (error !== null) {
         deadline.clear()
-        return resume(Effect.fail(failure(deadline.timedOut === undefined ? "Network" : "Timeout", timedOut(error))))
+        return resume(Effect.fail(failed("Network", error)))
       }
       source = data.body
       const tooLarge = (size: string) => {
@@ -98,7 +101,7 @@ export const exchange = (
         if (done) return
         done = true
         deadline.clear()
-        resume(Effect.fail(failure(deadline.timedOut === undefined ? "Body" : "Timeout", timedOut(cause))))
+        resume(Effect.fail(failed("Body", cause)))
       })
       data.body.on("end", () => {
         if (done) return

@@ -17,6 +17,7 @@ import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import type { Control, Sandbox } from "../Sandbox.js"
 import * as ControlRoutes from "./ControlRoutes.js"
+import { positiveInt } from "./Settings.js"
 import { resetHeader } from "./State.js"
 
 /** Where and how a sandbox is served. @since 0.1.0 */
@@ -29,8 +30,6 @@ export interface ListenOptions {
   readonly shutdownTimeout?: Duration.DurationInput | undefined
   /** Largest request body a control route reads (default 1 MiB). */
   readonly maxControlBodyBytes?: number | undefined
-  /** The sandbox's own request body limit (`Sandbox.Options.maxRequestBytes`, default 1 MiB). */
-  readonly maxRequestBytes?: number | undefined
 }
 
 /** @since 0.1.0 */
@@ -69,11 +68,6 @@ const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError>
   Number.isInteger(port) && port >= 0 && port <= 65535
     ? Effect.succeed(port)
     : Effect.fail(invalid("port", `port must be an integer from 0 to 65535, got ${port}`))
-
-const positive = (name: string, value: number): Effect.Effect<number, ConfigError.ConfigError> =>
-  Number.isSafeInteger(value) && value > 0
-    ? Effect.succeed(value)
-    : Effect.fail(invalid(name, `${name} must be a positive integer, got ${value}`))
 
 /**
  * Turns the app's reset requests (`State.resetHeader`) into dropped connections. `reset`: the
@@ -140,7 +134,7 @@ export const serve = (
   Effect.gen(function*() {
     const host = yield* listenHost(options.host ?? listenDefaults.host)
     const port = yield* validPort(options.port ?? listenDefaults.port)
-    const maxBodyBytes = yield* positive("maxControlBodyBytes", options.maxControlBodyBytes ?? listenDefaults.maxControlBodyBytes)
+    const maxBodyBytes = yield* positiveInt("maxControlBodyBytes", options.maxControlBodyBytes ?? listenDefaults.maxControlBodyBytes)
     const shutdownTimeout = Option.getOrElse(
       Option.filter(Duration.decodeUnknown(options.shutdownTimeout ?? listenDefaults.shutdownTimeout), Duration.isFinite),
       () => listenDefaults.shutdownTimeout
