@@ -2,7 +2,7 @@ import { HttpClient, HttpClientError } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Stream, TestClock } from "effect"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
-import { clientLayer, sandboxStats } from "./support/layers.js"
+import { clientLayer, sandboxStats, withTime } from "./support/layers.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const control = Sandbox.SandboxControl
@@ -275,9 +275,8 @@ describe("DesignSearchClient: every status gives its typed error", () => {
       const layer = clientLayer({
         client: { transformClient: () => HttpClient.tapRequest(unreachable, () => Effect.sync(() => void attempts++)) }
       })
-      const fiber = yield* Effect.fork(Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)))
-      yield* TestClock.adjust("1 minute")
-      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "TransportError", reason: "Network", method: "GET" })
+      const error = yield* withTime(Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)), "1 minute")
+      expect(error).toMatchObject({ _tag: "TransportError", reason: "Network", method: "GET" })
       expect(attempts).toBe(4)
     }))
 
@@ -287,17 +286,14 @@ describe("DesignSearchClient: every status gives its typed error", () => {
         Layer.provide(Layer.succeed(HttpClient.HttpClient, unreachable)),
         Layer.provide(DesignSearchConfig.layer({ clientId: "id", clientSecret: "secret" }))
       )
-      const fiber = yield* Effect.fork(Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)))
-      yield* TestClock.adjust("10 minutes")
-      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "TokenError", reason: "Unavailable" })
+      const error = yield* withTime(Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)), "10 minutes")
+      expect(error).toMatchObject({ _tag: "TokenError", reason: "Unavailable" })
     }))
 
   it.effect("a request that stalls past the request timeout is a TransportError Timeout", () =>
     Effect.gen(function*() {
       yield* (yield* control).injectFault({ target: "design", status: 200, delayMs: 120_000, body: {} })
-      const fiber = yield* Effect.fork(Effect.flip((yield* Client).getDesign(chair)))
-      yield* TestClock.adjust("31 seconds")
-      const error = yield* Fiber.join(fiber)
+      const error = yield* withTime(Effect.flip((yield* Client).getDesign(chair)), "31 seconds")
       expect(error).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
     }).pipe(Effect.provide(clientLayer(noRetry))))
 })
@@ -306,9 +302,7 @@ describe("DesignSearchClient: retries of read-only calls", () => {
   it.effect("503, 503, then success: the call succeeds after backoff", () =>
     Effect.gen(function*() {
       yield* (yield* control).injectFault({ target: "design", status: 503, count: 2 })
-      const fiber = yield* Effect.fork((yield* Client).getDesign(chair))
-      yield* TestClock.adjust("10 seconds")
-      const exit = yield* Fiber.await(fiber)
+      const exit = yield* withTime(Effect.exit((yield* Client).getDesign(chair)), "10 seconds")
       expect(Exit.isSuccess(exit)).toBe(true)
       expect((yield* sandboxStats).requests.design).toBe(3)
     }).pipe(Effect.provide(clientLayer())))
@@ -321,9 +315,7 @@ describe("DesignSearchClient: retries of read-only calls", () => {
       yield* Effect.flip(client.getDesign(chair))
       expect((yield* sandboxStats).requests.design).toBe(1)
       yield* sandbox.injectFault({ target: "design", status: 503, count: 10 })
-      const fiber = yield* Effect.fork(Effect.flip(client.getDesign(chair)))
-      yield* TestClock.adjust("1 minute")
-      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "ServerError", status: 503 })
+      expect(yield* withTime(Effect.flip(client.getDesign(chair)), "1 minute")).toMatchObject({ _tag: "ServerError", status: 503 })
       expect((yield* sandboxStats).requests.design).toBe(5)
     }).pipe(Effect.provide(clientLayer())))
 

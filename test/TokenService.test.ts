@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Duration, Effect, Exit, Fiber, Layer, Redacted, Scope, TestClock } from "effect"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
-import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
+import { clientLayer, sandboxLayer, sandboxStats, withTime } from "./support/layers.js"
 
 const tokens = TokenService.TokenService
 const control = Sandbox.SandboxControl
@@ -59,9 +59,7 @@ describe("TokenService", () => {
   it.effect("token endpoint 503, 503, 200: get succeeds after backoff", () =>
     Effect.gen(function*() {
       yield* (yield* control).injectFault({ target: "token", status: 503, count: 2 })
-      const fiber = yield* Effect.fork((yield* tokens).get)
-      yield* TestClock.adjust("1 minute")
-      const exit = yield* Fiber.await(fiber)
+      const exit = yield* withTime(Effect.exit((yield* tokens).get), "1 minute")
       expect(Exit.isSuccess(exit)).toBe(true)
       expect((yield* sandboxStats).requests.token).toBe(3)
     }).pipe(Effect.provide(clientLayer())))

@@ -5,19 +5,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Option, TestClock } from "effect"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
-import { clientLayer, sandboxStats } from "./support/layers.js"
+import { clientLayer, sandboxStats, withTime } from "./support/layers.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const control = Sandbox.SandboxControl
 const chair = Sandbox.fixedNumbers.chair
-
-/** Runs `effect` in the background while simulated time passes, then joins it. */
-const withTime = <A, E, R>(effect: Effect.Effect<A, E, R>, time: Duration.DurationInput) =>
-  Effect.gen(function*() {
-    const fiber = yield* Effect.fork(effect)
-    yield* TestClock.adjust(time)
-    return yield* Fiber.join(fiber)
-  })
 
 const getToken = Effect.flatMap(TokenService.TokenService, (t) => Effect.flip(t.get))
 

@@ -1,6 +1,6 @@
 /** Layers the tests build the client from: the in-process sandbox with chosen options. */
 import { HttpClient } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer, TestClock } from "effect"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../../src/index.js"
 
 export interface TestOptions {
@@ -33,3 +33,11 @@ export const clientLayer = (options: TestOptions = {}) =>
 
 /** The sandbox's counters. */
 export const sandboxStats = Effect.flatMap(Sandbox.SandboxControl, (c) => c.stats)
+
+/** Runs `effect` in the background while simulated time passes, then joins it. */
+export const withTime = <A, E, R>(effect: Effect.Effect<A, E, R>, time: Parameters<typeof TestClock.adjust>[0]) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(effect)
+    yield* TestClock.adjust(time)
+    return yield* Fiber.join(fiber)
+  })
