@@ -45,6 +45,7 @@ import * as DirectExchange from "./internal/directExchange.js"
 import { currentRequestTimeout, isTimeoutAware } from "./internal/requestTimeout.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
+import * as RequestBudget from "./RequestBudget.js"
 import * as TokenService from "./TokenService.js"
 import * as UndiciHttpClient from "./UndiciHttpClient.js"
 
@@ -184,8 +185,13 @@ const confineAuthorization = (client: HttpClient.HttpClient, origin: string): Ht
 const notFoundIsUnexpected = (e: NotFoundError) =>
   new UnexpectedResponseError({ status: e.status, excerpt: e.excerpt, issue: "unexpected HTTP status 404" })
 
+/** How long the budget holds calls back after a 429 that named no `Retry-After`. @since 0.2.0 */
+export const defaultBackOff: Duration.Duration = Duration.seconds(1)
+
 /**
- * Builds the client from the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`.
+ * Builds the client from the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`. With a
+ * `RequestBudget` in its context, every request to the API waits for a slot of it, and a 429
+ * backs the budget off.
  *
  * @since 0.1.0
  */
@@ -246,6 +252,16 @@ export const make = (
           request
         )
 
+    const budget = Option.map(
+      yield* Effect.serviceOption(RequestBudget.RequestBudget),
+      (b) => b.forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId })
+    )
+    /** `exchange`, in its turn of the budget if there is one. */
+    const paced: typeof exchange = Option.isNone(budget) ? exchange : (request, decode) =>
+      Effect.zipRight(RequestBudget.take(budget.value), exchange(request, decode)).pipe(
+        Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
+      )
+
     /**
      * With a token; on a 401, forget that token and try once more with a fresh one. Transient
      * failures are retried on `retrySchedule`; the schedule is set up only once one happened.
@@ -255,7 +271,7 @@ export const make = (
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> => {
       const once = Effect.flatMap(tokens.get, (token) =>
-        exchange(HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)), decode).pipe(
+        paced(HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)), decode).pipe(
           Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
         ))
       const attempt = Effect.catchTag(once, "AuthenticationError", () => once)

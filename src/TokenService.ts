@@ -2,7 +2,9 @@
  * The `TokenService`: hands out a valid access token, fetching one from the token endpoint only
  * when it must. One cached token read from a `Ref` with no I/O; one fetch in flight however many
  * callers wait (single flight); a refresh ahead of expiry only for a token that is in use; a
- * compare-and-clear `invalidate` for 401s. Time comes from Effect's `Clock`.
+ * compare-and-clear `invalidate` for 401s. Time comes from Effect's `Clock`. With a `TokenStore` in
+ * its context (`TokenStore.layerRedis`), fetches and refreshes go through it, to share one token
+ * across a fleet of processes.
  *
  * @since 0.1.0
  */
@@ -31,6 +33,7 @@ import { TokenError } from "./ApiError.js"
 import { DesignSearchConfig } from "./DesignSearchConfig.js"
 import type { Settings } from "./DesignSearchConfig.js"
 import { excerpt, parseJson, readText } from "./internal/responses.js"
+import * as TokenStore from "./TokenStore.js"
 
 /** Counters of the service's work since it started. @since 0.1.0 */
 export interface Stats {
@@ -40,6 +43,8 @@ export interface Stats {
   readonly waits: number
   /** Refreshes started ahead of expiry. */
   readonly refreshes: number
+  /** Tokens taken from the `TokenStore` that another process fetched. */
+  readonly sharedTokens: number
 }
 
 /** @since 0.1.0 */
@@ -178,7 +183,7 @@ const isTransient = (error: TokenError): boolean => error.reason === "Unavailabl
 
 /**
  * Builds the service in the current scope: the refresh fiber and any fetch in flight are bound to
- * it and stop when it closes.
+ * it and stop when it closes. It uses the `TokenStore` of its context, if any.
  *
  * @since 0.1.0
  */
@@ -192,7 +197,11 @@ export const make = (
     const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
     const state = yield* Ref.make<State>({ token: undefined, validUntil: 0, used: false, inflight: undefined })
     const refreshFiber = yield* FiberHandle.make<void, never>()
-    const counters = { tokenRequests: 0, waits: 0, refreshes: 0 }
+    const counters = { tokenRequests: 0, waits: 0, refreshes: 0, sharedTokens: 0 }
+    const store = Option.match(yield* Effect.serviceOption(TokenStore.TokenStore), {
+      onNone: () => TokenStore.memory,
+      onSome: (s) => s
+    }).forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId })
     const skewMillis = Duration.toMillis(config.expirySkew)
     const refreshBeforeMillis = Duration.toMillis(config.refreshBefore)
 
@@ -204,6 +213,23 @@ export const make = (
     // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
     const validUntil = (token: AccessToken.AccessToken) =>
       expiresMillis(token) - Math.min(skewMillis, Duration.toMillis(AccessToken.lifetime(token)) / 10)
+
+    /** The last token refused with a 401: a store still holding it must not hand it back. */
+    let refused: AccessToken.AccessToken | undefined
+    /** `fetch` through the store, which may answer with a token it holds that `accept` takes. */
+    const obtain = (
+      fetch: Effect.Effect<AccessToken.AccessToken, TokenError>,
+      accept: (token: AccessToken.AccessToken, now: number) => boolean
+    ) =>
+      Effect.map(
+        store.obtain(fetch, (token, now) =>
+          now < validUntil(token) && (refused === undefined || !AccessToken.sameToken(token, refused)) &&
+          accept(token, now)),
+        (obtained) => {
+          if (obtained.shared) counters.sharedTokens++
+          return obtained.token
+        }
+      )
 
     /** The answer of a fetch stopped by the layer's scope closing, to whoever waits on it. */
     const closedError = new TokenError({ reason: "Unavailable", detail: "the token service was shut down" })
@@ -241,10 +267,14 @@ export const make = (
           const current_ = current
           const until = validUntil(current_)
           const stillValid = () => Effect.map(Clock.currentTimeMillis, (t) => t < until)
-          const fetch = Effect.retry(requestToken, {
-            schedule: retrySchedule,
-            while: (e) => isTransient(e) ? stillValid() : Effect.succeed(false)
-          })
+          // another process of the fleet may have refreshed it already
+          const fetch = obtain(
+            Effect.retry(requestToken, {
+              schedule: retrySchedule,
+              while: (e) => isTransient(e) ? stillValid() : Effect.succeed(false)
+            }),
+            (token) => expiresMillis(token) > expiresMillis(current_)
+          )
           // Taking the flight and starting it go together, or its waiters would wait forever.
           const exit = yield* Effect.uninterruptibleMask((restore) =>
             Effect.flatMap(
@@ -272,7 +302,10 @@ export const make = (
      * scope stops it and its waiters still hear of it.
      */
     const startFetch = (deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>) =>
-      fly(deferred, Effect.interruptible(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }))).pipe(
+      fly(
+        deferred,
+        Effect.interruptible(obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () => true))
+      ).pipe(
         // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
         Effect.tap((token) =>
           Effect.flatMap(Ref.get(state), (s) =>
@@ -313,13 +346,16 @@ export const make = (
     )
 
     const invalidate = (token: AccessToken.AccessToken) =>
-      Ref.update(state, (s) =>
-        s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s)
+      Effect.suspend(() => {
+        refused = token
+        return Ref.update(state, (s) =>
+          s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s)
+      }).pipe(Effect.zipRight(store.invalidate(token)))
 
     return { get, invalidate, stats: Effect.sync((): Stats => ({ ...counters })) } satisfies Service
   })
 
-/** The service with the in-memory cache. @since 0.1.0 */
+/** The service, with the `TokenStore` of its context if there is one. @since 0.1.0 */
 export const layer = (
   options: Options = {}
 ): Layer.Layer<TokenService, never, DesignSearchConfig | HttpClient.HttpClient> =>

@@ -20,11 +20,23 @@ export * as DesignSearchConfig from "./DesignSearchConfig.js"
 /** @since 0.1.0 */
 export * as Designs from "./Designs.js"
 
+/** @since 0.2.0 */
+export * as Fleet from "./Fleet.js"
+
+/** @since 0.2.0 */
+export * as FleetRedis from "./FleetRedis.js"
+
+/** @since 0.2.0 */
+export * as RequestBudget from "./RequestBudget.js"
+
 /** @since 0.1.0 */
 export * as Sandbox from "./Sandbox.js"
 
 /** @since 0.1.0 */
 export * as TokenService from "./TokenService.js"
+
+/** @since 0.2.0 */
+export * as TokenStore from "./TokenStore.js"
 
 /** @since 0.1.0 */
 export * as UndiciHttpClient from "./UndiciHttpClient.js"

@@ -18,7 +18,7 @@ import * as Output from "./Output.js"
 import { root } from "./Root.js"
 
 /** The CLI's version, as `--version` prints it. */
-export const version = "0.1.0"
+export const version = "0.2.0"
 
 /** The whole command tree. */
 export const command = root.pipe(Command.withSubcommands([search, get, exportDesigns, token, sandbox]))

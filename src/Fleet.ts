@@ -1,0 +1,28 @@
+/**
+ * A fleet: processes that call the API with the same client id and share one token and one rate
+ * budget through Redis. `layer` is the whole of it over one connection; provide it below a
+ * `DesignSearchClient` layer and its `TokenService` and calls use it.
+ *
+ * @since 0.2.0
+ */
+import type { ConfigError } from "effect"
+import { Layer } from "effect"
+import * as FleetRedis from "./FleetRedis.js"
+import * as RequestBudget from "./RequestBudget.js"
+import * as TokenStore from "./TokenStore.js"
+
+/** @since 0.2.0 */
+export interface Options extends FleetRedis.Options, TokenStore.RedisOptions, RequestBudget.Options {}
+
+/**
+ * `TokenStore.layerRedis` and `RequestBudget.layerRedis` over one `FleetRedis.layer` connection.
+ * Fails only on bad budget options.
+ *
+ * @since 0.2.0
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<TokenStore.TokenStore | RequestBudget.RequestBudget, ConfigError.ConfigError> =>
+  Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(
+    Layer.provide(FleetRedis.layer(options))
+  )

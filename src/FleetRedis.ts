@@ -1,0 +1,182 @@
+/**
+ * `FleetRedis`: the Redis connection through which the processes of a fleet share one token and one
+ * rate budget. Redis is an optimisation, never a dependency of a request: a command that fails or
+ * is slower than `commandTimeout` is a `FleetUnavailable`, which every user of the connection
+ * answers locally. One warning is logged when Redis goes away and one line when it is back; while
+ * it is away, commands fail at once but for one probe every `probeInterval`.
+ *
+ * @since 0.2.0
+ */
+import { createHash } from "node:crypto"
+import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
+import type { Scope } from "effect"
+import type { Redis } from "ioredis"
+
+/** A Redis command that failed, timed out, or was not sent because Redis is away. @since 0.2.0 */
+export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
+
+/** Which client a fleet shares a token and a budget for: never the secret. @since 0.2.0 */
+export interface ClientIdentity {
+  readonly tokenUrl: string
+  readonly clientId: string
+}
+
+/** @since 0.2.0 */
+export interface Service {
+  /** Runs one command; any failure, or an answer later than `commandTimeout`, is `FleetUnavailable`. */
+  readonly run: <A>(command: (redis: Redis) => Promise<A>) => Effect.Effect<A, FleetUnavailable>
+  /** `keyOf` under this connection's prefix. */
+  readonly key: (client: ClientIdentity, name: string) => string
+}
+
+/** @since 0.2.0 */
+export class FleetRedis extends Context.Tag("effect-design-search/FleetRedis")<FleetRedis, Service>() {}
+
+/** @since 0.2.0 */
+export interface Options {
+  /** Default `redis://127.0.0.1:6379`. May carry a password; it is never logged. */
+  readonly url?: string | undefined
+  /** Prefix of every key (default `design-search`). */
+  readonly keyPrefix?: string | undefined
+  /** Longest wait for one command before Redis counts as away (default 500 ms). */
+  readonly commandTimeout?: Duration.DurationInput | undefined
+  /** While Redis is away, how often one command is let through to see whether it is back (default 1 s). */
+  readonly probeInterval?: Duration.DurationInput | undefined
+  /** Longest wait for the first connection when the layer is built (default 2 s); it never fails. */
+  readonly connectTimeout?: Duration.DurationInput | undefined
+}
+
+/** @since 0.2.0 */
+export const defaults = {
+  url: "redis://127.0.0.1:6379",
+  keyPrefix: "design-search",
+  commandTimeout: Duration.millis(500),
+  probeInterval: Duration.seconds(1),
+  connectTimeout: Duration.seconds(2)
+} as const
+
+/**
+ * The key of `name` for `client` under `prefix`: a digest of token URL and client id in braces, so
+ * that all of a client's keys share one Redis Cluster slot and a script may touch several.
+ *
+ * @since 0.2.0
+ */
+export const keyOf = (prefix: string, client: ClientIdentity, name: string): string =>
+  `${prefix}:{${createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)}}:${name}`
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : "unknown Redis failure"
+
+/**
+ * The service over `redis`, an `ioredis` client configured to fail rather than queue commands
+ * while disconnected (`enableOfflineQueue: false`), as `layer` configures its own.
+ *
+ * @since 0.2.0
+ */
+export const make = (redis: Redis, options: Options = {}): Effect.Effect<Service> =>
+  Effect.sync(() => {
+    const prefix = options.keyPrefix ?? defaults.keyPrefix
+    const timeoutMillis = Duration.toMillis(options.commandTimeout ?? defaults.commandTimeout)
+    const probeMillis = Duration.toMillis(options.probeInterval ?? defaults.probeInterval)
+    let healthy = true
+    let nextProbeAt = 0
+    // a client made with `lazyConnect` connects on its first command, which `send` never issues
+    if (redis.status === "wait") redis.connect().catch(() => {})
+
+    /** Sends only over a ready connection: ioredis's own refusal while disconnected says less. */
+    const send = <A>(command: (redis: Redis) => Promise<A>): Effect.Effect<A, FleetUnavailable> =>
+      Effect.suspend(() => redis.status !== "ready"
+        ? Effect.fail(new FleetUnavailable({ detail: `not connected (${redis.status})` }))
+        : Effect.async<A, FleetUnavailable>((resume) => {
+          let done = false
+          const timer = setTimeout(() => {
+            done = true
+            resume(Effect.fail(new FleetUnavailable({ detail: `no answer within ${timeoutMillis} ms` })))
+          }, timeoutMillis)
+          const settle = (effect: Effect.Effect<A, FleetUnavailable>) => {
+            if (done) return
+            done = true
+            clearTimeout(timer)
+            resume(effect)
+          }
+          // A command that throws synchronously is a failure like any other.
+          Promise.resolve().then(() => command(redis)).then(
+            (value) => settle(Effect.succeed(value)),
+            (error: unknown) => settle(Effect.fail(new FleetUnavailable({ detail: describe(error) })))
+          )
+          return Effect.sync(() => {
+            done = true
+            clearTimeout(timer)
+          })
+        }))
+
+    const run = <A>(command: (redis: Redis) => Promise<A>): Effect.Effect<A, FleetUnavailable> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (!healthy) {
+          if (now < nextProbeAt) return Effect.fail(new FleetUnavailable({ detail: "Redis is away" }))
+          nextProbeAt = now + probeMillis
+        }
+        return send(command).pipe(
+          Effect.tapBoth({
+            onFailure: (e) =>
+              Effect.suspend(() => {
+                nextProbeAt = now + probeMillis
+                if (!healthy) return Effect.void
+                healthy = false
+                return Effect.logWarning(
+                  `Redis unreachable (${e.detail}): tokens and rate budget are kept in this process until it returns`
+                )
+              }),
+            onSuccess: () =>
+              Effect.suspend(() => {
+                if (healthy) return Effect.void
+                healthy = true
+                return Effect.logInfo("Redis reachable again: tokens and rate budget are shared with the fleet")
+              })
+          })
+        )
+      })
+
+    return {
+      run,
+      key: (client, name) => keyOf(prefix, client, name)
+    } satisfies Service
+  })
+
+/**
+ * The service over its own `ioredis` connection, closed with the scope. Building it waits up to
+ * `connectTimeout` for Redis and never fails: a fleet whose Redis is down starts working alone.
+ *
+ * @since 0.2.0
+ */
+export const layer = (options: Options = {}): Layer.Layer<FleetRedis> =>
+  Layer.scoped(FleetRedis, Effect.flatMap(connect(options), (redis) => make(redis, options)))
+
+/** The service over a connection the caller owns (configured with `enableOfflineQueue: false`). @since 0.2.0 */
+export const layerClient = (redis: Redis, options: Options = {}): Layer.Layer<FleetRedis> =>
+  Layer.effect(FleetRedis, make(redis, options))
+
+// `ioredis` is loaded when a fleet is built, not by every user of `TokenService`.
+const connect = (options: Options): Effect.Effect<Redis, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.map(Effect.promise(() => import("ioredis")), ({ Redis }) => {
+      const redis = new Redis(options.url ?? defaults.url, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        connectTimeout: Duration.toMillis(options.connectTimeout ?? defaults.connectTimeout),
+        // reconnects for as long as the process lives, at most a second apart
+        retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
+      })
+      // Connection errors are answered per command; unheard, ioredis would print them.
+      redis.on("error", () => {})
+      return redis
+    }),
+    (redis) => Effect.sync(() => redis.disconnect())
+  ).pipe(Effect.tap((redis) => awaitReady(redis, options.connectTimeout ?? defaults.connectTimeout)))
+
+const awaitReady = (redis: Redis, within: Duration.DurationInput): Effect.Effect<void> =>
+  redis.status === "ready" ? Effect.void : Effect.async<void>((resume) => {
+    const ready = () => resume(Effect.void)
+    redis.once("ready", ready)
+    return Effect.sync(() => void redis.off("ready", ready))
+  }).pipe(Effect.timeoutTo({ duration: within, onSuccess: () => undefined, onTimeout: () => undefined }))

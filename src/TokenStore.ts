@@ -1,0 +1,161 @@
+/**
+ * `TokenStore`: where a `TokenService` looks for a token before it asks the token endpoint, and what
+ * it tells when a token is refused. The default (`memory`) is this process alone; `layerRedis`
+ * shares one token per client across a fleet of processes, with one fetch at a time fleet-wide (a
+ * lock that expires, so a holder that dies does not block the fleet) and compare-and-delete
+ * invalidation. A `TokenService` uses the `TokenStore` it finds in its context.
+ *
+ * @since 0.2.0
+ */
+import { randomUUID } from "node:crypto"
+import { Clock, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import * as AccessToken from "./AccessToken.js"
+import type { TokenError } from "./ApiError.js"
+import { FleetRedis } from "./FleetRedis.js"
+import type { ClientIdentity } from "./FleetRedis.js"
+
+/** A token and where it came from. @since 0.2.0 */
+export interface Obtained {
+  readonly token: AccessToken.AccessToken
+  /** `true` when another process fetched it; `false` when `fetch` ran here. */
+  readonly shared: boolean
+}
+
+/** The store of one client's token. @since 0.2.0 */
+export interface ClientTokens {
+  /**
+   * A token that `accept` takes (given the time in epoch milliseconds), from the store; failing
+   * that, `fetch` run here, its token stored for the others. Never fails but with `fetch`'s error.
+   */
+  readonly obtain: (
+    fetch: Effect.Effect<AccessToken.AccessToken, TokenError>,
+    accept: (token: AccessToken.AccessToken, now: number) => boolean
+  ) => Effect.Effect<Obtained, TokenError>
+  /** Removes `token` from the store if it is still the stored one; never fails. */
+  readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
+}
+
+/** @since 0.2.0 */
+export interface Service {
+  readonly forClient: (client: ClientIdentity) => ClientTokens
+}
+
+/** @since 0.2.0 */
+export class TokenStore extends Context.Tag("effect-design-search/TokenStore")<TokenStore, Service>() {}
+
+const alone: ClientTokens = {
+  obtain: (fetch) => Effect.map(fetch, (token) => ({ token, shared: false })),
+  invalidate: () => Effect.void
+}
+
+/** This process alone: every token is fetched here; what `TokenService` does with no store. @since 0.2.0 */
+export const memory: Service = { forClient: () => alone }
+
+/** @since 0.2.0 */
+export interface RedisOptions {
+  /**
+   * Expiry of the fetch lock (default 10 s): how long the fleet waits on a holder that died
+   * before another process fetches. Waiting processes fetch themselves once it has passed.
+   */
+  readonly lockTtl?: Duration.DurationInput | undefined
+}
+
+/** @since 0.2.0 */
+export const redisDefaults = { lockTtl: Duration.seconds(10) } as const
+
+/** The stored form: one JSON text, written and read by this module only. */
+const Stored = Schema.parseJson(Schema.Struct({
+  token: Schema.NonEmptyString,
+  tokenType: Schema.NonEmptyString,
+  issuedAt: Schema.Int,
+  expiresAt: Schema.Int
+}))
+const decodeStored = Schema.decodeUnknownOption(Stored)
+
+/** Canonical, so that compare-and-delete can match what another process wrote for the same token. */
+const encode = (token: AccessToken.AccessToken): string =>
+  JSON.stringify({
+    token: Redacted.value(token.token),
+    tokenType: token.tokenType,
+    issuedAt: DateTime.toEpochMillis(token.issuedAt),
+    expiresAt: DateTime.toEpochMillis(token.expiresAt)
+  })
+
+const decode = (text: string | null): Option.Option<AccessToken.AccessToken> =>
+  Option.map(decodeStored(text), (s) => ({
+    token: Redacted.make(s.token),
+    tokenType: s.tokenType,
+    issuedAt: DateTime.unsafeMake(s.issuedAt),
+    expiresAt: DateTime.unsafeMake(s.expiresAt)
+  }))
+
+/** Deletes `KEYS[1]` only while it holds `ARGV[1]`. */
+const compareAndDelete = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`
+
+/** Waits between looks at the store while another process fetches: 5 ms, doubling up to 100 ms. */
+const nextPause = (pause: number) => Math.min(pause * 2, 100)
+
+/**
+ * The Redis store over `FleetRedis`. The token lives under a key of its client with a TTL of its
+ * remaining life. A process that finds no token it accepts takes the lock and fetches; the others
+ * look again until the token appears, the lock frees (they take it) or `lockTtl` has passed (they
+ * fetch themselves). When Redis fails, the process fetches on its own: Redis never fails a call.
+ *
+ * @since 0.2.0
+ */
+export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, never, FleetRedis> =>
+  Effect.map(FleetRedis, (redis): Service => {
+    const lockMillis = Duration.toMillis(options.lockTtl ?? redisDefaults.lockTtl)
+    return {
+      forClient: (client) => {
+        const tokenKey = redis.key(client, "token")
+        const lockKey = redis.key(client, "lock")
+        const load = Effect.map(redis.run((r) => r.get(tokenKey)), decode)
+        const save = (token: AccessToken.AccessToken) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const remaining = DateTime.toEpochMillis(token.expiresAt) - now
+            return remaining > 0 ? Effect.ignore(redis.run((r) => r.set(tokenKey, encode(token), "PX", remaining))) : Effect.void
+          })
+        const fetchAndSave = (fetch: Effect.Effect<AccessToken.AccessToken, TokenError>) =>
+          Effect.map(Effect.tap(fetch, save), (token): Obtained => ({ token, shared: false }))
+
+        const obtain: ClientTokens["obtain"] = (fetch, accept) =>
+          Effect.gen(function*() {
+            const owner = randomUUID()
+            const start = yield* Clock.currentTimeMillis
+            const acceptable = (found: Option.Option<AccessToken.AccessToken>, now: number) =>
+              Option.isSome(found) && accept(found.value, now) ? Option.some(found.value) : Option.none()
+            let pause = 5
+            while (true) {
+              const now = yield* Clock.currentTimeMillis
+              const found = acceptable(yield* load, now)
+              if (Option.isSome(found)) return { token: found.value, shared: true }
+              const locked = (yield* redis.run((r) => r.set(lockKey, owner, "PX", lockMillis, "NX"))) === "OK"
+              if (locked) {
+                const release = Effect.ignore(redis.run((r) => r.eval(compareAndDelete, 1, lockKey, owner)))
+                // the previous holder may have stored its token between our look and our lock
+                const again = yield* Effect.orElseSucceed(load, () => Option.none())
+                const stored = acceptable(again, yield* Clock.currentTimeMillis)
+                if (Option.isSome(stored)) {
+                  yield* release
+                  return { token: stored.value, shared: true }
+                }
+                return yield* Effect.ensuring(fetchAndSave(fetch), release)
+              }
+              if (now - start >= lockMillis) return yield* fetchAndSave(fetch)
+              yield* Effect.sleep(Duration.millis(pause))
+              pause = nextPause(pause)
+            }
+          }).pipe(Effect.catchTag("FleetUnavailable", () => fetchAndSave(fetch)))
+
+        const invalidate = (token: AccessToken.AccessToken) =>
+          Effect.ignore(redis.run((r) => r.eval(compareAndDelete, 1, tokenKey, encode(token))))
+
+        return { obtain, invalidate }
+      }
+    }
+  })
+
+/** @since 0.2.0 */
+export const layerRedis = (options: RedisOptions = {}): Layer.Layer<TokenStore, never, FleetRedis> =>
+  Layer.effect(TokenStore, makeRedis(options))

@@ -1,0 +1,104 @@
+/**
+ * `RequestBudget` in one process, on simulated time: evenly spaced slots, bursts, a 429's back-off
+ * holding every call of the client, bad options refused, and no pacing without a budget.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
+import { clientLayer, sandboxStats } from "./support/layers.js"
+
+const client = { tokenUrl: "https://auth.example/token", clientId: "a" }
+
+const waits = (budget: RequestBudget.ClientBudget, count: number) =>
+  Effect.forEach(Array.from({ length: count }), () => Effect.map(budget.reserve, Duration.toMillis))
+
+/** The client over the in-process sandbox, with `budget` in its context. */
+const pacedClient = (options: RequestBudget.Options) =>
+  clientLayer().pipe(Layer.provide(Layer.orDie(RequestBudget.layer(options))))
+
+const searches = (count: number) =>
+  Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) =>
+    Effect.fork(Effect.all(Array.from({ length: count }, () => c.quickSearch({ query: "chair" })), { concurrency: "unbounded" })))
+
+describe("RequestBudget", () => {
+  it.effect("spaces slots evenly at the configured rate", () =>
+    Effect.gen(function*() {
+      const budget = (yield* RequestBudget.make({ requestsPerSecond: 4 })).forClient(client)
+      expect(yield* waits(budget, 5)).toEqual([0, 250, 500, 750, 1000])
+      yield* TestClock.adjust("10 seconds")
+      // a quiet spell does not bank slots beyond the burst
+      expect(yield* waits(budget, 2)).toEqual([0, 250])
+    }))
+
+  it.effect("lets `burst` calls start at once, then keeps the rate", () =>
+    Effect.gen(function*() {
+      const budget = (yield* RequestBudget.make({ requestsPerSecond: 10, burst: 3 })).forClient(client)
+      expect(yield* waits(budget, 5)).toEqual([0, 0, 0, 100, 200])
+    }))
+
+  it.effect("a back-off holds every slot until it has passed; without a rate, only the back-off applies", () =>
+    Effect.gen(function*() {
+      const budget = (yield* RequestBudget.make({})).forClient(client)
+      expect(yield* waits(budget, 3)).toEqual([0, 0, 0])
+      yield* budget.backOff(Duration.seconds(5))
+      // a shorter back-off does not shorten a longer one
+      yield* budget.backOff(Duration.seconds(1))
+      expect(yield* waits(budget, 2)).toEqual([5000, 5000])
+      yield* TestClock.adjust("5 seconds")
+      expect(yield* waits(budget, 1)).toEqual([0])
+    }))
+
+  it.effect("one budget per client id", () =>
+    Effect.gen(function*() {
+      const service = yield* RequestBudget.make({ requestsPerSecond: 1 })
+      expect(yield* waits(service.forClient(client), 2)).toEqual([0, 1000])
+      expect(yield* waits(service.forClient({ ...client, clientId: "b" }), 1)).toEqual([0])
+      expect(yield* waits(service.forClient(client), 1)).toEqual([2000])
+    }))
+
+  it.effect("refuses a rate that is not a positive number and a burst that is not a positive integer", () =>
+    Effect.gen(function*() {
+      for (const options of [{ requestsPerSecond: 0 }, { requestsPerSecond: Number.NaN }, { requestsPerSecond: -1 }, { burst: 0 }, { burst: 1.5 }]) {
+        const exit = yield* Effect.exit(RequestBudget.make(options))
+        expect(Exit.isFailure(exit)).toBe(true)
+        expect(String(exit)).toMatch(/requestsPerSecond|burst/)
+      }
+    }))
+
+  it.effect("the client takes a slot before each request: 5 calls at 2 per second reach the API over 2 seconds", () =>
+    Effect.gen(function*() {
+      const fiber = yield* searches(5)
+      yield* TestClock.adjust("1 millis")
+      expect((yield* sandboxStats).requests.search).toBe(1)
+      yield* TestClock.adjust("1 second")
+      expect((yield* sandboxStats).requests.search).toBe(3)
+      yield* TestClock.adjust("1 second")
+      expect((yield* sandboxStats).requests.search).toBe(5)
+      expect((yield* Fiber.join(fiber)).length).toBe(5)
+    }).pipe(Effect.provide(pacedClient({ requestsPerSecond: 2 }))))
+
+  it.effect("a 429 backs off every call of the client until its Retry-After", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      yield* control.injectFault({ target: "search", status: 429, headers: { "retry-after": "5" } })
+      const first = yield* searches(1)
+      yield* TestClock.adjust("1 millis")
+      expect((yield* sandboxStats).requests.search).toBe(1)
+      // a call started after the 429 waits out the back-off too
+      const second = yield* searches(1)
+      yield* TestClock.adjust("4900 millis")
+      expect((yield* sandboxStats).requests.search).toBe(1)
+      yield* TestClock.adjust("200 millis")
+      expect((yield* sandboxStats).requests.search).toBe(3)
+      yield* Fiber.join(first)
+      yield* Fiber.join(second)
+    }).pipe(Effect.provide(pacedClient({}))))
+
+  it.effect("with no budget in context, calls are not paced", () =>
+    Effect.gen(function*() {
+      const fiber = yield* searches(5)
+      yield* TestClock.adjust("1 millis")
+      expect((yield* sandboxStats).requests.search).toBe(5)
+      yield* Fiber.join(fiber)
+    }).pipe(Effect.provide(clientLayer())))
+})
