@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
+import { nonNegative, positive } from "./internal/durations.js"
 
 /** The public environments of the service. @since 0.1.0 */
 export const environments = ["test", "production"] as const
@@ -119,20 +120,6 @@ export const parseServiceUrl = (name: string, input: string): Either.Either<URL,
 }
 
 const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
-
-const nonNegative = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) => {
-  if (input === undefined) return Either.right(fallback)
-  const decoded = Duration.decodeUnknown(input)
-  return decoded._tag === "Some" && Duration.isFinite(decoded.value) && Duration.toMillis(decoded.value) >= 0
-    ? Either.right(decoded.value)
-    : Either.left(ConfigError.InvalidData([name], `${name} must be a finite, non-negative duration`))
-}
-
-const positive = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) =>
-  Either.flatMap(
-    nonNegative(name, input, fallback),
-    (d) => Duration.toMillis(d) > 0 ? Either.right(d) : Either.left(ConfigError.InvalidData([name], `${name} must be positive`))
-  )
 
 /**
  * Validates options into `Settings`.

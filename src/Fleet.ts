@@ -16,7 +16,7 @@ export interface Options extends FleetRedis.Options, TokenStore.RedisOptions, Re
 
 /**
  * `TokenStore.layerRedis` and `RequestBudget.layerRedis` over one `FleetRedis.layer` connection.
- * Fails only on bad budget options.
+ * Fails only on bad options; Redis being down is no failure.
  *
  * @since 0.2.0
  */

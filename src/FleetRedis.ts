@@ -8,9 +8,10 @@
  * @since 0.2.0
  */
 import { createHash } from "node:crypto"
-import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
+import { Clock, ConfigError, Context, Data, Duration, Effect, Either, Layer } from "effect"
 import type { Scope } from "effect"
 import type { Redis } from "ioredis"
+import { positive } from "./internal/durations.js"
 
 /** A Redis command that failed, timed out, or was not sent because Redis is away. @since 0.2.0 */
 export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
@@ -64,6 +65,36 @@ export const defaults = {
 export const keyOf = (prefix: string, client: ClientIdentity, name: string): string =>
   `${prefix}:{${createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)}}:${name}`
 
+interface Settings {
+  readonly url: string
+  readonly keyPrefix: string
+  readonly commandTimeoutMillis: number
+  readonly probeIntervalMillis: number
+  readonly connectTimeoutMillis: number
+}
+
+/** The options checked: a `redis:` or `rediss:` URL, a prefix, positive durations. */
+const settingsOf = (options: Options): Either.Either<Settings, ConfigError.ConfigError> =>
+  Either.gen(function*() {
+    const url = options.url ?? defaults.url
+    const protocol = URL.canParse(url) ? new URL(url).protocol : undefined
+    if (protocol !== "redis:" && protocol !== "rediss:") {
+      // the URL may hold a password: only its scheme is told
+      return yield* Either.left(ConfigError.InvalidData(["url"], "url must be a redis:// or rediss:// URL"))
+    }
+    const keyPrefix = options.keyPrefix ?? defaults.keyPrefix
+    if (keyPrefix === "") return yield* Either.left(ConfigError.InvalidData(["keyPrefix"], "keyPrefix must not be empty"))
+    const millis = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) =>
+      Either.map(positive(name, input, fallback), Duration.toMillis)
+    return {
+      url,
+      keyPrefix,
+      commandTimeoutMillis: yield* millis("commandTimeout", options.commandTimeout, defaults.commandTimeout),
+      probeIntervalMillis: yield* millis("probeInterval", options.probeInterval, defaults.probeInterval),
+      connectTimeoutMillis: yield* millis("connectTimeout", options.connectTimeout, defaults.connectTimeout)
+    }
+  })
+
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : "unknown Redis failure"
 
@@ -73,97 +104,103 @@ const describe = (error: unknown): string =>
  *
  * @since 0.2.0
  */
-export const make = (redis: Redis, options: Options = {}): Effect.Effect<Service> =>
-  Effect.sync(() => {
-    const prefix = options.keyPrefix ?? defaults.keyPrefix
-    const timeoutMillis = Duration.toMillis(options.commandTimeout ?? defaults.commandTimeout)
-    const probeMillis = Duration.toMillis(options.probeInterval ?? defaults.probeInterval)
-    let healthy = true
-    let nextProbeAt = 0
-    // a client made with `lazyConnect` connects on its first command, which `send` never issues
-    if (redis.status === "wait") redis.connect().catch(() => {})
+export const make = (redis: Redis, options: Options = {}): Effect.Effect<Service, ConfigError.ConfigError> =>
+  Effect.map(settingsOf(options), (settings) => fromSettings(redis, settings))
 
-    /** Sends only over a ready connection: ioredis's own refusal while disconnected says less. */
-    const send = <A>(command: (redis: Redis) => Promise<A>): Effect.Effect<A, FleetUnavailable> =>
-      Effect.suspend(() => redis.status !== "ready"
-        ? Effect.fail(new FleetUnavailable({ detail: `not connected (${redis.status})` }))
-        : Effect.async<A, FleetUnavailable>((resume) => {
-          let done = false
-          const timer = setTimeout(() => {
-            done = true
-            resume(Effect.fail(new FleetUnavailable({ detail: `no answer within ${timeoutMillis} ms` })))
-          }, timeoutMillis)
-          const settle = (effect: Effect.Effect<A, FleetUnavailable>) => {
-            if (done) return
-            done = true
-            clearTimeout(timer)
-            resume(effect)
-          }
-          // A command that throws synchronously is a failure like any other.
-          Promise.resolve().then(() => command(redis)).then(
-            (value) => settle(Effect.succeed(value)),
-            (error: unknown) => settle(Effect.fail(new FleetUnavailable({ detail: describe(error) })))
-          )
-          return Effect.sync(() => {
-            done = true
-            clearTimeout(timer)
-          })
-        }))
+const fromSettings = (redis: Redis, settings: Settings): Service => {
+  const prefix = settings.keyPrefix
+  const timeoutMillis = settings.commandTimeoutMillis
+  const probeMillis = settings.probeIntervalMillis
+  let healthy = true
+  let nextProbeAt = 0
+  // a client made with `lazyConnect` connects on its first command, which `send` never issues
+  if (redis.status === "wait") redis.connect().catch(() => {})
 
-    const run = <A>(command: (redis: Redis) => Promise<A>): Effect.Effect<A, FleetUnavailable> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (!healthy) {
-          if (now < nextProbeAt) return Effect.fail(new FleetUnavailable({ detail: "Redis is away" }))
-          nextProbeAt = now + probeMillis
+  /** Sends only over a ready connection: ioredis's own refusal while disconnected says less. */
+  const send = <A>(command: (redis: Redis) => Promise<A>): Effect.Effect<A, FleetUnavailable> =>
+    Effect.suspend(() => redis.status !== "ready"
+      ? Effect.fail(new FleetUnavailable({ detail: `not connected (${redis.status})` }))
+      : Effect.async<A, FleetUnavailable>((resume) => {
+        let done = false
+        const timer = setTimeout(() => {
+          done = true
+          resume(Effect.fail(new FleetUnavailable({ detail: `no answer within ${timeoutMillis} ms` })))
+        }, timeoutMillis)
+        const settle = (effect: Effect.Effect<A, FleetUnavailable>) => {
+          if (done) return
+          done = true
+          clearTimeout(timer)
+          resume(effect)
         }
-        return send(command).pipe(
-          Effect.tapBoth({
-            onFailure: (e) =>
-              Effect.suspend(() => {
-                nextProbeAt = now + probeMillis
-                if (!healthy) return Effect.void
-                healthy = false
-                return Effect.logWarning(
-                  `Redis unreachable (${e.detail}): tokens and rate budget are kept in this process until it returns`
-                )
-              }),
-            onSuccess: () =>
-              Effect.suspend(() => {
-                if (healthy) return Effect.void
-                healthy = true
-                return Effect.logInfo("Redis reachable again: tokens and rate budget are shared with the fleet")
-              })
-          })
+        // A command that throws synchronously is a failure like any other.
+        Promise.resolve().then(() => command(redis)).then(
+          (value) => settle(Effect.succeed(value)),
+          (error: unknown) => settle(Effect.fail(new FleetUnavailable({ detail: describe(error) })))
         )
-      })
+        return Effect.sync(() => {
+          done = true
+          clearTimeout(timer)
+        })
+      }))
 
-    return {
-      run,
-      key: (client, name) => keyOf(prefix, client, name)
-    } satisfies Service
-  })
+  const run = <A>(command: (redis: Redis) => Promise<A>): Effect.Effect<A, FleetUnavailable> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (!healthy) {
+        if (now < nextProbeAt) return Effect.fail(new FleetUnavailable({ detail: "Redis is away" }))
+        nextProbeAt = now + probeMillis
+      }
+      return send(command).pipe(
+        Effect.tapBoth({
+          onFailure: (e) =>
+            Effect.suspend(() => {
+              nextProbeAt = now + probeMillis
+              if (!healthy) return Effect.void
+              healthy = false
+              return Effect.logWarning(
+                `Redis unreachable (${e.detail}): tokens and rate budget are kept in this process until it returns`
+              )
+            }),
+          onSuccess: () =>
+            Effect.suspend(() => {
+              if (healthy) return Effect.void
+              healthy = true
+              return Effect.logInfo("Redis reachable again: tokens and rate budget are shared with the fleet")
+            })
+        })
+      )
+    })
+
+  return {
+    run,
+    key: (client, name) => keyOf(prefix, client, name)
+  } satisfies Service
+}
 
 /**
  * The service over its own `ioredis` connection, closed with the scope. Building it waits up to
- * `connectTimeout` for Redis and never fails: a fleet whose Redis is down starts working alone.
+ * `connectTimeout` for Redis and fails only on bad options: a fleet whose Redis is down starts
+ * working alone.
  *
  * @since 0.2.0
  */
-export const layer = (options: Options = {}): Layer.Layer<FleetRedis> =>
-  Layer.scoped(FleetRedis, Effect.flatMap(connect(options), (redis) => make(redis, options)))
+export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
+  Layer.scoped(
+    FleetRedis,
+    Effect.flatMap(settingsOf(options), (settings) => Effect.map(connect(settings), (redis) => fromSettings(redis, settings)))
+  )
 
 /** The service over a connection the caller owns (configured with `enableOfflineQueue: false`). @since 0.2.0 */
-export const layerClient = (redis: Redis, options: Options = {}): Layer.Layer<FleetRedis> =>
+export const layerClient = (redis: Redis, options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
   Layer.effect(FleetRedis, make(redis, options))
 
 // `ioredis` is loaded when a fleet is built, not by every user of `TokenService`.
-const connect = (options: Options): Effect.Effect<Redis, never, Scope.Scope> =>
+const connect = (settings: Settings): Effect.Effect<Redis, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.map(Effect.promise(() => import("ioredis")), ({ Redis }) => {
-      const redis = new Redis(options.url ?? defaults.url, {
+      const redis = new Redis(settings.url, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
-        connectTimeout: Duration.toMillis(options.connectTimeout ?? defaults.connectTimeout),
+        connectTimeout: settings.connectTimeoutMillis,
         // reconnects for as long as the process lives, at most a second apart
         retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
       })
@@ -172,9 +209,9 @@ const connect = (options: Options): Effect.Effect<Redis, never, Scope.Scope> =>
       return redis
     }),
     (redis) => Effect.sync(() => redis.disconnect())
-  ).pipe(Effect.tap((redis) => awaitReady(redis, options.connectTimeout ?? defaults.connectTimeout)))
+  ).pipe(Effect.tap((redis) => awaitReady(redis, Duration.millis(settings.connectTimeoutMillis))))
 
-const awaitReady = (redis: Redis, within: Duration.DurationInput): Effect.Effect<void> =>
+const awaitReady = (redis: Redis, within: Duration.Duration): Effect.Effect<void> =>
   redis.status === "ready" ? Effect.void : Effect.async<void>((resume) => {
     const ready = () => resume(Effect.void)
     redis.once("ready", ready)

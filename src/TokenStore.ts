@@ -8,10 +8,11 @@
  * @since 0.2.0
  */
 import { randomUUID } from "node:crypto"
-import { Clock, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, type ConfigError, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as AccessToken from "./AccessToken.js"
 import type { TokenError } from "./ApiError.js"
 import { FleetRedis } from "./FleetRedis.js"
+import { positive } from "./internal/durations.js"
 import type { ClientIdentity } from "./FleetRedis.js"
 
 /** A token and where it came from. @since 0.2.0 */
@@ -103,9 +104,9 @@ const nextPause = (pause: number) => Math.min(pause * 2, 100)
  *
  * @since 0.2.0
  */
-export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, never, FleetRedis> =>
-  Effect.map(FleetRedis, (redis): Service => {
-    const lockMillis = Duration.toMillis(options.lockTtl ?? redisDefaults.lockTtl)
+export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
+  Effect.zipWith(positive("lockTtl", options.lockTtl, redisDefaults.lockTtl), FleetRedis, (lockTtl, redis): Service => {
+    const lockMillis = Duration.toMillis(lockTtl)
     return {
       forClient: (client) => {
         const tokenKey = redis.key(client, "token")
@@ -157,5 +158,5 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, ne
   })
 
 /** @since 0.2.0 */
-export const layerRedis = (options: RedisOptions = {}): Layer.Layer<TokenStore, never, FleetRedis> =>
+export const layerRedis = (options: RedisOptions = {}): Layer.Layer<TokenStore, ConfigError.ConfigError, FleetRedis> =>
   Layer.effect(TokenStore, makeRedis(options))

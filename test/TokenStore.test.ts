@@ -1,13 +1,14 @@
 /**
- * `TokenStore.layerRedis` and `RequestBudget.layerRedis` against a real `redis-server`, in this
- * process: two connections stand for two processes of a fleet. Compare-and-delete, the stored
+ * `TokenStore.layerRedis`, `RequestBudget.layerRedis` and `Fleet.layer` against a real
+ * `redis-server`, in this process: two connections stand for two processes of a fleet. Compare-and-delete, the stored
  * token's TTL, the fetch lock and its expiry, the shared back-off, and Redis never failing a call.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, DateTime, Deferred, Duration, Effect, Fiber, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import type { AccessToken } from "../src/index.js"
-import { FleetRedis, RequestBudget, TokenStore } from "../src/index.js"
+import { DesignSearchClient, Fleet, FleetRedis, RequestBudget, TokenService, TokenStore } from "../src/index.js"
+import { sandboxLayer, sandboxStats } from "./support/layers.js"
 import { redisServer } from "./support/redis.js"
 
 const client = { tokenUrl: "https://auth.example/token", clientId: "fleet-client" }
@@ -19,7 +20,7 @@ const member = (url: string, keyPrefix: string, options: TokenStore.RedisOptions
     Layer.build(
       Layer.merge(TokenStore.layerRedis(options), Layer.orDie(RequestBudget.layerRedis({ requestsPerSecond: 10 }))).pipe(
         Layer.provideMerge(FleetRedis.layer({ url, keyPrefix }))
-      )
+      ).pipe(Layer.orDie)
     ),
     (context) => ({
       tokens: Context.get(context, TokenStore.TokenStore).forClient(client),
@@ -136,6 +137,25 @@ describe("TokenStore.layerRedis", () => {
     }))
 })
 
+describe("Fleet.layer", () => {
+  it.scopedLive("provided below DesignSearchClient.layer, as the README wires it: a second client takes the first one's token", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const keyPrefix = `test-${prefixes++}`
+      const connect = Effect.map(
+        Layer.build(DesignSearchClient.layer().pipe(Layer.provide(Layer.orDie(Fleet.layer({ url: redis.url, keyPrefix }))))),
+        (context) => ({ client: Context.get(context, DesignSearchClient.DesignSearchClient), tokens: Context.get(context, TokenService.TokenService) })
+      )
+      const first = yield* connect
+      const second = yield* connect
+      yield* first.client.quickSearch({ query: "chair" })
+      yield* second.client.quickSearch({ query: "chair" })
+      expect((yield* sandboxStats).requests.token).toBe(1)
+      expect(yield* first.tokens.stats).toMatchObject({ tokenRequests: 1, sharedTokens: 0 })
+      expect(yield* second.tokens.stats).toMatchObject({ tokenRequests: 0, sharedTokens: 1 })
+    }).pipe(Effect.provide(sandboxLayer())))
+})
+
 describe("FleetRedis", () => {
   it.scopedLive("a Redis slower than the command timeout counts as away: the token is fetched here", () =>
     Effect.gen(function*() {
@@ -147,6 +167,22 @@ describe("FleetRedis", () => {
       const obtained = yield* a.tokens.obtain(tokenOf("local"), always)
       expect([obtained.shared, valueOf(obtained)]).toEqual([false, "local"])
       expect(Duration.toMillis(FleetRedis.defaults.commandTimeout)).toBeLessThan(2000)
+    }))
+
+  it.live("bad options are a ConfigError naming the option; a URL's password is never told", () =>
+    Effect.gen(function*() {
+      const failure = <A, E>(layer: Layer.Layer<A, E>) =>
+        Effect.map(Effect.flip(Effect.scoped(Layer.build(layer))), String)
+      const url = yield* failure(FleetRedis.layer({ url: "http://user:hunter2@cache.internal:6379" }))
+      expect(url).toContain("url must be a redis:// or rediss:// URL")
+      expect(url).not.toContain("hunter2")
+      expect(yield* failure(FleetRedis.layer({ url: "not a url" }))).toContain("url")
+      expect(yield* failure(FleetRedis.layer({ keyPrefix: "" }))).toContain("keyPrefix")
+      expect(yield* failure(FleetRedis.layer({ commandTimeout: 0 }))).toContain("commandTimeout must be positive")
+      // (nothing listens on the port: building the connection waits `connectTimeout`, then goes on alone)
+      const unused = { url: "redis://127.0.0.1:1", connectTimeout: Duration.millis(10) }
+      expect(yield* failure(Fleet.layer({ ...unused, lockTtl: "0 millis" }))).toContain("lockTtl must be positive")
+      expect(yield* failure(Fleet.layer({ ...unused, requestsPerSecond: 0 }))).toContain("requestsPerSecond")
     }))
 
   it("keys name the client by a digest of token URL and client id, never the secret", () => {

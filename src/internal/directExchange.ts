@@ -4,12 +4,18 @@
  * `transformClient` is set. The general path goes through `HttpClient.execute` and a response
  * object; on a fast transport that machinery costs more CPU than the request. Both paths classify
  * the answer the same way (`responses.ts`) and share the token, 401 and retry logic.
+ *
+ * The exchange is an undici dispatch handler rather than a `dispatcher.request` call: the body is
+ * buffered anyway, so the body stream, the abort signal and the async resource that `request`
+ * makes for every call would be spent for nothing.
  */
 import type { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect } from "effect"
+import type { IncomingHttpHeaders } from "node:http"
 import type { Dispatcher } from "undici"
 import { TransportError, UnexpectedResponseError } from "../ApiError.js"
-import { Deadline, requestOptions, splitUrl } from "./undici.js"
+import { RequestTimeout } from "./requestTimeout.js"
+import { splitUrl } from "./undici.js"
 
 const dispatcherKey = Symbol.for("effect-design-search/dispatcher")
 
@@ -29,7 +35,10 @@ export interface Answer {
   readonly text: string
 }
 
-const flatten = (headers: Dispatcher.ResponseData["headers"]): Record<string, string | undefined> => {
+type Failure = TransportError | UnexpectedResponseError
+type Resume = (effect: Effect.Effect<Answer, Failure>) => void
+
+const flatten = (headers: IncomingHttpHeaders): Record<string, string | undefined> => {
   const out: Record<string, string | undefined> = {}
   for (const name in headers) {
     const value = headers[name]
@@ -40,88 +49,162 @@ const flatten = (headers: Dispatcher.ResponseData["headers"]): Record<string, st
 
 const decoder = new TextDecoder()
 
+/** Why the exchange itself stopped a request: its caller went away, or the body was over the cap. */
+const interrupted = new Error("the request was interrupted")
+const overCap = new Error("the response body exceeds the cap")
+
+/**
+ * One exchange: the handler undici calls back, its deadline, and the body read so far. It settles
+ * once; whatever undici reports after that (the error of an abort it asked for) is ignored.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined
+  /** Set when the request was stopped before undici handed over its controller. */
+  private stopWith: Error | undefined
+  private settled = false
+  private timedOut: RequestTimeout | undefined
+  private readonly timer: ReturnType<typeof setTimeout>
+  private status = 0
+  private headers: IncomingHttpHeaders | undefined
+  private chunks: Array<Buffer> = []
+  private total = 0
+
+  constructor(
+    private readonly method: string,
+    private readonly url: string,
+    private readonly maxBytes: number,
+    private readonly resume: Resume,
+    timeout: Duration.Duration
+  ) {
+    // unref: the request's socket, not its deadline, keeps the process alive
+    this.timer = setTimeout(() => this.expire(timeout), Duration.toMillis(timeout)).unref()
+  }
+
+  private failure(reason: TransportError["reason"], detail: string): TransportError {
+    return new TransportError({ reason, method: this.method, url: this.url, detail })
+  }
+
+  private settle(effect: Effect.Effect<Answer, Failure>): void {
+    if (this.settled) return
+    this.settled = true
+    clearTimeout(this.timer)
+    this.chunks = []
+    this.resume(effect)
+  }
+
+  /** Aborts the request now, or as soon as undici starts it. */
+  stop(reason: Error): void {
+    if (this.controller === undefined) this.stopWith = reason
+    else if (!this.controller.aborted) this.controller.abort(reason)
+  }
+
+  private expire(timeout: Duration.Duration): void {
+    if (this.settled) return
+    this.timedOut = new RequestTimeout({ timeout })
+    this.settle(Effect.fail(this.failure("Timeout", this.timedOut.message)))
+    this.stop(this.timedOut)
+  }
+
+  /** Called by the fiber's interruption. */
+  interrupt(): void {
+    this.settled = true
+    clearTimeout(this.timer)
+    this.chunks = []
+    this.stop(interrupted)
+  }
+
+  private tooLarge(size: string): void {
+    this.settle(Effect.fail(
+      new UnexpectedResponseError({
+        status: this.status,
+        excerpt: "",
+        issue: `response body of ${size} bytes exceeds the cap of ${this.maxBytes} bytes`
+      })
+    ))
+    this.stop(overCap)
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.stopWith !== undefined) controller.abort(this.stopWith)
+  }
+
+  onResponseStart(_: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    // informational answers (1xx) come before the response
+    if (statusCode < 200 || this.settled) return
+    this.status = statusCode
+    this.headers = headers
+    const declared = headers["content-length"]
+    if (typeof declared === "string" && /^\d+$/.test(declared) && Number(declared) > this.maxBytes) this.tooLarge(declared)
+  }
+
+  onResponseData(_: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return
+    this.total += chunk.length
+    if (this.total > this.maxBytes) return this.tooLarge(`more than ${this.maxBytes}`)
+    this.chunks.push(chunk)
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return
+    const chunks = this.chunks
+    const text = chunks.length === 0
+      ? ""
+      : chunks.length === 1
+      ? decoder.decode(chunks[0])
+      : decoder.decode(Buffer.concat(chunks, this.total))
+    const raw = this.headers ?? {}
+    let headers: Record<string, string | undefined> | undefined
+    this.settle(Effect.succeed({
+      status: this.status,
+      get headers() {
+        return headers ??= flatten(raw)
+      },
+      text
+    }))
+  }
+
+  onResponseError(_: Dispatcher.DispatchController, error: Error): void {
+    if (this.settled) return
+    // an error once the headers are in is the body's
+    this.settle(Effect.fail(this.failure(this.headers === undefined ? "Network" : "Body", error.message)))
+  }
+}
+
 /**
  * Sends `request` (a body of bytes or none) and reads its body, refusing one over `maxBytes`
  * (by `Content-Length` before reading, by counting while reading). The deadline covers the whole
- * exchange; interruption aborts the request and destroys the body.
+ * exchange; interruption aborts the request.
  */
 export const exchange = (
   dispatcher: Dispatcher,
   request: HttpClientRequest.HttpClientRequest,
   timeout: Duration.Duration,
   maxBytes: number
-): Effect.Effect<Answer, TransportError | UnexpectedResponseError> => {
-  const failure = (reason: TransportError["reason"], detail: string) =>
-    new TransportError({ reason, method: request.method, url: request.url, detail })
+): Effect.Effect<Answer, Failure> => {
   const target = splitUrl(request.url)
   const body = request.body._tag === "Uint8Array" ? request.body.body : request.body._tag === "Empty" ? null : undefined
   if (target === undefined || body === undefined) {
-    return Effect.fail(failure("Network", "the fast lane takes absolute URLs without query and byte bodies only"))
+    return Effect.fail(
+      new TransportError({
+        reason: "Network",
+        method: request.method,
+        url: request.url,
+        detail: "the fast lane takes absolute URLs without query and byte bodies only"
+      })
+    )
   }
-  return Effect.async<Answer, TransportError | UnexpectedResponseError>((resume) => {
-    const deadline = new Deadline(timeout)
-    /** A failure: a `Timeout` when the deadline caused it, else of `reason`. */
-    const failed = (reason: TransportError["reason"], cause: unknown) =>
-      failure(
-        deadline.timedOut === undefined ? reason : "Timeout",
-        deadline.timedOut?.message ?? (cause instanceof Error ? cause.message : String(cause))
-      )
-    let source: Dispatcher.ResponseData["body"] | undefined
-    dispatcher.request(requestOptions(request, target, body, deadline), (error, data) => {
-      if (error !== null) {
-        deadline.clear()
-        return resume(Effect.fail(failed("Network", error)))
-      }
-      source = data.body
-      const tooLarge = (size: string) => {
-        deadline.clear()
-        data.body.destroy()
-        resume(Effect.fail(
-          new UnexpectedResponseError({
-            status: data.statusCode,
-            excerpt: "",
-            issue: `response body of ${size} bytes exceeds the cap of ${maxBytes} bytes`
-          })
-        ))
-      }
-      const declared = data.headers["content-length"]
-      if (typeof declared === "string" && /^\d+$/.test(declared) && Number(declared) > maxBytes) return tooLarge(declared)
-      const chunks: Array<Buffer> = []
-      let total = 0
-      let done = false
-      data.body.on("data", (chunk: Buffer) => {
-        total += chunk.length
-        if (total > maxBytes && !done) {
-          done = true
-          return tooLarge(`more than ${maxBytes}`)
-        }
-        chunks.push(chunk)
-      })
-      data.body.on("error", (cause: unknown) => {
-        if (done) return
-        done = true
-        deadline.clear()
-        resume(Effect.fail(failed("Body", cause)))
-      })
-      data.body.on("end", () => {
-        if (done) return
-        done = true
-        deadline.clear()
-        const text = chunks.length === 1 ? decoder.decode(chunks[0]) : decoder.decode(Buffer.concat(chunks, total))
-        let headers: Record<string, string | undefined> | undefined
-        resume(Effect.succeed({
-          status: data.statusCode,
-          get headers() {
-            return headers ??= flatten(data.headers)
-          },
-          text
-        }))
-      })
-    })
-    return Effect.sync(() => {
-      deadline.clear()
-      deadline.abort()
-      source?.destroy()
-    })
+  return Effect.async<Answer, Failure>((resume) => {
+    const handler = new Exchange(request.method, request.url, maxBytes, resume, timeout)
+    dispatcher.dispatch({
+      origin: target.origin,
+      path: target.path,
+      method: request.method,
+      headers: request.headers,
+      body,
+      headersTimeout: 0,
+      bodyTimeout: 0
+    }, handler)
+    return Effect.sync(() => handler.interrupt())
   })
 }
