@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Duration, Effect, Exit, Fiber, Layer, Redacted, Scope, TestClock } from "effect"
-import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
+import { Clock, Context, DateTime, Duration, Effect, Exit, Fiber, Layer, Redacted, Ref, Scope, TestClock } from "effect"
+import { AccessToken, DesignSearchClient, Sandbox, TokenService, TokenStore } from "../src/index.js"
 import { clientLayer, sandboxLayer, sandboxStats, withTime } from "./support/layers.js"
 
 const tokens = TokenService.TokenService
@@ -191,5 +191,62 @@ describe("TokenService when its scope closes", () => {
       yield* Scope.close(scope, Exit.void)
       expect(yield* Fiber.join(waiting)).toMatchObject({ reason: "Unavailable", detail: "the token service was shut down" })
       expect(yield* Effect.flip(service.get)).toMatchObject({ reason: "Unavailable" })
+    }))
+})
+
+/** A store that offers `offered` (while the caller accepts it) instead of fetching, and whose invalidate does nothing, as when Redis was away. */
+const offeringStore = (offered: Ref.Ref<AccessToken.AccessToken | undefined>) =>
+  Layer.succeed(TokenStore.TokenStore, {
+    forClient: () => ({
+      obtain: (fetch, accept) =>
+        Effect.flatMap(Effect.zip(Ref.get(offered), Clock.currentTimeMillis), ([token, now]) =>
+          token !== undefined && accept(token, now)
+            ? Effect.succeed<TokenStore.Obtained>({ token, shared: true })
+            : Effect.map(fetch, (fetched) => ({ token: fetched, shared: false }))),
+      invalidate: () => Effect.void
+    })
+  })
+
+const tokenFor = (value: string, lifetime: Duration.DurationInput) =>
+  Effect.map(DateTime.now, (now): AccessToken.AccessToken => ({
+    token: Redacted.make(value),
+    tokenType: "Bearer",
+    issuedAt: now,
+    expiresAt: DateTime.addDuration(now, lifetime)
+  }))
+
+describe("TokenService with a TokenStore", () => {
+  it.effect("a token refused with a 401 is not taken from the store again, though the store still holds it", () =>
+    Effect.gen(function*() {
+      const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(yield* tokenFor("unknown-to-the-service", "1 hour"))
+      yield* Effect.gen(function*() {
+        const client = yield* DesignSearchClient.DesignSearchClient
+        yield* client.quickSearch({ query: "chair" })
+        const stats = yield* sandboxStats
+        // the stored token got a 401; the retry fetched a real one
+        expect(stats.requests).toMatchObject({ token: 1, search: 2 })
+        expect(yield* (yield* tokens).stats).toMatchObject({ tokenRequests: 1, sharedTokens: 1 })
+      }).pipe(Effect.provide(
+        DesignSearchClient.layer().pipe(Layer.provide(offeringStore(offered)), Layer.provideMerge(sandboxLayer()))
+      ))
+    }))
+
+  it.effect("a refresh takes a newer token from the store instead of fetching one", () =>
+    Effect.gen(function*() {
+      const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(undefined)
+      yield* Effect.gen(function*() {
+        const service = yield* tokens
+        const first = yield* service.get
+        yield* service.get
+        // another process refreshed 30 minutes in
+        yield* TestClock.adjust("30 minutes")
+        yield* Ref.set(offered, yield* tokenFor("refreshed-elsewhere", "1 hour"))
+        yield* TestClock.adjust("30 minutes")
+        const current = yield* service.get
+        expect(Redacted.value(current.token)).toBe("refreshed-elsewhere")
+        expect(AccessToken.sameToken(current, first)).toBe(false)
+        expect((yield* sandboxStats).requests.token).toBe(1)
+        expect(yield* service.stats).toMatchObject({ tokenRequests: 1, refreshes: 1, sharedTokens: 1 })
+      }).pipe(Effect.provide(TokenService.layer().pipe(Layer.provide(offeringStore(offered)), Layer.provideMerge(sandboxLayer()))))
     }))
 })
