@@ -345,12 +345,16 @@ export const make = (
           s.used && s.token !== undefined && now < s.validUntil ? Effect.succeed(s.token) : acquire(now))
     )
 
+    // Concurrent 401s for one token tell the store once.
     const invalidate = (token: AccessToken.AccessToken) =>
       Effect.suspend(() => {
+        const told = refused !== undefined && AccessToken.sameToken(refused, token)
         refused = token
         return Ref.update(state, (s) =>
-          s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s)
-      }).pipe(Effect.zipRight(store.invalidate(token)))
+          s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s).pipe(
+            Effect.zipRight(told ? Effect.void : store.invalidate(token))
+          )
+      })
 
     return { get, invalidate, stats: Effect.sync((): Stats => ({ ...counters })) } satisfies Service
   })
