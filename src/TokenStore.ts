@@ -131,18 +131,21 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
               const now = yield* Clock.currentTimeMillis
               const found = acceptable(yield* load, now)
               if (Option.isSome(found)) return { token: found.value, shared: true }
-              const locked = (yield* redis.run((r) => r.set(lockKey, owner, "PX", lockMillis, "NX"))) === "OK"
-              if (locked) {
-                const release = Effect.ignore(redis.run((r) => r.eval(compareAndDelete, 1, lockKey, owner)))
-                // the previous holder may have stored its token between our look and our lock
-                const again = yield* Effect.orElseSucceed(load, () => Option.none())
-                const stored = acceptable(again, yield* Clock.currentTimeMillis)
-                if (Option.isSome(stored)) {
-                  yield* release
-                  return { token: stored.value, shared: true }
-                }
-                return yield* Effect.ensuring(fetchAndSave(fetch), release)
-              }
+              // Holding the lock: the release is in place from the moment the lock is taken.
+              const held = yield* Effect.acquireUseRelease(
+                Effect.map(redis.run((r) => r.set(lockKey, owner, "PX", lockMillis, "NX")), (reply) => reply === "OK"),
+                (locked) =>
+                  locked
+                    // the previous holder may have stored its token between our look and our lock
+                    ? Effect.flatMap(Effect.zip(Effect.orElseSucceed(load, Option.none), Clock.currentTimeMillis), ([again, at]) =>
+                      Option.match(acceptable(again, at), {
+                        onNone: () => Effect.asSome(fetchAndSave(fetch)),
+                        onSome: (token) => Effect.succeedSome<Obtained>({ token, shared: true })
+                      }))
+                    : Effect.succeedNone,
+                (locked) => locked ? Effect.ignore(redis.run((r) => r.eval(compareAndDelete, 1, lockKey, owner))) : Effect.void
+              )
+              if (Option.isSome(held)) return held.value
               if (now - start >= lockMillis) return yield* fetchAndSave(fetch)
               yield* Effect.sleep(Duration.millis(pause))
               pause = nextPause(pause)

@@ -145,21 +145,23 @@ describe("a fleet sharing tokens through Redis", () => {
         (s) => Effect.map(Clock.currentTimeMillis, (t) => void samples.push([t, s.requests.search]))
       )
       const sampler = yield* Effect.fork(Effect.repeat(sample, Schedule.spaced("50 millis")))
-      yield* everyoneCalls(fleet, 30)
+      yield* everyoneCalls(fleet, 40)
       yield* Fiber.interrupt(sampler)
       yield* sample
-      expect(samples.at(-1)![1]).toBe(120)
-      // over every window of at least a second: no more than the rate allows, with 20% tolerance
+      expect(samples.at(-1)![1]).toBe(160)
+      // Over every window of at least 2 seconds, no more than the rate allows: 15% and 4 requests of
+      // tolerance for a loaded machine, where requests queue and are counted in bursts. Unshared,
+      // four processes would send at four times the rate.
       let windows = 0
       for (let i = 0; i < samples.length; i++) {
-        const j = samples.findIndex(([t]) => t >= samples[i]![0] + 1000)
+        const j = samples.findIndex(([t]) => t >= samples[i]![0] + 2000)
         if (j < 0) break
         const [t0, c0] = samples[i]!
         const [t1, c1] = samples[j]!
         windows++
-        expect(c1 - c0).toBeLessThanOrEqual(Math.ceil(requestsPerSecond * ((t1 - t0) / 1000) * 1.2) + 1)
+        expect(c1 - c0).toBeLessThanOrEqual(Math.ceil(requestsPerSecond * ((t1 - t0) / 1000) * 1.15) + 4)
       }
-      // 120 calls at 40 a second take about 3 seconds: the check saw windows
+      // 160 calls at 40 a second take about 4 seconds: the check saw windows
       expect(windows).toBeGreaterThan(10)
     }), 120_000)
 })
