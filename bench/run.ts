@@ -8,6 +8,9 @@
  * side by side to keep the suite within its budget. The sandbox search, which builds a
  * 200,000-design index in this process, runs last.
  *
+ * The throughput and export benchmarks pin their server process to one core and every client they
+ * measure to another (bench/cores.ts), so a client's figure is not a share of its server's core.
+ *
  * `tsx bench/run.ts --quick` is a smoke run (1 round, small sizes): its figures mean nothing.
  */
 import { writeFileSync } from "node:fs"
@@ -15,6 +18,7 @@ import { cpus, loadavg, release, totalmem } from "node:os"
 import { performance } from "node:perf_hooks"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
 import * as CliStart from "./cliStart.js"
+import { pinning } from "./cores.js"
 import * as Export from "./export.js"
 import * as Memory from "./memory.js"
 import * as SandboxSearch from "./sandboxSearch.js"
@@ -251,6 +255,7 @@ const main = async () => {
     date,
     machine: { ...machine, loadAverageAtEnd },
     busyMachineWarning: busy,
+    pinning,
     quick,
     durationSeconds,
     rounds,
@@ -278,6 +283,7 @@ const main = async () => {
     `summary: ${JSON.stringify(summary)}`,
     `not met: ${Object.entries(headlines).filter(([, h]) => h.met === false).map(([k]) => k).join(", ") || "none"}`,
     `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; ${date}`,
+    `throughput and export: ${pinning.note}`,
     `medians of ${rounds} round(s) (CLI start: ${c.rounds}); whole run ${durationSeconds} s; details in bench/results.json`
   ]
   if (busy) {

@@ -12,6 +12,7 @@ import { fork } from "node:child_process"
 import { performance } from "node:perf_hooks"
 import { request as undiciRequest } from "undici"
 import { DesignSearchClient, DesignSearchConfig } from "../src/index.js"
+import { asClient, pinServer } from "./cores.js"
 import { median, round } from "./stats.js"
 
 export type Variant = "undici" | "fetch" | "toolkitLayerUndici" | "toolkitDefault"
@@ -136,13 +137,17 @@ const measure = async (run: () => Promise<unknown>, total: number): Promise<Meas
   return { requestsPerSecond: (total / elapsed) * 1000, cpuMicrosPerRequest: (used.user + used.system) / total }
 }
 
-/** Starts the fixed-body server in its own process; resolves with its origin and a stop function. */
-export const startFixedServer = () =>
+/**
+ * Starts the fixed-body server in its own process; resolves with its origin and a stop function.
+ * `pinned`: on the server core (bench/cores.ts), away from the measuring process.
+ */
+export const startFixedServer = (options: { readonly pinned?: boolean } = {}) =>
   new Promise<{ origin: string; stop: () => void }>((resolve, reject) => {
     const child = fork(new URL("./fixedServer.ts", import.meta.url), [], {
       execArgv: ["--import", "tsx"],
       stdio: ["ignore", "pipe", "inherit", "ipc"]
     })
+    if (options.pinned === true) pinServer(child.pid)
     child.once("error", reject)
     child.stdout?.once("data", (data: Buffer) =>
       resolve({ origin: `http://127.0.0.1:${data.toString().trim()}`, stop: () => child.kill("SIGTERM") }))
@@ -154,12 +159,18 @@ export interface ThroughputResult {
   readonly variants: Record<Variant, Measurement & { readonly ratioToUndici: number }>
 }
 
-export const run = async (
+/** Every variant, in this process pinned to the client core, against a server on the server core. */
+export const run = (
   defaultTransport: Layer.Layer<HttpClient.HttpClient>,
   options: { readonly rounds?: number; readonly requests?: number } = {}
+): Promise<ReadonlyArray<ThroughputResult>> => asClient(() => measureAll(defaultTransport, options))
+
+const measureAll = async (
+  defaultTransport: Layer.Layer<HttpClient.HttpClient>,
+  options: { readonly rounds?: number; readonly requests?: number }
 ): Promise<ReadonlyArray<ThroughputResult>> => {
   const rounds = options.rounds ?? 5
-  const server = await startFixedServer()
+  const server = await startFixedServer({ pinned: true })
   try {
     const undiciCall = undiciClient(server.origin)
     const fetchCall = fetchClient(server.origin)

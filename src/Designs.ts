@@ -17,13 +17,28 @@ export const DesignNumber = Schema.String.pipe(
 /** @since 0.1.0 */
 export type DesignNumber = typeof DesignNumber.Type
 
-const isCalendarDate = (s: string): boolean => {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
-  if (m === null) return false
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  const date = new Date(Date.UTC(y, mo - 1, d))
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d
+const digit = (s: string, i: number): number => s.charCodeAt(i) - 48
+const digitPositions = [0, 1, 2, 3, 5, 6, 8, 9] as const
+
+/**
+ * Midnight UTC of `YYYY-MM-DD` in epoch milliseconds, or `undefined` when `s` is not a real
+ * calendar date in that form. Read digit by digit: decoding a design reads four of these.
+ */
+const calendarMillis = (s: string): number | undefined => {
+  if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return undefined
+  for (const i of digitPositions) {
+    const c = digit(s, i)
+    if (c < 0 || c > 9) return undefined
+  }
+  const y = digit(s, 0) * 1000 + digit(s, 1) * 100 + digit(s, 2) * 10 + digit(s, 3)
+  const mo = digit(s, 5) * 10 + digit(s, 6)
+  const d = digit(s, 8) * 10 + digit(s, 9)
+  const millis = Date.UTC(y, mo - 1, d)
+  const date = new Date(millis)
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d ? millis : undefined
 }
+
+const isCalendarDate = (s: string): boolean => calendarMillis(s) !== undefined
 
 /** A calendar date written `YYYY-MM-DD`, and a real one (no 2023-02-30). @since 0.1.0 */
 export const IsoDate = Schema.String.pipe(
@@ -41,11 +56,9 @@ export const IsoDate = Schema.String.pipe(
 export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtcFromSelf, {
   strict: true,
   decode: (s, _, ast) => {
-    const parsed = isCalendarDate(s)
-      ? DateTime.make(`${s}T00:00:00Z`)
-      : /^\d{4}-\d{2}-\d{2}T/.test(s)
-      ? DateTime.make(s)
-      : Option.none()
+    const midnight = calendarMillis(s)
+    if (midnight !== undefined) return ParseResult.succeed(DateTime.unsafeMake(midnight))
+    const parsed = /^\d{4}-\d{2}-\d{2}T/.test(s) ? DateTime.make(s) : Option.none()
     return Option.match(parsed, {
       onNone: () => ParseResult.fail(new ParseResult.Type(ast, s, "expected an ISO 8601 date")),
       onSome: (d) => ParseResult.succeed(DateTime.toUtc(d))

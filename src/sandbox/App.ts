@@ -12,7 +12,7 @@ import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from "../Designs.js"
 import { parseJson } from "../internal/responses.js"
 import { parameterError, pointerErrors } from "../internal/validation.js"
-import { errorAnswers, json, pathOf, readBody } from "./Http.js"
+import { errorAnswers, json, jsonBytes, pathOf, readBody } from "./Http.js"
 import * as Jwt from "./Jwt.js"
 import type { SearchIndex } from "./SearchIndex.js"
 import { resetHeader, takeFault } from "./State.js"
@@ -48,6 +48,7 @@ const statusTexts: Readonly<Record<number, string>> = {
 }
 
 const encodeDesign = Schema.encodeSync(Design)
+const utf8 = new TextEncoder()
 const encodeResult = Schema.encodeSync(QuickSearchResult)
 const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all" })
 
@@ -177,8 +178,23 @@ export const make = (config: AppConfig): HttpApp.Default => {
       }
       const design = config.index.get(number)
       if (design === undefined) return errors(404, [{ code: "NOT_FOUND", detail: `no design numbered ${number}` }])
-      return json(encodeDesign(design), 200)
+      return designAnswer(design)
     })
+
+  /**
+   * The JSON of each design served, encoded once: designs never change, and encoding one (four
+   * dates among its fields) is most of what answering it costs. Grows with the designs asked for,
+   * at most the dataset.
+   */
+  const encodedDesigns = new WeakMap<Design, Uint8Array>()
+  const designAnswer = (design: Design) => {
+    let body = encodedDesigns.get(design)
+    if (body === undefined) {
+      body = utf8.encode(JSON.stringify(encodeDesign(design)))
+      encodedDesigns.set(design, body)
+    }
+    return jsonBytes(body, 200)
+  }
 
   /**
    * Lets a (delayed) answer be abandoned: the transport interrupts the handler when its client goes

@@ -10,6 +10,10 @@ import type { ErrorObject } from "../ApiError.js"
 export const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
 
+/** A JSON answer already encoded to UTF-8: the same bytes and headers as `json` of the value it encodes. */
+export const jsonBytes = (body: Uint8Array, status: number, headers: Record<string, string> = {}) =>
+  HttpServerResponse.uint8Array(body, { status, contentType: "application/json", headers: { "cache-control": "no-store", ...headers } })
+
 /** Builds spec-shaped error answers: one error object per problem, each with an id from `nextId`. */
 export const errorAnswers = (nextId: () => string) =>
 (

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "@effect/vitest"
+import { DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
+import { IsoDate, WireDate } from "../src/Designs.js"
+
+const decodeWireDate = Schema.decodeUnknownEither(WireDate)
+const decodeIsoDate = Schema.decodeUnknownEither(IsoDate)
+
+/** The plain reading of a wire date: a calendar date by regular expression, the rest by `Date`. */
+const reference = (s: string): number | undefined => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (m !== null) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+    const date = new Date(Date.UTC(y, mo - 1, d))
+    if (date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d) {
+      return Date.parse(`${s}T00:00:00Z`)
+    }
+  }
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(s)) return undefined
+  return Option.getOrUndefined(Option.map(DateTime.make(s), DateTime.toEpochMillis))
+}
+
+const decoded = (s: string): number | undefined => Either.match(decodeWireDate(s), {
+  onLeft: () => undefined,
+  onRight: DateTime.toEpochMillis
+})
+
+/** Strings near the `YYYY-MM-DD` form: digits, dashes and a few characters that must not pass. */
+const nearDates = fc.stringOf(fc.constantFrom("0", "1", "2", "3", "9", "-", "T", " ", "٣", ":", "Z"), { maxLength: 12 })
+
+describe("WireDate", () => {
+  it("decodes calendar dates to midnight UTC and rejects dates that do not exist", () => {
+    expect(decoded("2024-02-29")).toBe(Date.UTC(2024, 1, 29))
+    expect(decoded("1999-12-31")).toBe(Date.UTC(1999, 11, 31))
+    for (const bad of ["2023-02-29", "2023-02-30", "2023-13-01", "2023-00-10", "2023-01-00", "0099-01-01", "2023-1-01", "2023/01/01", "2023-01-01 ", "٢٠٢٣-01-01"]) {
+      expect(decoded(bad), bad).toBeUndefined()
+      expect(Either.isLeft(decodeIsoDate(bad)), bad).toBe(true)
+    }
+    expect(decoded("2023-01-05T10:20:30Z")).toBe(Date.UTC(2023, 0, 5, 10, 20, 30))
+  })
+
+  it("agrees with the plain reading on any string", () => {
+    fc.assert(fc.property(fc.oneof(nearDates, fc.string(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10))), (s) => {
+      expect(decoded(s)).toBe(reference(s))
+      expect(Either.isRight(decodeIsoDate(s))).toBe(/^\d{4}-\d{2}-\d{2}$/.test(s) && reference(s) !== undefined)
+    }), { numRuns: 2000 })
+  })
+
+  it("round-trips", () => {
+    fc.assert(fc.property(fc.date({ min: new Date(Date.UTC(1000, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }), (d) => {
+      const utc = DateTime.unsafeMake(d)
+      const wire = Schema.encodeSync(WireDate)(utc)
+      expect(DateTime.toEpochMillis(Schema.decodeSync(WireDate)(wire))).toBe(d.getTime())
+    }))
+  })
+})
