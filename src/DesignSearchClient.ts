@@ -42,6 +42,7 @@ import type { DesignNumber } from "./Designs.js"
 import { decodeSuccess, errorFromResponse, fromClientError, readText, timeoutError } from "./internal/responses.js"
 import type { ApiResponse, StatusError } from "./internal/responses.js"
 import * as DirectExchange from "./internal/directExchange.js"
+import { mapInOrder } from "./internal/orderedParallel.js"
 import { currentRequestTimeout, isTimeoutAware } from "./internal/requestTimeout.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
@@ -74,7 +75,11 @@ export type SearchDesignsError = QuickSearchError | GetDesignError
 
 /** Options of `searchDesigns`. @since 0.1.0 */
 export interface SearchDesignsOptions {
-  /** How many designs are fetched at once (default 8). Designs are emitted in search order. */
+  /**
+   * How many designs are fetched at once (default 8; a positive integer, or the stream fails with
+   * a client `ValidationError`). Designs are emitted in search order, in chunks of up to half the
+   * concurrency.
+   */
   readonly concurrency?: number | undefined
   /** Sees the search's answer (count, numbers, messages) before the first design is fetched. */
   readonly onSearch?: ((response: ApiResponse<QuickSearchResult>) => Effect.Effect<void>) | undefined
@@ -313,19 +318,20 @@ export const make = (
         return authorized(httpRequest, decodeDesign)
       }).pipe(withSpanWhenTraced("DesignSearchClient.getDesign", () => ({ designNumber })))
 
-    const searchDesigns = (request: QuickSearchRequest, searchOptions: SearchDesignsOptions = {}) =>
-      Stream.unwrap(
+    const searchDesigns = (request: QuickSearchRequest, searchOptions: SearchDesignsOptions = {}) => {
+      const concurrency = searchOptions.concurrency ?? 8
+      if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+        return Stream.fail(clientValidation([parameterError("concurrency", "expected a positive integer")]))
+      }
+      return Stream.unwrap(
         quickSearch(request).pipe(
           Effect.tap((response) => searchOptions.onSearch?.(response) ?? Effect.void),
           Effect.map((response) =>
-            Stream.fromIterable(response.data.designNumbers).pipe(
-              Stream.mapEffect((n: DesignNumber) => Effect.map(getDesign(n), (r) => r.data), {
-                concurrency: searchOptions.concurrency ?? 8
-              })
-            )
+            mapInOrder(response.data.designNumbers, (n: DesignNumber) => Effect.map(getDesign(n), (r) => r.data), concurrency)
           )
         )
       )
+    }
 
     return { quickSearch, getDesign, searchDesigns } satisfies Service
   })

@@ -75,6 +75,35 @@ describe("DesignSearchClient: operations", () => {
       expect((yield* sandboxStats).requests.design).toBe(data.count)
     }).pipe(Effect.provide(clientLayer())))
 
+  it.effect("searchDesigns refuses a concurrency that is not a positive integer before sending anything", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      for (const concurrency of [0, -1, 1.5, Number.NaN]) {
+        const error = yield* Effect.flip(Stream.runDrain(client.searchDesigns({ query: "table" }, { concurrency })))
+        expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
+      }
+      expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0 })
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("searchDesigns emits the designs before a failing one, then its error", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const { bottle, chair, wristWatch } = Sandbox.fixedNumbers
+      const missing = "999999999"
+      yield* (yield* control).injectFault({
+        target: "search",
+        status: 200,
+        body: { count: 4, designNumbers: [chair, bottle, missing, wristWatch] }
+      })
+      const seen: Array<string> = []
+      const error = yield* Effect.flip(Stream.runForEach(
+        client.searchDesigns({ query: "anything" }, { concurrency: 2 }),
+        (d) => Effect.sync(() => void seen.push(d.number))
+      ))
+      expect(error).toMatchObject({ _tag: "NotFoundError", status: 404 })
+      expect(seen).toEqual([chair, bottle])
+    }).pipe(Effect.provide(clientLayer())))
+
   it.effect("transformClient applies to API calls", () =>
     Effect.gen(function*() {
       let seen = 0

@@ -1,0 +1,97 @@
+/**
+ * `mapInOrder`, the bounded-concurrency ordered map behind `searchDesigns`: results in input order
+ * whatever order the calls finish in, never more than `concurrency` calls at once, a failure in its
+ * place with the calls still running interrupted, and the calls interrupted when the reader stops.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Deferred, Effect, Either, Fiber, Ref, Stream } from "effect"
+import * as fc from "fast-check"
+import { mapInOrder } from "../src/internal/orderedParallel.js"
+
+/** Calls that finish when the test says so, and a record of how many ran at once. */
+const gated = (count: number) =>
+  Effect.gen(function*() {
+    const gates = yield* Effect.forEach(Array.from({ length: count }), () => Deferred.make<void>())
+    const started = yield* Ref.make<ReadonlyArray<number>>([])
+    const interrupted = yield* Ref.make<ReadonlyArray<number>>([])
+    const running = yield* Ref.make(0)
+    const peak = yield* Ref.make(0)
+    const call = (i: number) =>
+      Effect.gen(function*() {
+        yield* Ref.update(started, (s) => [...s, i])
+        const now = yield* Ref.updateAndGet(running, (n) => n + 1)
+        yield* Ref.update(peak, (p) => Math.max(p, now))
+        yield* Deferred.await(gates[i]!)
+        return i * 10
+      }).pipe(
+        Effect.onInterrupt(() => Ref.update(interrupted, (s) => [...s, i])),
+        Effect.ensuring(Ref.update(running, (n) => n - 1))
+      )
+    const open = (i: number) => Deferred.succeed(gates[i]!, undefined)
+    return { call, open, started, interrupted, peak }
+  })
+
+const items = (count: number) => Array.from({ length: count }, (_, i) => i)
+
+describe("mapInOrder", () => {
+  it.effect("emits results in input order when calls finish in reverse, with at most `concurrency` running", () =>
+    Effect.gen(function*() {
+      const g = yield* gated(10)
+      const fiber = yield* Effect.fork(Stream.runCollect(mapInOrder(items(10), g.call, 3)))
+      // 0, 1 and 2 run first and finish last; the others finish as soon as they start
+      for (let i = 9; i >= 0; i--) {
+        yield* Effect.yieldNow()
+        yield* g.open(i)
+      }
+      expect(Chunk.toReadonlyArray(yield* Fiber.join(fiber))).toEqual(items(10).map((i) => i * 10))
+      expect(yield* Ref.get(g.peak)).toBe(3)
+      expect(yield* Ref.get(g.started)).toEqual(items(10))
+    }))
+
+  it.effect("a failure comes after the results before it; the calls still running are interrupted", () =>
+    Effect.gen(function*() {
+      const g = yield* gated(6)
+      const failAt2 = (i: number) => i === 2 ? Effect.fail(`item ${i}`) : g.call(i)
+      const seen = yield* Ref.make<ReadonlyArray<number>>([])
+      const fiber = yield* Effect.fork(Effect.either(
+        Stream.runForEach(mapInOrder(items(6), failAt2, 4), (b) => Ref.update(seen, (s) => [...s, b]))
+      ))
+      yield* Effect.yieldNow()
+      yield* g.open(0)
+      yield* g.open(1)
+      const result = yield* Fiber.join(fiber)
+      expect(Either.isLeft(result) && result.left).toBe("item 2")
+      expect(yield* Ref.get(seen)).toEqual([0, 10])
+      // 3 was running, and whatever started after 2 failed: all interrupted
+      const startedAfter = (yield* Ref.get(g.started)).filter((i) => i > 2)
+      expect([...(yield* Ref.get(g.interrupted))].sort()).toEqual(startedAfter)
+      expect(startedAfter).toContain(3)
+    }))
+
+  it.effect("a reader that stops early interrupts the calls in flight", () =>
+    Effect.gen(function*() {
+      const g = yield* gated(8)
+      const fiber = yield* Effect.fork(Stream.runCollect(Stream.take(mapInOrder(items(8), g.call, 4), 2)))
+      yield* Effect.yieldNow()
+      yield* g.open(0)
+      yield* g.open(1)
+      expect(Chunk.toReadonlyArray(yield* Fiber.join(fiber))).toEqual([0, 10])
+      expect([...(yield* Ref.get(g.interrupted))].sort()).toEqual(yield* Effect.map(Ref.get(g.started), (s) => s.filter((i) => i > 1)))
+      expect((yield* Ref.get(g.interrupted)).length).toBeGreaterThan(0)
+    }))
+
+  it.effect("an empty input is an empty stream", () =>
+    Effect.map(Stream.runCollect(mapInOrder([], Effect.succeed, 4)), (c) => expect(Chunk.size(c)).toBe(0)))
+
+  it.effect.prop(
+    "any input, concurrency and finishing order: the same results as a sequential map",
+    [fc.array(fc.integer(), { maxLength: 60 }), fc.integer({ min: 1, max: 8 }), fc.array(fc.nat(3), { maxLength: 60 })],
+    ([input, concurrency, yields]) =>
+      Effect.gen(function*() {
+        const call = (x: number) =>
+          Effect.zipRight(Effect.repeatN(Effect.yieldNow(), yields[Math.abs(x) % Math.max(1, yields.length)] ?? 0), Effect.succeed(x * 2))
+        const out = yield* Stream.runCollect(mapInOrder(input, call, concurrency))
+        expect(Chunk.toReadonlyArray(out)).toEqual(input.map((x) => x * 2))
+      })
+  )
+})
