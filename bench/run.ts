@@ -5,8 +5,9 @@
  *
  * Order: the timed benchmarks run alone (throughput, export, CLI start). Memory (heap sizes, in
  * processes of its own) and token economy (counts on simulated time) measure no time, so they run
- * side by side to keep the suite within its budget. The sandbox search, which builds a
- * 200,000-design index in this process, runs last.
+ * side by side to keep the suite within its budget. The fleet token economy (counts again, from
+ * worker processes and a `redis-server` of its own; `scripts/ensure-redis-server.sh` installs one)
+ * runs next, then the sandbox search, which builds a 200,000-design index in this process.
  *
  * The throughput and export benchmarks pin their server process to one core and every client they
  * measure to another (bench/cores.ts), so a client's figure is not a share of its server's core.
@@ -20,6 +21,7 @@ import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
 import * as CliStart from "./cliStart.js"
 import { pinning } from "./cores.js"
 import * as Export from "./export.js"
+import * as Fleet from "./fleet.js"
 import * as Memory from "./memory.js"
 import * as SandboxSearch from "./sandboxSearch.js"
 import { round } from "./stats.js"
@@ -77,6 +79,8 @@ const main = async () => {
   ])
   const cli = await timedStep("CLI start (node dist/cli/main.js --help vs node -e 0)", () =>
     CliStart.run({ rounds: quick ? 3 : 10 }))
+  const fleet = await timedStep("fleet token economy (worker processes × cold calls, sharing through redis-server vs each alone)", () =>
+    Fleet.run(quick ? { rounds, processes: 4, calls: 20 } : { rounds }))
   const search = await timedStep("sandbox search (200,000 designs)", () =>
     quick ? SandboxSearch.run(20_000, 5) : SandboxSearch.run())
 
@@ -89,6 +93,7 @@ const main = async () => {
   const e = exported.result
   const s = search.result
   const c = cli.result
+  const f = fleet.result
   const headlines = {
     transportRatioC64: {
       value: atC64.variants.toolkitDefault.ratioToUndici,
@@ -161,6 +166,14 @@ const main = async () => {
       ratio: s.ratioToScan,
       target: "< 2 ms",
       met: s.p50Ms < 2
+    },
+    fleetTokenRequests: {
+      value: f.shared,
+      baseline: f.alone,
+      baselineIs: `the same ${f.processes} processes × ${f.calls} cold calls, each alone with the in-memory default (measured)`,
+      ratio: ratioOf(f.shared, f.alone),
+      target: "= 1, no failed call",
+      met: f.shared === 1 && f.failedCalls === 0
     },
     cliStartRatio: {
       value: c.cliStartRatio,
@@ -241,6 +254,12 @@ const main = async () => {
     verdict(headlines.sandboxSearchP50Ms.met, "< 2 ms")
   ])
   rows.push([
+    `fleet: ${f.processes} processes × ${f.calls} cold calls`,
+    `${f.shared} token request(s) sharing through Redis, ${f.failedCalls} failed call(s)`,
+    `each alone ${f.alone} → ×${headlines.fleetTokenRequests.ratio}`,
+    verdict(headlines.fleetTokenRequests.met, headlines.fleetTokenRequests.target)
+  ])
+  rows.push([
     "CLI start: design-search --help",
     `${c.cliMs} ms`,
     `node -e 0 ${c.nodeMs} ms → ×${c.cliStartRatio}`,
@@ -267,7 +286,8 @@ const main = async () => {
       memory: { seconds: memory.seconds, ...memory.result },
       export: { seconds: exported.seconds, ...exported.result },
       sandboxSearch: { seconds: search.seconds, ...search.result },
-      cliStart: { seconds: cli.seconds, ...cli.result }
+      cliStart: { seconds: cli.seconds, ...cli.result },
+      fleet: { seconds: fleet.seconds, ...fleet.result }
     }
   }
   writeFileSync(new URL("./results.json", import.meta.url), JSON.stringify(results, null, 2) + "\n")
