@@ -37,13 +37,14 @@ import type {
   TransportError
 } from "./ApiError.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
-import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from "./Designs.js"
-import type { DesignNumber } from "./Designs.js"
+import { Design, decodeQuickSearchResult, isDesignNumber, QuickSearchRequest } from "./Designs.js"
+import type { DesignNumber, QuickSearchResult } from "./Designs.js"
 import { decodeSuccess, errorFromResponse, fromClientError, readText, timeoutError } from "./internal/responses.js"
 import type { ApiResponse, StatusError } from "./internal/responses.js"
 import * as DirectExchange from "./internal/directExchange.js"
 import { mapInOrder } from "./internal/orderedParallel.js"
 import { currentRequestTimeout, isTimeoutAware } from "./internal/requestTimeout.js"
+import { splitUrl } from "./internal/undici.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
 import * as RequestBudget from "./RequestBudget.js"
@@ -151,7 +152,6 @@ export interface Options {
 }
 
 const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
-const decodeResult = Schema.decodeUnknownEither(QuickSearchResult)
 const decodeDesign = Schema.decodeUnknownEither(Design)
 
 const clientValidation = (errors: ValidationError["errors"]) =>
@@ -185,6 +185,13 @@ const confineAuthorization = (client: HttpClient.HttpClient, origin: string): Ht
         )),
     Effect.succeed
   )
+
+/** An API call before its token: method, path below the API base, JSON body. */
+interface Call {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly body: string | undefined
+}
 
 /** A 404 where the operation has no such outcome is an unexpected response. */
 const notFoundIsUnexpected = (e: NotFoundError) =>
@@ -233,37 +240,73 @@ export const make = (
     // Over the default transport with no `transformClient`, the fast lane sends and reads in one
     // step; anything else goes through `HttpClient.execute`.
     const dispatcher = options.transformClient === undefined ? DirectExchange.dispatcherOf(ambientClient) : undefined
+    const api = splitUrl(config.apiBaseUrl)
+
+    /** The fast lane's headers, made once per token. */
+    let headersOf: { token: AccessToken.AccessToken; get: Record<string, string>; post: Record<string, string> } | undefined
+    const wireHeaders = (token: AccessToken.AccessToken, withBody: boolean) => {
+      if (headersOf?.token !== token) {
+        const authorization = AccessToken.authorization(token)
+        headersOf = {
+          token,
+          get: Object.freeze({ accept: "application/json", authorization }),
+          post: Object.freeze({ accept: "application/json", "content-type": "application/json", authorization })
+        }
+      }
+      return withBody ? headersOf.post : headersOf.get
+    }
+
+    /** `call` as an `HttpClientRequest`, for the general path. */
+    const toRequest = (call: Call, token: AccessToken.AccessToken) => {
+      const request = HttpClientRequest.make(call.method)(config.apiBaseUrl + call.path).pipe(
+        HttpClientRequest.acceptJson,
+        HttpClientRequest.setHeader("authorization", AccessToken.authorization(token))
+      )
+      return call.body === undefined ? request : HttpClientRequest.bodyText(request, call.body, "application/json")
+    }
 
     /** One exchange: send, read the capped body, classify. */
     const exchange = <A>(
-      request: HttpClientRequest.HttpClientRequest,
+      call: Call,
+      token: AccessToken.AccessToken,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
-    ): Effect.Effect<ApiResponse<A>, StatusError | TransportError> =>
-      dispatcher !== undefined
-        ? Effect.flatMap(
-          DirectExchange.exchange(dispatcher, request, config.requestTimeout, config.maxBodyBytes),
+    ): Effect.Effect<ApiResponse<A>, StatusError | TransportError> => {
+      if (dispatcher !== undefined && api !== undefined) {
+        const wire: DirectExchange.Wire = {
+          method: call.method,
+          origin: api.origin,
+          path: api.path + call.path,
+          url: config.apiBaseUrl + call.path,
+          headers: wireHeaders(token, call.body !== undefined),
+          body: call.body ?? null
+        }
+        return Effect.flatMap(
+          DirectExchange.exchange(dispatcher, wire, config.requestTimeout, config.maxBodyBytes),
           (answer) => classify(decode, answer.status, answer.headers, answer.text)
         )
-        : withRequestTimeout(
-          client.execute(request).pipe(
-            Effect.mapError(fromClientError),
-            Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
-              Effect.flatMap(
-                readText(response, config.maxBodyBytes),
-                (text) => classify(decode, response.status, response.headers, text)
-              )
+      }
+      const request = toRequest(call, token)
+      return withRequestTimeout(
+        client.execute(request).pipe(
+          Effect.mapError(fromClientError),
+          Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
+            Effect.flatMap(
+              readText(response, config.maxBodyBytes),
+              (text) => classify(decode, response.status, response.headers, text)
             )
-          ),
-          request
-        )
+          )
+        ),
+        request
+      )
+    }
 
     const budget = Option.map(
       yield* Effect.serviceOption(RequestBudget.RequestBudget),
       (b) => b.forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId })
     )
     /** `exchange`, in its turn of the budget if there is one. */
-    const paced: typeof exchange = Option.isNone(budget) ? exchange : (request, decode) =>
-      Effect.zipRight(RequestBudget.take(budget.value), exchange(request, decode)).pipe(
+    const paced: typeof exchange = Option.isNone(budget) ? exchange : (call, token, decode) =>
+      Effect.zipRight(RequestBudget.take(budget.value), exchange(call, token, decode)).pipe(
         Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
       )
 
@@ -272,11 +315,11 @@ export const make = (
      * failures are retried on `retrySchedule`; the schedule is set up only once one happened.
      */
     const authorized = <A>(
-      request: HttpClientRequest.HttpClientRequest,
+      call: Call,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> => {
       const once = Effect.flatMap(tokens.get, (token) =>
-        paced(HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)), decode).pipe(
+        paced(call, token, decode).pipe(
           Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
         ))
       const attempt = Effect.catchTag(once, "AuthenticationError", () => once)
@@ -295,12 +338,9 @@ export const make = (
       Effect.suspend(() => {
         const valid = decodeRequest(request)
         if (Either.isLeft(valid)) return Effect.fail(clientValidation(pointerErrors(valid.left)))
-        const httpRequest = HttpClientRequest.post(`${config.apiBaseUrl}/search/quick`).pipe(
-          HttpClientRequest.acceptJson,
-          // the request schema has no transformations: the decoded request is its own wire form
-          HttpClientRequest.bodyUnsafeJson(valid.right)
-        )
-        return authorized(httpRequest, decodeResult).pipe(
+        // the request schema has no transformations: the decoded request is its own wire form
+        const call: Call = { method: "POST", path: "/search/quick", body: JSON.stringify(valid.right) }
+        return authorized(call, decodeQuickSearchResult).pipe(
           Effect.catchTag("NotFoundError", (e) => Effect.fail(notFoundIsUnexpected(e)))
         )
       }).pipe(withSpanWhenTraced("DesignSearchClient.quickSearch"))
@@ -312,10 +352,7 @@ export const make = (
             parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")
           ]))
         }
-        const httpRequest = HttpClientRequest.get(`${config.apiBaseUrl}/design/${designNumber}`).pipe(
-          HttpClientRequest.acceptJson
-        )
-        return authorized(httpRequest, decodeDesign)
+        return authorized({ method: "GET", path: `/design/${designNumber}`, body: undefined }, decodeDesign)
       }).pipe(withSpanWhenTraced("DesignSearchClient.getDesign", () => ({ designNumber })))
 
     const searchDesigns = (request: QuickSearchRequest, searchOptions: SearchDesignsOptions = {}) => {

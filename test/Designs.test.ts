@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
-import { IsoDate, WireDate } from "../src/Designs.js"
+import { decodeQuickSearchResult, IsoDate, QuickSearchResult, WireDate } from "../src/Designs.js"
 
 const decodeWireDate = Schema.decodeUnknownEither(WireDate)
 const decodeIsoDate = Schema.decodeUnknownEither(IsoDate)
@@ -51,5 +51,27 @@ describe("WireDate", () => {
       const wire = Schema.encodeSync(WireDate)(utc)
       expect(DateTime.toEpochMillis(Schema.decodeSync(WireDate)(wire))).toBe(d.getTime())
     }))
+  })
+})
+
+describe("decodeQuickSearchResult", () => {
+  const bySchema = Schema.decodeUnknownEither(QuickSearchResult)
+  /** Results near the valid shape: counts at the edges of safe integers, numbers near the pattern. */
+  const count = fc.oneof(fc.nat(), fc.integer(), fc.integer({ min: -3, max: 3 }), fc.double(), fc.constantFrom(-0, 2 ** 53, 2 ** 53 - 1, "3", null))
+  const designNumber = fc.oneof(fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), fc.string({ maxLength: 13 }), fc.integer())
+  const nearResults = fc.record({
+    count,
+    designNumbers: fc.oneof(fc.array(designNumber, { maxLength: 4 }), fc.anything()),
+    extra: fc.jsonValue()
+  }, { requiredKeys: [] })
+
+  it("decodes as the schema does", () => {
+    fc.assert(fc.property(fc.oneof(nearResults, fc.anything()), (u) => {
+      const fast = decodeQuickSearchResult(u)
+      const slow = bySchema(u)
+      expect(Either.isRight(fast)).toBe(Either.isRight(slow))
+      if (Either.isRight(fast) && Either.isRight(slow)) expect(fast.right).toStrictEqual(slow.right)
+      if (Either.isLeft(fast) && Either.isLeft(slow)) expect(fast.left.message).toBe(slow.left.message)
+    }), { numRuns: 3000 })
   })
 })

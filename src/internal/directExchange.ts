@@ -9,13 +9,12 @@
  * buffered anyway, so the body stream, the abort signal and the async resource that `request`
  * makes for every call would be spent for nothing.
  */
-import type { HttpClient, HttpClientRequest } from "@effect/platform"
+import type { HttpClient } from "@effect/platform"
 import { Duration, Effect } from "effect"
 import type { IncomingHttpHeaders } from "node:http"
 import type { Dispatcher } from "undici"
 import { TransportError, UnexpectedResponseError } from "../ApiError.js"
 import { RequestTimeout } from "./requestTimeout.js"
-import { splitUrl } from "./undici.js"
 
 const dispatcherKey = Symbol.for("effect-design-search/dispatcher")
 
@@ -171,40 +170,39 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
+/** One API request as the fast lane sends it: already split into origin and path, headers made. */
+export interface Wire {
+  readonly method: "GET" | "POST"
+  readonly origin: string
+  readonly path: string
+  /** The whole URL, for errors. */
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  /** JSON text, or none. */
+  readonly body: string | null
+}
+
 /**
- * Sends `request` (a body of bytes or none) and reads its body, refusing one over `maxBytes`
- * (by `Content-Length` before reading, by counting while reading). The deadline covers the whole
- * exchange; interruption aborts the request.
+ * Sends `wire` and reads its body, refusing one over `maxBytes` (by `Content-Length` before
+ * reading, by counting while reading). The deadline covers the whole exchange; interruption aborts
+ * the request.
  */
 export const exchange = (
   dispatcher: Dispatcher,
-  request: HttpClientRequest.HttpClientRequest,
+  wire: Wire,
   timeout: Duration.Duration,
   maxBytes: number
-): Effect.Effect<Answer, Failure> => {
-  const target = splitUrl(request.url)
-  const body = request.body._tag === "Uint8Array" ? request.body.body : request.body._tag === "Empty" ? null : undefined
-  if (target === undefined || body === undefined) {
-    return Effect.fail(
-      new TransportError({
-        reason: "Network",
-        method: request.method,
-        url: request.url,
-        detail: "the fast lane takes absolute URLs without query and byte bodies only"
-      })
-    )
-  }
-  return Effect.async<Answer, Failure>((resume) => {
-    const handler = new Exchange(request.method, request.url, maxBytes, resume, timeout)
+): Effect.Effect<Answer, Failure> =>
+  Effect.async<Answer, Failure>((resume) => {
+    const handler = new Exchange(wire.method, wire.url, maxBytes, resume, timeout)
     dispatcher.dispatch({
-      origin: target.origin,
-      path: target.path,
-      method: request.method,
-      headers: request.headers,
-      body,
+      origin: wire.origin,
+      path: wire.path,
+      method: wire.method,
+      headers: wire.headers,
+      body: wire.body,
       headersTimeout: 0,
       bodyTimeout: 0
     }, handler)
     return Effect.sync(() => handler.interrupt())
   })
-}
