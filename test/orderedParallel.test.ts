@@ -80,6 +80,21 @@ describe("mapInOrder", () => {
       expect((yield* Ref.get(g.interrupted)).length).toBeGreaterThan(0)
     }))
 
+  it.effect("workers stop at 4 × concurrency unread results and go on once the reader reads", () =>
+    Effect.gen(function*() {
+      const started = yield* Ref.make(0)
+      const call = (i: number) => Effect.as(Ref.update(started, (n) => n + 1), i)
+      const pull = yield* Stream.toPull(mapInOrder(items(100), call, 2))
+      // one result read (a batch is concurrency / 2), then the reader stops reading
+      expect(Chunk.toReadonlyArray(yield* pull)).toEqual([0])
+      yield* Effect.repeatN(Effect.yieldNow(), 50)
+      expect(yield* Ref.get(started)).toBe(1 + 4 * 2)
+      const rest: Array<number> = []
+      yield* Effect.ignore(Effect.forever(Effect.map(pull, (chunk) => rest.push(...chunk))))
+      expect(rest).toEqual(items(100).slice(1))
+      expect(yield* Ref.get(started)).toBe(100)
+    }).pipe(Effect.scoped))
+
   it.effect("an empty input is an empty stream", () =>
     Effect.map(Stream.runCollect(mapInOrder([], Effect.succeed, 4)), (c) => expect(Chunk.size(c)).toBe(0)))
 

@@ -6,7 +6,7 @@
  * failure is emitted in its place: the results before it first, then the stream fails, and the
  * calls still running are interrupted.
  */
-import { Chunk, Deferred, Effect, Exit, FiberId, Option, Stream } from "effect"
+import { Chunk, Effect, Exit, Option, Stream } from "effect"
 
 export const mapInOrder = <A, B, E, R>(
   items: ReadonlyArray<A>,
@@ -21,30 +21,47 @@ export const mapInOrder = <A, B, E, R>(
     // results from `head` on are unread; `next` is the next item to start
     let head = 0
     let next = 0
-    // The reader waiting for results, and the workers waiting for room in the buffer.
-    let reader: Deferred.Deferred<void> | undefined
-    let room: Deferred.Deferred<void> | undefined
-    const wakeReader = () => {
-      if (reader !== undefined) Deferred.unsafeDone(reader, Exit.void)
-      reader = undefined
+    // The reader waiting for the result at `awaited` (the first missing one of its batch), and the
+    // workers waiting for room in the buffer: woken through `Effect.async` callbacks, which cost
+    // far less than a `Deferred` per wait.
+    let reader: ((_: Effect.Effect<void>) => void) | undefined
+    let awaited = -1
+    const waitingWorkers: Array<(_: Effect.Effect<void>) => void> = []
+    const wakeReader = (index: number) => {
+      if (reader !== undefined && index === awaited) {
+        const resume = reader
+        reader = undefined
+        resume(Effect.void)
+      }
     }
     const wakeWorkers = () => {
-      if (room !== undefined) Deferred.unsafeDone(room, Exit.void)
-      room = undefined
+      for (const resume of waitingWorkers.splice(0)) resume(Effect.void)
     }
+    const forRoom = Effect.async<void>((resume) => {
+      waitingWorkers.push(resume)
+      return Effect.sync(() => {
+        const i = waitingWorkers.indexOf(resume)
+        if (i >= 0) waitingWorkers.splice(i, 1)
+      })
+    })
+    const forResult = (index: number) =>
+      Effect.async<void>((resume) => {
+        reader = resume
+        awaited = index
+        return Effect.sync(() => void (reader = undefined))
+      })
 
     // `concurrency` workers take the items in turn (no fiber per item); a worker stops at a failure.
     const worker: Effect.Effect<void, never, R> = Effect.gen(function*() {
       while (next < n) {
         if (next - head >= buffer) {
-          room ??= Deferred.unsafeMake<void>(FiberId.none)
-          yield* Deferred.await(room)
+          yield* forRoom
           continue
         }
         const index = next++
         const exit = yield* Effect.exit(f(items[index]!))
         exits[index] = exit
-        wakeReader()
+        wakeReader(index)
         if (Exit.isFailure(exit)) return
       }
     })
@@ -64,10 +81,7 @@ export const mapInOrder = <A, B, E, R>(
         ready++
       }
       // wait for the batch, unless a failure ends it early
-      if (ready < want && exits[head + ready] === undefined) {
-        reader = Deferred.unsafeMake<void>(FiberId.none)
-        return Effect.zipRight(Deferred.await(reader), read)
-      }
+      if (ready < want && exits[head + ready] === undefined) return Effect.zipRight(forResult(head + ready), read)
       const out: Array<B> = new Array(ready)
       for (let i = 0; i < ready; i++) {
         out[i] = (exits[head] as Exit.Success<B, E>).value
