@@ -6,8 +6,9 @@
  * @since 0.2.0
  */
 import type { ConfigError } from "effect"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as FleetRedis from "./FleetRedis.js"
+import { positive } from "./internal/durations.js"
 import * as RequestBudget from "./RequestBudget.js"
 import * as TokenStore from "./TokenStore.js"
 
@@ -16,13 +17,20 @@ export interface Options extends FleetRedis.Options, TokenStore.RedisOptions, Re
 
 /**
  * `TokenStore.layerRedis` and `RequestBudget.layerRedis` over one `FleetRedis.layer` connection.
- * Fails only on bad options; Redis being down is no failure.
+ * Fails only on bad options, every one checked before connecting; Redis being down is no failure.
  *
  * @since 0.2.0
  */
 export const layer = (
   options: Options = {}
 ): Layer.Layer<TokenStore.TokenStore | RequestBudget.RequestBudget, ConfigError.ConfigError> =>
-  Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(
-    Layer.provide(FleetRedis.layer(options))
+  Layer.unwrapEffect(
+    // the store's and the budget's options, checked here so that bad ones fail at once and not
+    // after the connection was waited for (the connection's own are checked before it is made)
+    Effect.as(
+      Effect.zip(positive("lockTtl", options.lockTtl, TokenStore.redisDefaults.lockTtl), RequestBudget.make(options)),
+      Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(
+        Layer.provide(FleetRedis.layer(options))
+      )
+    )
   )

@@ -4,12 +4,30 @@
  * token's TTL, the fetch lock and its expiry, the shared back-off, and Redis never failing a call.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { createServer } from "node:net"
+import type { Server } from "node:net"
 import { Context, DateTime, Deferred, Duration, Effect, Fiber, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import type { AccessToken } from "../src/index.js"
 import { DesignSearchClient, Fleet, FleetRedis, RequestBudget, TokenService, TokenStore } from "../src/index.js"
 import { sandboxLayer, sandboxStats } from "./support/layers.js"
 import { redisServer } from "./support/redis.js"
+
+/** A loopback TCP listener that counts the connections made to it, closed with the scope. */
+const connectionCounter = Effect.acquireRelease(
+  Effect.async<{ readonly server: Server; readonly port: number; readonly connections: () => number }>((resume) => {
+    let count = 0
+    const server = createServer((socket) => {
+      count++
+      socket.destroy()
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      resume(Effect.succeed({ server, port: typeof address === "object" && address !== null ? address.port : 0, connections: () => count }))
+    })
+  }),
+  ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+)
 
 const client = { tokenUrl: "https://auth.example/token", clientId: "fleet-client" }
 let prefixes = 0
@@ -179,11 +197,14 @@ describe("FleetRedis", () => {
       expect(yield* failure(FleetRedis.layer({ url: "not a url" }))).toContain("url")
       expect(yield* failure(FleetRedis.layer({ keyPrefix: "" }))).toContain("keyPrefix")
       expect(yield* failure(FleetRedis.layer({ commandTimeout: 0 }))).toContain("commandTimeout must be positive")
-      // (nothing listens on the port: building the connection waits `connectTimeout`, then goes on alone)
-      const unused = { url: "redis://127.0.0.1:1", connectTimeout: Duration.millis(10) }
-      expect(yield* failure(Fleet.layer({ ...unused, lockTtl: "0 millis" }))).toContain("lockTtl must be positive")
-      expect(yield* failure(Fleet.layer({ ...unused, requestsPerSecond: 0 }))).toContain("requestsPerSecond")
-    }))
+      // the fleet's own options fail before any connection is made
+      const listener = yield* connectionCounter
+      const counted = `redis://127.0.0.1:${listener.port}`
+      expect(yield* failure(Fleet.layer({ url: counted, lockTtl: "0 millis" }))).toContain("lockTtl must be positive")
+      expect(yield* failure(Fleet.layer({ url: counted, requestsPerSecond: 0 }))).toContain("requestsPerSecond")
+      expect(yield* failure(Fleet.layer({ url: counted, burst: 1.5 }))).toContain("burst")
+      expect(listener.connections()).toBe(0)
+    }).pipe(Effect.scoped))
 
   it("keys name the client by a digest of token URL and client id, never the secret", () => {
     const key = FleetRedis.keyOf("p", client, "token")
