@@ -4,7 +4,7 @@
  * place with the calls still running interrupted, and the calls interrupted when the reader stops.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Either, Fiber, Ref, Stream } from "effect"
+import { Chunk, Deferred, Effect, Either, Fiber, Option, Ref, Stream } from "effect"
 import * as fc from "fast-check"
 import { mapInOrder } from "../src/internal/orderedParallel.js"
 
@@ -48,24 +48,28 @@ describe("mapInOrder", () => {
       expect(yield* Ref.get(g.started)).toEqual(items(10))
     }))
 
-  it.effect("a failure comes after the results before it; the calls still running are interrupted", () =>
+  it.effect("a failure comes after the results before it; the calls still running are interrupted, none starts after it", () =>
     Effect.gen(function*() {
-      const g = yield* gated(6)
-      const failAt2 = (i: number) => i === 2 ? Effect.fail(`item ${i}`) : g.call(i)
+      const g = yield* gated(8)
+      // item 2 fails once the test opens it
+      const failAt2 = (i: number) => i === 2 ? Effect.zipRight(g.call(i), Effect.fail(`item ${i}`)) : g.call(i)
       const seen = yield* Ref.make<ReadonlyArray<number>>([])
       const fiber = yield* Effect.fork(Effect.either(
-        Stream.runForEach(mapInOrder(items(6), failAt2, 4), (b) => Ref.update(seen, (s) => [...s, b]))
+        Stream.runForEach(mapInOrder(items(8), failAt2, 4), (b) => Ref.update(seen, (s) => [...s, b]))
       ))
-      yield* Effect.yieldNow()
+      const untilStarted = (count: number) =>
+        Effect.repeat(Effect.zipRight(Effect.yieldNow(), Ref.get(g.started)), { until: (s) => s.length >= count })
+      yield* untilStarted(4)
+      // 0 and 1 finish, so their workers start 4 and 5; then 2 fails
       yield* g.open(0)
       yield* g.open(1)
+      yield* untilStarted(6)
+      yield* g.open(2)
       const result = yield* Fiber.join(fiber)
       expect(Either.isLeft(result) && result.left).toBe("item 2")
       expect(yield* Ref.get(seen)).toEqual([0, 10])
-      // 3 was running, and whatever started after 2 failed: all interrupted
-      const startedAfter = (yield* Ref.get(g.started)).filter((i) => i > 2)
-      expect([...(yield* Ref.get(g.interrupted))].sort()).toEqual(startedAfter)
-      expect(startedAfter).toContain(3)
+      expect([...(yield* Ref.get(g.started))].sort()).toEqual([0, 1, 2, 3, 4, 5])
+      expect([...(yield* Ref.get(g.interrupted))].sort()).toEqual([3, 4, 5])
     }))
 
   it.effect("a reader that stops early interrupts the calls in flight", () =>
@@ -94,6 +98,35 @@ describe("mapInOrder", () => {
       expect(rest).toEqual(items(100).slice(1))
       expect(yield* Ref.get(started)).toBe(100)
     }).pipe(Effect.scoped))
+
+  it.effect("after a failure no worker starts another call, even while the reader is behind", () =>
+    Effect.gen(function*() {
+      const started = yield* Ref.make(0)
+      const call = (i: number) => Effect.zipRight(Ref.update(started, (n) => n + 1), i === 2 ? Effect.fail("item 2") : Effect.succeed(i))
+      const pull = yield* Stream.toPull(mapInOrder(items(100), call, 2))
+      expect(Chunk.toReadonlyArray(yield* pull)).toEqual([0])
+      yield* Effect.repeatN(Effect.yieldNow(), 50)
+      // 0, 1, 2 and at most the one the other worker took as 2 failed; the buffer would allow 9
+      expect(yield* Ref.get(started)).toBeLessThanOrEqual(4)
+      expect(Chunk.toReadonlyArray(yield* pull)).toEqual([1])
+      expect(yield* Effect.flip(pull)).toEqual(Option.some("item 2"))
+    }).pipe(Effect.scoped))
+
+  it.live("no wake-up is lost when the fibers yield between a look and a wait", () =>
+    Effect.gen(function*() {
+      // Few operations before each yield put a yield between almost any look and its wait.
+      const items1000 = items(1000)
+      for (const concurrency of [1, 2, 3, 8]) {
+        for (let maxOps = 16; maxOps < 32; maxOps += 3) {
+          const call = (i: number) => Effect.as(Effect.repeatN(Effect.yieldNow(), (i * 7 + maxOps) % 4), i)
+          const out = yield* Stream.runCollect(mapInOrder(items1000, call, concurrency)).pipe(
+            Effect.withMaxOpsBeforeYield(maxOps),
+            Effect.timeoutTo({ duration: "5 seconds", onSuccess: Chunk.toReadonlyArray, onTimeout: () => "stuck" as const })
+          )
+          expect(out, `concurrency ${concurrency}, ${maxOps} operations before a yield`).toEqual(items1000)
+        }
+      }
+    }))
 
   it.effect("an empty input is an empty stream", () =>
     Effect.map(Stream.runCollect(mapInOrder([], Effect.succeed, 4)), (c) => expect(Chunk.size(c)).toBe(0)))

@@ -21,6 +21,8 @@ export const mapInOrder = <A, B, E, R>(
     // results from `head` on are unread; `next` is the next item to start
     let head = 0
     let next = 0
+    // set by the first failure: no worker starts another call
+    let failed = false
     // The reader waiting for the result at `awaited` (the first missing one of its batch), and the
     // workers waiting for room in the buffer: woken through `Effect.async` callbacks, which cost
     // far less than a `Deferred` per wait.
@@ -37,7 +39,10 @@ export const mapInOrder = <A, B, E, R>(
     const wakeWorkers = () => {
       for (const resume of waitingWorkers.splice(0)) resume(Effect.void)
     }
+    // Each wait checks again as it begins: the fiber may have yielded since it looked, and what it
+    // waits for may have happened in between, with no one left to wake it.
     const forRoom = Effect.async<void>((resume) => {
+      if (next - head < buffer || next >= n || failed) return resume(Effect.void)
       waitingWorkers.push(resume)
       return Effect.sync(() => {
         const i = waitingWorkers.indexOf(resume)
@@ -46,14 +51,15 @@ export const mapInOrder = <A, B, E, R>(
     })
     const forResult = (index: number) =>
       Effect.async<void>((resume) => {
+        if (exits[index] !== undefined) return resume(Effect.void)
         reader = resume
         awaited = index
         return Effect.sync(() => void (reader = undefined))
       })
 
-    // `concurrency` workers take the items in turn (no fiber per item); a worker stops at a failure.
+    // `concurrency` workers take the items in turn (no fiber per item); all stop at a failure.
     const worker: Effect.Effect<void, never, R> = Effect.gen(function*() {
-      while (next < n) {
+      while (next < n && !failed) {
         if (next - head >= buffer) {
           yield* forRoom
           continue
@@ -62,7 +68,10 @@ export const mapInOrder = <A, B, E, R>(
         const exit = yield* Effect.exit(f(items[index]!))
         exits[index] = exit
         wakeReader(index)
-        if (Exit.isFailure(exit)) return
+        if (Exit.isFailure(exit)) {
+          failed = true
+          return wakeWorkers()
+        }
       }
     })
     yield* Effect.forkIn(Effect.all(Array.from({ length: Math.min(concurrency, n) }, () => worker), { concurrency: "unbounded", discard: true }), scope)
