@@ -240,7 +240,11 @@ export const make = (
     // Over the default transport with no `transformClient`, the fast lane sends and reads in one
     // step; anything else goes through `HttpClient.execute`.
     const dispatcher = options.transformClient === undefined ? DirectExchange.dispatcherOf(ambientClient) : undefined
-    const api = splitUrl(config.apiBaseUrl)
+    // The API's origin and the path its calls' paths go below ("" for an API at the host's root).
+    const api = Option.map(
+      Option.fromNullable(splitUrl(config.apiBaseUrl)),
+      ({ origin, path }) => ({ origin, prefix: path === "/" ? "" : path })
+    )
 
     /** The fast lane's headers, made once per token. */
     let headersOf: { token: AccessToken.AccessToken; get: Record<string, string>; post: Record<string, string> } | undefined
@@ -271,11 +275,11 @@ export const make = (
       token: AccessToken.AccessToken,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<ApiResponse<A>, StatusError | TransportError> => {
-      if (dispatcher !== undefined && api !== undefined) {
+      if (dispatcher !== undefined && Option.isSome(api)) {
         const wire: DirectExchange.Wire = {
           method: call.method,
-          origin: api.origin,
-          path: api.path + call.path,
+          origin: api.value.origin,
+          path: api.value.prefix + call.path,
           url: config.apiBaseUrl + call.path,
           headers: wireHeaders(token, call.body !== undefined),
           body: call.body ?? null
@@ -304,9 +308,14 @@ export const make = (
       yield* Effect.serviceOption(RequestBudget.RequestBudget),
       (b) => b.forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId })
     )
-    /** `exchange`, in its turn of the budget if there is one. */
-    const paced: typeof exchange = Option.isNone(budget) ? exchange : (call, token, decode) =>
-      Effect.zipRight(RequestBudget.take(budget.value), exchange(call, token, decode)).pipe(
+    /**
+     * `effect` in its turn of the budget if there is one; a 429 backs the budget off. The turn comes
+     * before the token, so that a long wait does not send a token that expired while it waited.
+     */
+    const paced = <A>(
+      effect: Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError>
+    ): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> =>
+      Option.isNone(budget) ? effect : Effect.zipRight(RequestBudget.take(budget.value), effect).pipe(
         Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
       )
 
@@ -318,10 +327,10 @@ export const make = (
       call: Call,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> => {
-      const once = Effect.flatMap(tokens.get, (token) =>
-        paced(call, token, decode).pipe(
+      const once = paced(Effect.flatMap(tokens.get, (token) =>
+        exchange(call, token, decode).pipe(
           Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
-        ))
+        )))
       const attempt = Effect.catchTag(once, "AuthenticationError", () => once)
       return Effect.catchIf(attempt, isTransient, (first) =>
         Effect.flatMap(Schedule.driver(retrySchedule), (driver) => {
