@@ -10,6 +10,7 @@
  */
 import { Clock, ConfigError, Context, Duration, Effect, Either, Layer } from "effect"
 import { FleetRedis } from "./FleetRedis.js"
+import { positive } from "./internal/durations.js"
 import type { ClientIdentity } from "./FleetRedis.js"
 
 /** The budget of one client. @since 0.2.0 */
@@ -34,20 +35,32 @@ export interface Options {
   readonly requestsPerSecond?: number | undefined
   /** How many calls may start at once after a quiet spell (default 1: evenly spaced). */
   readonly burst?: number | undefined
+  /**
+   * The longest back-off a 429 imposes (default 60 s): a `Retry-After` of an hour, or a broken
+   * one, holds every call of the fleet no longer than this.
+   */
+  readonly maxBackOff?: Duration.DurationInput | undefined
 }
+
+/** @since 0.2.0 */
+export const defaults = { burst: 1, maxBackOff: Duration.seconds(60) } as const
 
 /** Waits for the next slot of `budget`. @since 0.2.0 */
 export const take = (budget: ClientBudget): Effect.Effect<void> =>
   Effect.flatMap(budget.reserve, (wait) => Duration.isZero(wait) ? Effect.void : Effect.sleep(wait))
 
-/** The pace in milliseconds between slots and the tolerance of a burst; bad options are a `ConfigError`. */
+/**
+ * The pace in milliseconds between slots, the tolerance of a burst and the longest back-off; bad
+ * options are a `ConfigError`.
+ */
 interface Pace {
   readonly intervalMillis: number
   readonly toleranceMillis: number
+  readonly maxBackOffMillis: number
 }
 
 const pace = (options: Options): Either.Either<Pace, ConfigError.ConfigError> => {
-  const { burst = 1, requestsPerSecond } = options
+  const { burst = defaults.burst, requestsPerSecond } = options
   if (requestsPerSecond !== undefined && !(Number.isFinite(requestsPerSecond) && requestsPerSecond > 0)) {
     return Either.left(ConfigError.InvalidData(["requestsPerSecond"], "expected a positive number"))
   }
@@ -55,11 +68,20 @@ const pace = (options: Options): Either.Either<Pace, ConfigError.ConfigError> =>
     return Either.left(ConfigError.InvalidData(["burst"], "expected a positive integer"))
   }
   const intervalMillis = requestsPerSecond === undefined ? 0 : 1000 / requestsPerSecond
-  return Either.right({ intervalMillis, toleranceMillis: (burst - 1) * intervalMillis })
+  return Either.map(positive("maxBackOff", options.maxBackOff, defaults.maxBackOff), (maxBackOff) => ({
+    intervalMillis,
+    toleranceMillis: (burst - 1) * intervalMillis,
+    maxBackOffMillis: Duration.toMillis(maxBackOff)
+  }))
 }
 
+/** A back-off in whole milliseconds, at most `maxBackOffMillis`. */
+const backOffMillis = (duration: Duration.Duration, { maxBackOffMillis }: Pace): number =>
+  Math.ceil(Math.min(Duration.toMillis(duration), maxBackOffMillis))
+
 /** One client's budget in this process. */
-const local = ({ intervalMillis, toleranceMillis }: Pace): ClientBudget => {
+const local = (p: Pace): ClientBudget => {
+  const { intervalMillis, toleranceMillis } = p
   // theoretical arrival time of the next slot, and the end of a back-off (epoch milliseconds)
   let arrival = 0
   let holdUntil = 0
@@ -71,7 +93,7 @@ const local = ({ intervalMillis, toleranceMillis }: Pace): ClientBudget => {
     }),
     backOff: (duration) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
-        holdUntil = Math.max(holdUntil, now + Duration.toMillis(duration))
+        holdUntil = Math.max(holdUntil, now + backOffMillis(duration, p))
       })
   }
 }
@@ -147,7 +169,7 @@ export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.
             Effect.catchTag("FleetUnavailable", () => fallback.reserve)
           ),
           backOff: (duration) => {
-            const millis = Math.ceil(Duration.toMillis(duration))
+            const millis = backOffMillis(duration, p)
             return Effect.zipRight(
               fallback.backOff(duration),
               millis > 0 ? Effect.ignore(redis.run((r) => r.eval(backOffScript, 1, holdKey, String(millis)))) : Effect.void

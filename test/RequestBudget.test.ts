@@ -48,6 +48,16 @@ describe("RequestBudget", () => {
       expect(yield* waits(budget, 1)).toEqual([0])
     }))
 
+  it.effect("a back-off lasts at most `maxBackOff`, whatever the 429 asked", () =>
+    Effect.gen(function*() {
+      const capped = (yield* RequestBudget.make({})).forClient(client)
+      yield* capped.backOff(Duration.hours(1))
+      expect(yield* waits(capped, 1)).toEqual([Duration.toMillis(RequestBudget.defaults.maxBackOff)])
+      const shorter = (yield* RequestBudget.make({ maxBackOff: "2 seconds" })).forClient(client)
+      yield* shorter.backOff(Duration.infinity)
+      expect(yield* waits(shorter, 1)).toEqual([2000])
+    }))
+
   it.effect("one budget per client id", () =>
     Effect.gen(function*() {
       const service = yield* RequestBudget.make({ requestsPerSecond: 1 })
@@ -56,12 +66,21 @@ describe("RequestBudget", () => {
       expect(yield* waits(service.forClient(client), 1)).toEqual([2000])
     }))
 
-  it.effect("refuses a rate that is not a positive number and a burst that is not a positive integer", () =>
+  it.effect("refuses a rate that is not a positive number, a burst that is not a positive integer, a back-off cap that is not a positive duration", () =>
     Effect.gen(function*() {
-      for (const options of [{ requestsPerSecond: 0 }, { requestsPerSecond: Number.NaN }, { requestsPerSecond: -1 }, { burst: 0 }, { burst: 1.5 }]) {
+      const bad: ReadonlyArray<RequestBudget.Options> = [
+        { requestsPerSecond: 0 },
+        { requestsPerSecond: Number.NaN },
+        { requestsPerSecond: -1 },
+        { burst: 0 },
+        { burst: 1.5 },
+        { maxBackOff: 0 },
+        { maxBackOff: Duration.infinity }
+      ]
+      for (const options of bad) {
         const exit = yield* Effect.exit(RequestBudget.make(options))
         expect(Exit.isFailure(exit)).toBe(true)
-        expect(String(exit)).toMatch(/requestsPerSecond|burst/)
+        expect(String(exit)).toMatch(/requestsPerSecond|burst|maxBackOff/)
       }
     }))
 
@@ -93,6 +112,20 @@ describe("RequestBudget", () => {
       yield* Fiber.join(first)
       yield* Fiber.join(second)
     }).pipe(Effect.provide(pacedClient({}))))
+
+  it.effect("a call waits for its turn before it takes a token: a long wait does not send an expired one", () =>
+    Effect.gen(function*() {
+      // 20 calls at one per 10 s take 190 s; every token lives 120 s
+      const fiber = yield* searches(20)
+      yield* TestClock.adjust("200 seconds")
+      expect((yield* Fiber.join(fiber)).length).toBe(20)
+      // no call was refused with a 401 and sent again
+      expect((yield* sandboxStats).requests.search).toBe(20)
+    }).pipe(Effect.provide(
+      clientLayer({ sandbox: { tokenLifetime: "120 seconds" } }).pipe(
+        Layer.provide(Layer.orDie(RequestBudget.layer({ requestsPerSecond: 0.1 })))
+      )
+    )))
 
   it.effect("with no budget in context, calls are not paced", () =>
     Effect.gen(function*() {
