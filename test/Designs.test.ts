@@ -73,5 +73,9 @@ describe("decodeQuickSearchResult", () => {
       if (Either.isRight(fast) && Either.isRight(slow)) expect(fast.right).toStrictEqual(slow.right)
       if (Either.isLeft(fast) && Either.isLeft(slow)) expect(fast.left.message).toBe(slow.left.message)
     }), { numRuns: 3000 })
+    // a hole in the array is no design number
+    const holes: Array<string> = ["1"]
+    holes[2] = "3"
+    expect(Either.isLeft(decodeQuickSearchResult({ count: 3, designNumbers: holes }))).toBe(true)
   })
 })
