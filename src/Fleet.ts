@@ -8,7 +8,6 @@
 import type { ConfigError } from "effect"
 import { Effect, Layer } from "effect"
 import * as FleetRedis from "./FleetRedis.js"
-import { positive } from "./internal/durations.js"
 import * as RequestBudget from "./RequestBudget.js"
 import * as TokenStore from "./TokenStore.js"
 
@@ -28,7 +27,7 @@ export const layer = (
     // the store's and the budget's options, checked here so that bad ones fail at once and not
     // after the connection was waited for (the connection's own are checked before it is made)
     Effect.as(
-      Effect.zip(positive("lockTtl", options.lockTtl, TokenStore.redisDefaults.lockTtl), RequestBudget.make(options)),
+      Effect.zip(TokenStore.checkRedisOptions(options), RequestBudget.make(options)),
       Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(
         Layer.provide(FleetRedis.layer(options))
       )

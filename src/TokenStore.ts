@@ -2,8 +2,8 @@
  * `TokenStore`: where a `TokenService` looks for a token before it asks the token endpoint, and what
  * it tells when a token is refused. The default (`memory`) is this process alone; `layerRedis`
  * shares one token per client across a fleet of processes, with one fetch at a time fleet-wide (a
- * lock that expires, so a holder that dies does not block the fleet) and compare-and-delete
- * invalidation. A `TokenService` uses the `TokenStore` it finds in its context.
+ * lock its holder renews while it fetches and that expires when it dies, so a dead holder does
+ * not block the fleet) and compare-and-delete invalidation. A `TokenService` uses the `TokenStore` it finds in its context.
  *
  * @since 0.2.0
  */
@@ -55,14 +55,19 @@ export const memory: Service = { forClient: () => alone }
 /** @since 0.2.0 */
 export interface RedisOptions {
   /**
-   * Expiry of the fetch lock (default 10 s): how long the fleet waits on a holder that died
-   * before another process fetches. Waiting processes fetch themselves once it has passed.
+   * Expiry of the fetch lock (default 10 s), which its holder renews every third of it while it
+   * fetches: how long the fleet waits on a holder that died before another process takes the lock.
    */
   readonly lockTtl?: Duration.DurationInput | undefined
+  /**
+   * The longest a process waits for another one's fetch (default 30 s), however long the holder
+   * keeps its lock; then it fetches itself.
+   */
+  readonly maxWait?: Duration.DurationInput | undefined
 }
 
 /** @since 0.2.0 */
-export const redisDefaults = { lockTtl: Duration.seconds(10) } as const
+export const redisDefaults = { lockTtl: Duration.seconds(10), maxWait: Duration.seconds(30) } as const
 
 /** The stored form: one JSON text, written and read by this module only. */
 const Stored = Schema.parseJson(Schema.Struct({
@@ -93,20 +98,26 @@ const decode = (text: string | null): Option.Option<AccessToken.AccessToken> =>
 /** Deletes `KEYS[1]` only while it holds `ARGV[1]`. */
 const compareAndDelete = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`
 
+/** Sets the expiry of `KEYS[1]` to `ARGV[2]` milliseconds only while it holds `ARGV[1]`. */
+const compareAndExpire =
+  `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) end return 0`
+
 /** Waits between looks at the store while another process fetches: 5 ms, doubling up to 100 ms. */
 const nextPause = (pause: number) => Math.min(pause * 2, 100)
 
 /**
  * The Redis store over `FleetRedis`. The token lives under a key of its client with a TTL of its
- * remaining life. A process that finds no token it accepts takes the lock and fetches; the others
- * look again until the token appears, the lock frees (they take it) or `lockTtl` has passed (they
- * fetch themselves). When Redis fails, the process fetches on its own: Redis never fails a call.
+ * remaining life. A process that finds no token it accepts takes the lock and fetches, renewing the
+ * lock while it does; the others look again until the token appears, the lock frees (they take it)
+ * or `maxWait` has passed (they fetch themselves). When Redis fails, the process fetches on its own:
+ * Redis never fails a call.
  *
  * @since 0.2.0
  */
 export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
-  Effect.zipWith(positive("lockTtl", options.lockTtl, redisDefaults.lockTtl), FleetRedis, (lockTtl, redis): Service => {
+  Effect.zipWith(checkRedisOptions(options), FleetRedis, ({ lockTtl, maxWait }, redis): Service => {
     const lockMillis = Duration.toMillis(lockTtl)
+    const maxWaitMillis = Duration.toMillis(maxWait)
     return {
       forClient: (client) => {
         const tokenKey = redis.key(client, "token")
@@ -119,6 +130,15 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
           })
         const fetchAndSave = (fetch: Effect.Effect<AccessToken.AccessToken, TokenError>) =>
           Effect.map(Effect.tap(fetch, save), (token): Obtained => ({ token, shared: false }))
+        /** Keeps the lock `owner` holds from expiring, for as long as it runs. */
+        const renew = (owner: string) =>
+          Effect.forever(Effect.zipRight(
+            Effect.sleep(Duration.millis(lockMillis / 3)),
+            Effect.ignore(redis.run((r) => r.eval(compareAndExpire, 1, lockKey, owner, String(lockMillis))))
+          ))
+        /** `fetchAndSave` under the lock of `owner`, renewed while the fetch lasts. */
+        const fetchHolding = (owner: string, fetch: Effect.Effect<AccessToken.AccessToken, TokenError>) =>
+          Effect.scoped(Effect.zipRight(Effect.forkScoped(renew(owner)), fetchAndSave(fetch)))
 
         const obtain: ClientTokens["obtain"] = (fetch, accept) =>
           Effect.gen(function*() {
@@ -139,14 +159,14 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
                     // the previous holder may have stored its token between our look and our lock
                     ? Effect.flatMap(Effect.zip(Effect.orElseSucceed(load, Option.none), Clock.currentTimeMillis), ([again, at]) =>
                       Option.match(acceptable(again, at), {
-                        onNone: () => Effect.asSome(fetchAndSave(fetch)),
+                        onNone: () => Effect.asSome(fetchHolding(owner, fetch)),
                         onSome: (token) => Effect.succeedSome<Obtained>({ token, shared: true })
                       }))
                     : Effect.succeedNone,
                 (locked) => locked ? Effect.ignore(redis.run((r) => r.eval(compareAndDelete, 1, lockKey, owner))) : Effect.void
               )
               if (Option.isSome(held)) return held.value
-              if (now - start >= lockMillis) return yield* fetchAndSave(fetch)
+              if (now - start >= maxWaitMillis) return yield* fetchAndSave(fetch)
               yield* Effect.sleep(Duration.millis(pause))
               pause = nextPause(pause)
             }
@@ -158,6 +178,15 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
         return { obtain, invalidate }
       }
     }
+  })
+
+/** The Redis store's options, each failure a `ConfigError` naming the option. @since 0.2.0 */
+export const checkRedisOptions = (
+  options: RedisOptions
+): Effect.Effect<{ readonly lockTtl: Duration.Duration; readonly maxWait: Duration.Duration }, ConfigError.ConfigError> =>
+  Effect.all({
+    lockTtl: positive("lockTtl", options.lockTtl, redisDefaults.lockTtl),
+    maxWait: positive("maxWait", options.maxWait, redisDefaults.maxWait)
   })
 
 /** @since 0.2.0 */

@@ -129,15 +129,32 @@ describe("TokenStore.layerRedis", () => {
       expect(yield* a.redis.run((r) => r.exists(a.redis.key(client, "lock")))).toBe(0)
     }))
 
-  it.scopedLive("a holder that never finishes blocks the others only until the lock expires", () =>
+  it.scopedLive("a holder whose fetch outlasts the lock's TTL renews it: the other still waits for its token", () =>
     Effect.gen(function*() {
       const redis = yield* redisServer
       const [a, b] = yield* pair(redis.url, { lockTtl: "300 millis" })
+      const started = yield* Deferred.make<void>()
+      const slowFetch = Effect.zipRight(Deferred.succeed(started, undefined), Effect.sleep("1 second")).pipe(
+        Effect.zipRight(tokenOf("from-a"))
+      )
+      const holder = yield* Effect.fork(a.tokens.obtain(slowFetch, always))
+      yield* Deferred.await(started)
+      const waited = yield* b.tokens.obtain(Effect.die("must not fetch"), always)
+      expect([waited.shared, valueOf(waited)]).toEqual([true, "from-a"])
+      expect(valueOf(yield* Fiber.join(holder))).toBe("from-a")
+    }))
+
+  it.scopedLive("a holder that never finishes holds the others back only for maxWait", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const [a, b] = yield* pair(redis.url, { lockTtl: "300 millis", maxWait: "600 millis" })
       const started = yield* Deferred.make<void>()
       yield* Effect.forkScoped(a.tokens.obtain(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never), always))
       yield* Deferred.await(started)
       const obtained = yield* b.tokens.obtain(tokenOf("from-b"), always)
       expect([obtained.shared, valueOf(obtained)]).toEqual([false, "from-b"])
+      // the holder still holds its lock: it was renewed, not taken over
+      expect(yield* a.redis.run((r) => r.exists(a.redis.key(client, "lock")))).toBe(1)
     }))
 
   it.scopedLive("with Redis stopped, obtain fetches here, invalidate and the budget answer locally; nothing fails", () =>
@@ -201,6 +218,7 @@ describe("FleetRedis", () => {
       const listener = yield* connectionCounter
       const counted = `redis://127.0.0.1:${listener.port}`
       expect(yield* failure(Fleet.layer({ url: counted, lockTtl: "0 millis" }))).toContain("lockTtl must be positive")
+      expect(yield* failure(Fleet.layer({ url: counted, maxWait: -1 }))).toContain("maxWait")
       expect(yield* failure(Fleet.layer({ url: counted, requestsPerSecond: 0 }))).toContain("requestsPerSecond")
       expect(yield* failure(Fleet.layer({ url: counted, burst: 1.5 }))).toContain("burst")
       expect(listener.connections()).toBe(0)
