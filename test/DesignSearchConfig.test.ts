@@ -89,6 +89,10 @@ describe("DesignSearchConfig", () => {
       expect(String(cap)).toContain("maxBodyBytes")
       const zero = yield* Effect.flip(DesignSearchConfig.make({ clientId: "a", clientSecret: "b", tokenTimeout: 0 }))
       expect(String(zero)).toContain("tokenTimeout must be positive")
+      const tooLong = yield* Effect.flip(
+        DesignSearchConfig.make({ clientId: "a", clientSecret: "b", requestTimeout: Duration.days(25) })
+      )
+      expect(String(tooLong)).toContain("requestTimeout must be at most 24 days")
       const late = yield* Effect.flip(
         DesignSearchConfig.make({ clientId: "a", clientSecret: "b", refreshBefore: "10 seconds", expirySkew: "30 seconds" })
       )

@@ -14,13 +14,19 @@ export const nonNegative = (
     : Either.left(ConfigError.InvalidData([name], `${name} must be a finite, non-negative duration`))
 }
 
-/** As `nonNegative`, and more than zero. */
+/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); a longer one would fire at once. */
+const maxTimerMillis = 2_147_483_647
+
+/** As `nonNegative`, more than zero, and within a timer's limit (every such option ends up one). */
 export const positive = (
   name: string,
   input: Duration.DurationInput | undefined,
   fallback: Duration.Duration
 ): Either.Either<Duration.Duration, ConfigError.ConfigError> =>
-  Either.flatMap(
-    nonNegative(name, input, fallback),
-    (d) => Duration.toMillis(d) > 0 ? Either.right(d) : Either.left(ConfigError.InvalidData([name], `${name} must be positive`))
-  )
+  Either.flatMap(nonNegative(name, input, fallback), (d) => {
+    const millis = Duration.toMillis(d)
+    if (millis <= 0) return Either.left(ConfigError.InvalidData([name], `${name} must be positive`))
+    return millis <= maxTimerMillis
+      ? Either.right(d)
+      : Either.left(ConfigError.InvalidData([name], `${name} must be at most 24 days (a timer's limit)`))
+  })
