@@ -3,8 +3,8 @@
  * fraction of its cost per element (its channel machinery costs more CPU than a design request).
  * `concurrency` workers take the items in turn, at most `4 × concurrency` results wait to be read,
  * and each pull emits the next `concurrency / 2` results in order once they are all there. A
- * failure is emitted in its place: the results before it first, then the stream fails, and the
- * calls still running are interrupted.
+ * failure is emitted in its place: the results before it first, then the stream fails; no call
+ * starts after it, and the calls still running are interrupted.
  */
 import { Chunk, Effect, Exit, Option, Stream } from "effect"
 
