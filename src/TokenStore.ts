@@ -3,7 +3,8 @@
  * it tells when a token is refused. The default (`memory`) is this process alone; `layerRedis`
  * shares one token per client across a fleet of processes, with one fetch at a time fleet-wide (a
  * lock its holder renews while it fetches and that expires when it dies, so a dead holder does
- * not block the fleet) and compare-and-delete invalidation. A `TokenService` uses the `TokenStore` it finds in its context.
+ * not block the fleet) and compare-and-delete invalidation. A `TokenService` uses the
+ * `TokenStore` it finds in its context.
  *
  * @since 0.2.0
  */
