@@ -2,10 +2,10 @@ import { HttpClient, HttpClientError } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Stream, TestClock } from "effect"
 import { createServer } from "node:http"
-import type { Server } from "node:http"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
 import { clientLayer, sandboxStats, withTime } from "./support/layers.js"
+import { listening } from "./support/loopback.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const control = Sandbox.SandboxControl
@@ -374,30 +374,24 @@ describe("DesignSearchClient: retries of read-only calls", () => {
 })
 
 /** A loopback server that answers the token endpoint and any API path, recording the API paths. */
-const recordingServer = Effect.acquireRelease(
-  Effect.async<{ readonly server: Server; readonly url: string; readonly paths: Array<string> }>((resume) => {
-    const paths: Array<string> = []
-    const server = createServer((request, response) => {
-      request.resume()
-      request.on("end", () => {
-        const url = request.url ?? ""
-        const body = url === DesignSearchConfig.tokenPath
-          ? JSON.stringify({ access_token: "a.b.c", expires_in: 3600, token_type: "Bearer" })
-          : url.includes("/design/")
-          ? JSON.stringify({ number: url.slice(url.lastIndexOf("/") + 1) })
-          : JSON.stringify({ count: 0, designNumbers: [] })
-        if (url !== DesignSearchConfig.tokenPath) paths.push(url)
-        response.writeHead(200, { "content-type": "application/json" })
-        response.end(body)
-      })
+const recordingServer = Effect.suspend(() => {
+  const paths: Array<string> = []
+  const server = createServer((request, response) => {
+    request.resume()
+    request.on("end", () => {
+      const url = request.url ?? ""
+      const body = url === DesignSearchConfig.tokenPath
+        ? JSON.stringify({ access_token: "a.b.c", expires_in: 3600, token_type: "Bearer" })
+        : url.includes("/design/")
+        ? JSON.stringify({ number: url.slice(url.lastIndexOf("/") + 1) })
+        : JSON.stringify({ count: 0, designNumbers: [] })
+      if (url !== DesignSearchConfig.tokenPath) paths.push(url)
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(body)
     })
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      resume(Effect.succeed({ server, url: `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`, paths }))
-    })
-  }),
-  ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
-)
+  })
+  return Effect.map(listening(server), (port) => ({ url: `http://127.0.0.1:${port}`, paths }))
+})
 
 describe("DesignSearchClient: the default transport's fast lane", () => {
   it.scopedLive("sends to the API's paths, whether the API lives at the root of its host or below it", () =>

@@ -5,29 +5,23 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { createServer } from "node:net"
-import type { Server } from "node:net"
 import { Context, DateTime, Deferred, Duration, Effect, Fiber, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import type { AccessToken } from "../src/index.js"
 import { DesignSearchClient, Fleet, FleetRedis, RequestBudget, TokenService, TokenStore } from "../src/index.js"
 import { sandboxLayer, sandboxStats } from "./support/layers.js"
+import { listening } from "./support/loopback.js"
 import { redisServer } from "./support/redis.js"
 
 /** A loopback TCP listener that counts the connections made to it, closed with the scope. */
-const connectionCounter = Effect.acquireRelease(
-  Effect.async<{ readonly server: Server; readonly port: number; readonly connections: () => number }>((resume) => {
-    let count = 0
-    const server = createServer((socket) => {
-      count++
-      socket.destroy()
-    })
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      resume(Effect.succeed({ server, port: typeof address === "object" && address !== null ? address.port : 0, connections: () => count }))
-    })
-  }),
-  ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
-)
+const connectionCounter = Effect.suspend(() => {
+  let count = 0
+  const server = createServer((socket) => {
+    count++
+    socket.destroy()
+  })
+  return Effect.map(listening(server), (port) => ({ port, connections: () => count }))
+})
 
 const client = { tokenUrl: "https://auth.example/token", clientId: "fleet-client" }
 let prefixes = 0
