@@ -280,7 +280,6 @@ export const make = (
           method: call.method,
           origin: api.value.origin,
           path: api.value.prefix + call.path,
-          url: config.apiBaseUrl + call.path,
           headers: wireHeaders(token, call.body !== undefined),
           body: call.body ?? null
         }

@@ -393,25 +393,35 @@ const recordingServer = Effect.suspend(() => {
   return Effect.map(listening(server), (port) => ({ url: `http://127.0.0.1:${port}`, paths }))
 })
 
+/** The client over the default transport, its tokens from `authUrl`, its API at `baseUrl`. */
+const overDefaultTransport = (authUrl: string, baseUrl: string, options: DesignSearchClient.Options = {}) =>
+  DesignSearchClient.layer(options).pipe(
+    Layer.provide(UndiciHttpClient.layer),
+    Layer.provide(Layer.orDie(DesignSearchConfig.layer({ clientId: "id", clientSecret: "secret", authUrl, baseUrl })))
+  )
+
 describe("DesignSearchClient: the default transport's fast lane", () => {
   it.scopedLive("sends to the API's paths, whether the API lives at the root of its host or below it", () =>
     Effect.gen(function*() {
       const served = yield* recordingServer
       for (const base of ["", "/api/v1"]) {
         served.paths.length = 0
-        const layer = DesignSearchClient.layer().pipe(
-          Layer.provide(UndiciHttpClient.layer),
-          Layer.provide(Layer.orDie(DesignSearchConfig.layer({
-            clientId: "id",
-            clientSecret: "secret",
-            authUrl: served.url,
-            baseUrl: served.url + base
-          })))
-        )
         yield* Effect.flatMap(Client, (c) => Effect.zip(c.quickSearch({ query: "chair" }), c.getDesign("123"))).pipe(
-          Effect.provide(layer)
+          Effect.provide(overDefaultTransport(served.url, served.url + base))
         )
         expect(served.paths).toEqual([`${base}/search/quick`, `${base}/design/123`])
       }
+    }))
+
+  it.scopedLive("a failure names the whole URL of the request", () =>
+    Effect.gen(function*() {
+      const served = yield* recordingServer
+      // a port that was free a moment ago and is closed now: nothing listens there
+      const closedPort = yield* Effect.scoped(listening(createServer()))
+      const baseUrl = `http://127.0.0.1:${closedPort}/api/v1`
+      const error = yield* Effect.flip(Effect.flatMap(Client, (c) => c.getDesign("123")).pipe(
+        Effect.provide(overDefaultTransport(served.url, baseUrl, noRetry.client))
+      ))
+      expect(error).toMatchObject({ _tag: "TransportError", method: "GET", url: `${baseUrl}/design/123` })
     }))
 })

@@ -69,8 +69,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private total = 0
 
   constructor(
-    private readonly method: string,
-    private readonly url: string,
+    private readonly wire: Wire,
     private readonly maxBytes: number,
     private readonly resume: Resume,
     timeout: Duration.Duration
@@ -80,7 +79,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   private failure(reason: TransportError["reason"], detail: string): TransportError {
-    return new TransportError({ reason, method: this.method, url: this.url, detail })
+    // the URL only for a failure: origin and path are what undici takes
+    return new TransportError({ reason, method: this.wire.method, url: this.wire.origin + this.wire.path, detail })
   }
 
   private settle(effect: Effect.Effect<Answer, Failure>): void {
@@ -175,8 +175,6 @@ export interface Wire {
   readonly method: "GET" | "POST"
   readonly origin: string
   readonly path: string
-  /** The whole URL, for errors. */
-  readonly url: string
   readonly headers: Readonly<Record<string, string>>
   /** JSON text, or none. */
   readonly body: string | null
@@ -194,7 +192,7 @@ export const exchange = (
   maxBytes: number
 ): Effect.Effect<Answer, Failure> =>
   Effect.async<Answer, Failure>((resume) => {
-    const handler = new Exchange(wire.method, wire.url, maxBytes, resume, timeout)
+    const handler = new Exchange(wire, maxBytes, resume, timeout)
     dispatcher.dispatch({
       origin: wire.origin,
       path: wire.path,
