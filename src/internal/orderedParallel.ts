@@ -41,8 +41,9 @@ export const mapInOrder = <A, B, E, R>(
     }
     // Each wait checks again as it begins: the fiber may have yielded since it looked, and what it
     // waits for may have happened in between, with no one left to wake it.
+    const hasRoom = () => next - head < buffer
     const forRoom = Effect.async<void>((resume) => {
-      if (next - head < buffer || next >= n || failed) return resume(Effect.void)
+      if (hasRoom() || next >= n || failed) return resume(Effect.void)
       waitingWorkers.push(resume)
       return Effect.sync(() => {
         const i = waitingWorkers.indexOf(resume)
@@ -60,7 +61,7 @@ export const mapInOrder = <A, B, E, R>(
     // `concurrency` workers take the items in turn (no fiber per item); all stop at a failure.
     const worker: Effect.Effect<void, never, R> = Effect.gen(function*() {
       while (next < n && !failed) {
-        if (next - head >= buffer) {
+        if (!hasRoom()) {
           yield* forRoom
           continue
         }
