@@ -37,7 +37,7 @@ import type {
   TransportError
 } from "./ApiError.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
-import { Design, decodeQuickSearchResult, isDesignNumber, QuickSearchRequest } from "./Designs.js"
+import { Design, decodeDesign, decodeQuickSearchResult, isDesignNumber, QuickSearchRequest } from "./Designs.js"
 import type { DesignNumber, QuickSearchResult } from "./Designs.js"
 import { decodeSuccess, errorFromResponse, fromClientError, readText, timeoutError } from "./internal/responses.js"
 import type { ApiResponse, StatusError } from "./internal/responses.js"
@@ -152,7 +152,6 @@ export interface Options {
 }
 
 const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
-const decodeDesign = Schema.decodeUnknownEither(Design)
 
 const clientValidation = (errors: ValidationError["errors"]) =>
   new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })

@@ -46,6 +46,14 @@ export const IsoDate = Schema.String.pipe(
   Schema.annotations({ identifier: "IsoDate" })
 )
 
+/** A wire date read: a calendar date at midnight UTC, or an ISO 8601 timestamp; else `undefined`. */
+const wireDate = (s: string): DateTime.Utc | undefined => {
+  const midnight = calendarMillis(s)
+  if (midnight !== undefined) return DateTime.unsafeMake(midnight)
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(s)) return undefined
+  return Option.getOrUndefined(Option.map(DateTime.make(s), DateTime.toUtc))
+}
+
 /**
  * A date on the wire, as a `DateTime.Utc` in code. Decodes `YYYY-MM-DD` (midnight UTC) and full
  * ISO 8601 timestamps; encodes midnight as `YYYY-MM-DD`, anything else as a timestamp, so both
@@ -56,13 +64,10 @@ export const IsoDate = Schema.String.pipe(
 export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtcFromSelf, {
   strict: true,
   decode: (s, _, ast) => {
-    const midnight = calendarMillis(s)
-    if (midnight !== undefined) return ParseResult.succeed(DateTime.unsafeMake(midnight))
-    const parsed = /^\d{4}-\d{2}-\d{2}T/.test(s) ? DateTime.make(s) : Option.none()
-    return Option.match(parsed, {
-      onNone: () => ParseResult.fail(new ParseResult.Type(ast, s, "expected an ISO 8601 date")),
-      onSome: (d) => ParseResult.succeed(DateTime.toUtc(d))
-    })
+    const date = wireDate(s)
+    return date === undefined
+      ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an ISO 8601 date"))
+      : ParseResult.succeed(date)
   },
   encode: (d) => {
     const iso = DateTime.formatIso(d)
@@ -183,4 +188,54 @@ export const decodeQuickSearchResult = (u: unknown): Either.Either<QuickSearchRe
     }
   }
   return decodeQuickSearchResultBySchema(u)
+}
+
+const decodeDesignBySchema = Schema.decodeUnknownEither(Design)
+
+const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Absent, or an array whose every element passes `check` (an index loop, for sparse arrays). */
+const optionalArrayOf = (u: unknown, check: (element: unknown) => boolean): boolean => {
+  if (u === undefined) return true
+  if (!Array.isArray(u)) return false
+  for (let i = 0; i < u.length; i++) {
+    if (!check(u[i])) return false
+  }
+  return true
+}
+
+const isOptionalString = (u: unknown): boolean => u === undefined || typeof u === "string"
+const isString = (u: unknown): boolean => typeof u === "string"
+const isClassification = (u: unknown): boolean => isObject(u) && isString(u.code) && isOptionalString(u.title)
+const isParty = (u: unknown): boolean => isObject(u) && isString(u.name)
+
+const dateFields = ["filingDate", "registrationDate", "expiryDate", "lastChanged"] as const
+
+/**
+ * Decodes a design, as parsed from JSON, as `Design` does, with the common case checked by hand:
+ * an export decodes one design per call, and the schema's decode cost about a tenth of a call's
+ * CPU. The dates become `DateTime.Utc`; every other value is taken as parsed. Anything the hand
+ * check does not accept goes through the schema, for its errors.
+ *
+ * @since 0.2.0
+ */
+export const decodeDesign = (u: unknown): Either.Either<Design, ParseResult.ParseError> => {
+  if (
+    isObject(u) && typeof u.number === "string" && isDesignNumber(u.number) &&
+    isOptionalString(u.title) && isOptionalString(u.status) && isOptionalString(u.statementOfNewness) &&
+    optionalArrayOf(u.productNames, isString) && optionalArrayOf(u.classifications, isClassification) &&
+    optionalArrayOf(u.owners, isParty) && optionalArrayOf(u.designers, isParty)
+  ) {
+    const design: Record<string, unknown> = { ...u }
+    for (const field of dateFields) {
+      const wire = u[field]
+      if (wire === undefined) continue
+      const date = typeof wire === "string" ? wireDate(wire) : undefined
+      if (date === undefined) return decodeDesignBySchema(u)
+      design[field] = date
+    }
+    return Either.right(design as Design)
+  }
+  return decodeDesignBySchema(u)
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
-import { decodeQuickSearchResult, IsoDate, QuickSearchResult, WireDate } from "../src/Designs.js"
+import { decodeDesign, decodeQuickSearchResult, Design, IsoDate, QuickSearchResult, WireDate } from "../src/Designs.js"
 
 const decodeWireDate = Schema.decodeUnknownEither(WireDate)
 const decodeIsoDate = Schema.decodeUnknownEither(IsoDate)
@@ -77,5 +77,68 @@ describe("decodeQuickSearchResult", () => {
     const holes: Array<string> = ["1"]
     holes[2] = "3"
     expect(Either.isLeft(decodeQuickSearchResult({ count: 3, designNumbers: holes }))).toBe(true)
+  })
+})
+
+describe("decodeDesign", () => {
+  const bySchema = Schema.decodeUnknownEither(Design)
+  /** Mostly values of each field's shape, now and then one that is not. */
+  const junk = fc.oneof(fc.constantFrom(null, 0, true, [], {}), fc.integer())
+  const nearly = <A>(valid: fc.Arbitrary<A>) => fc.oneof({ arbitrary: valid, weight: 30 }, { arbitrary: junk, weight: 1 })
+  const text = nearly(fc.string({ maxLength: 6 }))
+  const designNumber = nearly(fc.oneof(
+    { arbitrary: fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), weight: 8 },
+    { arbitrary: fc.string({ maxLength: 13 }), weight: 1 }
+  ))
+  const fourDigitYears = fc.date({ min: new Date(Date.UTC(1000, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true })
+  const date = nearly(fc.oneof(
+    { arbitrary: fourDigitYears.map((d) => d.toISOString().slice(0, 10)), weight: 6 },
+    { arbitrary: fourDigitYears.map((d) => d.toISOString()), weight: 2 },
+    { arbitrary: nearDates, weight: 1 }
+  ))
+  const arrayOf = <A>(element: fc.Arbitrary<A>) => nearly(fc.array(element, { maxLength: 3 }))
+  const classification = nearly(fc.record({ code: text, title: text, extra: fc.jsonValue() }, { requiredKeys: [] }))
+  const party = nearly(fc.record({ name: text, extra: fc.jsonValue() }, { requiredKeys: [] }))
+  const nearDesigns = fc.record({
+    number: designNumber,
+    title: text,
+    productNames: arrayOf(text),
+    status: text,
+    classifications: arrayOf(classification),
+    owners: arrayOf(party),
+    designers: arrayOf(party),
+    filingDate: date,
+    registrationDate: date,
+    expiryDate: date,
+    lastChanged: date,
+    statementOfNewness: text,
+    extra: fc.jsonValue()
+  }, { requiredKeys: ["number"] })
+
+  it("decodes as the schema does", () => {
+    let accepted = 0
+    fc.assert(fc.property(fc.oneof({ arbitrary: nearDesigns, weight: 4 }, fc.anything()), (u) => {
+      const fast = decodeDesign(u)
+      const slow = bySchema(u)
+      expect(Either.isRight(fast)).toBe(Either.isRight(slow))
+      if (Either.isRight(fast) && Either.isRight(slow)) {
+        accepted++
+        expect(fast.right).toStrictEqual(slow.right)
+      }
+      if (Either.isLeft(fast) && Either.isLeft(slow)) expect(fast.left.message).toBe(slow.left.message)
+    }), { numRuns: 4000 })
+    // the generators reach both outcomes
+    expect(accepted).toBeGreaterThan(400)
+  })
+
+  it("reads calendar dates and timestamps, and keeps unknown fields", () => {
+    const design = Either.getOrThrow(decodeDesign({ number: "201915000", filingDate: "2024-02-29", lastChanged: "2024-03-01T10:00:00Z", x: [1] }))
+    expect(DateTime.toEpochMillis(design.filingDate!)).toBe(Date.UTC(2024, 1, 29))
+    expect(DateTime.toEpochMillis(design.lastChanged!)).toBe(Date.UTC(2024, 2, 1, 10))
+    expect(design["x"]).toEqual([1])
+    const sparse: Array<string> = ["a"]
+    sparse[2] = "c"
+    expect(Either.isLeft(decodeDesign({ number: "1", productNames: sparse }))).toBe(true)
+    expect(Either.isLeft(decodeDesign({ number: "1", filingDate: "2023-02-30" }))).toBe(true)
   })
 })
