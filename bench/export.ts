@@ -6,24 +6,33 @@
  *
  * The servers run in a process of their own, pinned to a core of its own while this process (every
  * client measured) runs on another (bench/cores.ts), so their CPU is not the client's; nothing on the
- * client side is changed. Two ways of injecting the latency are measured, each with raw `undici.request`
- * at the same concurrency against the same server as a reference (what the server allows):
+ * client side is changed. Three ways of injecting the latency are measured, each with raw
+ * `undici.request` at the same concurrency against the same server as a reference (what the server
+ * allows):
  *
  * - `proxy` (the headline): the sandbox served by `Sandbox.serve` (port 0), behind a tiny loopback
- *   proxy that waits 2 ms before answering each design request. The proxy forwards the token
- *   request, the search, and any design request it has not seen to the sandbox, and answers a design
- *   it has already seen from the sandbox's own recorded answer, for a bearer token the sandbox has
- *   accepted. A warm-up export (not measured) records the 10,000 answers. So the measured rounds get
- *   the sandbox's bytes at the rate of the 2 ms latency, not at the rate the sandbox's Effect HTTP
- *   server can compute them (about 250 µs of CPU each, which on its own caps an export at roughly
- *   4,000 designs/s, below the 8,000/s the ideal asks for).
+ *   proxy that holds each design answer for 2 ms from its request's arrival, each to its own
+ *   deadline (a queue checked on every turn of the server's event loop), as a network's latency
+ *   would. The proxy forwards the token request, the search, and any design request it has not
+ *   seen to the sandbox, and answers a design it has already seen from the sandbox's own recorded
+ *   answer, for a bearer token the sandbox has accepted. A warm-up export (not measured) records
+ *   the 10,000 answers. So the measured rounds get the sandbox's bytes at the rate of the 2 ms
+ *   latency, not at the rate the sandbox's Effect HTTP server can compute them (about 250 µs of CPU
+ *   each, which on its own caps an export at roughly 4,000 designs/s, below the 8,000/s the ideal
+ *   asks for).
+ * - `timer`: the same proxy, holding each answer with a plain `setTimeout(2)` instead. Node's timers
+ *   work in whole milliseconds and fire late: the answers of the requests that came in within one
+ *   millisecond leave together, later than 2 ms, and reach the client's one core in bursts. Reported
+ *   to show what that costs every client.
  * - `sandbox`: the same sandbox on a second port of its own server (`src/sandbox/Server.ts`, what
  *   `Sandbox.serve` uses) with its app wrapped to sleep 2 ms before every design answer; every answer computed live
  *   (the sandbox encodes each design's JSON once, so the warm-up primes it). Reported
  *   for reference: here the server's own cost shows.
  *
- * The servers record the delay actually served (a 2 ms timer fires late, more so on a busy loop) and
- * their CPU time; the ideal at the served delay is reported beside the nominal one.
+ * The servers record the delay actually served and their CPU time (for `proxy` that includes the
+ * turns of the loop spent watching the deadlines); the ideal at the served delay is reported beside
+ * the nominal one. Each contender runs `warmUps` unmeasured exports first: the JIT takes a few
+ * exports to settle, and the figure is the steady state.
  *
  * `run` (called by bench/run.ts) starts the server process; this file run with `serve` is it.
  */
@@ -49,14 +58,14 @@ const datasetSize = 30_000
 const resultCap = 10_000
 const query = { query: "ltd" } as const
 
-export type Mode = "proxy" | "sandbox"
+export type Mode = "proxy" | "timer" | "sandbox"
 
 // ---------------------------------------------------------------------------------------------
 // The server process: the plain served sandbox, the proxy in front of it, the delayed sandbox
 
 interface ServerReport {
   readonly designRequests: number
-  /** Design requests the proxy answered from a recorded answer (proxy only). */
+  /** Design requests the proxy answered from a recorded answer (the proxies only). */
   readonly replayed: number
   readonly meanDelayMs: number
   readonly p50DelayMs: number
@@ -65,15 +74,38 @@ interface ServerReport {
   readonly cpuMs: number
 }
 
-interface Endpoints {
-  readonly proxy: { readonly authUrl: string; readonly baseUrl: string }
-  readonly sandbox: { readonly authUrl: string; readonly baseUrl: string }
+interface Endpoints extends Record<Mode, { readonly authUrl: string; readonly baseUrl: string }> {
   readonly clientId: string
   readonly clientSecret: string
   readonly report: string
 }
 
-const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+/** Holds for `ms` with a Node timer: whole milliseconds, late, and in bursts. */
+const timerWait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+/**
+ * Holds for `ms` to the microsecond: the deadlines (in arrival order, as every hold is as long) are
+ * checked on every turn of the event loop while any is pending, so the loop polls for I/O without
+ * blocking until the last one is released.
+ */
+const deadlineWait = (() => {
+  const pending: Array<{ readonly due: number; readonly release: () => void }> = []
+  let watching = false
+  const check = () => {
+    const now = performance.now()
+    while (pending.length > 0 && pending[0]!.due <= now) pending.shift()!.release()
+    if (pending.length > 0) setImmediate(check)
+    else watching = false
+  }
+  return (ms: number) =>
+    new Promise<void>((release) => {
+      pending.push({ due: performance.now() + ms, release })
+      if (!watching) {
+        watching = true
+        setImmediate(check)
+      }
+    })
+})()
 
 const readAll = (request: IncomingMessage) =>
   new Promise<Buffer>((resolveBody, reject) => {
@@ -88,21 +120,40 @@ const serve = (latencyMs: number) =>
     // the sandbox served plainly, by `Sandbox.serve`: what the proxy forwards to
     const plain = yield* Sandbox.serve({ designs: datasetSize, resultCap, port: 0 })
     const sandbox = plain.sandbox
-    const counters = { proxy: [] as Array<number>, sandbox: [] as Array<number>, replayed: 0 }
+    const delays: Record<Mode, Array<number>> = { proxy: [], timer: [], sandbox: [] }
+    const replays: Record<Mode, number> = { proxy: 0, timer: 0, sandbox: 0 }
     let cpu = process.cpuUsage()
+    const report = (): Record<Mode, ServerReport> => {
+      const used = process.cpuUsage(cpu)
+      const of = (mode: Mode): ServerReport => ({
+        designRequests: delays[mode].length,
+        replayed: replays[mode],
+        meanDelayMs: round(delays[mode].reduce((a, b) => a + b, 0) / Math.max(1, delays[mode].length)),
+        p50DelayMs: round(median(delays[mode])),
+        p99DelayMs: round(percentile(delays[mode], 99)),
+        cpuMs: round((used.user + used.system) / 1000, 1)
+      })
+      const out = { proxy: of("proxy"), timer: of("timer"), sandbox: of("sandbox") }
+      for (const mode of ["proxy", "timer", "sandbox"] as const) {
+        delays[mode] = []
+        replays[mode] = 0
+      }
+      cpu = process.cpuUsage()
+      return out
+    }
 
     // the sandbox's own server, its app delayed before every design answer
     const delayed: HttpApp.Default = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       !request.url.includes("/design/") ? sandbox.app : Effect.suspend(() => {
         const start = performance.now()
         return Effect.sleep(Duration.millis(latencyMs)).pipe(
-          Effect.zipRight(Effect.sync(() => void counters.sandbox.push(performance.now() - start))),
+          Effect.zipRight(Effect.sync(() => void delays.sandbox.push(performance.now() - start))),
           Effect.zipRight(sandbox.app)
         )
       }))
     const direct = yield* Server.serve({ ...sandbox, app: delayed }, { port: 0 })
 
-    // the proxy
+    // the proxies, sharing the answers they recorded
     const upstream = new Agent({ connections: 64 })
     const recorded = new Map<string, { status: number; contentType: string; body: Buffer }>()
     const accepted = new Set<string>()
@@ -127,60 +178,58 @@ const serve = (latencyMs: number) =>
       response.writeHead(r.statusCode, { "content-type": contentType, "content-length": answer.length })
       response.end(answer)
     }
-    const proxy = createServer((request, response) => {
-      void (async () => {
-        const body = await readAll(request)
-        if (request.url?.startsWith("/__bench/report") === true) {
-          const used = process.cpuUsage(cpu)
-          const of = (delays: Array<number>, replayed: number): ServerReport => ({
-            designRequests: delays.length,
-            replayed,
-            meanDelayMs: round(delays.reduce((a, b) => a + b, 0) / Math.max(1, delays.length)),
-            p50DelayMs: round(median(delays)),
-            p99DelayMs: round(percentile(delays, 99)),
-            cpuMs: round((used.user + used.system) / 1000, 1)
+    const proxy = (mode: "proxy" | "timer", wait: (ms: number) => Promise<void>) =>
+      Effect.acquireRelease(
+        Effect.async<{ readonly url: string; readonly server: ReturnType<typeof createServer> }>((resume) => {
+          const server = createServer((request, response) => {
+            void (async () => {
+              // the arrival: the hold counts from here, and the body is read within it
+              const start = performance.now()
+              const held = request.method === "GET" && request.url?.includes("/design/") === true
+                ? wait(latencyMs)
+                : undefined
+              const body = await readAll(request)
+              if (request.url?.startsWith("/__bench/report") === true) {
+                response.writeHead(200, { "content-type": "application/json" })
+                return response.end(JSON.stringify(report()))
+              }
+              if (held !== undefined) {
+                await held
+                delays[mode].push(performance.now() - start)
+                const hit = recorded.get(request.url!)
+                const authorization = request.headers.authorization
+                if (hit !== undefined && authorization !== undefined && accepted.has(authorization)) {
+                  replays[mode]++
+                  response.writeHead(hit.status, { "content-type": hit.contentType, "content-length": hit.body.length })
+                  return response.end(hit.body)
+                }
+              }
+              return forward(request, response, body)
+            })().catch((e: unknown) => {
+              response.writeHead(502, { "content-type": "text/plain" })
+              response.end(String(e))
+            })
           })
-          const text = JSON.stringify({ proxy: of(counters.proxy, counters.replayed), sandbox: of(counters.sandbox, 0) })
-          counters.proxy = []
-          counters.sandbox = []
-          counters.replayed = 0
-          cpu = process.cpuUsage()
-          response.writeHead(200, { "content-type": "application/json" })
-          return response.end(text)
-        }
-        if (request.method === "GET" && request.url?.includes("/design/") === true) {
-          const start = performance.now()
-          await wait(latencyMs)
-          counters.proxy.push(performance.now() - start)
-          const hit = recorded.get(request.url)
-          const authorization = request.headers.authorization
-          if (hit !== undefined && authorization !== undefined && accepted.has(authorization)) {
-            counters.replayed++
-            response.writeHead(hit.status, { "content-type": hit.contentType, "content-length": hit.body.length })
-            return response.end(hit.body)
-          }
-        }
-        return forward(request, response, body)
-      })().catch((e: unknown) => {
-        response.writeHead(502, { "content-type": "text/plain" })
-        response.end(String(e))
-      })
-    })
-    proxy.keepAliveTimeout = 60_000
-    const proxyPort = yield* Effect.async<number>((resume) => {
-      proxy.listen(0, "127.0.0.1", () => {
-        const address = proxy.address()
-        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-      })
-    })
-    yield* Effect.addFinalizer(() => Effect.sync(() => proxy.close()))
-    const proxyUrl = `http://127.0.0.1:${proxyPort}`
+          server.keepAliveTimeout = 60_000
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            const port = typeof address === "object" && address !== null ? address.port : 0
+            resume(Effect.succeed({ url: `http://127.0.0.1:${port}`, server }))
+          })
+        }),
+        ({ server }) => Effect.sync(() => server.close())
+      )
+    const proxies = {
+      proxy: (yield* proxy("proxy", deadlineWait)).url,
+      timer: (yield* proxy("timer", timerWait)).url
+    }
     const endpoints: Endpoints = {
-      proxy: { authUrl: proxyUrl, baseUrl: proxyUrl + DesignSearchConfig.apiPath },
+      proxy: { authUrl: proxies.proxy, baseUrl: proxies.proxy + DesignSearchConfig.apiPath },
+      timer: { authUrl: proxies.timer, baseUrl: proxies.timer + DesignSearchConfig.apiPath },
       sandbox: { authUrl: direct.url, baseUrl: direct.baseUrl },
       clientId: sandbox.clientId,
       clientSecret: sandbox.clientSecret,
-      report: `${proxyUrl}/__bench/report`
+      report: `${proxies.proxy}/__bench/report`
     }
     process.stdout.write(JSON.stringify(endpoints) + "\n")
     return yield* Effect.never
@@ -339,6 +388,7 @@ export interface ExportResult {
   readonly latencyMs: number
   readonly concurrency: number
   readonly rounds: number
+  readonly warmUps: number
   readonly idealMs: number
   /** The headline: the `proxy` mode. */
   readonly exportVsIdeal: number
@@ -353,13 +403,16 @@ const measureMode = async (
   mode: Mode,
   endpoints: Endpoints,
   rounds: number,
+  warmUps: number,
   concurrency: number,
   idealMs: number
 ): Promise<ModeResult> => {
   const target: Target = { ...endpoints[mode], clientId: endpoints.clientId, clientSecret: endpoints.clientSecret }
-  // warm-up, not measured: JIT, connections, and (proxy) the recording of every answer
-  await undiciExport(target, concurrency)
-  await toolkitExport(target, concurrency)
+  // warm-up, not measured: the JIT, and (the proxies) the recording of every answer
+  for (let w = 0; w < warmUps; w++) {
+    await undiciExport(target, concurrency)
+    await toolkitExport(target, concurrency)
+  }
   await serverReport(endpoints.report)
   const samples: Array<ExportRound> = []
   for (let r = 0; r < rounds; r++) {
@@ -398,6 +451,8 @@ const measureMode = async (
 
 export interface RunOptions {
   readonly rounds?: number
+  /** Unmeasured exports of each contender before the measured rounds, per mode. */
+  readonly warmUps?: number
   readonly latencyMs?: number
   readonly concurrency?: number
   readonly modes?: ReadonlyArray<Mode>
@@ -408,14 +463,15 @@ export const run = (options: RunOptions = {}): Promise<ExportResult> => asClient
 
 const measureAll = async (options: RunOptions): Promise<ExportResult> => {
   const rounds = options.rounds ?? 3
+  const warmUps = options.warmUps ?? 3
   const latencyMs = options.latencyMs ?? 2
   const concurrency = options.concurrency ?? 16
   const idealMs = (resultCap * latencyMs) / concurrency
   const server = await startServer(latencyMs)
   try {
     const modes: Partial<Record<Mode, ModeResult>> = {}
-    for (const mode of options.modes ?? (["proxy", "sandbox"] as const)) {
-      modes[mode] = await measureMode(mode, server.endpoints, rounds, concurrency, idealMs)
+    for (const mode of options.modes ?? (["proxy", "timer", "sandbox"] as const)) {
+      modes[mode] = await measureMode(mode, server.endpoints, rounds, warmUps, concurrency, idealMs)
     }
     const headline = modes.proxy ?? modes.sandbox!
     const target = 0.7
@@ -424,6 +480,7 @@ const measureAll = async (options: RunOptions): Promise<ExportResult> => {
       latencyMs,
       concurrency,
       rounds,
+      warmUps,
       idealMs,
       exportVsIdeal: headline.exportVsIdeal,
       target,
@@ -431,7 +488,9 @@ const measureAll = async (options: RunOptions): Promise<ExportResult> => {
       pinning,
       latencyInjection: {
         proxy:
-          "headline: Sandbox.serve behind a loopback proxy (both in their own process) that waits 2 ms before each design answer, replaying the sandbox's recorded answer for a token the sandbox accepted",
+          "headline: Sandbox.serve behind a loopback proxy (both in their own process) that holds each design answer 2 ms from its request's arrival, each to its own deadline, replaying the sandbox's recorded answer for a token the sandbox accepted",
+        timer:
+          "the same proxy holding each design answer with setTimeout(2): whole milliseconds, late, and the answers of one millisecond leave together",
         sandbox:
           "the sandbox's own server (src/sandbox/Server.ts, own process), its app wrapped to sleep 2 ms before each design answer; answers computed live (each design's JSON encoded once by the sandbox)"
       },

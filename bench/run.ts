@@ -70,7 +70,7 @@ const main = async () => {
   const throughput = await timedStep("throughput (raw undici, fetch, toolkit over layerUndici and the default transport; c1, c64)", () =>
     Throughput.run(UndiciHttpClient.layer, quick ? { rounds, requests: 1_000 } : { rounds }))
   const exported = await timedStep("export (10,000 designs, 2 ms latency, concurrency 16)", () =>
-    Export.run(quick ? { rounds, modes: ["proxy"] } : { rounds }))
+    Export.run(quick ? { rounds, warmUps: 1, modes: ["proxy"] } : { rounds }))
   const [memory, tokens] = await Promise.all([
     timedStep("memory (heap after 20k and 200k requests; one process each)", () =>
       Memory.run(quick ? { rounds: 2, first: 2_000, last: 6_000, step: 2_000 } : { rounds })),
