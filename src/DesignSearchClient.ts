@@ -20,7 +20,6 @@ import {
   Layer,
   Option,
   Schedule,
-  Schema,
   Stream
 } from "effect"
 import * as AccessToken from "./AccessToken.js"
@@ -37,7 +36,7 @@ import type {
   TransportError
 } from "./ApiError.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
-import { Design, decodeDesign, decodeQuickSearchResult, isDesignNumber, QuickSearchRequest } from "./Designs.js"
+import { Design, decodeDesign, decodeQuickSearchRequest, decodeQuickSearchResult, isDesignNumber, QuickSearchRequest } from "./Designs.js"
 import type { DesignNumber, QuickSearchResult } from "./Designs.js"
 import { decodeSuccess, errorFromResponse, fromClientError, readText, timeoutError } from "./internal/responses.js"
 import type { ApiResponse, StatusError } from "./internal/responses.js"
@@ -151,7 +150,6 @@ export interface Options {
   readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
 }
 
-const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
 
 const clientValidation = (errors: ValidationError["errors"]) =>
   new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })
@@ -319,36 +317,44 @@ export const make = (
 
     /**
      * With a token; on a 401, forget that token and try once more with a fresh one. Transient
-     * failures are retried on `retrySchedule`; the schedule is set up only once one happened.
+     * failures are retried on `retrySchedule`; the schedule is set up only once one happened. A
+     * call that succeeds passes two `catchAll`s and nothing else of this.
      */
     const authorized = <A>(
       call: Call,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> => {
+      type Failure = StatusError | TransportError | TokenError
       const once = paced(Effect.flatMap(tokens.get, (token) =>
-        exchange(call, token, decode).pipe(
-          Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
-        )))
-      const attempt = Effect.catchTag(once, "AuthenticationError", () => once)
-      return Effect.catchIf(attempt, isTransient, (first) =>
+        Effect.catchAll(exchange(call, token, decode), (e): Effect.Effect<never, StatusError | TransportError> =>
+          e._tag === "AuthenticationError" ? Effect.zipRight(tokens.invalidate(token), Effect.fail(e)) : Effect.fail(e))))
+      const retried = (first: Failure) =>
         Effect.flatMap(Schedule.driver(retrySchedule), (driver) => {
-          const again = (error: StatusError | TransportError | TokenError): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> =>
+          const attempt = Effect.catchAll(once, (e) => e._tag === "AuthenticationError" ? once : Effect.fail(e))
+          const again = (error: Failure): Effect.Effect<ApiResponse<A>, Failure> =>
             Effect.matchEffect(driver.next(error), {
               onFailure: () => Effect.fail(error),
               onSuccess: () => Effect.catchIf(attempt, isTransient, again)
             })
           return again(first)
-        }))
+        })
+      return Effect.catchAll(once, (e) =>
+        e._tag === "AuthenticationError"
+          ? Effect.catchIf(once, isTransient, retried)
+          : isTransient(e)
+          ? retried(e)
+          : Effect.fail(e))
     }
 
     const quickSearch = (request: QuickSearchRequest) =>
       Effect.suspend(() => {
-        const valid = decodeRequest(request)
+        const valid = decodeQuickSearchRequest(request)
         if (Either.isLeft(valid)) return Effect.fail(clientValidation(pointerErrors(valid.left)))
         // the request schema has no transformations: the decoded request is its own wire form
         const call: Call = { method: "POST", path: "/search/quick", body: JSON.stringify(valid.right) }
-        return authorized(call, decodeQuickSearchResult).pipe(
-          Effect.catchTag("NotFoundError", (e) => Effect.fail(notFoundIsUnexpected(e)))
+        return Effect.mapError(
+          authorized(call, decodeQuickSearchResult),
+          (e) => e._tag === "NotFoundError" ? notFoundIsUnexpected(e) : e
         )
       }).pipe(withSpanWhenTraced("DesignSearchClient.quickSearch"))
 

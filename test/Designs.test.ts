@@ -1,6 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
-import { decodeDesign, decodeQuickSearchResult, Design, IsoDate, QuickSearchResult, WireDate } from "../src/Designs.js"
+import {
+  decodeDesign,
+  decodeQuickSearchRequest,
+  decodeQuickSearchResult,
+  Design,
+  IsoDate,
+  QuickSearchRequest,
+  QuickSearchResult,
+  WireDate
+} from "../src/Designs.js"
 
 const decodeWireDate = Schema.decodeUnknownEither(WireDate)
 const decodeIsoDate = Schema.decodeUnknownEither(IsoDate)
@@ -140,5 +149,55 @@ describe("decodeDesign", () => {
     sparse[2] = "c"
     expect(Either.isLeft(decodeDesign({ number: "1", productNames: sparse }))).toBe(true)
     expect(Either.isLeft(decodeDesign({ number: "1", filingDate: "2023-02-30" }))).toBe(true)
+  })
+})
+
+describe("decodeQuickSearchRequest", () => {
+  const bySchema = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
+  const junk = fc.oneof(fc.constantFrom(null, 0, true, [], {}, undefined), fc.integer())
+  const nearly = <A>(valid: fc.Arbitrary<A>) => fc.oneof({ arbitrary: valid, weight: 20 }, { arbitrary: junk, weight: 1 })
+  const text = fc.oneof({ arbitrary: fc.string({ maxLength: 5 }), weight: 8 }, { arbitrary: fc.constantFrom(" ", "\t\n", " x "), weight: 1 })
+  const query = nearly(fc.oneof({ arbitrary: text, weight: 8 }, { arbitrary: fc.string({ minLength: 995, maxLength: 1005 }), weight: 1 }))
+  const values = nearly(fc.array(text, { maxLength: 3 }))
+  /** Now and then a key the request does not know. */
+  const withStray = <A extends object>(record: fc.Arbitrary<A>) =>
+    fc.oneof({ arbitrary: record, weight: 12 }, { arbitrary: record.map((r) => ({ ...r, stray: 1 })), weight: 1 })
+  class Filters {
+    constructor(readonly classificationFilter: ReadonlyArray<string>) {}
+  }
+  const nearRequests = withStray(fc.record({
+    query,
+    changedSinceDate: nearly(fc.oneof({ arbitrary: nearDates, weight: 1 }, { arbitrary: fc.constantFrom("2024-02-29", "1999-12-31"), weight: 4 })),
+    filters: nearly(fc.oneof(
+      { arbitrary: withStray(fc.record({ classificationFilter: values, statusFilter: values }, { requiredKeys: [] })), weight: 8 },
+      { arbitrary: fc.array(text).map((v) => new Filters(v)), weight: 1 }
+    )),
+    sort: nearly(withStray(fc.record({ field: nearly(text), direction: nearly(fc.constantFrom("ASCENDING", "DESCENDING", "UP")) })))
+  }, { requiredKeys: ["query"] }))
+
+  it("decodes as the schema does, and writes the same wire form", () => {
+    let accepted = 0
+    fc.assert(fc.property(fc.oneof({ arbitrary: nearRequests, weight: 4 }, fc.anything()), (u) => {
+      const fast = decodeQuickSearchRequest(u)
+      const slow = bySchema(u)
+      expect(Either.isRight(fast)).toBe(Either.isRight(slow))
+      if (Either.isRight(fast) && Either.isRight(slow)) {
+        accepted++
+        expect(JSON.parse(JSON.stringify(fast.right))).toStrictEqual(JSON.parse(JSON.stringify(slow.right)))
+      }
+      if (Either.isLeft(fast) && Either.isLeft(slow)) expect(fast.left.message).toBe(slow.left.message)
+    }), { numRuns: 4000 })
+    expect(accepted).toBeGreaterThan(400)
+  })
+
+  it("sends a class through the schema: its toJSON is not the wire form", () => {
+    class Request {
+      readonly query = "chair"
+      toJSON() {
+        return { query: "table" }
+      }
+    }
+    const decoded = Either.getOrThrow(decodeQuickSearchRequest(new Request()))
+    expect(JSON.parse(JSON.stringify(decoded))).toStrictEqual({ query: "chair" })
   })
 })
