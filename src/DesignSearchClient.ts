@@ -315,37 +315,45 @@ export const make = (
         Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
       )
 
+    type Failure = StatusError | TransportError | TokenError
+
     /**
-     * With a token; on a 401, forget that token and try once more with a fresh one. Transient
-     * failures are retried on `retrySchedule`; the schedule is set up only once one happened. A
-     * call that succeeds passes two `catchAll`s and nothing else of this.
+     * After a failed first try (`once`): a 401 gets one more try with a fresh token; transient
+     * failures are retried on `retrySchedule`, set up only now.
+     */
+    const recover = <A>(once: Effect.Effect<ApiResponse<A>, Failure>, first: Failure): Effect.Effect<ApiResponse<A>, Failure> => {
+      const retried = (error: Failure) =>
+        Effect.flatMap(Schedule.driver(retrySchedule), (driver) => {
+          const attempt = Effect.catchAll(once, (e) => e._tag === "AuthenticationError" ? once : Effect.fail(e))
+          const again = (e: Failure): Effect.Effect<ApiResponse<A>, Failure> =>
+            Effect.matchEffect(driver.next(e), {
+              onFailure: () => Effect.fail(e),
+              onSuccess: () => Effect.catchIf(attempt, isTransient, again)
+            })
+          return again(error)
+        })
+      return first._tag === "AuthenticationError"
+        ? Effect.catchIf(once, isTransient, retried)
+        : isTransient(first)
+        ? retried(first)
+        : Effect.fail(first)
+    }
+
+    /**
+     * With a token; a 401 forgets that token (then `recover`). A call that succeeds passes two
+     * `catchAll`s and nothing else of this.
      */
     const authorized = <A>(
       call: Call,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
-    ): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> => {
-      type Failure = StatusError | TransportError | TokenError
+    ): Effect.Effect<ApiResponse<A>, Failure> => {
       const once = paced(Effect.flatMap(tokens.get, (token) =>
         Effect.catchAll(exchange(call, token, decode), (e): Effect.Effect<never, StatusError | TransportError> =>
           e._tag === "AuthenticationError" ? Effect.zipRight(tokens.invalidate(token), Effect.fail(e)) : Effect.fail(e))))
-      const retried = (first: Failure) =>
-        Effect.flatMap(Schedule.driver(retrySchedule), (driver) => {
-          const attempt = Effect.catchAll(once, (e) => e._tag === "AuthenticationError" ? once : Effect.fail(e))
-          const again = (error: Failure): Effect.Effect<ApiResponse<A>, Failure> =>
-            Effect.matchEffect(driver.next(error), {
-              onFailure: () => Effect.fail(error),
-              onSuccess: () => Effect.catchIf(attempt, isTransient, again)
-            })
-          return again(first)
-        })
-      return Effect.catchAll(once, (e) =>
-        e._tag === "AuthenticationError"
-          ? Effect.catchIf(once, isTransient, retried)
-          : isTransient(e)
-          ? retried(e)
-          : Effect.fail(e))
+      return Effect.catchAll(once, (e) => recover(once, e))
     }
 
+    const quickSearchSpan = withSpanWhenTraced("DesignSearchClient.quickSearch")
     const quickSearch = (request: QuickSearchRequest) =>
       Effect.suspend(() => {
         const valid = decodeQuickSearchRequest(request)
@@ -356,7 +364,7 @@ export const make = (
           authorized(call, decodeQuickSearchResult),
           (e) => e._tag === "NotFoundError" ? notFoundIsUnexpected(e) : e
         )
-      }).pipe(withSpanWhenTraced("DesignSearchClient.quickSearch"))
+      }).pipe(quickSearchSpan)
 
     const getDesign = (designNumber: string) =>
       Effect.suspend(() => {

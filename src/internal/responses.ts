@@ -96,9 +96,23 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array =>
   return out
 }
 
+/** What `parse` returns for text that is not JSON. */
+const notJson: unique symbol = Symbol("notJson")
+
+/** Parses JSON, or `notJson`: no closure, `Either` or `Option` per body on the hot path. */
+const parse = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return notJson
+  }
+}
+
 /** Parses JSON without throwing. */
-export const parseJson = (text: string): Option.Option<unknown> =>
-  Either.getRight(Either.try(() => JSON.parse(text) as unknown))
+export const parseJson = (text: string): Option.Option<unknown> => {
+  const json = parse(text)
+  return json === notJson ? Option.none() : Option.some(json)
+}
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -127,21 +141,25 @@ const unwrap = (json: unknown): { readonly data: unknown; readonly messages: unk
 
 const formatIssue = (error: ParseResult.ParseError): string => ParseResult.TreeFormatter.formatErrorSync(error)
 
+const unexpected = (status: number, text: string, issue: string) =>
+  new UnexpectedResponseError({ status, excerpt: excerpt(text), issue })
+
+const noMessages: Either.Either<ReadonlyArray<Message>, ParseResult.ParseError> = Either.right([])
+
 /** Decodes a 2xx body with `decode`, keeping the messages; a body that does not fit is an `UnexpectedResponseError`. */
 export const decodeSuccess = <A>(
   decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>,
   status: number,
   text: string
 ): Either.Either<ApiResponse<A>, UnexpectedResponseError> => {
-  const unexpected = (issue: string) => new UnexpectedResponseError({ status, excerpt: excerpt(text), issue })
-  const json = parseJson(text)
-  if (Option.isNone(json)) return Either.left(unexpected(text === "" ? "empty body" : "body is not JSON"))
-  const { data, messages } = unwrap(json.value)
+  const json = parse(text)
+  if (json === notJson) return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON"))
+  const { data, messages } = unwrap(json)
   // Messages are rare (spec 7.3.1): an empty array needs no decoding.
-  const decodedMessages = Array.isArray(messages) && messages.length === 0 ? Either.right([]) : decodeMessages(messages)
-  if (Either.isLeft(decodedMessages)) return Either.left(unexpected(formatIssue(decodedMessages.left)))
+  const decodedMessages = Array.isArray(messages) && messages.length === 0 ? noMessages : decodeMessages(messages)
+  if (Either.isLeft(decodedMessages)) return Either.left(unexpected(status, text, formatIssue(decodedMessages.left)))
   const decoded = decode(data)
-  if (Either.isLeft(decoded)) return Either.left(unexpected(formatIssue(decoded.left)))
+  if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, formatIssue(decoded.left)))
   return Either.right({ data: decoded.right, messages: decodedMessages.right })
 }
 
