@@ -3,7 +3,10 @@
  * its own process), at concurrency 1 and 64, for: raw `undici.request` with a hand-rolled token
  * cache (the limit); native `fetch` with a hand-rolled token cache; this toolkit over
  * `NodeHttpClient.layerUndici`; this toolkit over its default transport. Each is measured several
- * times, interleaved, and reported as the median and as a ratio to raw undici.
+ * times, interleaved, and reported as the median and as a ratio to raw undici. Raw undici and the
+ * default transport, the headline pair, run side by side in three times as many rounds as the
+ * others, in alternating order; the default transport's ratio is the median of its per-round ratios,
+ * whose spread is reported with it.
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import type { HttpClient } from "@effect/platform"
@@ -156,20 +159,35 @@ export const startFixedServer = (options: { readonly pinned?: boolean } = {}) =>
 export interface ThroughputResult {
   readonly concurrency: number
   readonly requests: number
+  /** Rounds of raw undici and the toolkit over its default transport, side by side. */
+  readonly pairedRounds: number
+  /** Rounds of the two slow references (fetch, `layerUndici`). */
+  readonly rounds: number
   readonly variants: Record<Variant, Measurement & { readonly ratioToUndici: number }>
+  /** The default transport's ratio in each paired round, lowest to highest. */
+  readonly defaultRatios: ReadonlyArray<number>
+}
+
+export interface Options {
+  /** Rounds of the slow references (fetch, `layerUndici`). */
+  readonly rounds?: number
+  /** Rounds of raw undici and the default transport side by side; three times `rounds` unless set. */
+  readonly pairedRounds?: number
+  readonly requests?: number
 }
 
 /** Every variant, in this process pinned to the client core, against a server on the server core. */
 export const run = (
   defaultTransport: Layer.Layer<HttpClient.HttpClient>,
-  options: { readonly rounds?: number; readonly requests?: number } = {}
+  options: Options = {}
 ): Promise<ReadonlyArray<ThroughputResult>> => asClient(() => measureAll(defaultTransport, options))
 
 const measureAll = async (
   defaultTransport: Layer.Layer<HttpClient.HttpClient>,
-  options: { readonly rounds?: number; readonly requests?: number }
+  options: Options
 ): Promise<ReadonlyArray<ThroughputResult>> => {
   const rounds = options.rounds ?? 5
+  const pairedRounds = options.pairedRounds ?? rounds * 3
   const server = await startFixedServer({ pinned: true })
   try {
     const undiciCall = undiciClient(server.origin)
@@ -188,9 +206,18 @@ const measureAll = async (
       // warm up every variant (connections, JIT, the token) before measuring
       for (const runner of Object.values(runners)) await runner(Math.min(total, 2_000), concurrency)
       const samples: Record<Variant, Array<Measurement>> = { undici: [], fetch: [], toolkitLayerUndici: [], toolkitDefault: [] }
-      for (let r = 0; r < rounds; r++) {
-        for (const variant of Object.keys(runners) as Array<Variant>) {
-          samples[variant].push(await measure(() => runners[variant](total, concurrency), total))
+      // Raw undici and the default transport run in pairs, in alternating order, for many more
+      // rounds than the slow references: the machine's load moves from one second to the next,
+      // and a pair sees the same load.
+      const ratios: Array<number> = []
+      for (let r = 0; r < pairedRounds; r++) {
+        const pair = r % 2 === 0 ? (["undici", "toolkitDefault"] as const) : (["toolkitDefault", "undici"] as const)
+        for (const variant of pair) samples[variant].push(await measure(() => runners[variant](total, concurrency), total))
+        ratios.push(samples.toolkitDefault[r]!.requestsPerSecond / samples.undici[r]!.requestsPerSecond)
+        if (r < rounds) {
+          for (const variant of ["fetch", "toolkitLayerUndici"] as const) {
+            samples[variant].push(await measure(() => runners[variant](total, concurrency), total))
+          }
         }
       }
       const summarize = (variant: Variant) => ({
@@ -200,9 +227,18 @@ const measureAll = async (
       const limit = summarize("undici").requestsPerSecond
       const variants = Object.fromEntries((Object.keys(runners) as Array<Variant>).map((v) => {
         const m = summarize(v)
-        return [v, { ...m, ratioToUndici: round(m.requestsPerSecond / limit) }]
+        // the default transport: the median of its paired ratios; the others: against the median
+        const ratio = v === "toolkitDefault" ? median(ratios) : m.requestsPerSecond / limit
+        return [v, { ...m, ratioToUndici: round(ratio) }]
       })) as ThroughputResult["variants"]
-      results.push({ concurrency, requests: total, variants })
+      results.push({
+        concurrency,
+        requests: total,
+        pairedRounds,
+        rounds,
+        variants,
+        defaultRatios: ratios.map((x) => round(x)).sort((a, b) => a - b)
+      })
     }
     await layerUndici.dispose()
     await ours.dispose()
