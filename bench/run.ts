@@ -307,7 +307,7 @@ const main = async () => {
     `not met: ${Object.entries(headlines).filter(([, h]) => h.met === false).map(([k]) => k).join(", ") || "none"}`,
     `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; ${date}`,
     `throughput and export: ${pinning.note}`,
-    `medians of ${rounds} round(s) (CLI start: ${c.rounds}); whole run ${durationSeconds} s; details in bench/results.json`
+    `medians of ${rounds} round(s) (throughput's raw undici and default transport: ${atC64.pairedRounds} paired; export: ${e.rounds} after ${e.warmUps} warm-up(s); CLI start: ${c.rounds}); whole run ${durationSeconds} s; details in bench/results.json`
   ]
   if (busy) {
     out.push(
