@@ -38,6 +38,7 @@ import type {
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import { Design, decodeDesign, decodeQuickSearchRequest, decodeQuickSearchResult, isDesignNumber, QuickSearchRequest } from "./Designs.js"
 import type { DesignNumber, QuickSearchResult } from "./Designs.js"
+import { catchFailure } from "./internal/catchFailure.js"
 import { decodeSuccess, errorFromResponse, fromClientError, readText, timeoutError } from "./internal/responses.js"
 import type { ApiResponse, StatusError } from "./internal/responses.js"
 import * as DirectExchange from "./internal/directExchange.js"
@@ -341,16 +342,16 @@ export const make = (
 
     /**
      * With a token; a 401 forgets that token (then `recover`). A call that succeeds passes two
-     * `catchAll`s and nothing else of this.
+     * failure-only frames and nothing else of this.
      */
     const authorized = <A>(
       call: Call,
       decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<ApiResponse<A>, Failure> => {
       const once = paced(Effect.flatMap(tokens.get, (token) =>
-        Effect.catchAll(exchange(call, token, decode), (e): Effect.Effect<never, StatusError | TransportError> =>
+        catchFailure(exchange(call, token, decode), (e): Effect.Effect<never, StatusError | TransportError> =>
           e._tag === "AuthenticationError" ? Effect.zipRight(tokens.invalidate(token), Effect.fail(e)) : Effect.fail(e))))
-      return Effect.catchAll(once, (e) => recover(once, e))
+      return catchFailure(once, (e) => recover(once, e))
     }
 
     const quickSearchSpan = withSpanWhenTraced("DesignSearchClient.quickSearch")
@@ -360,9 +361,9 @@ export const make = (
         if (Either.isLeft(valid)) return Effect.fail(clientValidation(pointerErrors(valid.left)))
         // the request schema has no transformations: the decoded request is its own wire form
         const call: Call = { method: "POST", path: "/search/quick", body: JSON.stringify(valid.right) }
-        return Effect.mapError(
+        return catchFailure(
           authorized(call, decodeQuickSearchResult),
-          (e) => e._tag === "NotFoundError" ? notFoundIsUnexpected(e) : e
+          (e) => Effect.fail(e._tag === "NotFoundError" ? notFoundIsUnexpected(e) : e)
         )
       }).pipe(quickSearchSpan)
 

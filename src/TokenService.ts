@@ -337,12 +337,13 @@ export const make = (
         }))
       )
 
-    // The common case, a usable token already marked used, is one read and no write.
-    const get: Effect.Effect<AccessToken.AccessToken, TokenError> = Effect.flatMap(
-      Clock.currentTimeMillis,
-      (now) =>
-        Effect.flatMap(Ref.get(state), (s) =>
-          s.used && s.token !== undefined && now < s.validUntil ? Effect.succeed(s.token) : acquire(now))
+    // The common case, a usable token already marked used, is one read and no write (and the
+    // clock read in place: the common case is every call's).
+    const get: Effect.Effect<AccessToken.AccessToken, TokenError> = Effect.clockWith((clock) =>
+      Effect.flatMap(Ref.get(state), (s) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        return s.used && s.token !== undefined && now < s.validUntil ? Effect.succeed(s.token) : acquire(now)
+      })
     )
 
     // Concurrent 401s for one token tell the store once.
