@@ -151,7 +151,6 @@ export interface Options {
   readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
 }
 
-
 const clientValidation = (errors: ValidationError["errors"]) =>
   new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })
 
