@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
+import { DateTime, Either, FastCheck as fc, Option, ParseResult, Schema } from "effect"
 import {
   decodeDesign,
   decodeQuickSearchRequest,
@@ -35,6 +35,32 @@ const decoded = (s: string): number | undefined => Either.match(decodeWireDate(s
 
 /** Strings near the `YYYY-MM-DD` form: digits, dashes and a few characters that must not pass. */
 const nearDates = fc.stringOf(fc.constantFrom("0", "1", "2", "3", "9", "-", "T", " ", "٣", ":", "Z"), { maxLength: 12 })
+
+/**
+ * Holds a hand-checked decode to its schema on `near` inputs and on anything at all: the same
+ * outcome, equal values (as `same` compares them) and the same message. Returns how many inputs
+ * both accepted, so a test can show its generators reach both outcomes.
+ */
+const holdToSchema = <A>(
+  fast: (u: unknown) => Either.Either<A, ParseResult.ParseError>,
+  slow: (u: unknown) => Either.Either<A, ParseResult.ParseError>,
+  near: fc.Arbitrary<unknown>,
+  options: { readonly numRuns: number; readonly same?: (fast: A, slow: A) => void }
+): number => {
+  const same = options.same ?? ((a: A, b: A) => expect(a).toStrictEqual(b))
+  let accepted = 0
+  fc.assert(fc.property(fc.oneof({ arbitrary: near, weight: 4 }, fc.anything()), (u) => {
+    const f = fast(u)
+    const s = slow(u)
+    expect(Either.isRight(f)).toBe(Either.isRight(s))
+    if (Either.isRight(f) && Either.isRight(s)) {
+      accepted++
+      same(f.right, s.right)
+    }
+    if (Either.isLeft(f) && Either.isLeft(s)) expect(f.left.message).toBe(s.left.message)
+  }), { numRuns: options.numRuns })
+  return accepted
+}
 
 describe("WireDate", () => {
   it("decodes calendar dates to midnight UTC and rejects dates that do not exist", () => {
@@ -75,13 +101,7 @@ describe("decodeQuickSearchResult", () => {
   }, { requiredKeys: [] })
 
   it("decodes as the schema does", () => {
-    fc.assert(fc.property(fc.oneof(nearResults, fc.anything()), (u) => {
-      const fast = decodeQuickSearchResult(u)
-      const slow = bySchema(u)
-      expect(Either.isRight(fast)).toBe(Either.isRight(slow))
-      if (Either.isRight(fast) && Either.isRight(slow)) expect(fast.right).toStrictEqual(slow.right)
-      if (Either.isLeft(fast) && Either.isLeft(slow)) expect(fast.left.message).toBe(slow.left.message)
-    }), { numRuns: 3000 })
+    expect(holdToSchema(decodeQuickSearchResult, bySchema, nearResults, { numRuns: 3000 })).toBeGreaterThan(50)
     // a hole in the array is no design number
     const holes: Array<string> = ["1"]
     holes[2] = "3"
@@ -125,19 +145,8 @@ describe("decodeDesign", () => {
   }, { requiredKeys: ["number"] })
 
   it("decodes as the schema does", () => {
-    let accepted = 0
-    fc.assert(fc.property(fc.oneof({ arbitrary: nearDesigns, weight: 4 }, fc.anything()), (u) => {
-      const fast = decodeDesign(u)
-      const slow = bySchema(u)
-      expect(Either.isRight(fast)).toBe(Either.isRight(slow))
-      if (Either.isRight(fast) && Either.isRight(slow)) {
-        accepted++
-        expect(fast.right).toStrictEqual(slow.right)
-      }
-      if (Either.isLeft(fast) && Either.isLeft(slow)) expect(fast.left.message).toBe(slow.left.message)
-    }), { numRuns: 4000 })
     // the generators reach both outcomes
-    expect(accepted).toBeGreaterThan(400)
+    expect(holdToSchema(decodeDesign, bySchema, nearDesigns, { numRuns: 4000 })).toBeGreaterThan(400)
   })
 
   it("reads calendar dates and timestamps, and keeps unknown fields", () => {
@@ -176,17 +185,11 @@ describe("decodeQuickSearchRequest", () => {
   }, { requiredKeys: ["query"] }))
 
   it("decodes as the schema does, and writes the same wire form", () => {
-    let accepted = 0
-    fc.assert(fc.property(fc.oneof({ arbitrary: nearRequests, weight: 4 }, fc.anything()), (u) => {
-      const fast = decodeQuickSearchRequest(u)
-      const slow = bySchema(u)
-      expect(Either.isRight(fast)).toBe(Either.isRight(slow))
-      if (Either.isRight(fast) && Either.isRight(slow)) {
-        accepted++
-        expect(JSON.parse(JSON.stringify(fast.right))).toStrictEqual(JSON.parse(JSON.stringify(slow.right)))
-      }
-      if (Either.isLeft(fast) && Either.isLeft(slow)) expect(fast.left.message).toBe(slow.left.message)
-    }), { numRuns: 4000 })
+    const wire = (request: QuickSearchRequest) => JSON.parse(JSON.stringify(request))
+    const accepted = holdToSchema(decodeQuickSearchRequest, bySchema, nearRequests, {
+      numRuns: 4000,
+      same: (fast, slow) => expect(wire(fast)).toStrictEqual(wire(slow))
+    })
     expect(accepted).toBeGreaterThan(400)
   })
 
