@@ -40,6 +40,23 @@ const calendarMillis = (s: string): number | undefined => {
 
 const isCalendarDate = (s: string): boolean => calendarMillis(s) !== undefined
 
+// The hand checks of the decoders below: each accepts only what its schema accepts.
+
+const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Every element passes `check`: an index loop, since `every` skips the holes of a sparse array. */
+const everyElement = (values: ReadonlyArray<unknown>, check: (element: unknown) => boolean): boolean => {
+  for (let i = 0; i < values.length; i++) {
+    if (!check(values[i])) return false
+  }
+  return true
+}
+
+/** Absent, or an array whose every element passes `check`. */
+const optionalArrayOf = (u: unknown, check: (element: unknown) => boolean): boolean =>
+  u === undefined || Array.isArray(u) && everyElement(u, check)
+
 /** A calendar date written `YYYY-MM-DD`, and a real one (no 2023-02-30). @since 0.1.0 */
 export const IsoDate = Schema.String.pipe(
   Schema.filter((s) => isCalendarDate(s) || "expected a date written YYYY-MM-DD"),
@@ -135,15 +152,9 @@ const sortKeys: ReadonlySet<PropertyKey> = new Set(["field", "direction"])
 
 const isNonBlank = (u: unknown): boolean => typeof u === "string" && u.trim().length > 0
 
-/** Absent, or a plain dense array of non-blank strings. */
-const isFilterValues = (u: unknown): boolean => {
-  if (u === undefined) return true
-  if (!Array.isArray(u) || Object.getPrototypeOf(u) !== Array.prototype) return false
-  for (let i = 0; i < u.length; i++) {
-    if (!isNonBlank(u[i])) return false
-  }
-  return true
-}
+/** Absent, or a plain (not subclassed) array of non-blank strings. */
+const isFilterValues = (u: unknown): boolean =>
+  u === undefined || Array.isArray(u) && Object.getPrototypeOf(u) === Array.prototype && everyElement(u, isNonBlank)
 
 /**
  * Decodes a quick search request as `QuickSearchRequest` does with every error reported and
@@ -222,14 +233,7 @@ export const decodeDesignNumber = (s: string): Either.Either<DesignNumber, strin
 
 const decodeQuickSearchResultBySchema = Schema.decodeUnknownEither(QuickSearchResult)
 
-/** Every element a design number (an index loop: `every` would skip the holes of a sparse array). */
-const allDesignNumbers = (values: ReadonlyArray<unknown>): boolean => {
-  for (let i = 0; i < values.length; i++) {
-    const n = values[i]
-    if (typeof n !== "string" || !isDesignNumber(n)) return false
-  }
-  return true
-}
+const isDesignNumberString = (u: unknown): boolean => typeof u === "string" && isDesignNumber(u)
 
 /**
  * Decodes a quick search result, as parsed from JSON, as `QuickSearchResult` does, with the common
@@ -240,9 +244,9 @@ const allDesignNumbers = (values: ReadonlyArray<unknown>): boolean => {
  * @since 0.2.0
  */
 export const decodeQuickSearchResult = (u: unknown): Either.Either<QuickSearchResult, ParseResult.ParseError> => {
-  if (typeof u === "object" && u !== null && !Array.isArray(u)) {
-    const { count, designNumbers } = u as { readonly count?: unknown; readonly designNumbers?: unknown }
-    if (Number.isSafeInteger(count) && (count as number) >= 0 && Array.isArray(designNumbers) && allDesignNumbers(designNumbers)) {
+  if (isObject(u)) {
+    const { count, designNumbers } = u
+    if (Number.isSafeInteger(count) && (count as number) >= 0 && Array.isArray(designNumbers) && everyElement(designNumbers, isDesignNumberString)) {
       return Either.right(u as QuickSearchResult)
     }
   }
@@ -250,19 +254,6 @@ export const decodeQuickSearchResult = (u: unknown): Either.Either<QuickSearchRe
 }
 
 const decodeDesignBySchema = Schema.decodeUnknownEither(Design)
-
-const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** Absent, or an array whose every element passes `check` (an index loop, for sparse arrays). */
-const optionalArrayOf = (u: unknown, check: (element: unknown) => boolean): boolean => {
-  if (u === undefined) return true
-  if (!Array.isArray(u)) return false
-  for (let i = 0; i < u.length; i++) {
-    if (!check(u[i])) return false
-  }
-  return true
-}
 
 const isOptionalString = (u: unknown): boolean => u === undefined || typeof u === "string"
 const isString = (u: unknown): boolean => typeof u === "string"
@@ -281,7 +272,7 @@ const dateFields = ["filingDate", "registrationDate", "expiryDate", "lastChanged
  */
 export const decodeDesign = (u: unknown): Either.Either<Design, ParseResult.ParseError> => {
   if (
-    isObject(u) && typeof u.number === "string" && isDesignNumber(u.number) &&
+    isObject(u) && isDesignNumberString(u.number) &&
     isOptionalString(u.title) && isOptionalString(u.status) && isOptionalString(u.statementOfNewness) &&
     optionalArrayOf(u.productNames, isString) && optionalArrayOf(u.classifications, isClassification) &&
     optionalArrayOf(u.owners, isParty) && optionalArrayOf(u.designers, isParty)
