@@ -322,9 +322,10 @@ export const make = (
      * failures are retried on `retrySchedule`, set up only now.
      */
     const recover = <A>(once: Effect.Effect<ApiResponse<A>, Failure>, first: Failure): Effect.Effect<ApiResponse<A>, Failure> => {
+      const onceMoreAfter401 = (e: Failure) => e._tag === "AuthenticationError" ? once : Effect.fail(e)
       const retried = (error: Failure) =>
         Effect.flatMap(Schedule.driver(retrySchedule), (driver) => {
-          const attempt = Effect.catchAll(once, (e) => e._tag === "AuthenticationError" ? once : Effect.fail(e))
+          const attempt = Effect.catchAll(once, onceMoreAfter401)
           const again = (e: Failure): Effect.Effect<ApiResponse<A>, Failure> =>
             Effect.matchEffect(driver.next(e), {
               onFailure: () => Effect.fail(e),
@@ -332,11 +333,7 @@ export const make = (
             })
           return again(error)
         })
-      return first._tag === "AuthenticationError"
-        ? Effect.catchIf(once, isTransient, retried)
-        : isTransient(first)
-        ? retried(first)
-        : Effect.fail(first)
+      return Effect.catchIf(onceMoreAfter401(first), isTransient, retried)
     }
 
     /**
