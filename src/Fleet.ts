@@ -27,7 +27,7 @@ export const layer = (
     // the store's and the budget's options, checked here so that bad ones fail at once and not
     // after the connection was waited for (the connection's own are checked before it is made)
     Effect.as(
-      Effect.zip(TokenStore.checkRedisOptions(options), RequestBudget.make(options)),
+      Effect.zip(TokenStore.checkRedisOptions(options), RequestBudget.checkOptions(options)),
       Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(
         Layer.provide(FleetRedis.layer(options))
       )

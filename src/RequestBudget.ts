@@ -117,6 +117,9 @@ const perClient = (make: (client: ClientIdentity) => ClientBudget): Service => {
 export const make = (options: Options): Effect.Effect<Service, ConfigError.ConfigError> =>
   Effect.map(pace(options), (p) => perClient(() => local(p)))
 
+/** The budget's options, each failure a `ConfigError` naming the option. @since 0.2.0 */
+export const checkOptions = (options: Options): Effect.Effect<void, ConfigError.ConfigError> => Effect.asVoid(pace(options))
+
 /** @since 0.2.0 */
 export const layer = (options: Options): Layer.Layer<RequestBudget, ConfigError.ConfigError> =>
   Layer.effect(RequestBudget, make(options))
