@@ -1,6 +1,6 @@
 /**
- * Section 7 of the specification: the `errors` and `messages` payloads, and one tagged error per
- * way a call can fail. Every error is a value in the error channel; none carries a secret.
+ * Section 7 of the specification: the `errors` and `messages` payloads, the success envelope
+ * (`ApiResponse`), and one tagged error per way a call can fail. Every error is a value in the error channel; none carries a secret.
  *
  * @since 0.1.0
  */
@@ -50,6 +50,18 @@ export const ErrorPayload = Schema.Struct({
 
 /** @since 0.1.0 */
 export type ErrorPayload = typeof ErrorPayload.Type
+
+/**
+ * What an operation returns on success: the payload and the server's messages beside it (spec
+ * 7.3.7), empty when it sent none.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ApiResponse<A> {
+  readonly data: A
+  readonly messages: ReadonlyArray<Message>
+}
 
 const describe = (errors: ReadonlyArray<ErrorObject>, excerpt: string): string =>
   errors.length > 0

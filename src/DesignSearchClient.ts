@@ -6,25 +6,12 @@
  *
  * @since 0.1.0
  */
-import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
-import type { HttpClientError } from "@effect/platform"
-import type { HttpClientResponse } from "@effect/platform"
-import type { ParseResult } from "effect"
-import {
-  Clock,
-  ConfigError,
-  Context,
-  Duration,
-  Effect,
-  Either,
-  Layer,
-  Option,
-  Schedule,
-  Stream
-} from "effect"
+import type { HttpClient } from "@effect/platform"
+import { ConfigError, Context, Duration, Effect, Either, Layer, Option, Schedule, Stream } from "effect"
 import * as AccessToken from "./AccessToken.js"
 import { UnexpectedResponseError, ValidationError } from "./ApiError.js"
 import type {
+  ApiResponse,
   AuthenticationError,
   BadRequestError,
   DesignSearchError,
@@ -36,22 +23,28 @@ import type {
   TransportError
 } from "./ApiError.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
-import { Design, decodeDesign, decodeQuickSearchRequest, decodeQuickSearchResult, isDesignNumber, QuickSearchRequest } from "./Designs.js"
-import type { DesignNumber, QuickSearchResult } from "./Designs.js"
+import { decodeDesign, decodeQuickSearchRequest, decodeQuickSearchResult, isDesignNumber } from "./Designs.js"
+import type { Design, DesignNumber, QuickSearchRequest, QuickSearchResult } from "./Designs.js"
+import { classify } from "./internal/answers.js"
+import type { Decode, StatusError } from "./internal/answers.js"
 import { catchFailure } from "./internal/catchFailure.js"
-import { decodeSuccess, errorFromResponse, fromClientError, readText, timeoutError } from "./internal/responses.js"
-import type { ApiResponse, StatusError } from "./internal/responses.js"
-import * as DirectExchange from "./internal/directExchange.js"
+import { chooseTransport } from "./internal/chooseTransport.js"
 import { mapInOrder } from "./internal/orderedParallel.js"
-import { currentRequestTimeout, isTimeoutAware } from "./internal/requestTimeout.js"
-import { splitUrl } from "./internal/undici.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
 import * as RequestBudget from "./RequestBudget.js"
 import * as TokenService from "./TokenService.js"
 import * as UndiciHttpClient from "./UndiciHttpClient.js"
 
-export type { ApiResponse } from "./internal/responses.js"
+export type {
+  /**
+   * What an operation returns on success; defined in `ApiError`.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ApiResponse
+} from "./ApiError.js"
 
 /** Errors every API call can produce. @since 0.1.0 */
 export type CommonError =
@@ -151,51 +144,66 @@ export interface Options {
   readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
 }
 
+/** How long the budget holds calls back after a 429 that named no `Retry-After`. @since 0.2.0 */
+export const defaultBackOff: Duration.Duration = Duration.seconds(1)
+
+/** What one API call can fail with before an operation narrows it. */
+type CallError = StatusError | TransportError | TokenError
+
 const clientValidation = (errors: ValidationError["errors"]) =>
   new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })
-
-/** The same request without its `Authorization` header. */
-const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest => {
-  const stripped = HttpClientRequest.make(request.method)(request.url, {
-    headers: Headers.remove(request.headers, "authorization"),
-    urlParams: request.urlParams
-  })
-  return HttpClientRequest.setBody(
-    Option.match(request.hash, { onNone: () => stripped, onSome: (hash) => HttpClientRequest.setHash(stripped, hash) }),
-    request.body
-  )
-}
-
-/**
- * Drops the `Authorization` header from any request that leaves the API origin, such as a redirect
- * followed by a `transformClient`: the token goes to the configured API and nowhere else. It sits
- * below `transformClient`, at the last step before the wire, where redirected requests pass too.
- */
-const confineAuthorization = (client: HttpClient.HttpClient, origin: string): HttpClient.HttpClient =>
-  HttpClient.makeWith(
-    (request: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
-      Effect.flatMap(request, (r) =>
-        client.execute(
-          r.url.startsWith(origin + "/") || r.headers["authorization"] === undefined
-            ? r
-            : withoutAuthorization(r)
-        )),
-    Effect.succeed
-  )
-
-/** An API call before its token: method, path below the API base, JSON body. */
-interface Call {
-  readonly method: "GET" | "POST"
-  readonly path: string
-  readonly body: string | undefined
-}
 
 /** A 404 where the operation has no such outcome is an unexpected response. */
 const notFoundIsUnexpected = (e: NotFoundError) =>
   new UnexpectedResponseError({ status: e.status, excerpt: e.excerpt, issue: "unexpected HTTP status 404" })
 
-/** How long the budget holds calls back after a 429 that named no `Retry-After`. @since 0.2.0 */
-export const defaultBackOff: Duration.Duration = Duration.seconds(1)
+/**
+ * The headers of an API call, made once per token: every call with the same token shares them.
+ */
+const headersPerToken = () => {
+  let made: { token: AccessToken.AccessToken; get: Record<string, string>; post: Record<string, string> } | undefined
+  return (token: AccessToken.AccessToken, withBody: boolean): Readonly<Record<string, string>> => {
+    if (made?.token !== token) {
+      const authorization = AccessToken.authorization(token)
+      made = {
+        token,
+        get: Object.freeze({ accept: "application/json", authorization }),
+        post: Object.freeze({ accept: "application/json", "content-type": "application/json", authorization })
+      }
+    }
+    return withBody ? made.post : made.get
+  }
+}
+
+/** An API call before its token: method, path below the API base, JSON body. */
+interface ApiCall {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly body: string | undefined
+}
+
+/**
+ * `once` again after it failed with `first`: a 401 gets one more try with a fresh token; transient
+ * failures are retried on `schedule`, set up only now.
+ */
+const recover = <A>(
+  once: Effect.Effect<ApiResponse<A>, CallError>,
+  first: CallError,
+  schedule: Schedule.Schedule<unknown, DesignSearchError>
+): Effect.Effect<ApiResponse<A>, CallError> => {
+  const onceMoreAfter401 = (e: CallError) => e._tag === "AuthenticationError" ? once : Effect.fail(e)
+  const retried = (error: CallError) =>
+    Effect.flatMap(Schedule.driver(schedule), (driver) => {
+      const attempt = Effect.catchAll(once, onceMoreAfter401)
+      const again = (e: CallError): Effect.Effect<ApiResponse<A>, CallError> =>
+        Effect.matchEffect(driver.next(e), {
+          onFailure: () => Effect.fail(e),
+          onSuccess: () => Effect.catchIf(attempt, isTransient, again)
+        })
+      return again(error)
+    })
+  return Effect.catchIf(onceMoreAfter401(first), isTransient, retried)
+}
 
 /**
  * Builds the client from the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`. With a
@@ -203,6 +211,7 @@ export const defaultBackOff: Duration.Duration = Duration.seconds(1)
  * backs the budget off.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: Options = {}
@@ -210,144 +219,43 @@ export const make = (
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig.DesignSearchConfig
     const tokens = yield* TokenService.TokenService
-    const ambientClient = yield* HttpClient.HttpClient
-    const baseClient = confineAuthorization(ambientClient, new URL(config.apiBaseUrl).origin)
-    const client = options.transformClient === undefined ? baseClient : options.transformClient(baseClient)
-    const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
-
-    // A transport that enforces the request timeout itself is told it; any other gets an
-    // Effect-level timeout, which forks a timer fiber per request. (Told to the transport, the
-    // timeout applies to each exchange a `transformClient` makes, redirects included.)
-    const withRequestTimeout = isTimeoutAware(ambientClient)
-      ? <A, E>(effect: Effect.Effect<A, E>) => Effect.locally(effect, currentRequestTimeout, Option.some(config.requestTimeout))
-      : <A, E>(effect: Effect.Effect<A, E | TransportError>, request: HttpClientRequest.HttpClientRequest) =>
-        Effect.timeoutFail(effect, { duration: config.requestTimeout, onTimeout: () => timeoutError(request, config.requestTimeout) })
-
-    /** A read answer as the operation's result or its typed error. */
-    const classify = <A>(
-      decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>,
-      status: number,
-      headers: Readonly<Record<string, string | undefined>>,
-      text: string
-    ): Effect.Effect<ApiResponse<A>, StatusError> =>
-      status >= 200 && status < 300
-        ? decodeSuccess(decode, status, text)
-        : Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(errorFromResponse(status, headers, text, now)))
-
-    // Over the default transport with no `transformClient`, the fast lane sends and reads in one
-    // step; anything else goes through `HttpClient.execute`.
-    const dispatcher = options.transformClient === undefined ? DirectExchange.dispatcherOf(ambientClient) : undefined
-    // The API's origin and the path its calls' paths go below ("" for an API at the host's root).
-    const api = Option.map(
-      Option.fromNullable(splitUrl(config.apiBaseUrl)),
-      ({ origin, path }) => ({ origin, prefix: path === "/" ? "" : path })
+    const transport = yield* chooseTransport(
+      config.apiBaseUrl,
+      { timeout: config.requestTimeout, maxBodyBytes: config.maxBodyBytes },
+      options.transformClient
     )
-
-    /** The fast lane's headers, made once per token. */
-    let headersOf: { token: AccessToken.AccessToken; get: Record<string, string>; post: Record<string, string> } | undefined
-    const wireHeaders = (token: AccessToken.AccessToken, withBody: boolean) => {
-      if (headersOf?.token !== token) {
-        const authorization = AccessToken.authorization(token)
-        headersOf = {
-          token,
-          get: Object.freeze({ accept: "application/json", authorization }),
-          post: Object.freeze({ accept: "application/json", "content-type": "application/json", authorization })
-        }
-      }
-      return withBody ? headersOf.post : headersOf.get
-    }
-
-    /** `call` as an `HttpClientRequest`, for the general path. */
-    const toRequest = (call: Call, token: AccessToken.AccessToken) => {
-      const request = HttpClientRequest.make(call.method)(config.apiBaseUrl + call.path).pipe(
-        HttpClientRequest.acceptJson,
-        HttpClientRequest.setHeader("authorization", AccessToken.authorization(token))
-      )
-      return call.body === undefined ? request : HttpClientRequest.bodyText(request, call.body, "application/json")
-    }
-
-    /** One exchange: send, read the capped body, classify. */
-    const exchange = <A>(
-      call: Call,
-      token: AccessToken.AccessToken,
-      decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
-    ): Effect.Effect<ApiResponse<A>, StatusError | TransportError> => {
-      if (dispatcher !== undefined && Option.isSome(api)) {
-        const wire: DirectExchange.Wire = {
-          method: call.method,
-          origin: api.value.origin,
-          path: api.value.prefix + call.path,
-          headers: wireHeaders(token, call.body !== undefined),
-          body: call.body ?? null
-        }
-        return Effect.flatMap(
-          DirectExchange.exchange(dispatcher, wire, config.requestTimeout, config.maxBodyBytes),
-          (answer) => classify(decode, answer.status, answer.headers, answer.text)
-        )
-      }
-      const request = toRequest(call, token)
-      return withRequestTimeout(
-        client.execute(request).pipe(
-          Effect.mapError(fromClientError),
-          Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
-            Effect.flatMap(
-              readText(response, config.maxBodyBytes),
-              (text) => classify(decode, response.status, response.headers, text)
-            )
-          )
-        ),
-        request
-      )
-    }
-
+    const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
+    const headersFor = headersPerToken()
     const budget = Option.map(
       yield* Effect.serviceOption(RequestBudget.RequestBudget),
       (b) => b.forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId })
     )
+
     /**
      * `effect` in its turn of the budget if there is one; a 429 backs the budget off. The turn comes
      * before the token, so that a long wait does not send a token that expired while it waited.
      */
-    const paced = <A>(
-      effect: Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError>
-    ): Effect.Effect<ApiResponse<A>, StatusError | TransportError | TokenError> =>
+    const paced = <A>(effect: Effect.Effect<ApiResponse<A>, CallError>): Effect.Effect<ApiResponse<A>, CallError> =>
       Option.isNone(budget) ? effect : Effect.zipRight(RequestBudget.take(budget.value), effect).pipe(
         Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
       )
 
-    type Failure = StatusError | TransportError | TokenError
+    /** One try: a token, the call sent with it, the answer classified; a 401 forgets that token. */
+    const attempt = <A>(call: ApiCall, decode: Decode<A>) =>
+      paced(Effect.flatMap(tokens.get, (token) =>
+        catchFailure(
+          Effect.flatMap(
+            transport.send({ method: call.method, path: call.path, headers: headersFor(token, call.body !== undefined), body: call.body }),
+            (answer) => classify(decode, answer)
+          ),
+          (e): Effect.Effect<never, StatusError | TransportError> =>
+            e._tag === "AuthenticationError" ? Effect.zipRight(tokens.invalidate(token), Effect.fail(e)) : Effect.fail(e)
+        )))
 
-    /**
-     * After a failed first try (`once`): a 401 gets one more try with a fresh token; transient
-     * failures are retried on `retrySchedule`, set up only now.
-     */
-    const recover = <A>(once: Effect.Effect<ApiResponse<A>, Failure>, first: Failure): Effect.Effect<ApiResponse<A>, Failure> => {
-      const onceMoreAfter401 = (e: Failure) => e._tag === "AuthenticationError" ? once : Effect.fail(e)
-      const retried = (error: Failure) =>
-        Effect.flatMap(Schedule.driver(retrySchedule), (driver) => {
-          const attempt = Effect.catchAll(once, onceMoreAfter401)
-          const again = (e: Failure): Effect.Effect<ApiResponse<A>, Failure> =>
-            Effect.matchEffect(driver.next(e), {
-              onFailure: () => Effect.fail(e),
-              onSuccess: () => Effect.catchIf(attempt, isTransient, again)
-            })
-          return again(error)
-        })
-      return Effect.catchIf(onceMoreAfter401(first), isTransient, retried)
-    }
-
-    /**
-     * With a token; a 401 forgets that token (then `recover`). A call that succeeds passes two
-     * failure-only frames and nothing else of this.
-     */
-    const authorized = <A>(
-      call: Call,
-      decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
-    ): Effect.Effect<ApiResponse<A>, Failure> => {
-      const once = paced(Effect.flatMap(tokens.get, (token) =>
-        catchFailure(exchange(call, token, decode), (e): Effect.Effect<never, StatusError | TransportError> =>
-          e._tag === "AuthenticationError" ? Effect.zipRight(tokens.invalidate(token), Effect.fail(e)) : Effect.fail(e))))
-      return catchFailure(once, (e) => recover(once, e))
+    /** `attempt`, then `recover` after a failure. A call that succeeds passes two failure-only frames. */
+    const authorized = <A>(call: ApiCall, decode: Decode<A>): Effect.Effect<ApiResponse<A>, CallError> => {
+      const once = attempt(call, decode)
+      return catchFailure(once, (e) => recover(once, e, retrySchedule))
     }
 
     const quickSearchSpan = withSpanWhenTraced("DesignSearchClient.quickSearch")
@@ -356,9 +264,8 @@ export const make = (
         const valid = decodeQuickSearchRequest(request)
         if (Either.isLeft(valid)) return Effect.fail(clientValidation(pointerErrors(valid.left)))
         // the request schema has no transformations: the decoded request is its own wire form
-        const call: Call = { method: "POST", path: "/search/quick", body: JSON.stringify(valid.right) }
         return catchFailure(
-          authorized(call, decodeQuickSearchResult),
+          authorized({ method: "POST", path: "/search/quick", body: JSON.stringify(valid.right) }, decodeQuickSearchResult),
           (e) => Effect.fail(e._tag === "NotFoundError" ? notFoundIsUnexpected(e) : e)
         )
       }).pipe(quickSearchSpan)

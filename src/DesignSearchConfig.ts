@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
-import { nonNegative, positive } from "./internal/durations.js"
+import { nonNegative, positive } from "./internal/optionChecks.js"
 
 /** The public environments of the service. @since 0.1.0 */
 export const environments = ["test", "production"] as const

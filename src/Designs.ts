@@ -227,10 +227,6 @@ export type Design = typeof Design.Type
 /** Checks a design number without the schema machinery, for hot paths. @since 0.1.0 */
 export const isDesignNumber = (s: string): s is DesignNumber => /^[A-Za-z0-9]{1,12}$/.test(s)
 
-/** Decodes a design number, failing with the schema's message. @since 0.1.0 */
-export const decodeDesignNumber = (s: string): Either.Either<DesignNumber, string> =>
-  isDesignNumber(s) ? Either.right(s) : Either.left("expected a design number: 1 to 12 letters or digits")
-
 const decodeQuickSearchResultBySchema = Schema.decodeUnknownEither(QuickSearchResult)
 
 const isDesignNumberString = (u: unknown): boolean => typeof u === "string" && isDesignNumber(u)

@@ -8,6 +8,7 @@
 import type { ConfigError } from "effect"
 import { Effect, Layer } from "effect"
 import * as FleetRedis from "./FleetRedis.js"
+import { checkPace, checkStoreOptions } from "./internal/fleetOptions.js"
 import * as RequestBudget from "./RequestBudget.js"
 import * as TokenStore from "./TokenStore.js"
 
@@ -27,7 +28,7 @@ export const layer = (
     // the store's and the budget's options, checked here so that bad ones fail at once and not
     // after the connection was waited for (the connection's own are checked before it is made)
     Effect.as(
-      Effect.zip(TokenStore.checkRedisOptions(options), RequestBudget.checkOptions(options)),
+      Effect.zip(checkStoreOptions(options), checkPace(options)),
       Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(
         Layer.provide(FleetRedis.layer(options))
       )

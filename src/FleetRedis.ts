@@ -11,7 +11,23 @@ import { createHash } from "node:crypto"
 import { Clock, ConfigError, Context, Data, Duration, Effect, Either, Layer } from "effect"
 import type { Scope } from "effect"
 import type { Redis } from "ioredis"
-import { positive } from "./internal/durations.js"
+import { positive } from "./internal/optionChecks.js"
+
+/**
+ * A Redis connection as the fleet uses it: an `ioredis` client (configured with
+ * `enableOfflineQueue: false`, so that it fails rather than queue while disconnected) fits it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Connection {
+  /** `ready` when commands can be sent; `wait` for a client made with `lazyConnect`. */
+  readonly status: string
+  /** Starts connecting a client made with `lazyConnect`. */
+  readonly connect: () => Promise<unknown>
+  /** Sends one command with its arguments and answers Redis's reply. */
+  readonly call: (command: string, ...args: Array<string | number>) => Promise<unknown>
+}
 
 /** A Redis command that failed, timed out, or was not sent because Redis is away. @since 0.2.0 */
 export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
@@ -24,9 +40,12 @@ export interface ClientIdentity {
 
 /** @since 0.2.0 */
 export interface Service {
-  /** Runs one command; any failure, or an answer later than `commandTimeout`, is `FleetUnavailable`. */
-  readonly run: <A>(command: (redis: Redis) => Promise<A>) => Effect.Effect<A, FleetUnavailable>
-  /** `keyOf` under this connection's prefix. */
+  /**
+   * Sends one command (`command("GET", key)`) and answers Redis's reply; fails with
+   * `FleetUnavailable` when Redis is away, refuses it, or answers later than `commandTimeout`.
+   */
+  readonly command: (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
+  /** `keyOf` under this connection's prefix. Never fails. */
   readonly key: (client: ClientIdentity, name: string) => string
 }
 
@@ -65,7 +84,8 @@ export const defaults = {
 export const keyOf = (prefix: string, client: ClientIdentity, name: string): string =>
   `${prefix}:{${createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)}}:${name}`
 
-interface Settings {
+/** The options checked, durations in milliseconds. */
+interface CheckedOptions {
   readonly url: string
   readonly keyPrefix: string
   readonly commandTimeoutMillis: number
@@ -74,7 +94,7 @@ interface Settings {
 }
 
 /** The options checked: a `redis:` or `rediss:` URL, a prefix, positive durations. */
-const settingsOf = (options: Options): Either.Either<Settings, ConfigError.ConfigError> =>
+const checkOptions = (options: Options): Either.Either<CheckedOptions, ConfigError.ConfigError> =>
   Either.gen(function*() {
     const url = options.url ?? defaults.url
     const protocol = URL.canParse(url) ? new URL(url).protocol : undefined
@@ -99,41 +119,42 @@ const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : "unknown Redis failure"
 
 /**
- * The service over `redis`, an `ioredis` client configured to fail rather than queue commands
- * while disconnected (`enableOfflineQueue: false`), as `layer` configures its own.
+ * The service over `redis`, a connection the caller owns (an `ioredis` client configured to fail
+ * rather than queue commands while disconnected, `enableOfflineQueue: false`, as `layer` configures
+ * its own).
  *
  * @since 0.2.0
  */
-export const make = (redis: Redis, options: Options = {}): Effect.Effect<Service, ConfigError.ConfigError> =>
-  Effect.map(settingsOf(options), (settings) => fromSettings(redis, settings))
+export const make = (redis: Connection, options: Options = {}): Effect.Effect<Service, ConfigError.ConfigError> =>
+  Effect.map(checkOptions(options), (checked) => over(redis, checked))
 
-const fromSettings = (redis: Redis, settings: Settings): Service => {
-  const prefix = settings.keyPrefix
-  const timeoutMillis = settings.commandTimeoutMillis
-  const probeMillis = settings.probeIntervalMillis
+const over = (redis: Connection, checked: CheckedOptions): Service => {
+  const prefix = checked.keyPrefix
+  const timeoutMillis = checked.commandTimeoutMillis
+  const probeMillis = checked.probeIntervalMillis
   let healthy = true
   let nextProbeAt = 0
   // a client made with `lazyConnect` connects on its first command, which `send` never issues
   if (redis.status === "wait") redis.connect().catch(() => {})
 
   /** Sends only over a ready connection: ioredis's own refusal while disconnected says less. */
-  const send = <A>(command: (redis: Redis) => Promise<A>): Effect.Effect<A, FleetUnavailable> =>
+  const send = (name: string, args: Array<string | number>): Effect.Effect<unknown, FleetUnavailable> =>
     Effect.suspend(() => redis.status !== "ready"
       ? Effect.fail(new FleetUnavailable({ detail: `not connected (${redis.status})` }))
-      : Effect.async<A, FleetUnavailable>((resume) => {
+      : Effect.async<unknown, FleetUnavailable>((resume) => {
         let done = false
         const timer = setTimeout(() => {
           done = true
           resume(Effect.fail(new FleetUnavailable({ detail: `no answer within ${timeoutMillis} ms` })))
         }, timeoutMillis)
-        const settle = (effect: Effect.Effect<A, FleetUnavailable>) => {
+        const settle = (effect: Effect.Effect<unknown, FleetUnavailable>) => {
           if (done) return
           done = true
           clearTimeout(timer)
           resume(effect)
         }
         // A command that throws synchronously is a failure like any other.
-        Promise.resolve().then(() => command(redis)).then(
+        Promise.resolve().then(() => redis.call(name, ...args)).then(
           (value) => settle(Effect.succeed(value)),
           (error: unknown) => settle(Effect.fail(new FleetUnavailable({ detail: describe(error) })))
         )
@@ -143,13 +164,13 @@ const fromSettings = (redis: Redis, settings: Settings): Service => {
         })
       }))
 
-  const run = <A>(command: (redis: Redis) => Promise<A>): Effect.Effect<A, FleetUnavailable> =>
+  const command = (name: string, ...args: Array<string | number>): Effect.Effect<unknown, FleetUnavailable> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (!healthy) {
         if (now < nextProbeAt) return Effect.fail(new FleetUnavailable({ detail: "Redis is away" }))
         nextProbeAt = now + probeMillis
       }
-      return send(command).pipe(
+      return send(name, args).pipe(
         Effect.tapBoth({
           onFailure: (e) =>
             Effect.suspend(() => {
@@ -171,7 +192,7 @@ const fromSettings = (redis: Redis, settings: Settings): Service => {
     })
 
   return {
-    run,
+    command,
     key: (client, name) => keyOf(prefix, client, name)
   } satisfies Service
 }
@@ -186,21 +207,21 @@ const fromSettings = (redis: Redis, settings: Settings): Service => {
 export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
   Layer.scoped(
     FleetRedis,
-    Effect.flatMap(settingsOf(options), (settings) => Effect.map(connect(settings), (redis) => fromSettings(redis, settings)))
+    Effect.flatMap(checkOptions(options), (checked) => Effect.map(connect(checked), (redis) => over(redis, checked)))
   )
 
 /** The service over a connection the caller owns (configured with `enableOfflineQueue: false`). @since 0.2.0 */
-export const layerClient = (redis: Redis, options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
+export const layerClient = (redis: Connection, options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
   Layer.effect(FleetRedis, make(redis, options))
 
 // `ioredis` is loaded when a fleet is built, not by every user of `TokenService`.
-const connect = (settings: Settings): Effect.Effect<Redis, never, Scope.Scope> =>
+const connect = (checked: CheckedOptions): Effect.Effect<Redis, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.map(Effect.promise(() => import("ioredis")), ({ Redis }) => {
-      const redis = new Redis(settings.url, {
+      const redis = new Redis(checked.url, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
-        connectTimeout: settings.connectTimeoutMillis,
+        connectTimeout: checked.connectTimeoutMillis,
         // reconnects for as long as the process lives, at most a second apart
         retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
       })
@@ -209,7 +230,7 @@ const connect = (settings: Settings): Effect.Effect<Redis, never, Scope.Scope> =
       return redis
     }),
     (redis) => Effect.sync(() => redis.disconnect())
-  ).pipe(Effect.tap((redis) => awaitReady(redis, Duration.millis(settings.connectTimeoutMillis))))
+  ).pipe(Effect.tap((redis) => awaitReady(redis, Duration.millis(checked.connectTimeoutMillis))))
 
 const awaitReady = (redis: Redis, within: Duration.Duration): Effect.Effect<void> =>
   redis.status === "ready" ? Effect.void : Effect.async<void>((resume) => {

@@ -8,9 +8,11 @@
  *
  * @since 0.2.0
  */
-import { Clock, ConfigError, Context, Duration, Effect, Either, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
+import type { ConfigError } from "effect"
 import { FleetRedis } from "./FleetRedis.js"
-import { positive } from "./internal/durations.js"
+import { budgetDefaults, checkPace } from "./internal/fleetOptions.js"
+import type { Pace } from "./internal/fleetOptions.js"
 import type { ClientIdentity } from "./FleetRedis.js"
 
 /** The budget of one client. @since 0.2.0 */
@@ -42,38 +44,17 @@ export interface Options {
   readonly maxBackOff?: Duration.DurationInput | undefined
 }
 
-/** @since 0.2.0 */
-export const defaults = { burst: 1, maxBackOff: Duration.seconds(60) } as const
+/**
+ * Defaults of the options: evenly spaced slots, a back-off of at most a minute.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaults: typeof budgetDefaults = budgetDefaults
 
 /** Waits for the next slot of `budget`. @since 0.2.0 */
 export const take = (budget: ClientBudget): Effect.Effect<void> =>
   Effect.flatMap(budget.reserve, (wait) => Duration.isZero(wait) ? Effect.void : Effect.sleep(wait))
-
-/**
- * The pace in milliseconds between slots, the tolerance of a burst and the longest back-off; bad
- * options are a `ConfigError`.
- */
-interface Pace {
-  readonly intervalMillis: number
-  readonly toleranceMillis: number
-  readonly maxBackOffMillis: number
-}
-
-const pace = (options: Options): Either.Either<Pace, ConfigError.ConfigError> => {
-  const { burst = defaults.burst, requestsPerSecond } = options
-  if (requestsPerSecond !== undefined && !(Number.isFinite(requestsPerSecond) && requestsPerSecond > 0)) {
-    return Either.left(ConfigError.InvalidData(["requestsPerSecond"], "expected a positive number"))
-  }
-  if (!Number.isSafeInteger(burst) || burst < 1) {
-    return Either.left(ConfigError.InvalidData(["burst"], "expected a positive integer"))
-  }
-  const intervalMillis = requestsPerSecond === undefined ? 0 : 1000 / requestsPerSecond
-  return Either.map(positive("maxBackOff", options.maxBackOff, defaults.maxBackOff), (maxBackOff) => ({
-    intervalMillis,
-    toleranceMillis: (burst - 1) * intervalMillis,
-    maxBackOffMillis: Duration.toMillis(maxBackOff)
-  }))
-}
 
 /** A back-off in whole milliseconds, at most `maxBackOffMillis`. */
 const backOffMillis = (duration: Duration.Duration, { maxBackOffMillis }: Pace): number =>
@@ -115,10 +96,7 @@ const perClient = (make: (client: ClientIdentity) => ClientBudget): Service => {
 
 /** The budget of this process alone. @since 0.2.0 */
 export const make = (options: Options): Effect.Effect<Service, ConfigError.ConfigError> =>
-  Effect.map(pace(options), (p) => perClient(() => local(p)))
-
-/** The budget's options, each failure a `ConfigError` naming the option. @since 0.2.0 */
-export const checkOptions = (options: Options): Effect.Effect<void, ConfigError.ConfigError> => Effect.asVoid(pace(options))
+  Effect.map(checkPace(options), (p) => perClient(() => local(p)))
 
 /** @since 0.2.0 */
 export const layer = (options: Options): Layer.Layer<RequestBudget, ConfigError.ConfigError> =>
@@ -158,7 +136,7 @@ return 1
  * @since 0.2.0
  */
 export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
-  Effect.flatMap(pace(options), (p) =>
+  Effect.flatMap(checkPace(options), (p) =>
     Effect.map(FleetRedis, (redis) =>
       perClient((client) => {
         const fallback = local(p)
@@ -167,7 +145,7 @@ export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.
         const interval = String(p.intervalMillis)
         const tolerance = String(p.toleranceMillis)
         return {
-          reserve: redis.run((r) => r.eval(reserveScript, 2, arrivalKey, holdKey, interval, tolerance)).pipe(
+          reserve: redis.command("EVAL", reserveScript, 2, arrivalKey, holdKey, interval, tolerance).pipe(
             Effect.map((wait) => Duration.millis(typeof wait === "number" && wait > 0 ? wait : 0)),
             Effect.catchTag("FleetUnavailable", () => fallback.reserve)
           ),
@@ -175,7 +153,7 @@ export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.
             const millis = backOffMillis(duration, p)
             return Effect.zipRight(
               fallback.backOff(duration),
-              millis > 0 ? Effect.ignore(redis.run((r) => r.eval(backOffScript, 1, holdKey, String(millis)))) : Effect.void
+              millis > 0 ? Effect.ignore(redis.command("EVAL", backOffScript, 1, holdKey, millis)) : Effect.void
             )
           }
         }

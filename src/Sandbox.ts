@@ -6,25 +6,55 @@
  *
  * @since 0.1.0
  */
-import { HttpClient, HttpClientError, HttpClientResponse, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import type { HttpApp, HttpBody, HttpServerError } from "@effect/platform"
-import { ConfigError, Context, Duration, Effect, FiberRef, Layer, Option, ParseResult, Schema, Stream } from "effect"
+import { HttpClient } from "@effect/platform"
+import type { HttpServerError } from "@effect/platform"
+import { ConfigError, Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
-import { currentRequestTimeout, markTimeoutAware, RequestTimeout } from "./internal/requestTimeout.js"
+import { positiveInt } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
+import * as Control from "./sandbox/Control.js"
+import { SandboxControl } from "./sandbox/Control.js"
+import type { Sandbox } from "./sandbox/Control.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
+import { httpClient } from "./sandbox/InProcessClient.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as Server from "./sandbox/Server.js"
-import { positiveInt } from "./sandbox/Settings.js"
 import * as State from "./sandbox/State.js"
 
-export { fixedNumbers } from "./sandbox/Dataset.js"
-export { listenDefaults } from "./sandbox/Server.js"
-export type { ListenOptions, Served } from "./sandbox/Server.js"
-export { Fault, FaultTarget } from "./sandbox/State.js"
-export type { Stats } from "./sandbox/State.js"
+export {
+  /** @since 0.1.0 */
+  type Control,
+  /** @since 0.1.0 */
+  type Sandbox,
+  /** @since 0.1.0 */
+  SandboxControl
+} from "./sandbox/Control.js"
+export {
+  /** @since 0.1.0 */
+  fixedNumbers
+} from "./sandbox/Dataset.js"
+export {
+  /** @since 0.1.0 */
+  httpClient
+} from "./sandbox/InProcessClient.js"
+export {
+  /** @since 0.1.0 */
+  listenDefaults,
+  /** @since 0.1.0 */
+  type ListenOptions,
+  /** @since 0.1.0 */
+  type Served
+} from "./sandbox/Server.js"
+export {
+  /** @since 0.1.0 */
+  Fault,
+  /** @since 0.1.0 */
+  FaultTarget,
+  /** @since 0.1.0 */
+  type Stats
+} from "./sandbox/State.js"
 
 /** @since 0.1.0 */
 export interface Options {
@@ -57,31 +87,6 @@ export const defaults = {
 
 /** Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out. @since 0.1.0 */
 export const inProcessUrl = "https://sandbox.design-search.invalid"
-
-/** Drives a sandbox from a test or a tool. @since 0.1.0 */
-export interface Control {
-  /** Serves a fault to the next `count` requests to its target (faults queue in order). */
-  readonly injectFault: (fault: typeof State.Fault.Encoded) => Effect.Effect<void, ParseResult.ParseError>
-  /** Revokes every token issued so far: the API answers them with 401. */
-  readonly revokeTokens: Effect.Effect<void>
-  readonly stats: Effect.Effect<State.Stats>
-  /** Drops faults, tokens and counters. */
-  readonly reset: Effect.Effect<void>
-}
-
-/** @since 0.1.0 */
-export class SandboxControl extends Context.Tag("effect-design-search/SandboxControl")<SandboxControl, Control>() {}
-
-/** A sandbox: its app, its control, and the credentials it accepts. @since 0.1.0 */
-export interface Sandbox {
-  readonly app: HttpApp.Default
-  readonly control: Control
-  readonly clientId: string
-  readonly clientSecret: string
-  readonly designCount: number
-}
-
-const decodeFault = Schema.decodeUnknown(State.Fault)
 
 /**
  * Builds a sandbox: generates its dataset and index, and a fresh signing key.
@@ -117,90 +122,8 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
       index,
       state
     })
-    const control: Control = {
-      injectFault: (fault) =>
-        Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => void state.faults.push({ fault: f, remaining: f.count }))),
-      revokeTokens: Effect.sync(() => state.activeTokens.clear()),
-      stats: Effect.sync(() => State.stats(state)),
-      reset: Effect.sync(() => State.reset(state))
-    }
-    return { app, control, clientId, clientSecret, designCount: index.size }
+    return { app, control: Control.make(state), clientId, clientSecret, designCount: index.size }
   })
-
-const toBodyInit = (body: HttpBody.HttpBody): Effect.Effect<BodyInit | undefined, unknown> => {
-  switch (body._tag) {
-    case "Empty":
-      return Effect.succeed(undefined)
-    case "Uint8Array":
-      return Effect.succeed(body.body as BodyInit)
-    case "Raw":
-      return Effect.succeed(body.body as BodyInit)
-    case "FormData":
-      return Effect.succeed(body.formData)
-    case "Stream":
-      return Effect.map(Stream.runCollect(body.stream), (chunks) => Buffer.concat([...chunks]))
-  }
-}
-
-/**
- * An `HttpClient` that hands every request to `app` in process, with no sockets. Requests and
- * responses still go through the platform's web `Request`/`Response`, so headers and bodies are
- * encoded exactly as they would be on the wire. It enforces the client's request timeout on the
- * app's answer (the body is in memory by then), on the `Clock`, so `TestClock` drives it.
- *
- * @since 0.1.0
- */
-export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
-  markTimeoutAware(HttpClient.make((request, url, signal) =>
-    Effect.gen(function*() {
-      const body = yield* Effect.catchAll(toBodyInit(request.body), (cause) =>
-        Effect.fail(new HttpClientError.RequestError({ request, reason: "Encode", cause })))
-      const webRequest = yield* Effect.try({
-        try: () =>
-          new Request(url, {
-            method: request.method,
-            headers: new Headers(request.headers),
-            signal,
-            ...(body === undefined ? {} : { body })
-          }),
-        catch: (cause) => new HttpClientError.RequestError({ request, reason: "Encode", cause })
-      })
-      const timeout = yield* FiberRef.get(currentRequestTimeout)
-      const answer = Effect.provideService(app, HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(webRequest))
-      const response = yield* Option.match(timeout, {
-        onNone: () => answer,
-        onSome: (duration) =>
-          Effect.timeoutFail(answer, {
-            duration,
-            onTimeout: () =>
-              new HttpClientError.RequestError({ request, reason: "Transport", cause: new RequestTimeout({ timeout: duration }) })
-          })
-      })
-      const reset = response.headers[State.resetHeader]
-      if (reset === "reset") {
-        return yield* Effect.fail(
-          new HttpClientError.RequestError({ request, reason: "Transport", description: "connection reset by the sandbox" })
-        )
-      }
-      return HttpClientResponse.fromWeb(
-        request,
-        reset === "reset-mid-body" ? cutMidBody(response) : HttpServerResponse.toWeb(response)
-      )
-    })
-  ))
-
-/** The response with its body failing after half of it arrived, as a connection reset would. */
-const cutMidBody = (response: HttpServerResponse.HttpServerResponse): Response => {
-  const web = HttpServerResponse.toWeb(response)
-  const headers = new Headers(web.headers)
-  headers.delete(State.resetHeader)
-  const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => controller.enqueue(bytes.subarray(0, Math.floor(bytes.length / 2))),
-    pull: (controller) => controller.error(new Error("connection reset by the sandbox"))
-  })
-  return new Response(body, { status: response.status, headers })
-}
 
 /**
  * A sandbox behind an in-process `HttpClient`, its `SandboxControl`, and a `DesignSearchConfig`

@@ -8,31 +8,14 @@
  *
  * @since 0.1.0
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import {
-  Clock,
-  Context,
-  DateTime,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  FiberHandle,
-  FiberId,
-  Layer,
-  Option,
-  ParseResult,
-  Redacted,
-  Ref,
-  Schedule,
-  Schema
-} from "effect"
+import type { HttpClient } from "@effect/platform"
+import { Clock, Context, DateTime, Deferred, Duration, Effect, Exit, FiberHandle, FiberId, Layer, Option, Ref, Schedule } from "effect"
 import type { Scope } from "effect"
 import * as AccessToken from "./AccessToken.js"
 import { TokenError } from "./ApiError.js"
 import { DesignSearchConfig } from "./DesignSearchConfig.js"
-import type { Settings } from "./DesignSearchConfig.js"
-import { excerpt, parseJson, readText } from "./internal/responses.js"
+import { chooseTransport } from "./internal/chooseTransport.js"
+import { requestToken as requestTokenOnce } from "./internal/tokenEndpoint.js"
 import * as TokenStore from "./TokenStore.js"
 
 /** Counters of the service's work since it started. @since 0.1.0 */
@@ -88,97 +71,6 @@ interface State {
   readonly inflight: Deferred.Deferred<AccessToken.AccessToken, TokenError> | undefined
 }
 
-const decodeTokenResponse = Schema.decodeUnknownEither(AccessToken.TokenResponse, { errors: "all" })
-const decodeOAuthError = Schema.decodeUnknownOption(AccessToken.OAuthErrorResponse)
-
-/**
- * Describes why a 2xx body is no token response, never echoing the token: issues at the root or
- * at `access_token` are told without the value.
- */
-const describeInvalid = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => {
-      const path = issue.path.join(".")
-      if (path === "") return "expected a JSON object with access_token, expires_in and token_type"
-      if (issue._tag === "Missing") return `${path}: is missing`
-      return path === "access_token" ? "access_token: expected a non-empty string" : `${path}: ${issue.message}`
-    })
-    .join("; ")
-
-/**
- * Builds the request of a token and the interpretation of its answer. Exposed for stores that
- * fetch on behalf of a fleet.
- *
- * @since 0.1.0
- */
-export const makeRequestToken = (
-  config: Settings,
-  client: HttpClient.HttpClient
-): Effect.Effect<AccessToken.AccessToken, TokenError> => {
-  const request = HttpClientRequest.post(config.tokenUrl).pipe(
-    HttpClientRequest.acceptJson,
-    HttpClientRequest.bodyUrlParams({
-      grant_type: "client_credentials",
-      client_id: config.clientId,
-      client_secret: Redacted.value(config.clientSecret)
-    })
-  )
-  const unavailable = (detail: string, status?: number) =>
-    new TokenError(status === undefined ? { reason: "Unavailable", detail } : { reason: "Unavailable", status, detail })
-  return Effect.gen(function*() {
-    const response = yield* Effect.mapError(
-      client.execute(request),
-      (e) => unavailable(`${e.reason} error reaching ${config.tokenUrl}${e.description === undefined ? "" : `: ${e.description}`}`)
-    )
-    const text = yield* readText(response, config.maxBodyBytes).pipe(
-      Effect.mapError((e) =>
-        e._tag === "TransportError"
-          ? unavailable(e.detail, response.status)
-          : new TokenError({ reason: "InvalidResponse", status: response.status, detail: e.issue })
-      )
-    )
-    const status = response.status
-    if (status >= 200 && status < 300) {
-      const decoded = decodeTokenResponse(Option.getOrUndefined(parseJson(text)))
-      if (decoded._tag === "Left") {
-        return yield* new TokenError({
-          reason: "InvalidResponse",
-          status,
-          detail: `not a token response: ${describeInvalid(decoded.left)}`
-        })
-      }
-      return AccessToken.fromResponse(decoded.right, yield* DateTime.now)
-    }
-    const oauth = Option.flatMap(parseJson(text), decodeOAuthError)
-    const rfc = Option.match(oauth, {
-      onNone: () => ({}),
-      onSome: (o) => o.error_description === undefined ? { error: o.error } : { error: o.error, errorDescription: o.error_description }
-    })
-    if (status === 400 || status === 401 || status === 403) {
-      return yield* new TokenError({
-        reason: "InvalidCredentials",
-        status,
-        ...rfc,
-        detail: "the token endpoint refused the client credentials"
-      })
-    }
-    if (status === 408 || status === 429 || status >= 500) {
-      return yield* new TokenError({ reason: "Unavailable", status, ...rfc, detail: excerpt(text) || "no body" })
-    }
-    return yield* new TokenError({
-      reason: "InvalidResponse",
-      status,
-      ...rfc,
-      detail: `unexpected status ${status}: ${excerpt(text) || "no body"}`
-    })
-  }).pipe(
-    Effect.timeoutFail({
-      duration: config.tokenTimeout,
-      onTimeout: () => unavailable(`no token response within ${Duration.format(config.tokenTimeout)}`)
-    })
-  )
-}
-
 const isTransient = (error: TokenError): boolean => error.reason === "Unavailable"
 
 /**
@@ -192,7 +84,7 @@ export const make = (
 ): Effect.Effect<Service, never, DesignSearchConfig | HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig
-    const client = yield* HttpClient.HttpClient
+    const transport = yield* chooseTransport(config.tokenUrl, { timeout: config.tokenTimeout, maxBodyBytes: config.maxBodyBytes })
     const scope = yield* Effect.scope
     const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
     const state = yield* Ref.make<State>({ token: undefined, validUntil: 0, used: false, inflight: undefined })
@@ -207,7 +99,7 @@ export const make = (
 
     const requestToken = Effect.zipRight(
       Effect.sync(() => void counters.tokenRequests++),
-      makeRequestToken(config, client)
+      requestTokenOnce(transport, config, config.tokenUrl, config.tokenTimeout)
     )
     const expiresMillis = (token: AccessToken.AccessToken) => DateTime.toEpochMillis(token.expiresAt)
     // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
@@ -240,7 +132,7 @@ export const make = (
      * it uninterruptibly with `fetch` made interruptible, so that the completion is always in place
      * before an interruption can land; an interrupted fetch completes its waiters with an error.
      */
-    const fly = (
+    const runFetch = (
       deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>,
       fetch: Effect.Effect<AccessToken.AccessToken, TokenError>
     ) =>
@@ -257,15 +149,15 @@ export const make = (
     /** Waits until `refreshBefore` ahead of expiry; refreshes only a token that was used meanwhile. */
     const refreshAhead = (first: AccessToken.AccessToken) =>
       Effect.gen(function*() {
-        let current = first
+        let cached = first
         while (true) {
-          const lifetimeMillis = Duration.toMillis(AccessToken.lifetime(current))
+          const expiring = cached
+          const lifetimeMillis = Duration.toMillis(AccessToken.lifetime(expiring))
           const lead = Math.min(refreshBeforeMillis, lifetimeMillis / 2)
           const now = yield* Clock.currentTimeMillis
-          yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(current) - lead - now)))
+          yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(expiring) - lead - now)))
           const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
-          const current_ = current
-          const until = validUntil(current_)
+          const until = validUntil(expiring)
           const stillValid = () => Effect.map(Clock.currentTimeMillis, (t) => t < until)
           // another process of the fleet may have refreshed it already
           const fetch = obtain(
@@ -273,26 +165,26 @@ export const make = (
               schedule: retrySchedule,
               while: (e) => isTransient(e) ? stillValid() : Effect.succeed(false)
             }),
-            (token) => expiresMillis(token) > expiresMillis(current_)
+            (token) => expiresMillis(token) > expiresMillis(expiring)
           )
-          // Taking the flight and starting it go together, or its waiters would wait forever.
+          // Claiming the fetch and starting it go together, or its waiters would wait forever.
           const exit = yield* Effect.uninterruptibleMask((restore) =>
             Effect.flatMap(
               Ref.modify(state, (s): [boolean, State] =>
-                s.token !== undefined && AccessToken.sameToken(s.token, current_) && s.used && s.inflight === undefined
+                s.token !== undefined && AccessToken.sameToken(s.token, expiring) && s.used && s.inflight === undefined
                   ? [true, { ...s, inflight: deferred }]
                   : [false, s]),
-              (takeOff) =>
-                takeOff
+              (claimed) =>
+                claimed
                   ? Effect.sync(() => void counters.refreshes++).pipe(
-                    Effect.zipRight(Effect.exit(fly(deferred, restore(fetch)))),
+                    Effect.zipRight(Effect.exit(runFetch(deferred, restore(fetch)))),
                     Effect.map(Option.some)
                   )
                   : Effect.succeed(Option.none())
             )
           )
           if (Option.isNone(exit) || Exit.isFailure(exit.value)) return
-          current = exit.value.value
+          cached = exit.value.value
         }
       })
 
@@ -302,7 +194,7 @@ export const make = (
      * scope stops it and its waiters still hear of it.
      */
     const startFetch = (deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>) =>
-      fly(
+      runFetch(
         deferred,
         Effect.interruptible(obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () => true))
       ).pipe(

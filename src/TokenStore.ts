@@ -13,7 +13,7 @@ import { Clock, type ConfigError, Context, DateTime, Duration, Effect, Layer, Op
 import * as AccessToken from "./AccessToken.js"
 import type { TokenError } from "./ApiError.js"
 import { FleetRedis } from "./FleetRedis.js"
-import { positive } from "./internal/durations.js"
+import { checkStoreOptions, storeDefaults } from "./internal/fleetOptions.js"
 import type { ClientIdentity } from "./FleetRedis.js"
 
 /** A token and where it came from. @since 0.2.0 */
@@ -67,8 +67,13 @@ export interface RedisOptions {
   readonly maxWait?: Duration.DurationInput | undefined
 }
 
-/** @since 0.2.0 */
-export const redisDefaults = { lockTtl: Duration.seconds(10), maxWait: Duration.seconds(30) } as const
+/**
+ * Defaults of `RedisOptions`.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const redisDefaults: typeof storeDefaults = storeDefaults
 
 /** The stored form: one JSON text, written and read by this module only. */
 const Stored = Schema.parseJson(Schema.Struct({
@@ -88,7 +93,7 @@ const encode = (token: AccessToken.AccessToken): string =>
     expiresAt: DateTime.toEpochMillis(token.expiresAt)
   })
 
-const decode = (text: string | null): Option.Option<AccessToken.AccessToken> =>
+const decode = (text: unknown): Option.Option<AccessToken.AccessToken> =>
   Option.map(decodeStored(text), (s) => ({
     token: Redacted.make(s.token),
     tokenType: s.tokenType,
@@ -116,18 +121,18 @@ const nextPause = (pause: number) => Math.min(pause * 2, 100)
  * @since 0.2.0
  */
 export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
-  Effect.zipWith(checkRedisOptions(options), FleetRedis, ({ lockTtl, maxWait }, redis): Service => {
+  Effect.zipWith(checkStoreOptions(options), FleetRedis, ({ lockTtl, maxWait }, redis): Service => {
     const lockMillis = Duration.toMillis(lockTtl)
     const maxWaitMillis = Duration.toMillis(maxWait)
     return {
       forClient: (client) => {
         const tokenKey = redis.key(client, "token")
         const lockKey = redis.key(client, "lock")
-        const load = Effect.map(redis.run((r) => r.get(tokenKey)), decode)
+        const load = Effect.map(redis.command("GET", tokenKey), decode)
         const save = (token: AccessToken.AccessToken) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const remaining = DateTime.toEpochMillis(token.expiresAt) - now
-            return remaining > 0 ? Effect.ignore(redis.run((r) => r.set(tokenKey, encode(token), "PX", remaining))) : Effect.void
+            return remaining > 0 ? Effect.ignore(redis.command("SET", tokenKey, encode(token), "PX", remaining)) : Effect.void
           })
         const fetchAndSave = (fetch: Effect.Effect<AccessToken.AccessToken, TokenError>) =>
           Effect.map(Effect.tap(fetch, save), (token): Obtained => ({ token, shared: false }))
@@ -135,7 +140,7 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
         const renew = (owner: string) =>
           Effect.forever(Effect.zipRight(
             Effect.sleep(Duration.millis(lockMillis / 3)),
-            Effect.ignore(redis.run((r) => r.eval(compareAndExpire, 1, lockKey, owner, String(lockMillis))))
+            Effect.ignore(redis.command("EVAL", compareAndExpire, 1, lockKey, owner, lockMillis))
           ))
         /** `fetchAndSave` under the lock of `owner`, renewed while the fetch lasts. */
         const fetchHolding = (owner: string, fetch: Effect.Effect<AccessToken.AccessToken, TokenError>) =>
@@ -154,7 +159,7 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
               if (Option.isSome(found)) return { token: found.value, shared: true }
               // Holding the lock: the release is in place from the moment the lock is taken.
               const held = yield* Effect.acquireUseRelease(
-                Effect.map(redis.run((r) => r.set(lockKey, owner, "PX", lockMillis, "NX")), (reply) => reply === "OK"),
+                Effect.map(redis.command("SET", lockKey, owner, "PX", lockMillis, "NX"), (reply) => reply === "OK"),
                 (locked) =>
                   locked
                     // the previous holder may have stored its token between our look and our lock
@@ -164,7 +169,7 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
                         onSome: (token) => Effect.succeedSome<Obtained>({ token, shared: true })
                       }))
                     : Effect.succeedNone,
-                (locked) => locked ? Effect.ignore(redis.run((r) => r.eval(compareAndDelete, 1, lockKey, owner))) : Effect.void
+                (locked) => locked ? Effect.ignore(redis.command("EVAL", compareAndDelete, 1, lockKey, owner)) : Effect.void
               )
               if (Option.isSome(held)) return held.value
               if (now - start >= maxWaitMillis) return yield* fetchAndSave(fetch)
@@ -174,20 +179,11 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
           }).pipe(Effect.catchTag("FleetUnavailable", () => fetchAndSave(fetch)))
 
         const invalidate = (token: AccessToken.AccessToken) =>
-          Effect.ignore(redis.run((r) => r.eval(compareAndDelete, 1, tokenKey, encode(token))))
+          Effect.ignore(redis.command("EVAL", compareAndDelete, 1, tokenKey, encode(token)))
 
         return { obtain, invalidate }
       }
     }
-  })
-
-/** The Redis store's options, each failure a `ConfigError` naming the option. @since 0.2.0 */
-export const checkRedisOptions = (
-  options: RedisOptions
-): Effect.Effect<{ readonly lockTtl: Duration.Duration; readonly maxWait: Duration.Duration }, ConfigError.ConfigError> =>
-  Effect.all({
-    lockTtl: positive("lockTtl", options.lockTtl, redisDefaults.lockTtl),
-    maxWait: positive("maxWait", options.maxWait, redisDefaults.maxWait)
   })
 
 /** @since 0.2.0 */

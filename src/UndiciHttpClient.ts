@@ -1,35 +1,55 @@
 /**
- * The default Node transport: a lean `@effect/platform` `HttpClient` over undici's callback API.
- * It keeps the platform client's semantics (interruption aborts the request, bodies stream,
- * failures are `HttpClientError`s) without what costs most per request on the stock path: a span
- * per request (made here only when a tracer other than Effect's built-in one is installed), a
- * finalization registry entry per response, and headers rebuilt on every access. It does not add
- * trace propagation headers. It enforces the toolkit client's request timeout itself, with one
- * timer per request that aborts the socket; a request made without that timeout has none.
+ * The default Node transport: a lean `@effect/platform` `HttpClient` over undici's callback API,
+ * and beside it the `Dispatcher` it sends on. It keeps the platform client's semantics
+ * (interruption aborts the request, bodies stream, failures are `HttpClientError`s) without what
+ * costs most per request on the stock path: a span per request (made here only when a tracer
+ * other than Effect's built-in one is installed), a finalization registry entry per response, and
+ * headers rebuilt on every access. It does not add trace propagation headers, and sets no timeout
+ * of its own: the toolkit's clients bound each call themselves.
  *
- * Any other `HttpClient` works with the toolkit too; this one is what `layerConfig` and the CLI use.
+ * A `DesignSearchClient` or `TokenService` made over `layer`'s `HttpClient` finds its
+ * `Dispatcher` and sends on it directly (README, "Performance"). Any other `HttpClient` works with
+ * the toolkit too; this one is what `layerConfig` and the CLI use.
  *
  * @since 0.1.0
  */
 import { Cookies, Headers, HttpClient, HttpClientError, HttpIncomingMessage, UrlParams } from "@effect/platform"
 import type { HttpBody, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Duration, Effect, FiberRef, Inspectable, Layer, Option } from "effect"
+import { Context, Effect, Inspectable, Layer, Option } from "effect"
 import type { Stream } from "effect"
+import { EventEmitter } from "node:events"
 import { Agent } from "undici"
-import type { Dispatcher } from "undici"
-import { Deadline, requestOptions, splitUrl } from "./internal/undici.js"
-import type { Target } from "./internal/undici.js"
-import { withDispatcher } from "./internal/directExchange.js"
-import { currentRequestTimeout, markTimeoutAware } from "./internal/requestTimeout.js"
+import type { Dispatcher as UndiciDispatcher } from "undici"
 import { withSpanWhenTraced } from "./internal/tracing.js"
+import type { Base } from "./internal/transport.js"
+import { splitUrl } from "./internal/transport.js"
+import { Dispatcher } from "./internal/undiciTransport.js"
+
+export {
+  /**
+   * The undici dispatcher under `layer`'s `HttpClient`, beside that client: a client made over
+   * that very `HttpClient` sends its calls on the dispatcher directly.
+   *
+   * @since 0.3.0
+   * @category tags
+   */
+  Dispatcher
+} from "./internal/undiciTransport.js"
 
 const ClientResponseTypeId: HttpClientResponse.TypeId = Symbol.for(
   "@effect/platform/HttpClientResponse"
 ) as HttpClientResponse.TypeId
 
-/** The failure's cause: the deadline's `RequestTimeout` when that is what aborted the request. */
-const causeOf = (deadline: Deadline, error: unknown): unknown => deadline.timedOut ?? error
+/**
+ * The abort signal of one undici request: undici takes an `EventEmitter` as a signal, which is
+ * cheaper to make than an `AbortController`.
+ */
+class AbortSignal extends EventEmitter {
+  abort(): void {
+    this.emit("abort")
+  }
+}
 
 const ignore = () => {}
 
@@ -39,13 +59,11 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
 
   constructor(
     readonly request: HttpClientRequest.HttpClientRequest,
-    private readonly source: Dispatcher.ResponseData,
-    private readonly deadline: Deadline
+    private readonly source: UndiciDispatcher.ResponseData
   ) {
     super()
     // An error after nobody reads the body must not become an unhandled 'error' event.
     source.body.on("error", ignore)
-    if (deadline.pending) source.body.once("close", () => deadline.clear())
   }
 
   get status(): number {
@@ -71,7 +89,7 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
       request: this.request,
       response: this,
       reason: "Decode",
-      cause: causeOf(this.deadline, cause)
+      cause
     })
   }
 
@@ -129,7 +147,7 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
   }
 }
 
-type RequestBody = Exclude<Dispatcher.DispatchOptions["body"], undefined>
+type RequestBody = Exclude<UndiciDispatcher.DispatchOptions["body"], undefined>
 
 const toBody = (body: HttpBody.HttpBody): Effect.Effect<RequestBody> => {
   switch (body._tag) {
@@ -147,9 +165,9 @@ const toBody = (body: HttpBody.HttpBody): Effect.Effect<RequestBody> => {
 }
 
 /** Where a request goes: split by hand when it has no query parameters or hash. */
-const targetOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Target, HttpClientError.RequestError> => {
+const targetOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Base, HttpClientError.RequestError> => {
   const target = request.urlParams.length === 0 && request.hash._tag === "None" ? splitUrl(request.url) : undefined
-  if (target !== undefined) return Effect.succeed(target)
+  if (target !== undefined) return Effect.succeed({ origin: target.origin, path: target.path || "/" })
   const full = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
   return full._tag === "Right"
     ? Effect.succeed({ origin: full.right.origin, path: full.right.pathname + full.right.search })
@@ -157,64 +175,78 @@ const targetOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<T
 }
 
 const send = (
-  dispatcher: Dispatcher,
+  dispatcher: UndiciDispatcher,
   request: HttpClientRequest.HttpClientRequest,
-  target: Target,
-  body: RequestBody,
-  timeout: Option.Option<Duration.Duration>
+  target: Base,
+  body: RequestBody
 ) =>
   Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
-    const deadline = new Deadline(Option.getOrUndefined(timeout))
-    dispatcher.request(requestOptions(request, target, body, deadline), (error, data) => {
-      if (error === null) return resume(Effect.succeed(new UndiciResponse(request, data, deadline)))
-      deadline.clear()
+    const signal = new AbortSignal()
+    dispatcher.request({
+      origin: target.origin,
+      path: target.path,
+      method: request.method,
+      headers: request.headers,
+      body,
+      signal,
+      // no timeout of its own: the caller bounds the request
+      headersTimeout: 0,
+      bodyTimeout: 0
+    }, (error, data) => {
+      if (error === null) return resume(Effect.succeed(new UndiciResponse(request, data)))
       resume(Effect.fail(
-        new HttpClientError.RequestError({
-          request,
-          reason: "Transport",
-          cause: causeOf(deadline, error),
-          description: error.message
-        })
+        new HttpClientError.RequestError({ request, reason: "Transport", cause: error, description: error.message })
       ))
     })
     // Interrupted while waiting for the response: abort the request and its socket.
-    return Effect.sync(() => {
-      deadline.clear()
-      deadline.abort()
-    })
+    return Effect.sync(() => signal.abort())
   })
 
 /**
- * An `HttpClient` over `dispatcher`. Interrupting a request aborts it; a request timeout set by the
- * toolkit's client aborts it too, failing with a `RequestTimeout` cause.
+ * An `HttpClient` over `dispatcher`. Interrupting a request aborts it.
  *
  * @since 0.1.0
+ * @category constructors
  */
-export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
-  withDispatcher(markTimeoutAware(HttpClient.makeWith(
+export const make = (dispatcher: UndiciDispatcher): HttpClient.HttpClient =>
+  HttpClient.makeWith(
     (effect: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
       Effect.flatMap(effect, (request) =>
         Effect.flatMap(targetOf(request), (target) =>
           Effect.flatMap(toBody(request.body), (body) =>
-            Effect.flatMap(FiberRef.get(currentRequestTimeout), (timeout) =>
-              send(dispatcher, request, target, body, timeout).pipe(
-                withSpanWhenTraced(`http.client ${request.method}`, () => ({
-                  "http.request.method": request.method,
-                  "url.full": request.url
-                }))
-              ))))),
+            send(dispatcher, request, target, body).pipe(
+              withSpanWhenTraced(`http.client ${request.method}`, () => ({
+                "http.request.method": request.method,
+                "url.full": request.url
+              }))
+            )))),
     Effect.succeed
-  )), dispatcher)
+  )
 
 /**
- * A fresh undici `Agent`, destroyed when the layer's scope closes (with its sockets).
+ * `make` over `dispatcher`, and the `Dispatcher` beside it, so that the toolkit's clients made
+ * over this `HttpClient` send on the dispatcher directly. The dispatcher stays the caller's.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerDispatcher = (dispatcher: UndiciDispatcher): Layer.Layer<HttpClient.HttpClient | Dispatcher> => {
+  const httpClient = make(dispatcher)
+  return Layer.succeedContext(
+    Context.make(HttpClient.HttpClient, httpClient).pipe(Context.add(Dispatcher, { dispatcher, httpClient }))
+  )
+}
+
+/**
+ * `layerDispatcher` over a fresh undici `Agent`, destroyed when the layer's scope closes (with its
+ * sockets).
  *
  * @since 0.1.0
+ * @category layers
  */
-export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
-  HttpClient.HttpClient,
+export const layer: Layer.Layer<HttpClient.HttpClient | Dispatcher> = Layer.unwrapScoped(
   Effect.map(
     Effect.acquireRelease(Effect.sync(() => new Agent()), (agent) => Effect.promise(() => agent.destroy())),
-    make
+    layerDispatcher
   )
 )

@@ -74,7 +74,7 @@ describe("TokenStore.layerRedis", () => {
       expect(second.shared).toBe(true)
       expect(valueOf(second)).toBe("t1")
       expect(DateTime.toEpochMillis(second.token.expiresAt)).toBe(DateTime.toEpochMillis(first.token.expiresAt))
-      const ttl = yield* a.redis.run((r) => r.pttl(a.redis.key(client, "token")))
+      const ttl = yield* a.redis.command("PTTL", a.redis.key(client, "token"))
       expect(ttl).toBeGreaterThan(50_000)
       expect(ttl).toBeLessThanOrEqual(60_000)
       // a token the caller does not accept is replaced by a fetch
@@ -111,7 +111,7 @@ describe("TokenStore.layerRedis", () => {
       )
       const holder = yield* Effect.fork(a.tokens.obtain(slowFetch, always))
       yield* Deferred.await(started)
-      const lockTtl = yield* a.redis.run((r) => r.pttl(a.redis.key(client, "lock")))
+      const lockTtl = yield* a.redis.command("PTTL", a.redis.key(client, "lock"))
       expect(lockTtl).toBeGreaterThan(0)
       expect(lockTtl).toBeLessThanOrEqual(Duration.toMillis(TokenStore.redisDefaults.lockTtl))
       const waiter = yield* Effect.fork(b.tokens.obtain(Effect.die("must not fetch"), always))
@@ -120,7 +120,7 @@ describe("TokenStore.layerRedis", () => {
       const waited = yield* Fiber.join(waiter)
       expect([waited.shared, valueOf(waited)]).toEqual([true, "from-a"])
       // the holder let go of the lock
-      expect(yield* a.redis.run((r) => r.exists(a.redis.key(client, "lock")))).toBe(0)
+      expect(yield* a.redis.command("EXISTS", a.redis.key(client, "lock"))).toBe(0)
     }))
 
   it.scopedLive("a holder whose fetch outlasts the lock's TTL renews it: the other still waits for its token", () =>
@@ -148,7 +148,7 @@ describe("TokenStore.layerRedis", () => {
       const obtained = yield* b.tokens.obtain(tokenOf("from-b"), always)
       expect([obtained.shared, valueOf(obtained)]).toEqual([false, "from-b"])
       // the holder still holds its lock: it was renewed, not taken over
-      expect(yield* a.redis.run((r) => r.exists(a.redis.key(client, "lock")))).toBe(1)
+      expect(yield* a.redis.command("EXISTS", a.redis.key(client, "lock"))).toBe(1)
     }))
 
   it.scopedLive("with Redis stopped, obtain fetches here, invalidate and the budget answer locally; nothing fails", () =>
@@ -191,7 +191,7 @@ describe("FleetRedis", () => {
       const redis = yield* redisServer
       const [a, b] = yield* pair(redis.url)
       // the server stops answering anyone for 2 seconds
-      yield* Effect.forkScoped(Effect.ignore(b.redis.run((r) => r.call("DEBUG", "SLEEP", "2"))))
+      yield* Effect.forkScoped(Effect.ignore(b.redis.command("DEBUG", "SLEEP", "2")))
       yield* Effect.yieldNow()
       const obtained = yield* a.tokens.obtain(tokenOf("local"), always)
       expect([obtained.shared, valueOf(obtained)]).toEqual([false, "local"])

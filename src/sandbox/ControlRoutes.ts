@@ -8,10 +8,10 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
 import type { ErrorObject } from "../ApiError.js"
-import { parseJson } from "../internal/responses.js"
+import { parseJson } from "../internal/answers.js"
 import { errorAnswers, json, pathOf, readBody } from "./Http.js"
 import { pointerErrors } from "../internal/validation.js"
-import type { Control } from "../Sandbox.js"
+import type { Control } from "./Control.js"
 import { Fault } from "./State.js"
 
 /** Every control route lives below this path. */

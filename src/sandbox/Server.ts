@@ -15,9 +15,9 @@ import * as Http from "node:http"
 import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
-import type { Control, Sandbox } from "../Sandbox.js"
+import type { Control, Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
-import { positiveInt } from "./Settings.js"
+import { positiveInt } from "../internal/optionChecks.js"
 import { resetHeader } from "./State.js"
 
 /** Where and how a sandbox is served. @since 0.1.0 */

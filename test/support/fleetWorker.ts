@@ -59,7 +59,7 @@ const run = (command: Command): Effect.Effect<unknown, never, DesignSearchClient
       return Effect.flatMap(Effect.serviceOption(FleetRedis.FleetRedis), (redis) =>
         redis._tag === "None"
           ? Effect.succeed(false)
-          : Effect.match(redis.value.run((r) => r.ping()), { onFailure: () => false, onSuccess: () => true }))
+          : Effect.match(redis.value.command("PING"), { onFailure: () => false, onSuccess: () => true }))
   }
 }
 

@@ -1,5 +1,5 @@
-/** Checks of duration options, each failure a `ConfigError` naming the option. */
-import { ConfigError, Duration, Either } from "effect"
+/** Checks of numeric options (durations, counts), each failure a `ConfigError` naming the option. */
+import { ConfigError, Duration, Effect, Either } from "effect"
 
 /** `input` decoded, or `fallback` when absent; a finite duration of zero or more. */
 export const nonNegative = (
@@ -30,3 +30,9 @@ export const positive = (
       ? Either.right(d)
       : Either.left(ConfigError.InvalidData([name], `${name} must be at most 24 days (a timer's limit)`))
   })
+
+/** `value` if it is a positive safe integer; otherwise a `ConfigError` naming the setting. */
+export const positiveInt = (name: string, value: number): Effect.Effect<number, ConfigError.ConfigError> =>
+  Number.isSafeInteger(value) && value > 0
+    ? Effect.succeed(value)
+    : Effect.fail(ConfigError.InvalidData([name], `${name} must be a positive integer, got ${value}`))

@@ -1,10 +1,9 @@
 /**
- * Reading and classifying HTTP responses: capped body reads, envelope unwrapping, and the mapping
- * from status and body to the tagged errors of `ApiError`. Shared by the client and the token
- * service; not part of the public API.
+ * What an API answer means: a 2xx body unwrapped into `ApiResponse` (payload and messages) and
+ * decoded, or the tagged error of `ApiError` for its status and body. Pure but for the clock a
+ * 429's `Retry-After` is read against.
  */
-import type { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { Duration, Effect, Either, Option, ParseResult, Schema, Stream } from "effect"
+import { Clock, Duration, Effect, Either, Option, ParseResult, Schema } from "effect"
 import {
   AuthenticationError,
   BadRequestError,
@@ -14,12 +13,11 @@ import {
   NotFoundError,
   RateLimitError,
   ServerError,
-  TransportError,
   UnexpectedResponseError,
   ValidationError
 } from "../ApiError.js"
-import type { DesignSearchError, ErrorObject, TokenError } from "../ApiError.js"
-import { RequestTimeout } from "./requestTimeout.js"
+import type { ApiResponse, DesignSearchError, ErrorObject, TokenError, TransportError } from "../ApiError.js"
+import type { Answer } from "./transport.js"
 
 /** How much of a body an error keeps. */
 const excerptLength = 500
@@ -29,71 +27,6 @@ export const excerpt = (text: string): string => {
   // eslint-disable-next-line no-control-regex
   const folded = text.slice(0, excerptLength * 2).replace(/[\u0000-\u001f\u007f]+/g, " ").trim()
   return folded.length > excerptLength ? folded.slice(0, excerptLength) + "…" : folded
-}
-
-/** Maps a platform client error to our `TransportError`; a transport's `RequestTimeout` is a `Timeout`. */
-export const fromClientError = (error: HttpClientError.HttpClientError): TransportError =>
-  new TransportError({
-    reason: error.cause instanceof RequestTimeout ? "Timeout" : error._tag === "RequestError" ? "Network" : "Body",
-    method: error.request.method,
-    url: error.request.url,
-    detail: error.cause instanceof RequestTimeout
-      ? error.cause.message
-      : error.reason + (error.description === undefined ? "" : `: ${error.description}`)
-  })
-
-/** The `TransportError` of a request that ran out of time. */
-export const timeoutError = (request: HttpClientRequest.HttpClientRequest, timeout: Duration.Duration) =>
-  new TransportError({
-    reason: "Timeout",
-    method: request.method,
-    url: request.url,
-    detail: new RequestTimeout({ timeout }).message
-  })
-
-/**
- * Reads a response body as text, refusing bodies over `maxBytes` (by `Content-Length` before
- * reading, by counting while streaming otherwise).
- */
-export const readText = (
-  response: HttpClientResponse.HttpClientResponse,
-  maxBytes: number
-): Effect.Effect<string, TransportError | UnexpectedResponseError> => {
-  const tooLarge = (size: string) =>
-    new UnexpectedResponseError({
-      status: response.status,
-      excerpt: "",
-      issue: `response body of ${size} bytes exceeds the cap of ${maxBytes} bytes`
-    })
-  const declared = response.headers["content-length"]
-  if (declared !== undefined && /^\d+$/.test(declared)) {
-    const length = Number(declared)
-    // Refused unread: the body is dropped (one chunk read, then the stream closed), not left open.
-    if (length > maxBytes) return Effect.zipRight(Effect.ignore(Stream.runHead(response.stream)), Effect.fail(tooLarge(declared)))
-    return Effect.mapError(response.text, fromClientError)
-  }
-  return Effect.suspend(() => {
-    const collected = { chunks: [] as Array<Uint8Array>, total: 0 }
-    return Stream.runForEach(response.stream, (chunk): Effect.Effect<void, UnexpectedResponseError> => {
-    collected.total += chunk.length
-    if (collected.total > maxBytes) return Effect.fail(tooLarge(`more than ${maxBytes}`))
-    collected.chunks.push(chunk)
-    return Effect.void
-  }).pipe(
-    Effect.mapError((error) => error._tag === "ResponseError" ? fromClientError(error) : error),
-    Effect.map(() => new TextDecoder().decode(concat(collected.chunks, collected.total)))
-    )
-  })
-}
-
-const concat = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array => {
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    out.set(chunk, offset)
-    offset += chunk.length
-  }
-  return out
 }
 
 /** What `parse` returns for text that is not JSON. */
@@ -118,12 +51,6 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const decodeErrorPayload = Schema.decodeUnknownOption(ErrorPayload)
 const decodeMessages = Schema.decodeUnknownEither(Schema.Array(Message))
-
-/** What an operation returns on success: the payload and the server's messages beside it. @since 0.1.0 */
-export interface ApiResponse<A> {
-  readonly data: A
-  readonly messages: ReadonlyArray<Message>
-}
 
 /**
  * Splits a 2xx body into payload and messages: `{ "data": …, "messages": […] }` or the payload
@@ -208,3 +135,13 @@ export const errorFromResponse = (
   if (status >= 500 && status <= 599) return new ServerError(fields)
   return new UnexpectedResponseError({ status, excerpt: fields.excerpt, issue: `unexpected HTTP status ${status}` })
 }
+
+/** A decoder of a 2xx payload, as parsed from JSON. */
+export type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
+
+/** An answer as the operation's result (2xx, decoded with `decode`) or its typed error. */
+export const classify = <A>(decode: Decode<A>, answer: Answer): Effect.Effect<ApiResponse<A>, StatusError> =>
+  answer.status >= 200 && answer.status < 300
+    ? decodeSuccess(decode, answer.status, answer.text)
+    : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.fail(errorFromResponse(answer.status, answer.headers, answer.text, now)))

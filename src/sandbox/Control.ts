@@ -1,0 +1,58 @@
+/**
+ * What drives a sandbox from a test or a tool (`Control`, provided as `SandboxControl`), and what a
+ * built sandbox is: the app that answers like the service, its control and its credentials.
+ */
+import type { HttpApp } from "@effect/platform"
+import { Context, Effect, Schema } from "effect"
+import type { ParseResult } from "effect"
+import * as State from "./State.js"
+
+/**
+ * Drives a sandbox from a test or a tool.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Control {
+  /** Serves a fault to the next `count` requests to its target (faults queue in order); fails on a malformed fault. */
+  readonly injectFault: (fault: typeof State.Fault.Encoded) => Effect.Effect<void, ParseResult.ParseError>
+  /** Revokes every token issued so far: the API answers them with 401. Never fails. */
+  readonly revokeTokens: Effect.Effect<void>
+  /** The sandbox's counters: tokens issued, requests per endpoint, abandoned answers. Never fails. */
+  readonly stats: Effect.Effect<State.Stats>
+  /** Drops faults, tokens and counters. Never fails. */
+  readonly reset: Effect.Effect<void>
+}
+
+/**
+ * The `Control` of the sandbox behind `Sandbox.layer`.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class SandboxControl extends Context.Tag("effect-design-search/SandboxControl")<SandboxControl, Control>() {}
+
+/**
+ * A sandbox: its app, its control, and the credentials it accepts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Sandbox {
+  readonly app: HttpApp.Default
+  readonly control: Control
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly designCount: number
+}
+
+const decodeFault = Schema.decodeUnknown(State.Fault)
+
+/** The control of a sandbox's `state`. */
+export const make = (state: State.State): Control => ({
+  injectFault: (fault) =>
+    Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => void state.faults.push({ fault: f, remaining: f.count }))),
+  revokeTokens: Effect.sync(() => state.activeTokens.clear()),
+  stats: Effect.sync(() => State.stats(state)),
+  reset: Effect.sync(() => State.reset(state))
+})
