@@ -10,7 +10,12 @@ import { DateTime, Duration, Either, Encoding, Option, Redacted, Schema } from "
 /** Longest token life accepted: a year (timers and dates stay in range). */
 const maxExpiresIn = 365 * 24 * 3600
 
-/** `expires_in`: a positive integer of seconds, at most a year, or a string of such digits. @since 0.1.0 */
+/**
+ * `expires_in`: a positive integer of seconds, at most a year, or a string of such digits.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ExpiresIn = Schema.Union(
   Schema.Int.pipe(Schema.between(1, maxExpiresIn)),
   Schema.compose(
@@ -19,17 +24,30 @@ export const ExpiresIn = Schema.Union(
   ).pipe(Schema.between(1, maxExpiresIn))
 )
 
-/** The token endpoint's success body (spec 5.3). @since 0.1.0 */
+/**
+ * The token endpoint's success body (spec 5.3).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TokenResponse = Schema.Struct({
   access_token: Schema.NonEmptyString,
   expires_in: ExpiresIn,
   token_type: Schema.NonEmptyString
 })
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenResponse = typeof TokenResponse.Type
 
-/** An RFC 6749 error body, as token endpoints answer bad credentials. @since 0.1.0 */
+/**
+ * An RFC 6749 error body, as token endpoints answer bad credentials.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OAuthErrorResponse = Schema.Struct({
   error: Schema.String,
   error_description: Schema.optional(Schema.String)
@@ -40,6 +58,7 @@ export const OAuthErrorResponse = Schema.Struct({
  * `expiresAt = issuedAt + expires_in`.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface AccessToken {
   readonly token: Redacted.Redacted<string>
@@ -48,7 +67,12 @@ export interface AccessToken {
   readonly expiresAt: DateTime.Utc
 }
 
-/** Builds the token from a decoded response that arrived at `receivedAt`. @since 0.1.0 */
+/**
+ * Builds the token from a decoded response that arrived at `receivedAt`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromResponse = (response: TokenResponse, receivedAt: DateTime.Utc): AccessToken => ({
   token: Redacted.make(response.access_token),
   tokenType: response.token_type,
@@ -56,14 +80,29 @@ export const fromResponse = (response: TokenResponse, receivedAt: DateTime.Utc):
   expiresAt: DateTime.addDuration(receivedAt, Duration.seconds(response.expires_in))
 })
 
-/** The lifetime the server granted. @since 0.1.0 */
+/**
+ * The lifetime the server granted.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const lifetime = (token: AccessToken): Duration.Duration =>
   Duration.millis(DateTime.toEpochMillis(token.expiresAt) - DateTime.toEpochMillis(token.issuedAt))
 
-/** The `Authorization` header value: `token_type`, one space, `access_token` (spec 5.4). @since 0.1.0 */
+/**
+ * The `Authorization` header value: `token_type`, one space, `access_token` (spec 5.4).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const authorization = (token: AccessToken): string => `${token.tokenType} ${Redacted.value(token.token)}`
 
-/** Two tokens are the same when their token strings are. @since 0.1.0 */
+/**
+ * Two tokens are the same when their token strings are.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const sameToken = (a: AccessToken, b: AccessToken): boolean =>
   a === b || Redacted.value(a.token) === Redacted.value(b.token)
 
@@ -75,6 +114,7 @@ const decodeClaims = Schema.decodeUnknownOption(Claims)
  * diagnostics only, never for trust decisions. `None` when the token is not a JWT.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const claims = (token: AccessToken): Option.Option<Readonly<Record<string, unknown>>> => {
   const parts = Redacted.value(token.token).split(".")

@@ -9,7 +9,12 @@ import { Duration, Schema } from "effect"
 /** Extension attributes (spec 7.1.3) are kept, not dropped. */
 const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/** `source` of an error object: where in the request the error comes from. @since 0.1.0 */
+/**
+ * `source` of an error object: where in the request the error comes from.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ErrorSource = Schema.Struct({
   /** JSON Pointer (RFC 6901) into the request document: set on 422 errors. */
   pointer: Schema.optional(Schema.String),
@@ -17,7 +22,10 @@ export const ErrorSource = Schema.Struct({
   parameter: Schema.optional(Schema.String)
 }, Extensions)
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ErrorSource = typeof ErrorSource.Type
 
 const errorObjectFields = {
@@ -27,28 +35,57 @@ const errorObjectFields = {
   source: Schema.optional(ErrorSource)
 }
 
-/** One error object (spec 7.1). @since 0.1.0 */
+/**
+ * One error object (spec 7.1).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ErrorObject = Schema.Struct(errorObjectFields, Extensions)
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ErrorObject = typeof ErrorObject.Type
 
-/** Message severities the spec names; any other string is kept as sent. @since 0.1.0 */
+/**
+ * Message severities the spec names; any other string is kept as sent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Severity = Schema.Union(Schema.Literal("information", "warning"), Schema.String)
 
-/** A warning or information message (spec 7.3): an error object with an optional `severity`. @since 0.1.0 */
+/**
+ * A warning or information message (spec 7.3): an error object with an optional `severity`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Message = Schema.Struct({ ...errorObjectFields, severity: Schema.optional(Severity) }, Extensions)
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type Message = typeof Message.Type
 
-/** The body of an error response: `errors`, and `messages` on 400 and 422. @since 0.1.0 */
+/**
+ * The body of an error response: `errors`, and `messages` on 400 and 422.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ErrorPayload = Schema.Struct({
   errors: Schema.Array(ErrorObject),
   messages: Schema.optional(Schema.Array(Message))
 })
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ErrorPayload = typeof ErrorPayload.Type
 
 /**
@@ -81,7 +118,12 @@ const responseFields = {
   excerpt: Schema.String
 }
 
-/** 400: the request was not well-formed; one error per offending parameter. @since 0.1.0 */
+/**
+ * 400: the request was not well-formed; one error per offending parameter.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class BadRequestError extends Schema.TaggedError<BadRequestError>()("BadRequestError", responseFields) {
   override get message(): string {
     return `bad request (HTTP ${this.status}): ${describe(this.errors, this.excerpt)}`
@@ -94,6 +136,7 @@ export class BadRequestError extends Schema.TaggedError<BadRequestError>()("BadR
  * parameter (`source.parameter`).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
   ...responseFields,
@@ -106,7 +149,12 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
   }
 }
 
-/** 401 even with a freshly fetched token. @since 0.1.0 */
+/**
+ * 401 even with a freshly fetched token.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class AuthenticationError extends Schema.TaggedError<AuthenticationError>()(
   "AuthenticationError",
   responseFields
@@ -116,21 +164,36 @@ export class AuthenticationError extends Schema.TaggedError<AuthenticationError>
   }
 }
 
-/** 403: the token is valid but the client is not entitled (for example, not subscribed to this API). @since 0.1.0 */
+/**
+ * 403: the token is valid but the client is not entitled (for example, not subscribed to this API).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ForbiddenError extends Schema.TaggedError<ForbiddenError>()("ForbiddenError", responseFields) {
   override get message(): string {
     return `forbidden (HTTP ${this.status}): ${describe(this.errors, this.excerpt)}`
   }
 }
 
-/** 404: no such resource. @since 0.1.0 */
+/**
+ * 404: no such resource.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class NotFoundError extends Schema.TaggedError<NotFoundError>()("NotFoundError", responseFields) {
   override get message(): string {
     return `not found (HTTP ${this.status}): ${describe(this.errors, this.excerpt)}`
   }
 }
 
-/** 429 once retries are spent. `retryAfter` is the server's `Retry-After`, when it sent one. @since 0.1.0 */
+/**
+ * 429 once retries are spent. `retryAfter` is the server's `Retry-After`, when it sent one.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLimitError", {
   ...responseFields,
   retryAfter: Schema.optional(Schema.DurationFromSelf)
@@ -141,14 +204,24 @@ export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLi
   }
 }
 
-/** 5xx once retries are spent. A 500 carries `code: "500"` (spec 7.2). @since 0.1.0 */
+/**
+ * 5xx once retries are spent. A 500 carries `code: "500"` (spec 7.2).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", responseFields) {
   override get message(): string {
     return `server error (HTTP ${this.status}): ${describe(this.errors, this.excerpt)}`
   }
 }
 
-/** Why a token could not be had. @since 0.1.0 */
+/**
+ * Why a token could not be had.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TokenErrorReason = Schema.Literal("InvalidCredentials", "Unavailable", "InvalidResponse")
 
 /**
@@ -157,6 +230,7 @@ export const TokenErrorReason = Schema.Literal("InvalidCredentials", "Unavailabl
  * fields when the endpoint sent them.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class TokenError extends Schema.TaggedError<TokenError>()("TokenError", {
   reason: TokenErrorReason,
@@ -175,7 +249,12 @@ export class TokenError extends Schema.TaggedError<TokenError>()("TokenError", {
   }
 }
 
-/** The request did not get a complete response: network failure, timeout, an aborted body. @since 0.1.0 */
+/**
+ * The request did not get a complete response: network failure, timeout, an aborted body.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
   reason: Schema.Literal("Network", "Timeout", "Body"),
   method: Schema.String,
@@ -188,7 +267,12 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
   }
 }
 
-/** A status the operation does not expect, or a body that fits no schema. @since 0.1.0 */
+/**
+ * A status the operation does not expect, or a body that fits no schema.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UnexpectedResponseError extends Schema.TaggedError<UnexpectedResponseError>()(
   "UnexpectedResponseError",
   {
@@ -205,7 +289,12 @@ export class UnexpectedResponseError extends Schema.TaggedError<UnexpectedRespon
   }
 }
 
-/** Every error an API operation of this toolkit can fail with. @since 0.1.0 */
+/**
+ * Every error an API operation of this toolkit can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type DesignSearchError =
   | BadRequestError
   | ValidationError

@@ -46,7 +46,12 @@ export type {
   ApiResponse
 } from "./ApiError.js"
 
-/** Errors every API call can produce. @since 0.1.0 */
+/**
+ * Errors every API call can produce.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type CommonError =
   | BadRequestError
   | ValidationError
@@ -58,16 +63,30 @@ export type CommonError =
   | TransportError
   | UnexpectedResponseError
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category errors
+ */
 export type QuickSearchError = CommonError
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category errors
+ */
 export type GetDesignError = CommonError | NotFoundError
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category errors
+ */
 export type SearchDesignsError = QuickSearchError | GetDesignError
 
-/** Options of `searchDesigns`. @since 0.1.0 */
+/**
+ * Options of `searchDesigns`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface SearchDesignsOptions {
   /**
    * How many designs are fetched at once (default 8; a positive integer, or the stream fails with
@@ -79,28 +98,53 @@ export interface SearchDesignsOptions {
   readonly onSearch?: ((response: ApiResponse<QuickSearchResult>) => Effect.Effect<void>) | undefined
 }
 
-/** @since 0.1.0 */
+/**
+ * The operations of the design search API. Each fails only with its exact union of `ApiError`s.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Service {
-  /** `POST {base}/search/quick`: the numbers of the designs matching the request. */
+  /**
+   * `POST {base}/search/quick`: the numbers of the designs matching the request. Fails with
+   * `QuickSearchError`: a client `ValidationError` for a request its schema refuses (nothing sent).
+   */
   readonly quickSearch: (
     request: QuickSearchRequest
   ) => Effect.Effect<ApiResponse<QuickSearchResult>, QuickSearchError>
-  /** `GET {base}/design/{number}`: everything publicly known about one design. */
+  /**
+   * `GET {base}/design/{number}`: everything publicly known about one design. Fails with
+   * `GetDesignError`: `NotFoundError` for an unknown number, a client `ValidationError` for one
+   * that is not 1 to 12 letters or digits.
+   */
   readonly getDesign: (designNumber: string) => Effect.Effect<ApiResponse<Design>, GetDesignError>
-  /** Searches, then fetches every hit in full with bounded concurrency. */
+  /**
+   * Searches, then fetches every hit in full with bounded concurrency, in search order. Fails with
+   * the first failure of the search or of a fetch (`SearchDesignsError`), after which no fetch starts.
+   */
   readonly searchDesigns: (
     request: QuickSearchRequest,
     options?: SearchDesignsOptions
   ) => Stream.Stream<Design, SearchDesignsError>
 }
 
-/** @since 0.1.0 */
+/**
+ * The client of the design search API: provide it with `layer` or `layerConfig`.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
 export class DesignSearchClient extends Context.Tag("effect-design-search/DesignSearchClient")<
   DesignSearchClient,
   Service
 >() {}
 
-/** Whether a failure is worth another try of a read-only request. @since 0.1.0 */
+/**
+ * Whether a failure is worth another try of a read-only request.
+ *
+ * @since 0.1.0
+ * @category retries
+ */
 export const isTransient = (error: DesignSearchError): boolean =>
   error._tag === "TransportError" ||
   error._tag === "RateLimitError" ||
@@ -111,6 +155,7 @@ export const isTransient = (error: DesignSearchError): boolean =>
  * asks for a wait longer than `cap`.
  *
  * @since 0.1.0
+ * @category retries
  */
 export const honorRetryAfter = <Out, R>(
   schedule: Schedule.Schedule<Out, DesignSearchError, R>,
@@ -130,13 +175,17 @@ export const honorRetryAfter = <Out, R>(
  * `Retry-After` honoured up to 30 seconds. Only transient failures are retried (`isTransient`).
  *
  * @since 0.1.0
+ * @category retries
  */
 export const defaultRetrySchedule: Schedule.Schedule<unknown, DesignSearchError> = honorRetryAfter(
   Schedule.exponential("250 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3))),
   "30 seconds"
 )
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category options
+ */
 export interface Options {
   /** Applied to the ambient `HttpClient` for API calls (not token requests): tracing, proxies, logging. */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
@@ -144,7 +193,12 @@ export interface Options {
   readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
 }
 
-/** How long the budget holds calls back after a 429 that named no `Retry-After`. @since 0.2.0 */
+/**
+ * How long the budget holds calls back after a 429 that named no `Retry-After`.
+ *
+ * @since 0.2.0
+ * @category retries
+ */
 export const defaultBackOff: Duration.Duration = Duration.seconds(1)
 
 /** What one API call can fail with before an operation narrows it. */
@@ -303,6 +357,7 @@ export const make = (
  * `HttpClient`.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (
   options: Options = {}
@@ -315,6 +370,7 @@ export const layer = (
  * `DesignSearchConfig.layerConfig` and provide your own.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerConfig = (
   options: Options = {}

@@ -8,28 +8,52 @@
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
 import { nonNegative, positive } from "./internal/optionChecks.js"
 
-/** The public environments of the service. @since 0.1.0 */
+/**
+ * The public environments of the service.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const environments = ["test", "production"] as const
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type Environment = (typeof environments)[number]
 
-/** The host of each environment: it serves both the token endpoint and the APIs. @since 0.1.0 */
+/**
+ * The host of each environment: it serves both the token endpoint and the APIs.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const hosts: Readonly<Record<Environment, string>> = {
   test: "https://test.api.ipaustralia.gov.au",
   production: "https://production.api.ipaustralia.gov.au"
 }
 
-/** Path of the token endpoint below the auth host (spec 4.1). @since 0.1.0 */
+/**
+ * Path of the token endpoint below the auth host (spec 4.1).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const tokenPath = "/public/external-token-api/v1/access_token"
 
-/** Path of the design search API below the host. @since 0.1.0 */
+/**
+ * Path of the design search API below the host.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const apiPath = "/public/australian-design-search-api/v1"
 
 /**
  * The resolved configuration. URLs are absolute strings; `apiBaseUrl` has no trailing slash.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Settings {
   /** `test`, `production`, or `custom` when both URLs were overridden away from a public host. */
@@ -50,7 +74,10 @@ export interface Settings {
   readonly maxBodyBytes: number
 }
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category tags
+ */
 export class DesignSearchConfig extends Context.Tag("effect-design-search/DesignSearchConfig")<
   DesignSearchConfig,
   Settings
@@ -62,6 +89,7 @@ export class DesignSearchConfig extends Context.Tag("effect-design-search/Design
  * whole API base.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options {
   readonly clientId: string
@@ -76,7 +104,12 @@ export interface Options {
   readonly maxBodyBytes?: number | undefined
 }
 
-/** Defaults of the timings and the body cap. @since 0.1.0 */
+/**
+ * Defaults of the timings and the body cap.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const defaults = {
   // one refresh an hour for the service's one-hour tokens: 24–25 token requests a day
   refreshBefore: Duration.minutes(1),
@@ -88,7 +121,12 @@ export const defaults = {
 
 const loopbackHosts = new Set(["localhost", "[::1]"])
 
-/** True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts allowed over plain `http:`. @since 0.1.0 */
+/**
+ * True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts allowed over plain `http:`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const isLoopbackHost = (hostname: string): boolean =>
   loopbackHosts.has(hostname.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(hostname)
 
@@ -97,6 +135,7 @@ export const isLoopbackHost = (hostname: string): boolean =>
  * host is loopback. Used for every URL the toolkit is given.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const parseServiceUrl = (name: string, input: string): Either.Either<URL, ConfigError.ConfigError> => {
   if (!URL.canParse(input)) {
@@ -125,6 +164,7 @@ const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
  * Validates options into `Settings`.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Settings, ConfigError.ConfigError> =>
   Effect.gen(function*() {
@@ -179,7 +219,10 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
     } satisfies Settings
   })
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: Options): Layer.Layer<DesignSearchConfig, ConfigError.ConfigError> =>
   Layer.effect(DesignSearchConfig, make(options))
 
@@ -189,6 +232,7 @@ export const layer = (options: Options): Layer.Layer<DesignSearchConfig, ConfigE
  * `IPAUSTRALIA_BASE_URL`.
  *
  * @since 0.1.0
+ * @category config
  */
 export const optionsConfig: Config.Config<Options> = Config.all({
   clientId: Config.string("IPAUSTRALIA_CLIENT_ID"),
@@ -198,10 +242,20 @@ export const optionsConfig: Config.Config<Options> = Config.all({
   baseUrl: Config.string("IPAUSTRALIA_BASE_URL").pipe(Config.withDefault(undefined))
 })
 
-/** `make` from the `IPAUSTRALIA_*` variables. @since 0.1.0 */
+/**
+ * `make` from the `IPAUSTRALIA_*` variables.
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const fromEnv: Effect.Effect<Settings, ConfigError.ConfigError> = Effect.flatMap(optionsConfig, make)
 
-/** The configuration read from the `IPAUSTRALIA_*` variables. @since 0.1.0 */
+/**
+ * The configuration read from the `IPAUSTRALIA_*` variables.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig: Layer.Layer<DesignSearchConfig, ConfigError.ConfigError> = Layer.effect(
   DesignSearchConfig,
   fromEnv

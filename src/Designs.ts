@@ -8,13 +8,21 @@
  */
 import { DateTime, Either, Option, ParseResult, Schema } from "effect"
 
-/** Design numbers: 1 to 12 ASCII letters or digits (e.g. `201915000`). @since 0.1.0 */
+/**
+ * Design numbers: 1 to 12 ASCII letters or digits (e.g. `201915000`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DesignNumber = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9]{1,12}$/, { message: () => "expected a design number: 1 to 12 letters or digits" }),
   Schema.brand("DesignNumber")
 )
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type DesignNumber = typeof DesignNumber.Type
 
 const digit = (s: string, i: number): number => s.charCodeAt(i) - 48
@@ -57,7 +65,12 @@ const everyElement = (values: ReadonlyArray<unknown>, check: (element: unknown) 
 const optionalArrayOf = (u: unknown, check: (element: unknown) => boolean): boolean =>
   u === undefined || Array.isArray(u) && everyElement(u, check)
 
-/** A calendar date written `YYYY-MM-DD`, and a real one (no 2023-02-30). @since 0.1.0 */
+/**
+ * A calendar date written `YYYY-MM-DD`, and a real one (no 2023-02-30).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const IsoDate = Schema.String.pipe(
   Schema.filter((s) => isCalendarDate(s) || "expected a date written YYYY-MM-DD"),
   Schema.annotations({ identifier: "IsoDate" })
@@ -77,6 +90,7 @@ const wireDate = (s: string): DateTime.Utc | undefined => {
  * forms round-trip.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtcFromSelf, {
   strict: true,
@@ -92,16 +106,32 @@ export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtc
   }
 })
 
-/** Known design statuses, for autocompletion; any other string is accepted. @since 0.1.0 */
+/**
+ * Known design statuses, for autocompletion; any other string is accepted.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const knownStatuses = ["FILED", "REGISTERED", "CERTIFIED", "LAPSED", "CEASED", "EXPIRED", "REFUSED", "WITHDRAWN"] as const
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DesignStatus = Schema.Union(Schema.Literal(...knownStatuses), Schema.String)
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type DesignStatus = (typeof knownStatuses)[number] | (string & {})
 
-/** Sort of a quick search: by design number, ascending or descending. @since 0.1.0 */
+/**
+ * Sort of a quick search: by design number, ascending or descending.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Sort = Schema.Struct({
   field: Schema.Union(Schema.Literal("NUMBER"), Schema.String),
   direction: Schema.Literal("ASCENDING", "DESCENDING")
@@ -117,7 +147,12 @@ const FilterValue = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0 || "expected a non-empty value")
 )
 
-/** Quick search request body (the public example, plus optional `sort`). @since 0.1.0 */
+/**
+ * Quick search request body (the public example, plus optional `sort`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const QuickSearchRequest = Schema.Struct({
   query: Query,
   changedSinceDate: Schema.optional(IsoDate),
@@ -129,7 +164,10 @@ export const QuickSearchRequest = Schema.Struct({
   sort: Schema.optional(Sort)
 })
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type QuickSearchRequest = typeof QuickSearchRequest.Type
 
 const decodeQuickSearchRequestBySchema = Schema.decodeUnknownEither(QuickSearchRequest, {
@@ -165,6 +203,7 @@ const isFilterValues = (u: unknown): boolean =>
  * goes through the schema, for its errors.
  *
  * @since 0.2.0
+ * @category decoding
  */
 export const decodeQuickSearchRequest = (u: unknown): Either.Either<QuickSearchRequest, ParseResult.ParseError> => {
   if (isPlainWithKeys(u, requestKeys)) {
@@ -187,25 +226,48 @@ export const decodeQuickSearchRequest = (u: unknown): Either.Either<QuickSearchR
 
 const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/** Quick search result: how many designs match, and their numbers. @since 0.1.0 */
+/**
+ * Quick search result: how many designs match, and their numbers.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const QuickSearchResult = Schema.Struct({
   count: Schema.NonNegativeInt,
   designNumbers: Schema.Array(DesignNumber)
 }, Extensions)
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type QuickSearchResult = typeof QuickSearchResult.Type
 
-/** A Locarno classification: code (`06-01`) and title. @since 0.1.0 */
+/**
+ * A Locarno classification: code (`06-01`) and title.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Classification = Schema.Struct({
   code: Schema.String,
   title: Schema.optional(Schema.String)
 }, Extensions)
 
-/** An owner or designer. @since 0.1.0 */
+/**
+ * An owner or designer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Party = Schema.Struct({ name: Schema.String }, Extensions)
 
-/** Everything publicly known about a design. Only `number` is required. @since 0.1.0 */
+/**
+ * Everything publicly known about a design. Only `number` is required.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Design = Schema.Struct({
   number: DesignNumber,
   title: Schema.optional(Schema.String),
@@ -221,10 +283,18 @@ export const Design = Schema.Struct({
   statementOfNewness: Schema.optional(Schema.String)
 }, Extensions)
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type Design = typeof Design.Type
 
-/** Checks a design number without the schema machinery, for hot paths. @since 0.1.0 */
+/**
+ * Checks a design number without the schema machinery, for hot paths.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isDesignNumber = (s: string): s is DesignNumber => /^[A-Za-z0-9]{1,12}$/.test(s)
 
 const decodeQuickSearchResultBySchema = Schema.decodeUnknownEither(QuickSearchResult)
@@ -238,6 +308,7 @@ const isDesignNumberString = (u: unknown): boolean => typeof u === "string" && i
  * through the schema, for its errors.
  *
  * @since 0.2.0
+ * @category decoding
  */
 export const decodeQuickSearchResult = (u: unknown): Either.Either<QuickSearchResult, ParseResult.ParseError> => {
   if (isObject(u)) {
@@ -265,6 +336,7 @@ const dateFields = ["filingDate", "registrationDate", "expiryDate", "lastChanged
  * check does not accept goes through the schema, for its errors.
  *
  * @since 0.2.0
+ * @category decoding
  */
 export const decodeDesign = (u: unknown): Either.Either<Design, ParseResult.ParseError> => {
   if (

@@ -12,7 +12,10 @@ import { checkPace, checkStoreOptions } from "./internal/fleetOptions.js"
 import * as RequestBudget from "./RequestBudget.js"
 import * as TokenStore from "./TokenStore.js"
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category options
+ */
 export interface Options extends FleetRedis.Options, TokenStore.RedisOptions, RequestBudget.Options {}
 
 /**
@@ -20,6 +23,7 @@ export interface Options extends FleetRedis.Options, TokenStore.RedisOptions, Re
  * Fails only on bad options, every one checked before connecting; Redis being down is no failure.
  *
  * @since 0.2.0
+ * @category layers
  */
 export const layer = (
   options: Options = {}

@@ -29,16 +29,29 @@ export interface Connection {
   readonly call: (command: string, ...args: Array<string | number>) => Promise<unknown>
 }
 
-/** A Redis command that failed, timed out, or was not sent because Redis is away. @since 0.2.0 */
+/**
+ * A Redis command that failed, timed out, or was not sent because Redis is away.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
 export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
 
-/** Which client a fleet shares a token and a budget for: never the secret. @since 0.2.0 */
+/**
+ * Which client a fleet shares a token and a budget for: never the secret.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface ClientIdentity {
   readonly tokenUrl: string
   readonly clientId: string
 }
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category models
+ */
 export interface Service {
   /**
    * Sends one command (`command("GET", key)`) and answers Redis's reply; fails with
@@ -49,10 +62,16 @@ export interface Service {
   readonly key: (client: ClientIdentity, name: string) => string
 }
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category tags
+ */
 export class FleetRedis extends Context.Tag("effect-design-search/FleetRedis")<FleetRedis, Service>() {}
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category options
+ */
 export interface Options {
   /** Default `redis://127.0.0.1:6379`. May carry a password; it is never logged. */
   readonly url?: string | undefined
@@ -66,7 +85,10 @@ export interface Options {
   readonly connectTimeout?: Duration.DurationInput | undefined
 }
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category constants
+ */
 export const defaults = {
   url: "redis://127.0.0.1:6379",
   keyPrefix: "design-search",
@@ -80,6 +102,7 @@ export const defaults = {
  * that all of a client's keys share one Redis Cluster slot and a script may touch several.
  *
  * @since 0.2.0
+ * @category utils
  */
 export const keyOf = (prefix: string, client: ClientIdentity, name: string): string =>
   `${prefix}:{${createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)}}:${name}`
@@ -124,6 +147,7 @@ const describe = (error: unknown): string =>
  * its own).
  *
  * @since 0.2.0
+ * @category constructors
  */
 export const make = (redis: Connection, options: Options = {}): Effect.Effect<Service, ConfigError.ConfigError> =>
   Effect.map(checkOptions(options), (checked) => over(redis, checked))
@@ -203,6 +227,7 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
  * working alone.
  *
  * @since 0.2.0
+ * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
   Layer.scoped(
@@ -210,7 +235,12 @@ export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigErro
     Effect.flatMap(checkOptions(options), (checked) => Effect.map(connect(checked), (redis) => over(redis, checked)))
   )
 
-/** The service over a connection the caller owns (configured with `enableOfflineQueue: false`). @since 0.2.0 */
+/**
+ * The service over a connection the caller owns (configured with `enableOfflineQueue: false`).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
 export const layerClient = (redis: Connection, options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
   Layer.effect(FleetRedis, make(redis, options))
 

@@ -15,7 +15,12 @@ import { budgetDefaults, checkPace } from "./internal/fleetOptions.js"
 import type { Pace } from "./internal/fleetOptions.js"
 import type { ClientIdentity } from "./FleetRedis.js"
 
-/** The budget of one client. @since 0.2.0 */
+/**
+ * The budget of one client.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface ClientBudget {
   /** Takes the next slot and says how long to wait for it (zero when it is open now). */
   readonly reserve: Effect.Effect<Duration.Duration>
@@ -23,15 +28,25 @@ export interface ClientBudget {
   readonly backOff: (duration: Duration.Duration) => Effect.Effect<void>
 }
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category models
+ */
 export interface Service {
+  /** The budget of one client id (one per token URL and client id, made on first use). Never fails. */
   readonly forClient: (client: ClientIdentity) => ClientBudget
 }
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category tags
+ */
 export class RequestBudget extends Context.Tag("effect-design-search/RequestBudget")<RequestBudget, Service>() {}
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category options
+ */
 export interface Options {
   /** Calls per second per client id; absent, calls are not paced and only a 429's back-off applies. */
   readonly requestsPerSecond?: number | undefined
@@ -52,7 +67,12 @@ export interface Options {
  */
 export const defaults: typeof budgetDefaults = budgetDefaults
 
-/** Waits for the next slot of `budget`. @since 0.2.0 */
+/**
+ * Waits for the next slot of `budget`.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
 export const take = (budget: ClientBudget): Effect.Effect<void> =>
   Effect.flatMap(budget.reserve, (wait) => Duration.isZero(wait) ? Effect.void : Effect.sleep(wait))
 
@@ -94,11 +114,19 @@ const perClient = (make: (client: ClientIdentity) => ClientBudget): Service => {
   }
 }
 
-/** The budget of this process alone. @since 0.2.0 */
+/**
+ * The budget of this process alone.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
 export const make = (options: Options): Effect.Effect<Service, ConfigError.ConfigError> =>
   Effect.map(checkPace(options), (p) => perClient(() => local(p)))
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category layers
+ */
 export const layer = (options: Options): Layer.Layer<RequestBudget, ConfigError.ConfigError> =>
   Layer.effect(RequestBudget, make(options))
 
@@ -134,6 +162,7 @@ return 1
  * away, each process keeps to the whole budget on its own.
  *
  * @since 0.2.0
+ * @category constructors
  */
 export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
   Effect.flatMap(checkPace(options), (p) =>
@@ -160,6 +189,9 @@ export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.
       })
     ))
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category layers
+ */
 export const layerRedis = (options: Options): Layer.Layer<RequestBudget, ConfigError.ConfigError, FleetRedis> =>
   Layer.effect(RequestBudget, makeRedis(options))

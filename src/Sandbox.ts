@@ -24,39 +24,31 @@ import * as Server from "./sandbox/Server.js"
 import * as State from "./sandbox/State.js"
 
 export {
-  /** @since 0.1.0 */
   type Control,
-  /** @since 0.1.0 */
   type Sandbox,
-  /** @since 0.1.0 */
   SandboxControl
 } from "./sandbox/Control.js"
 export {
-  /** @since 0.1.0 */
   fixedNumbers
 } from "./sandbox/Dataset.js"
 export {
-  /** @since 0.1.0 */
   httpClient
 } from "./sandbox/InProcessClient.js"
 export {
-  /** @since 0.1.0 */
   listenDefaults,
-  /** @since 0.1.0 */
   type ListenOptions,
-  /** @since 0.1.0 */
   type Served
 } from "./sandbox/Server.js"
 export {
-  /** @since 0.1.0 */
   Fault,
-  /** @since 0.1.0 */
   FaultTarget,
-  /** @since 0.1.0 */
   type Stats
 } from "./sandbox/State.js"
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category options
+ */
 export interface Options {
   /** Default `sandbox-client`. */
   readonly clientId?: string | undefined
@@ -74,7 +66,10 @@ export interface Options {
   readonly maxRequestBytes?: number | undefined
 }
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const defaults = {
   clientId: "sandbox-client",
   clientSecret: "sandbox-secret",
@@ -85,13 +80,19 @@ export const defaults = {
   maxRequestBytes: 1024 * 1024
 } as const
 
-/** Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out. @since 0.1.0 */
+/**
+ * Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const inProcessUrl = "https://sandbox.design-search.invalid"
 
 /**
  * Builds a sandbox: generates its dataset and index, and a fresh signing key.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.ConfigError> =>
   Effect.gen(function*() {
@@ -131,6 +132,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
  * tests.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (
   options: Options = {}
@@ -152,6 +154,7 @@ export const layer = (
  * any free port; `host`, default `127.0.0.1`, loopback only).
  *
  * @since 0.1.0
+ * @category options
  */
 export interface ServeOptions extends Options, Server.ListenOptions {}
 
@@ -162,6 +165,7 @@ export interface ServeOptions extends Options, Server.ListenOptions {}
  * (`url`, `port`) and holds the in-process `control` too.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const serve = (
   options: ServeOptions = {}

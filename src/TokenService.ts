@@ -18,7 +18,12 @@ import { chooseTransport } from "./internal/chooseTransport.js"
 import { requestToken as requestTokenOnce } from "./internal/tokenEndpoint.js"
 import * as TokenStore from "./TokenStore.js"
 
-/** Counters of the service's work since it started. @since 0.1.0 */
+/**
+ * Counters of the service's work since it started.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Stats {
   /** Requests sent to the token endpoint, retries included. */
   readonly tokenRequests: number
@@ -30,19 +35,30 @@ export interface Stats {
   readonly sharedTokens: number
 }
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface Service {
-  /** A token valid for at least the configured skew: the cached one, or a fresh one. */
+  /**
+   * A token valid for at least the configured skew: the cached one, or a fresh one. Fails with
+   * `TokenError` when none could be had (refused credentials, an endpoint unavailable through the
+   * retries, an answer that is no token, or the service shut down).
+   */
   readonly get: Effect.Effect<AccessToken.AccessToken, TokenError>
   /**
    * Forgets `token` if it is still the cached one (compare-and-clear), so the next `get` fetches a
-   * new one. Called on a 401; a late 401 for an old token leaves a newer token alone.
+   * new one. Called on a 401; a late 401 for an old token leaves a newer token alone. Never fails.
    */
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
+  /** The counters of the service's work since it started. Never fails. */
   readonly stats: Effect.Effect<Stats>
 }
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category tags
+ */
 export class TokenService extends Context.Tag("effect-design-search/TokenService")<TokenService, Service>() {}
 
 /**
@@ -50,13 +66,17 @@ export class TokenService extends Context.Tag("effect-design-search/TokenService
  * exponential, four retries at most.
  *
  * @since 0.1.0
+ * @category retries
  */
 export const defaultRetrySchedule: Schedule.Schedule<unknown, TokenError> = Schedule.exponential("500 millis").pipe(
   Schedule.jittered,
   Schedule.intersect(Schedule.recurs(4))
 )
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category options
+ */
 export interface Options {
   /** Replaces `defaultRetrySchedule` for transient token endpoint failures. */
   readonly retrySchedule?: Schedule.Schedule<unknown, TokenError> | undefined
@@ -78,6 +98,7 @@ const isTransient = (error: TokenError): boolean => error.reason === "Unavailabl
  * it and stop when it closes. It uses the `TokenStore` of its context, if any.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: Options = {}
@@ -252,7 +273,12 @@ export const make = (
     return { get, invalidate, stats: Effect.sync((): Stats => ({ ...counters })) } satisfies Service
   })
 
-/** The service, with the `TokenStore` of its context if there is one. @since 0.1.0 */
+/**
+ * The service, with the `TokenStore` of its context if there is one.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   options: Options = {}
 ): Layer.Layer<TokenService, never, DesignSearchConfig | HttpClient.HttpClient> =>

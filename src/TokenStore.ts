@@ -16,14 +16,24 @@ import { FleetRedis } from "./FleetRedis.js"
 import { checkStoreOptions, storeDefaults } from "./internal/fleetOptions.js"
 import type { ClientIdentity } from "./FleetRedis.js"
 
-/** A token and where it came from. @since 0.2.0 */
+/**
+ * A token and where it came from.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Obtained {
   readonly token: AccessToken.AccessToken
   /** `true` when another process fetched it; `false` when `fetch` ran here. */
   readonly shared: boolean
 }
 
-/** The store of one client's token. @since 0.2.0 */
+/**
+ * The store of one client's token.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface ClientTokens {
   /**
    * A token that `accept` takes (given the time in epoch milliseconds), from the store; failing
@@ -37,12 +47,19 @@ export interface ClientTokens {
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
 }
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category models
+ */
 export interface Service {
+  /** The store of one client id's token (keyed by token URL and client id). Never fails. */
   readonly forClient: (client: ClientIdentity) => ClientTokens
 }
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category tags
+ */
 export class TokenStore extends Context.Tag("effect-design-search/TokenStore")<TokenStore, Service>() {}
 
 const alone: ClientTokens = {
@@ -50,10 +67,18 @@ const alone: ClientTokens = {
   invalidate: () => Effect.void
 }
 
-/** This process alone: every token is fetched here; what `TokenService` does with no store. @since 0.2.0 */
+/**
+ * This process alone: every token is fetched here; what `TokenService` does with no store.
+ *
+ * @since 0.2.0
+ * @category stores
+ */
 export const memory: Service = { forClient: () => alone }
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category options
+ */
 export interface RedisOptions {
   /**
    * Expiry of the fetch lock (default 10 s), which its holder renews every third of it while it
@@ -119,6 +144,7 @@ const nextPause = (pause: number) => Math.min(pause * 2, 100)
  * Redis never fails a call.
  *
  * @since 0.2.0
+ * @category constructors
  */
 export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
   Effect.zipWith(checkStoreOptions(options), FleetRedis, ({ lockTtl, maxWait }, redis): Service => {
@@ -186,6 +212,9 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
     }
   })
 
-/** @since 0.2.0 */
+/**
+ * @since 0.2.0
+ * @category layers
+ */
 export const layerRedis = (options: RedisOptions = {}): Layer.Layer<TokenStore, ConfigError.ConfigError, FleetRedis> =>
   Layer.effect(TokenStore, makeRedis(options))

@@ -137,7 +137,12 @@ export const fixedDesigns: ReadonlyArray<Design> = [
   fixedDesign("202300001", "Wrist watch", "10-02", "FILED", { filing: "2023-11-30", lastChanged: "2023-11-30" }, "Meridian Time Co., Ltd.", "Aisha Patel")
 ]
 
-/** The fixed record numbers, for docs and tests. */
+/**
+ * The numbers of the records every dataset holds, whatever its size and seed: for docs and tests.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const fixedNumbers = {
   chair: "201900001",
   bottle: "202000002",

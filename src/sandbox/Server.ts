@@ -20,7 +20,12 @@ import * as ControlRoutes from "./ControlRoutes.js"
 import { positiveInt } from "../internal/optionChecks.js"
 import { resetHeader } from "./State.js"
 
-/** Where and how a sandbox is served. @since 0.1.0 */
+/**
+ * Where and how a sandbox is served.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface ListenOptions {
   /** TCP port (default 8787); `0` lets the system pick a free one, reported in `Served.port`. */
   readonly port?: number | undefined
@@ -32,7 +37,10 @@ export interface ListenOptions {
   readonly maxControlBodyBytes?: number | undefined
 }
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category constants
+ */
 export const listenDefaults = {
   port: 8787,
   host: "127.0.0.1",
@@ -40,7 +48,12 @@ export const listenDefaults = {
   maxControlBodyBytes: 1024 * 1024
 } as const
 
-/** A sandbox being served, and how to reach it. @since 0.1.0 */
+/**
+ * A sandbox being served, and how to reach it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Served {
   /** `http://host:port`, with the address actually bound: the token host (`IPAUSTRALIA_AUTH_URL`). */
   readonly url: string
@@ -126,6 +139,7 @@ const closeGracefully = (server: Http.Server, timeout: Duration.Duration): Effec
  * not loopback or a bad port, and with a `ServeError` when the address cannot be bound.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const serve = (
   sandbox: Sandbox,

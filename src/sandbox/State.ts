@@ -4,10 +4,18 @@
  */
 import { Schema } from "effect"
 
-/** What a fault applies to: an endpoint, or all three. @since 0.1.0 */
+/**
+ * What a fault applies to: an endpoint, or all three.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FaultTarget = Schema.Literal("token", "search", "design", "any")
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type FaultTarget = typeof FaultTarget.Type
 
 /** The endpoints the sandbox counts. */
@@ -19,10 +27,14 @@ export type Endpoint = Exclude<FaultTarget, "any">
  * the connection.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const FaultKind = Schema.Literal("respond", "reset", "resetMidBody")
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type FaultKind = typeof FaultKind.Type
 
 /** Header names the transport computes itself: a fault may not set them. */
@@ -45,6 +57,7 @@ const FaultHeaders = Schema.Record({
  * `delayMs` on the sandbox's clock, answered as `kind` says.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Fault = Schema.Struct({
   target: FaultTarget,
@@ -61,10 +74,18 @@ export const Fault = Schema.Struct({
   )
 )
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type Fault = typeof Fault.Type
 
-/** Counters of the sandbox's work. @since 0.1.0 */
+/**
+ * Counters of the sandbox's work.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Stats {
   readonly tokensIssued: number
   readonly requests: { readonly token: number; readonly search: number; readonly design: number }
