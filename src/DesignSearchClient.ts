@@ -64,18 +64,24 @@ export type CommonError =
   | UnexpectedResponseError
 
 /**
+ * What `quickSearch` fails with.
+ *
  * @since 0.1.0
  * @category errors
  */
 export type QuickSearchError = CommonError
 
 /**
+ * What `getDesign` fails with: a 404 is `NotFoundError`.
+ *
  * @since 0.1.0
  * @category errors
  */
 export type GetDesignError = CommonError | NotFoundError
 
 /**
+ * What `searchDesigns` fails with.
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -183,6 +189,8 @@ export const defaultRetrySchedule: Schedule.Schedule<unknown, DesignSearchError>
 )
 
 /**
+ * Options of `make`, `layer` and `layerConfig`.
+ *
  * @since 0.1.0
  * @category options
  */

@@ -17,6 +17,8 @@ import { nonNegative, positive } from "./internal/optionChecks.js"
 export const environments = ["test", "production"] as const
 
 /**
+ * One of `environments`.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -75,6 +77,8 @@ export interface Settings {
 }
 
 /**
+ * The configuration every client and token service of this toolkit reads.
+ *
  * @since 0.1.0
  * @category tags
  */
@@ -220,6 +224,8 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
   })
 
 /**
+ * `make` as a layer: bad options fail it with a `ConfigError`.
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -115,6 +115,8 @@ export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtc
 export const knownStatuses = ["FILED", "REGISTERED", "CERTIFIED", "LAPSED", "CEASED", "EXPIRED", "REFUSED", "WITHDRAWN"] as const
 
 /**
+ * A design's status: the known ones, or any other string as sent.
+ *
  * @since 0.1.0
  * @category schemas
  */

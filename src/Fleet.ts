@@ -13,6 +13,8 @@ import * as RequestBudget from "./RequestBudget.js"
 import * as TokenStore from "./TokenStore.js"
 
 /**
+ * Options of `layer`: the connection's, the token store's and the budget's.
+ *
  * @since 0.2.0
  * @category options
  */

@@ -49,6 +49,8 @@ export interface ClientIdentity {
 }
 
 /**
+ * The fleet's Redis connection, as the token store and the budget use it.
+ *
  * @since 0.2.0
  * @category models
  */
@@ -63,12 +65,16 @@ export interface Service {
 }
 
 /**
+ * The Redis connection of a fleet: `layer` makes its own, `layerClient` wraps the caller's.
+ *
  * @since 0.2.0
  * @category tags
  */
 export class FleetRedis extends Context.Tag("effect-design-search/FleetRedis")<FleetRedis, Service>() {}
 
 /**
+ * Options of `make`, `layer` and `layerClient`.
+ *
  * @since 0.2.0
  * @category options
  */
@@ -86,6 +92,8 @@ export interface Options {
 }
 
 /**
+ * Defaults of `Options`.
+ *
  * @since 0.2.0
  * @category constants
  */

@@ -29,6 +29,8 @@ export interface ClientBudget {
 }
 
 /**
+ * The budgets of the clients of a process or a fleet.
+ *
  * @since 0.2.0
  * @category models
  */
@@ -38,12 +40,16 @@ export interface Service {
 }
 
 /**
+ * How fast calls may go: a `DesignSearchClient` paces its calls by the one in its context.
+ *
  * @since 0.2.0
  * @category tags
  */
 export class RequestBudget extends Context.Tag("effect-design-search/RequestBudget")<RequestBudget, Service>() {}
 
 /**
+ * Options of the budget, in this process or through Redis.
+ *
  * @since 0.2.0
  * @category options
  */
@@ -124,6 +130,8 @@ export const make = (options: Options): Effect.Effect<Service, ConfigError.Confi
   Effect.map(checkPace(options), (p) => perClient(() => local(p)))
 
 /**
+ * `make` as a layer.
+ *
  * @since 0.2.0
  * @category layers
  */
@@ -190,6 +198,8 @@ export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.
     ))
 
 /**
+ * `makeRedis` as a layer.
+ *
  * @since 0.2.0
  * @category layers
  */

@@ -46,6 +46,8 @@ export {
 } from "./sandbox/State.js"
 
 /**
+ * Options of `make`, `layer` and `serve`.
+ *
  * @since 0.1.0
  * @category options
  */
@@ -67,6 +69,8 @@ export interface Options {
 }
 
 /**
+ * Defaults of `Options`.
+ *
  * @since 0.1.0
  * @category constants
  */

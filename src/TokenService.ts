@@ -36,6 +36,8 @@ export interface Stats {
 }
 
 /**
+ * Hands out access tokens: cached, fetched once however many callers ask, refreshed ahead while in use.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -56,6 +58,8 @@ export interface Service {
 }
 
 /**
+ * The token service a `DesignSearchClient` takes its tokens from.
+ *
  * @since 0.1.0
  * @category tags
  */
@@ -74,6 +78,8 @@ export const defaultRetrySchedule: Schedule.Schedule<unknown, TokenError> = Sche
 )
 
 /**
+ * Options of `make` and `layer`.
+ *
  * @since 0.1.0
  * @category options
  */

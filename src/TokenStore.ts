@@ -48,6 +48,8 @@ export interface ClientTokens {
 }
 
 /**
+ * Where tokens are kept: this process alone, or a fleet's Redis.
+ *
  * @since 0.2.0
  * @category models
  */
@@ -57,6 +59,8 @@ export interface Service {
 }
 
 /**
+ * The store a `TokenService` keeps its token in; with none in context, `memory`.
+ *
  * @since 0.2.0
  * @category tags
  */
@@ -76,6 +80,8 @@ const alone: ClientTokens = {
 export const memory: Service = { forClient: () => alone }
 
 /**
+ * Options of `makeRedis` and `layerRedis`.
+ *
  * @since 0.2.0
  * @category options
  */
@@ -213,6 +219,8 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
   })
 
 /**
+ * `makeRedis` as a layer.
+ *
  * @since 0.2.0
  * @category layers
  */
