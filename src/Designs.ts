@@ -198,11 +198,10 @@ const isFilterValues = (u: unknown): boolean =>
 
 /**
  * Decodes a quick search request as `QuickSearchRequest` does with every error reported and
- * unknown keys refused, with the common case checked by hand and returned as given: a search is
- * checked on every call, and the schema's decode costs a good share of a call's CPU. The request
- * has no transformations, so either result is its own wire form (`JSON.stringify` writes the same
- * fields). Anything the hand check does not accept, classes and arrays of another kind included,
- * goes through the schema, for its errors.
+ * unknown keys refused, the common case checked by hand and returned as given (README,
+ * "Where the CPU goes"). The request has no transformations, so either result is its own wire form
+ * (`JSON.stringify` writes the same fields). Anything the hand check does not accept, classes and
+ * arrays of another kind included, goes through the schema, for its errors.
  *
  * @since 0.2.0
  * @category decoding
@@ -304,10 +303,9 @@ const decodeQuickSearchResultBySchema = Schema.decodeUnknownEither(QuickSearchRe
 const isDesignNumberString = (u: unknown): boolean => typeof u === "string" && isDesignNumber(u)
 
 /**
- * Decodes a quick search result, as parsed from JSON, as `QuickSearchResult` does, with the common
- * case (a safe non-negative integer count, design numbers) checked by hand and taken as parsed: the
- * schema's decode costs about as much CPU as the rest of a call's handling. Anything else goes
- * through the schema, for its errors.
+ * Decodes a quick search result, as parsed from JSON, as `QuickSearchResult` does, the common case
+ * (a safe non-negative integer count, design numbers) checked by hand and taken as parsed (README,
+ * "Where the CPU goes"). Anything else goes through the schema, for its errors.
  *
  * @since 0.2.0
  * @category decoding
@@ -332,10 +330,9 @@ const isParty = (u: unknown): boolean => isObject(u) && isString(u.name)
 const dateFields = ["filingDate", "registrationDate", "expiryDate", "lastChanged"] as const
 
 /**
- * Decodes a design, as parsed from JSON, as `Design` does, with the common case checked by hand:
- * an export decodes one design per call, and the schema's decode cost about a tenth of a call's
- * CPU. The dates become `DateTime.Utc`; every other value is taken as parsed. Anything the hand
- * check does not accept goes through the schema, for its errors.
+ * Decodes a design, as parsed from JSON, as `Design` does, the common case checked by hand (README,
+ * "Where the CPU goes"): the dates become `DateTime.Utc`, every other value is taken as parsed.
+ * Anything the hand check does not accept goes through the schema, for its errors.
  *
  * @since 0.2.0
  * @category decoding

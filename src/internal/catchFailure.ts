@@ -1,7 +1,6 @@
 /**
- * `Effect.catchAll` for the hot path. `catchAll` is a match: a success passes its frame and then one
- * more step (`succeed`). `catchAllCause` is a failure-only frame, which a success skips. A plain
- * failure goes to `f` here; any other cause (defects, interruption, several failures) goes to
+ * `Effect.catchAll` as a failure-only frame, which a success skips (README, "Where the CPU goes").
+ * A plain failure goes to `f`; any other cause (defects, interruption, several failures) goes to
  * `catchAll` itself, so the outcome is `catchAll`'s in every case.
  */
 import { Effect } from "effect"

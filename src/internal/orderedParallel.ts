@@ -1,6 +1,6 @@
 /**
  * `mapInOrder`: what `Stream.mapEffect(f, { concurrency })` does for an array, in order, at a
- * fraction of its cost per element (its channel machinery costs more CPU than a design request).
+ * fraction of its cost per element (README, "Where the CPU goes").
  * `concurrency` workers take the items in turn, at most `4 × concurrency` results wait to be read,
  * and each pull emits the next `concurrency / 2` results in order once they are all there. A
  * failure is emitted in its place: the results before it first, then the stream fails; no call
@@ -24,8 +24,7 @@ export const mapInOrder = <A, B, E, R>(
     // set by the first failure: no worker starts another call
     let failed = false
     // The reader waiting for the result at `awaited` (the first missing one of its batch), and the
-    // workers waiting for room in the buffer: woken through `Effect.async` callbacks, which cost
-    // far less than a `Deferred` per wait.
+    // workers waiting for room in the buffer: woken through `Effect.async` callbacks.
     let reader: ((_: Effect.Effect<void>) => void) | undefined
     let awaited = -1
     const waitingWorkers: Array<(_: Effect.Effect<void>) => void> = []
@@ -77,7 +76,7 @@ export const mapInOrder = <A, B, E, R>(
     })
     yield* Effect.forkIn(Effect.all(Array.from({ length: Math.min(concurrency, n) }, () => worker), { concurrency: "unbounded", discard: true }), scope)
 
-    // A pull costs the stream about as much as a small request: each waits for a batch of results.
+    // each pull waits for a batch of results
     const batch = Math.max(1, Math.floor(concurrency / 2))
     const read: Effect.Effect<Chunk.Chunk<B>, Option.Option<E>> = Effect.suspend(() => {
       if (head === n) return Effect.fail(Option.none())

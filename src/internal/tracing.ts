@@ -1,7 +1,7 @@
 /**
- * Spans only when someone listens. A span per request costs more CPU than a request on a fast
- * transport; with Effect's built-in tracer nothing reads them, so operations and requests are
- * wrapped in spans only when the application installed another tracer (OpenTelemetry, say).
+ * Spans only when someone listens: operations and requests are wrapped in spans only when the
+ * application installed a tracer other than Effect's built-in one, which nothing reads (README,
+ * "Where the CPU goes").
  */
 import { Effect, Tracer } from "effect"
 import { globalValue } from "effect/GlobalValue"

@@ -2,7 +2,7 @@
  * The transport over undici's dispatcher: each call is one undici dispatch handler that buffers the
  * body itself, settled in one `Effect.async` step. It is the adapter the client uses over the
  * default transport (`UndiciHttpClient.layer`), which says so by providing `Dispatcher` beside
- * its `HttpClient`. Why it exists: README, "Performance", "Where the CPU goes".
+ * its `HttpClient` (README, "Where the CPU goes").
  */
 import type { HttpClient } from "@effect/platform"
 import { Context, Duration, Effect } from "effect"

@@ -182,9 +182,8 @@ export const make = (config: AppConfig): HttpApp.Default => {
     })
 
   /**
-   * The JSON of each design served, encoded once: designs never change, and encoding one (four
-   * dates among its fields) is most of what answering it costs. Grows with the designs asked for,
-   * at most the dataset.
+   * The JSON of each design served, encoded once: designs never change (README, "Where the CPU
+   * goes"). Grows with the designs asked for, at most the dataset.
    */
   const encodedDesigns = new WeakMap<Design, Uint8Array>()
   const designAnswer = (design: Design) => {
