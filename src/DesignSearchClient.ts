@@ -2,7 +2,9 @@
  * The `DesignSearchClient`: the two operations of the design search API (quick search, get by
  * design number) and `searchDesigns`, a stream of full designs for a query. Requests are checked
  * against their schema before anything is sent; every answer becomes an `ApiResponse` or one of the
- * tagged errors of `ApiError`, with the exact union each operation can produce.
+ * tagged errors of `ApiError`, with the exact union each operation can produce. The client builds
+ * each call, sends it through the transport chosen when it was made (`internal/transport.ts`), and
+ * classifies the answer; tokens, the request budget, 401s and retries are its business too.
  *
  * @since 0.1.0
  */

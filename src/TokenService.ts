@@ -4,7 +4,8 @@
  * callers wait (single flight); a refresh ahead of expiry only for a token that is in use; a
  * compare-and-clear `invalidate` for 401s. Time comes from Effect's `Clock`. With a `TokenStore` in
  * its context (`TokenStore.layerRedis`), fetches and refreshes go through it, to share one token
- * across a fleet of processes.
+ * across a fleet of processes. What a token request is and what its answer means is the token
+ * endpoint's protocol (`internal/tokenEndpoint.ts`); this module is the cache around it.
  *
  * @since 0.1.0
  */
@@ -15,7 +16,7 @@ import * as AccessToken from "./AccessToken.js"
 import { TokenError } from "./ApiError.js"
 import { DesignSearchConfig } from "./DesignSearchConfig.js"
 import { chooseTransport } from "./internal/chooseTransport.js"
-import { requestToken as requestTokenOnce } from "./internal/tokenEndpoint.js"
+import * as TokenEndpoint from "./internal/tokenEndpoint.js"
 import * as TokenStore from "./TokenStore.js"
 
 /**
@@ -124,9 +125,10 @@ export const make = (
     const skewMillis = Duration.toMillis(config.expirySkew)
     const refreshBeforeMillis = Duration.toMillis(config.refreshBefore)
 
+    /** One token request, counted. */
     const requestToken = Effect.zipRight(
       Effect.sync(() => void counters.tokenRequests++),
-      requestTokenOnce(transport, config, config.tokenUrl, config.tokenTimeout)
+      TokenEndpoint.requestToken(transport, config, config.tokenUrl, config.tokenTimeout)
     )
     const expiresMillis = (token: AccessToken.AccessToken) => DateTime.toEpochMillis(token.expiresAt)
     // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
