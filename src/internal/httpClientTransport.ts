@@ -8,7 +8,7 @@ import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Effect, Option, Stream } from "effect"
 import type { Answer, Base, Call, Limits, SendError, Transport } from "./transport.js"
-import { bodyTooLarge, CappedBody, declaredOverCap, timeoutDetail, transportError } from "./transport.js"
+import { bodyTooLarge, CappedBody, declaredOverCap, originOf, timeoutDetail, transportError } from "./transport.js"
 
 /** A platform client error as the call's `TransportError`: no answer, or a body cut short. */
 const fromClientError = (error: HttpClientError.HttpClientError) =>
@@ -20,6 +20,17 @@ const fromClientError = (error: HttpClientError.HttpClientError) =>
   )
 
 /**
+ * Drops a body unread: its stream is started and stopped at once, which closes it (and, over a
+ * socket, the connection), whether or not any of it has arrived.
+ */
+const discard = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Effect.ignore(Effect.raceFirst(Stream.runHead(response.stream), Effect.yieldNow()))
+
+/** A body the platform reports as absent (a 204 of a web `Response`, say) is empty text. */
+const isEmptyBody = (error: HttpClientError.ResponseError | SendError) =>
+  error._tag === "ResponseError" && error.reason === "EmptyBody"
+
+/**
  * Reads a response body as text, refusing one over `maxBytes`: by `Content-Length` before
  * reading, by counting while streaming otherwise.
  */
@@ -27,20 +38,18 @@ const readCapped = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
 ): Effect.Effect<string, SendError> => {
-  const declared = declaredOverCap(response.headers["content-length"], maxBytes)
-  // Refused unread: the body is dropped (one chunk read, then the stream closed), not left open.
-  if (declared !== undefined) {
-    return Effect.zipRight(
-      Effect.ignore(Stream.runHead(response.stream)),
-      Effect.fail(bodyTooLarge(response.status, declared, maxBytes))
-    )
-  }
+  const contentLength = response.headers["content-length"]
+  const declared = declaredOverCap(contentLength, maxBytes)
+  if (declared !== undefined) return Effect.zipRight(discard(response), Effect.fail(bodyTooLarge(response.status, declared, maxBytes)))
+  // within the cap by its own word: read whole
+  if (contentLength !== undefined && /^\d+$/.test(contentLength)) return Effect.mapError(response.text, fromClientError)
   return Effect.suspend(() => {
     const body = new CappedBody(maxBytes)
     return Stream.runForEach(response.stream, (chunk) =>
       body.add(chunk) ? Effect.void : Effect.fail(bodyTooLarge(response.status, body.overCapSize, maxBytes))).pipe(
-        Effect.mapError((error) => error._tag === "ResponseError" ? fromClientError(error) : error),
-        Effect.map(() => body.text())
+        Effect.map(() => body.text()),
+        Effect.catchIf(isEmptyBody, () => Effect.succeed("")),
+        Effect.mapError((error) => error._tag === "ResponseError" ? fromClientError(error) : error)
       )
   })
 }
@@ -67,7 +76,7 @@ const confineAuthorization = (client: HttpClient.HttpClient, origin: string): Ht
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
       Effect.flatMap(request, (r) =>
         client.execute(
-          r.url.startsWith(origin + "/") || r.headers["authorization"] === undefined ? r : withoutAuthorization(r)
+          r.headers["authorization"] === undefined || originOf(r.url) === origin ? r : withoutAuthorization(r)
         )),
     Effect.succeed
   )

@@ -66,6 +66,14 @@ export const splitUrl = (url: string): Base | undefined => {
   return { origin: url.slice(0, slash), path: path === "/" ? "" : path }
 }
 
+/** The origin of an absolute URL (`scheme://host[:port]`), as it is written; `""` if it has none. */
+export const originOf = (url: string): string => {
+  const scheme = url.indexOf("://")
+  if (scheme <= 0) return ""
+  const end = url.slice(scheme + 3).search(/[/?#]/)
+  return end < 0 ? url : url.slice(0, scheme + 3 + end)
+}
+
 /** The path of `call` on the wire: the base's path and the call's, `/` at least. */
 export const wirePath = (base: Base, call: Call): string => base.path + call.path || "/"
 
