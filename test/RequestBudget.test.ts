@@ -1,11 +1,15 @@
 /**
  * `RequestBudget` in one process, on simulated time: evenly spaced slots, bursts, a 429's back-off
- * holding every call of the client, bad options refused, and no pacing without a budget.
+ * holding every call of the client, bad options refused, and no pacing without a budget. And
+ * `RequestBudget.layerRedis` against a real `redis-server`: two connections, standing for two
+ * processes, share the slots and the back-off.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
+import { pair } from "./support/fleetLayers.js"
 import { clientLayer, sandboxStats } from "./support/layers.js"
+import { redisServer } from "./support/redis.js"
 
 const client = { tokenUrl: "https://auth.example/token", clientId: "a" }
 
@@ -134,4 +138,18 @@ describe("RequestBudget", () => {
       expect((yield* sandboxStats).requests.search).toBe(5)
       yield* Fiber.join(fiber)
     }).pipe(Effect.provide(clientLayer())))
+})
+
+describe("RequestBudget.layerRedis", () => {
+  it.scopedLive("shares slots and a 429's back-off between processes", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const [a, b] = yield* pair(redis.url)
+      // 10 per second, taken alternately by both: each slot 100 ms after the last, whoever takes it
+      const waits = yield* Effect.forEach([a, b, a, b], (m) => Effect.map(m.budget.reserve, Duration.toMillis))
+      expect(waits[0]).toBe(0)
+      for (let i = 1; i < waits.length; i++) expect(waits[i]! - waits[i - 1]!).toBeGreaterThanOrEqual(90)
+      yield* a.budget.backOff(Duration.seconds(30))
+      expect(Duration.toMillis(yield* b.budget.reserve)).toBeGreaterThan(25_000)
+    }))
 })

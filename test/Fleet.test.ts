@@ -1,0 +1,55 @@
+/**
+ * `Fleet.layer` against a real `redis-server`, in this process: wired below `DesignSearchClient.layer`
+ * as the README wires it, two clients share one token; its own options fail before any connection.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { createServer } from "node:net"
+import { DesignSearchClient, Fleet, TokenService } from "../src/index.js"
+import { freshPrefix } from "./support/fleetLayers.js"
+import { sandboxLayer, sandboxStats } from "./support/layers.js"
+import { listening } from "./support/loopback.js"
+import { redisServer } from "./support/redis.js"
+
+/** A loopback TCP listener that counts the connections made to it, closed with the scope. */
+const connectionCounter = Effect.suspend(() => {
+  let count = 0
+  const server = createServer((socket) => {
+    count++
+    socket.destroy()
+  })
+  return Effect.map(listening(server), (port) => ({ port, connections: () => count }))
+})
+
+/** What building `layer` fails with, as text. */
+const failure = <A, E>(layer: Layer.Layer<A, E>) => Effect.map(Effect.flip(Effect.scoped(Layer.build(layer))), String)
+
+describe("Fleet.layer", () => {
+  it.scopedLive("provided below DesignSearchClient.layer, as the README wires it: a second client takes the first one's token", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const keyPrefix = freshPrefix()
+      const connect = Effect.map(
+        Layer.build(DesignSearchClient.layer().pipe(Layer.provide(Layer.orDie(Fleet.layer({ url: redis.url, keyPrefix }))))),
+        (context) => ({ client: Context.get(context, DesignSearchClient.DesignSearchClient), tokens: Context.get(context, TokenService.TokenService) })
+      )
+      const first = yield* connect
+      const second = yield* connect
+      yield* first.client.quickSearch({ query: "chair" })
+      yield* second.client.quickSearch({ query: "chair" })
+      expect((yield* sandboxStats).requests.token).toBe(1)
+      expect(yield* first.tokens.stats).toMatchObject({ tokenRequests: 1, sharedTokens: 0 })
+      expect(yield* second.tokens.stats).toMatchObject({ tokenRequests: 0, sharedTokens: 1 })
+    }).pipe(Effect.provide(sandboxLayer())))
+
+  it.live("the fleet's own options fail as a ConfigError naming the option, before any connection is made", () =>
+    Effect.gen(function*() {
+      const listener = yield* connectionCounter
+      const counted = `redis://127.0.0.1:${listener.port}`
+      expect(yield* failure(Fleet.layer({ url: counted, lockTtl: "0 millis" }))).toContain("lockTtl must be positive")
+      expect(yield* failure(Fleet.layer({ url: counted, maxWait: -1 }))).toContain("maxWait")
+      expect(yield* failure(Fleet.layer({ url: counted, requestsPerSecond: 0 }))).toContain("requestsPerSecond")
+      expect(yield* failure(Fleet.layer({ url: counted, burst: 1.5 }))).toContain("burst")
+      expect(listener.connections()).toBe(0)
+    }).pipe(Effect.scoped))
+})

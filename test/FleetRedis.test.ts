@@ -1,0 +1,156 @@
+/**
+ * `FleetRedis` against a real `redis-server`, in this process: a Redis slower than the command
+ * timeout counts as away, bad options are refused without telling a password, keys never name the
+ * secret, and an `ioredis` client the caller owns is a `Connection` the service sends over, whose
+ * failures are `FleetUnavailable` and never defects.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Layer, Option } from "effect"
+import type { Scope } from "effect"
+import { Redis } from "ioredis"
+import { FleetRedis } from "../src/index.js"
+import { always, client, freshPrefix, pair, tokenOf, valueOf } from "./support/fleetLayers.js"
+import { redisServer } from "./support/redis.js"
+
+/**
+ * An `ioredis` client configured as `FleetRedis` asks of a caller's own (`enableOfflineQueue: false`),
+ * made with `lazyConnect` so that nothing connects until asked, disconnected when the scope closes.
+ */
+const ownClient = (port: number): Effect.Effect<Redis, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const redis = new Redis({
+        host: "127.0.0.1",
+        port,
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null
+      })
+      // connection errors are answered per command
+      redis.on("error", () => {})
+      return redis
+    }),
+    (redis) => Effect.sync(() => redis.disconnect())
+  )
+
+/** Waits (at most 10 s) for `redis` to be ready: the signal is ioredis's own `ready` event. */
+const readyOf = (redis: Redis): Effect.Effect<Effect.Effect<void, string>> =>
+  Effect.map(Deferred.make<void>(), (ready) => {
+    redis.once("ready", () => Deferred.unsafeDone(ready, Effect.void))
+    return Deferred.await(ready).pipe(
+      Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => `never ready (${redis.status})` })
+    )
+  })
+
+/** The service over `redis` by `layerClient`, alive for the rest of the scope. */
+const serviceOver = (redis: FleetRedis.Connection, options: FleetRedis.Options = {}) =>
+  Effect.map(Layer.build(Layer.orDie(FleetRedis.layerClient(redis, options))), Context.get(FleetRedis.FleetRedis))
+
+/** `command`'s exit must be a `FleetUnavailable` failure, never a defect or an interruption. */
+const expectUnavailable = (exit: Exit.Exit<unknown, FleetRedis.FleetUnavailable>) => {
+  expect(Exit.isFailure(exit)).toBe(true)
+  if (Exit.isSuccess(exit)) return
+  expect(Cause.isDie(exit.cause)).toBe(false)
+  expect(Cause.isInterrupted(exit.cause)).toBe(false)
+  const failure = Cause.failureOption(exit.cause)
+  expect(Option.isSome(failure)).toBe(true)
+  if (Option.isNone(failure)) return
+  expect(failure.value).toBeInstanceOf(FleetRedis.FleetUnavailable)
+  expect(failure.value._tag).toBe("FleetUnavailable")
+  expect(failure.value.detail).not.toBe("")
+}
+
+describe("FleetRedis", () => {
+  it.scopedLive("a Redis slower than the command timeout counts as away: the token is fetched here", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const [a, b] = yield* pair(redis.url)
+      // the server stops answering anyone for 2 seconds
+      yield* Effect.forkScoped(Effect.ignore(b.redis.command("DEBUG", "SLEEP", "2")))
+      yield* Effect.yieldNow()
+      const obtained = yield* a.tokens.obtain(tokenOf("local"), always)
+      expect([obtained.shared, valueOf(obtained)]).toEqual([false, "local"])
+      expect(Duration.toMillis(FleetRedis.defaults.commandTimeout)).toBeLessThan(2000)
+    }))
+
+  it.live("bad options are a ConfigError naming the option; a URL's password is never told", () =>
+    Effect.gen(function*() {
+      const failure = <A, E>(layer: Layer.Layer<A, E>) =>
+        Effect.map(Effect.flip(Effect.scoped(Layer.build(layer))), String)
+      const url = yield* failure(FleetRedis.layer({ url: "http://user:hunter2@cache.internal:6379" }))
+      expect(url).toContain("url must be a redis:// or rediss:// URL")
+      expect(url).not.toContain("hunter2")
+      expect(yield* failure(FleetRedis.layer({ url: "not a url" }))).toContain("url")
+      expect(yield* failure(FleetRedis.layer({ keyPrefix: "" }))).toContain("keyPrefix")
+      expect(yield* failure(FleetRedis.layer({ commandTimeout: 0 }))).toContain("commandTimeout must be positive")
+      // the fleet's own options: test/Fleet.test.ts
+    }))
+
+  it("keys name the client by a digest of token URL and client id, never the secret", () => {
+    const key = FleetRedis.keyOf("p", client, "token")
+    expect(key).toMatch(/^p:\{[0-9a-f]{32}\}:token$/)
+    expect(key).not.toContain(client.clientId)
+    expect(FleetRedis.keyOf("p", { ...client, clientId: "other" }, "token")).not.toBe(key)
+    expect(FleetRedis.keyOf("p", { ...client, tokenUrl: "https://auth.example/other" }, "token")).not.toBe(key)
+    expect(FleetRedis.keyOf("p", client, "lock")).toBe(key.replace(/token$/, "lock"))
+  })
+})
+
+describe("FleetRedis.Connection", () => {
+  it.scoped("an ioredis client is a Connection: a lazy one waits, unconnected, until asked", () =>
+    Effect.gen(function*() {
+      // the type-level check: an ioredis client fits the public interface as it is
+      const connection: FleetRedis.Connection = yield* ownClient(6379)
+      expect(connection.status).toBe("wait")
+      expect(typeof connection.connect).toBe("function")
+      expect(typeof connection.call).toBe("function")
+    }))
+
+  it.scopedLive("layerClient over the caller's ioredis client connects a lazy one and sends its commands", () =>
+    Effect.gen(function*() {
+      const server = yield* redisServer
+      const redis = yield* ownClient(server.port)
+      const ready = yield* readyOf(redis)
+      const service = yield* serviceOver(redis, { keyPrefix: freshPrefix() })
+      // the layer started the lazy client connecting: nothing else asked it to
+      yield* ready
+      expect(redis.status).toBe("ready")
+      const key = service.key(client, "probe")
+      expect(yield* service.command("SET", key, "v")).toBe("OK")
+      expect(yield* service.command("GET", key)).toBe("v")
+      // what the service sent is in Redis, as the client itself reads it
+      expect(yield* Effect.promise(() => redis.get(key))).toBe("v")
+      // a command Redis refuses is a FleetUnavailable too
+      expectUnavailable(yield* Effect.exit(service.command("NO-SUCH-COMMAND")))
+    }))
+
+  it.scopedLive("with the caller's Redis stopped, a command fails with FleetUnavailable, not a defect", () =>
+    Effect.gen(function*() {
+      const server = yield* redisServer
+      const redis = yield* ownClient(server.port)
+      const ready = yield* readyOf(redis)
+      const service = yield* serviceOver(redis)
+      yield* ready
+      expect(yield* service.command("PING")).toBe("PONG")
+      yield* server.stop
+      expectUnavailable(yield* Effect.exit(service.command("GET", "k")))
+      // and again while it is away: at once, still a failure
+      expectUnavailable(yield* Effect.exit(service.command("GET", "k")))
+    }))
+
+  it.scopedLive("over a client that can reach no Redis, a command fails with FleetUnavailable, not a defect", () =>
+    Effect.gen(function*() {
+      // a port where a Redis was and is no longer: nothing listens there
+      const server = yield* redisServer
+      yield* server.stop
+      const redis = yield* ownClient(server.port)
+      const closed = yield* Deferred.make<void>()
+      redis.once("end", () => Deferred.unsafeDone(closed, Effect.void))
+      const service = yield* serviceOver(redis)
+      expectUnavailable(yield* Effect.exit(service.command("SET", "k", "v")))
+      // once ioredis gave up connecting, still a failure and never a defect
+      yield* Deferred.await(closed).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "never ended" }))
+      expectUnavailable(yield* Effect.exit(service.command("GET", "k")))
+    }))
+})
