@@ -147,7 +147,9 @@ const serve = (latencyMs: number) =>
       !request.url.includes("/design/") ? sandbox.app : Effect.suspend(() => {
         const start = performance.now()
         return Effect.sleep(Duration.millis(latencyMs)).pipe(
-          Effect.zipRight(Effect.sync(() => void delays.sandbox.push(performance.now() - start))),
+          Effect.zipRight(Effect.sync(() =>
+            void delays.sandbox.push(performance.now() - start)
+          )),
           Effect.zipRight(sandbox.app)
         )
       }))
@@ -247,7 +249,12 @@ const startServer = (latencyMs: number) =>
     let out = ""
     child.stdout?.on("data", (data: Buffer) => {
       out += data.toString()
-      if (out.includes("\n")) resolvePromise({ endpoints: JSON.parse(out.split("\n")[0]!), stop: () => child.kill("SIGTERM") })
+      if (out.includes("\n")) {
+        resolvePromise({
+          endpoints: JSON.parse(out.split("\n")[0]!),
+          stop: () => child.kill("SIGTERM")
+        })
+      }
     })
   })
 
@@ -291,12 +298,16 @@ const toolkitExport = (target: Target, concurrency: number) =>
     Effect.runPromise(
       Effect.gen(function*() {
         const client = yield* DesignSearchClient.DesignSearchClient
-        return yield* Stream.runCount(client.searchDesigns(query, { concurrency, onSearch: () => Effect.sync(onSearch) }))
+        return yield* Stream.runCount(
+          client.searchDesigns(query, { concurrency, onSearch: () => Effect.sync(onSearch) })
+        )
       }).pipe(
-        Effect.provide(DesignSearchClient.layer().pipe(
-          Layer.provide(UndiciHttpClient.layer),
-          Layer.provide(Layer.orDie(DesignSearchConfig.layer(target)))
-        )),
+        Effect.provide(
+          DesignSearchClient.layer().pipe(
+            Layer.provide(UndiciHttpClient.layer),
+            Layer.provide(Layer.orDie(DesignSearchConfig.layer(target)))
+          )
+        ),
         Effect.orDie
       )
     )
@@ -325,7 +336,10 @@ const undiciExport = (target: Target, concurrency: number) =>
         headers: { authorization, "content-type": "application/json", accept: "application/json" },
         body: JSON.stringify(query)
       })
-      const searched = (await s.body.json()) as { data?: { designNumbers: Array<string> }; designNumbers?: Array<string> }
+      const searched = (await s.body.json()) as {
+        data?: { designNumbers: Array<string> }
+        designNumbers?: Array<string>
+      }
       const numbers = searched.data?.designNumbers ?? searched.designNumbers ?? []
       onSearch()
       const out: Array<unknown> = new Array(numbers.length)
@@ -511,5 +525,6 @@ if (isMain && process.argv[2] === "serve") {
   })
 } else if (isMain) {
   run({ rounds: Number(process.argv[2] ?? 3) }).then((r) =>
-    process.stdout.write(JSON.stringify(r, (k, v) => (k === "samples" ? undefined : v), 2) + "\n"))
+    process.stdout.write(JSON.stringify(r, (k, v) => (k === "samples" ? undefined : v), 2) + "\n")
+  )
 }

@@ -12,7 +12,8 @@ const server = createServer((request, response) => {
   request.on("data", (chunk: Buffer) => chunks.push(chunk))
   request.on("end", () => {
     const body = request.url?.endsWith("/access_token") ? token : result
-    const status = request.url?.endsWith("/access_token") || request.headers.authorization === "Bearer bench.token.value" ? 200 : 401
+    const status =
+      request.url?.endsWith("/access_token") || request.headers.authorization === "Bearer bench.token.value" ? 200 : 401
     response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
     response.end(body)
   })

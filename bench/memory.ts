@@ -130,7 +130,18 @@ const spawnChild = (variant: Variant, origin: string, first: number, last: numbe
   new Promise<Sample>((resolvePromise, reject) => {
     const proc = spawn(
       process.execPath,
-      ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "child", variant, origin, String(first), String(last), String(step)],
+      [
+        "--expose-gc",
+        "--import",
+        "tsx",
+        fileURLToPath(import.meta.url),
+        "child",
+        variant,
+        origin,
+        String(first),
+        String(last),
+        String(step)
+      ],
       { stdio: ["ignore", "pipe", "inherit"] }
     )
     let out = ""
@@ -147,8 +158,18 @@ export interface MemoryResult {
   readonly rounds: number
   readonly concurrency: number
   readonly requests: { readonly first: number; readonly last: number }
-  readonly toolkit: { readonly growthMB: number; readonly slopeKBPer10k: number; readonly heapFirstMB: number; readonly heapLastMB: number }
-  readonly undici: { readonly growthMB: number; readonly slopeKBPer10k: number; readonly heapFirstMB: number; readonly heapLastMB: number }
+  readonly toolkit: {
+    readonly growthMB: number
+    readonly slopeKBPer10k: number
+    readonly heapFirstMB: number
+    readonly heapLastMB: number
+  }
+  readonly undici: {
+    readonly growthMB: number
+    readonly slopeKBPer10k: number
+    readonly heapFirstMB: number
+    readonly heapLastMB: number
+  }
   /**
    * Toolkit growth ÷ raw undici growth; `null` when the baseline grows by less than 0.1 MB (or
    * shrinks), where the quotient means nothing: see `growthOverBaselineMB` and `heapRatioToUndici`.
@@ -179,7 +200,11 @@ export const run = async (
   const samples: Array<Sample> = []
   try {
     for (const variant of ["undici", "toolkit"] as const) {
-      samples.push(...await Promise.all(Array.from({ length: rounds }, () => spawnChild(variant, server.origin, first, last, step))))
+      samples.push(
+        ...await Promise.all(
+          Array.from({ length: rounds }, () => spawnChild(variant, server.origin, first, last, step))
+        )
+      )
     }
   } finally {
     server.stop()
@@ -212,7 +237,10 @@ export const run = async (
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href && process.argv[2] === "child") {
+if (
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href &&
+  process.argv[2] === "child"
+) {
   const [, , , variant, origin, first, last, step] = process.argv
   child(variant as Variant, origin!, Number(first), Number(last), Number(step)).catch((e: unknown) => {
     process.stderr.write(`${String(e)}\n`)
@@ -220,5 +248,6 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(p
   })
 } else if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   run({ rounds: Number(process.argv[2] ?? 3), last: Number(process.argv[3] ?? 200_000) }).then((r) =>
-    process.stdout.write(JSON.stringify(r, null, 2) + "\n"))
+    process.stdout.write(JSON.stringify(r, null, 2) + "\n")
+  )
 }

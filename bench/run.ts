@@ -31,7 +31,8 @@ import * as TokenEconomy from "./tokenEconomy.js"
 const quick = process.argv.includes("--quick")
 const started = performance.now()
 const seconds = (from: number) => round((performance.now() - from) / 1000, 1)
-const log = (message: string) => process.stderr.write(`[bench ${seconds(started).toFixed(1).padStart(6)} s] ${message}\n`)
+const log = (message: string) =>
+  process.stderr.write(`[bench ${seconds(started).toFixed(1).padStart(6)} s] ${message}\n`)
 
 const timedStep = async <A>(name: string, f: () => Promise<A> | A): Promise<{ result: A; seconds: number }> => {
   const start = performance.now()
@@ -51,7 +52,10 @@ interface Headline {
   readonly met: boolean | null
 }
 
-const verdict = (met: boolean | null, target: string) => (met === null ? `(${target})` : met ? `met (${target})` : `NOT MET (${target})`)
+const verdict = (
+  met: boolean | null,
+  target: string
+) => (met === null ? `(${target})` : met ? `met (${target})` : `NOT MET (${target})`)
 const ratioOf = (value: number, baseline: number) => (baseline === 0 ? null : round(value / baseline))
 const fmt = (n: number, digits = 3) => String(round(n, digits))
 
@@ -67,22 +71,36 @@ const main = async () => {
   }
   const rounds = quick ? 1 : 3
 
-  const throughput = await timedStep("throughput (raw undici, fetch, toolkit over layerUndici and the default transport; c1, c64)", () =>
-    Throughput.run(UndiciHttpClient.layer, quick ? { rounds, requests: 1_000 } : { rounds }))
-  const exported = await timedStep("export (10,000 designs, 2 ms latency, concurrency 16)", () =>
-    Export.run(quick ? { rounds, warmUps: 1, modes: ["proxy"] } : { rounds }))
+  const throughput = await timedStep(
+    "throughput (raw undici, fetch, toolkit over layerUndici and the default transport; c1, c64)",
+    () => Throughput.run(UndiciHttpClient.layer, quick ? { rounds, requests: 1_000 } : { rounds })
+  )
+  const exported = await timedStep(
+    "export (10,000 designs, 2 ms latency, concurrency 16)",
+    () => Export.run(quick ? { rounds, warmUps: 1, modes: ["proxy"] } : { rounds })
+  )
   const [memory, tokens] = await Promise.all([
-    timedStep("memory (heap after 20k and 200k requests; one process each)", () =>
-      Memory.run(quick ? { rounds: 2, first: 2_000, last: 6_000, step: 2_000 } : { rounds })),
-    timedStep("token economy (TestClock: cold, 24 h steady, 24 h idle)", () =>
-      TokenEconomy.run(quick ? { rounds, hours: 3, coldCalls: 200 } : { rounds }))
+    timedStep(
+      "memory (heap after 20k and 200k requests; one process each)",
+      () => Memory.run(quick ? { rounds: 2, first: 2_000, last: 6_000, step: 2_000 } : { rounds })
+    ),
+    timedStep(
+      "token economy (TestClock: cold, 24 h steady, 24 h idle)",
+      () => TokenEconomy.run(quick ? { rounds, hours: 3, coldCalls: 200 } : { rounds })
+    )
   ])
-  const cli = await timedStep("CLI start (node dist/cli/main.js --help vs node -e 0)", () =>
-    CliStart.run({ rounds: quick ? 3 : 10 }))
-  const fleet = await timedStep("fleet token economy (worker processes × cold calls, sharing through redis-server vs each alone)", () =>
-    Fleet.run(quick ? { rounds, processes: 4, calls: 20 } : { rounds }))
-  const search = await timedStep("sandbox search (200,000 designs)", () =>
-    quick ? SandboxSearch.run(20_000, 5) : SandboxSearch.run())
+  const cli = await timedStep(
+    "CLI start (node dist/cli/main.js --help vs node -e 0)",
+    () => CliStart.run({ rounds: quick ? 3 : 10 })
+  )
+  const fleet = await timedStep(
+    "fleet token economy (worker processes × cold calls, sharing through redis-server vs each alone)",
+    () => Fleet.run(quick ? { rounds, processes: 4, calls: 20 } : { rounds })
+  )
+  const search = await timedStep(
+    "sandbox search (200,000 designs)",
+    () => quick ? SandboxSearch.run(20_000, 5) : SandboxSearch.run()
+  )
 
   // -------------------------------------------------------------------------------------------
   // Headline figures
@@ -98,7 +116,8 @@ const main = async () => {
     transportRatioC64: {
       value: atC64.variants.toolkitDefault.ratioToUndici,
       baseline: atC64.variants.undici.requestsPerSecond,
-      baselineIs: "raw undici requests/s at concurrency 64 (the value is already the ratio to it: the median of the paired rounds' ratios)",
+      baselineIs:
+        "raw undici requests/s at concurrency 64 (the value is already the ratio to it: the median of the paired rounds' ratios)",
       ratio: atC64.variants.toolkitDefault.ratioToUndici,
       target: "≥ 0.8",
       met: atC64.variants.toolkitDefault.ratioToUndici >= 0.8
@@ -122,7 +141,8 @@ const main = async () => {
     dayTokenRequests: {
       value: t.day.tokenRequests,
       baseline: t.day.baselineLifetimes,
-      baselineIs: `${t.day.simulatedHours} h ÷ ${t.tokenLifetimeHours} h token lifetime (a lazy cache measured ${t.day.baselineLazyCache})`,
+      baselineIs:
+        `${t.day.simulatedHours} h ÷ ${t.tokenLifetimeHours} h token lifetime (a lazy cache measured ${t.day.baselineLazyCache})`,
       ratio: ratioOf(t.day.tokenRequests, t.day.baselineLifetimes),
       target: t.day.target,
       met: t.day.met
@@ -170,7 +190,8 @@ const main = async () => {
     fleetTokenRequests: {
       value: f.shared,
       baseline: f.alone,
-      baselineIs: `the same ${f.processes} processes × ${f.calls} cold calls, each alone with the in-memory default (measured)`,
+      baselineIs:
+        `the same ${f.processes} processes × ${f.calls} cold calls, each alone with the in-memory default (measured)`,
       ratio: ratioOf(f.shared, f.alone),
       target: "= 1, no failed call",
       met: f.shared === 1 && f.failedCalls === 0
@@ -184,7 +205,10 @@ const main = async () => {
       met: null
     }
   } satisfies Record<string, Headline>
-  const summary = Object.fromEntries(Object.entries(headlines).map(([k, h]) => [k, h.value])) as Record<keyof typeof headlines, number>
+  const summary = Object.fromEntries(Object.entries(headlines).map(([k, h]) => [k, h.value])) as Record<
+    keyof typeof headlines,
+    number
+  >
 
   // -------------------------------------------------------------------------------------------
   // The table
@@ -205,9 +229,11 @@ const main = async () => {
         `throughput c${r.concurrency}: ${labels[v]}`,
         `${x.requestsPerSecond} req/s, ${x.cpuMicrosPerRequest} µs CPU/req`,
         `raw undici ${base.requestsPerSecond} req/s, ${base.cpuMicrosPerRequest} µs CPU/req → ×${x.ratioToUndici}` +
-          (v === "toolkitDefault"
-            ? ` (median of ${r.pairedRounds} paired rounds, ${r.defaultRatios[0]}–${r.defaultRatios[r.defaultRatios.length - 1]})`
-            : ""),
+        (v === "toolkitDefault"
+          ? ` (median of ${r.pairedRounds} paired rounds, ${r.defaultRatios[0]}–${
+            r.defaultRatios[r.defaultRatios.length - 1]
+          })`
+          : ""),
         headline ? verdict(headlines.transportRatioC64.met, headlines.transportRatioC64.target) : "—"
       ])
     }
@@ -239,14 +265,22 @@ const main = async () => {
   rows.push([
     `memory: heap growth ${m.requests.first / 1000}k → ${m.requests.last / 1000}k requests`,
     `${fmt(m.toolkit.growthMB)} MB (heap ${fmt(m.toolkit.heapFirstMB, 1)} → ${fmt(m.toolkit.heapLastMB, 1)} MB)`,
-    `raw undici ${fmt(m.undici.growthMB)} MB (heap ${fmt(m.undici.heapFirstMB, 1)} → ${fmt(m.undici.heapLastMB, 1)} MB); heap ×${m.heapRatioToUndici}`,
+    `raw undici ${fmt(m.undici.growthMB)} MB (heap ${fmt(m.undici.heapFirstMB, 1)} → ${
+      fmt(m.undici.heapLastMB, 1)
+    } MB); heap ×${m.heapRatioToUndici}`,
     verdict(m.met, `< ${m.targetMB} MB`)
   ])
   for (const [mode, r] of Object.entries(e.modes)) {
     rows.push([
-      `export: ${e.designs} designs, ${e.latencyMs} ms, c${e.concurrency} (${mode}${mode === "proxy" ? ", headline" : ""})`,
+      `export: ${e.designs} designs, ${e.latencyMs} ms, c${e.concurrency} (${mode}${
+        mode === "proxy" ? ", headline" : ""
+      })`,
       `${fmt(r.wallMs / 1000, 2)} s, ideal ÷ actual ${r.exportVsIdeal} (${r.clientCpuMicrosPerDesign} µs CPU/design)`,
-      `ideal ${fmt(e.idealMs / 1000, 2)} s (${fmt(r.idealAtServedDelayMs / 1000, 2)} s at the ${r.servedDelayMeanMs} ms served); raw undici ${fmt(r.undici.wallMs / 1000, 2)} s = ${r.undici.exportVsIdeal} of ideal`,
+      `ideal ${fmt(e.idealMs / 1000, 2)} s (${
+        fmt(r.idealAtServedDelayMs / 1000, 2)
+      } s at the ${r.servedDelayMeanMs} ms served); raw undici ${
+        fmt(r.undici.wallMs / 1000, 2)
+      } s = ${r.undici.exportVsIdeal} of ideal`,
       mode === "proxy" ? verdict(e.met, `≥ ${e.target}`) : "—"
     ])
   }
@@ -295,7 +329,12 @@ const main = async () => {
   }
   writeFileSync(new URL("./results.json", import.meta.url), JSON.stringify(results, null, 2) + "\n")
 
-  const header: [string, string, string, string] = ["benchmark", "result (median)", "baseline, same run → ratio", "target"]
+  const header: [string, string, string, string] = [
+    "benchmark",
+    "result (median)",
+    "baseline, same run → ratio",
+    "target"
+  ]
   const widths = [0, 1, 2, 3].map((i) => Math.max(...[header, ...rows].map((r) => r[i]!.length)))
   const line = (cells: ReadonlyArray<string>) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ").trimEnd()
   const out = [
@@ -311,7 +350,9 @@ const main = async () => {
   ]
   if (busy) {
     out.push(
-      `WARNING: the machine was busy before the run (1-minute load average ${machine.loadAverageAtStart[0]} on ${machine.cores} cores): timing figures are unreliable`
+      `WARNING: the machine was busy before the run (1-minute load average ${
+        machine.loadAverageAtStart[0]
+      } on ${machine.cores} cores): timing figures are unreliable`
     )
   }
   if (quick) out.push("QUICK SMOKE RUN: sizes and rounds cut down, figures are not meaningful")

@@ -35,8 +35,14 @@ const scan = (designs: ReadonlyArray<Design>, request: QuickSearchRequest): numb
   let count = 0
   for (const design of designs) {
     const text = new Set(SearchIndex.words(
-      [design.number, design.title ?? "", ...(design.productNames ?? []), ...(design.owners ?? []).map((o) => o.name),
-        ...(design.designers ?? []).map((d) => d.name), ...(design.classifications ?? []).map((c) => c.title ?? "")].join(" ")
+      [
+        design.number,
+        design.title ?? "",
+        ...(design.productNames ?? []),
+        ...(design.owners ?? []).map((o) => o.name),
+        ...(design.designers ?? []).map((d) => d.name),
+        ...(design.classifications ?? []).map((c) => c.title ?? "")
+      ].join(" ")
     ))
     if (terms.every((t) => text.has(t))) count++
   }

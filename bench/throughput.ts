@@ -8,8 +8,8 @@
  * others, in alternating order; the default transport's ratio is the median of its per-round ratios,
  * whose spread is reported with it.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import type { HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { fork } from "node:child_process"
 import { performance } from "node:perf_hooks"
@@ -119,13 +119,17 @@ export const toolkitLoop = (
         let started = 0
         const worker = Effect.whileLoop({
           while: () => started < total,
-          body: () => Effect.suspend(() => {
-            started++
-            return client.quickSearch({ query: "chair" })
-          }),
+          body: () =>
+            Effect.suspend(() => {
+              started++
+              return client.quickSearch({ query: "chair" })
+            }),
           step: () => undefined
         })
-        yield* Effect.all(Array.from({ length: concurrency }, () => worker), { concurrency: "unbounded", discard: true })
+        yield* Effect.all(Array.from({ length: concurrency }, () => worker), {
+          concurrency: "unbounded",
+          discard: true
+        })
       })),
     dispose: () => runtime.dispose()
   }
@@ -152,8 +156,11 @@ export const startFixedServer = (options: { readonly pinned?: boolean } = {}) =>
     })
     if (options.pinned === true) pinServer(child.pid)
     child.once("error", reject)
-    child.stdout?.once("data", (data: Buffer) =>
-      resolve({ origin: `http://127.0.0.1:${data.toString().trim()}`, stop: () => child.kill("SIGTERM") }))
+    child.stdout?.once(
+      "data",
+      (data: Buffer) =>
+        resolve({ origin: `http://127.0.0.1:${data.toString().trim()}`, stop: () => child.kill("SIGTERM") })
+    )
   })
 
 export interface ThroughputResult {
@@ -205,14 +212,21 @@ const measureAll = async (
       const total = options.requests ?? (concurrency === 1 ? 3_000 : 20_000)
       // warm up every variant (connections, JIT, the token) before measuring
       for (const runner of Object.values(runners)) await runner(Math.min(total, 2_000), concurrency)
-      const samples: Record<Variant, Array<Measurement>> = { undici: [], fetch: [], toolkitLayerUndici: [], toolkitDefault: [] }
+      const samples: Record<Variant, Array<Measurement>> = {
+        undici: [],
+        fetch: [],
+        toolkitLayerUndici: [],
+        toolkitDefault: []
+      }
       // Raw undici and the default transport run in pairs, in alternating order, for many more
       // rounds than the slow references: the machine's load moves from one second to the next,
       // and a pair sees the same load.
       const ratios: Array<number> = []
       for (let r = 0; r < pairedRounds; r++) {
         const pair = r % 2 === 0 ? (["undici", "toolkitDefault"] as const) : (["toolkitDefault", "undici"] as const)
-        for (const variant of pair) samples[variant].push(await measure(() => runners[variant](total, concurrency), total))
+        for (const variant of pair) {
+          samples[variant].push(await measure(() => runners[variant](total, concurrency), total))
+        }
         ratios.push(samples.toolkitDefault[r]!.requestsPerSecond / samples.undici[r]!.requestsPerSecond)
         if (r < rounds) {
           for (const variant of ["fetch", "toolkitLayerUndici"] as const) {

@@ -17,9 +17,9 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Duration, Effect, Layer, Redacted, Ref, TestClock, TestContext } from "effect"
-import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
+import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 import { median, round } from "./stats.js"
 
 const chair = Sandbox.fixedNumbers.chair
@@ -66,7 +66,10 @@ const fetchToken = Effect.gen(function*() {
   if (response.status !== 200) return yield* Effect.dieMessage(`token endpoint answered ${response.status}`)
   const body = (yield* response.json) as { access_token: string; expires_in: number; token_type: string }
   const now = yield* Clock.currentTimeMillis
-  return { header: `${body.token_type} ${body.access_token}`, expiresAt: now + body.expires_in * 1000 } satisfies NaiveToken
+  return {
+    header: `${body.token_type} ${body.access_token}`,
+    expiresAt: now + body.expires_in * 1000
+  } satisfies NaiveToken
 })
 
 /** One API call with a given token, failing on anything but 200 so the baseline does real work. */
@@ -76,7 +79,9 @@ const naiveCall = (token: NaiveToken, i: number) =>
     const config = yield* DesignSearchConfig.DesignSearchConfig
     const request = i % 2 === 0
       ? HttpClientRequest.get(`${config.apiBaseUrl}/design/${chair}`)
-      : HttpClientRequest.post(`${config.apiBaseUrl}/search/quick`).pipe(HttpClientRequest.bodyUnsafeJson({ query: "chair" }))
+      : HttpClientRequest.post(`${config.apiBaseUrl}/search/quick`).pipe(
+        HttpClientRequest.bodyUnsafeJson({ query: "chair" })
+      )
     const response = yield* http.execute(
       request.pipe(HttpClientRequest.acceptJson, HttpClientRequest.setHeader("authorization", token.header))
     )
@@ -289,7 +294,7 @@ export const run = async (
   const coldTokens = med(coldSamples, (s) => s.tokenRequests)
   const noCache = med(coldSamples, (s) => s.noCacheTokenRequests)
   const dayTokens = med(daySamples, (s) => s.tokenRequests)
-  const lifetimes = (hours / lifetimeHours)
+  const lifetimes = hours / lifetimeHours
   const lazyTokens = med(daySamples, (s) => s.lazyCacheTokenRequests)
   const waits = med(daySamples, (s) => s.waitsAfterWarmup)
   const lazyWaits = med(daySamples, (s) => s.lazyCacheWaitsAfterWarmup)

@@ -87,7 +87,20 @@ const parseCommandLine = (argv: ReadonlyArray<string>): Args | string => {
 }
 
 /** Queries that hit the generated data (product words, owner words) and some that match nothing. */
-const queries = ["chair", "bottle", "watch", "table", "lamp", "Folding", "Portable", "Coastal", "Pty", "zzzqx", "cup", "bag"]
+const queries = [
+  "chair",
+  "bottle",
+  "watch",
+  "table",
+  "lamp",
+  "Folding",
+  "Portable",
+  "Coastal",
+  "Pty",
+  "zzzqx",
+  "cup",
+  "bag"
+]
 const statusFilters = [["REGISTERED"], ["FILED", "LAPSED"], ["CERTIFIED"]]
 
 /**
@@ -325,7 +338,9 @@ const soak = (args: Args) =>
       wire: {
         exchanges: wire.sent - warmWire.sent,
         byStatus: Object.fromEntries(
-          [...wire.byStatus].map(([status, n]) => [status, n - (warmWire.byStatus.get(status) ?? 0)]).filter(([, n]) => n !== 0)
+          [...wire.byStatus].map(([status, n]) => [status, n - (warmWire.byStatus.get(status) ?? 0)]).filter(([, n]) =>
+            n !== 0
+          )
         ),
         transportErrors: { total: wire.errors.total, byTag: wire.errors.report() },
         connectionsOpened: { atWarmUp: warmConnections, duringRun: connections.opened - warmConnections }
@@ -354,9 +369,15 @@ type Report = Effect.Effect.Success<ReturnType<typeof soak>>
 
 const printTable = (r: Report) => {
   const rows: Array<[string, string]> = [
-    ["settings", `${r.settings.seconds} s, ${r.settings.concurrency} workers, token lifetime ${r.settings.tokenLifetimeSeconds} s, ${r.settings.designs} designs, skew ${r.settings.expirySkewSeconds} s, refresh-before ${r.settings.refreshBeforeSeconds} s`],
+    [
+      "settings",
+      `${r.settings.seconds} s, ${r.settings.concurrency} workers, token lifetime ${r.settings.tokenLifetimeSeconds} s, ${r.settings.designs} designs, skew ${r.settings.expirySkewSeconds} s, refresh-before ${r.settings.refreshBeforeSeconds} s`
+    ],
     ["duration", `${r.durationSeconds} s`],
-    ["requests", `${r.requests.total} (${r.requests.quickSearch} searches, ${r.requests.getDesign} gets), ${r.requestsPerSecond}/s`],
+    [
+      "requests",
+      `${r.requests.total} (${r.requests.quickSearch} searches, ${r.requests.getDesign} gets), ${r.requestsPerSecond}/s`
+    ],
     [
       "latency",
       `p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms; ${r.latencyMs.over1s} over 1 s${
@@ -375,10 +396,24 @@ const printTable = (r: Report) => {
       "connections",
       `${r.wire.connectionsOpened.atWarmUp} opened at warm-up, ${r.wire.connectionsOpened.duringRun} during the run`
     ],
-    ["token requests", `${r.tokens.issuedDuringRun} issued (sandbox saw ${r.tokens.sandboxTokenRequests}, client sent ${r.tokens.clientTokenRequests}, ${r.tokens.refreshes} refreshes ahead)`],
-    ["  expected", `≈ ${r.tokens.expectedNaive} (duration / lifetime), ≈ ${r.tokens.expectedBySchedule} (refresh schedule): ${r.tokens.verdict}`],
-    ["token waits", `${r.tokenWaits.afterWarmUp} after warm-up (${r.tokenWaits.coldAtWarmUp} at warm-up): ${r.tokenWaits.verdict}`],
-    ["heap used", `start ${r.heapMiB.start} MiB, end ${r.heapMiB.end} MiB, growth ${r.heapMiB.growth} MiB, peak sampled ${r.heapMiB.peakSampled} MiB${r.settings.gcExposed ? "" : " (no --expose-gc: figures include garbage)"}`]
+    [
+      "token requests",
+      `${r.tokens.issuedDuringRun} issued (sandbox saw ${r.tokens.sandboxTokenRequests}, client sent ${r.tokens.clientTokenRequests}, ${r.tokens.refreshes} refreshes ahead)`
+    ],
+    [
+      "  expected",
+      `≈ ${r.tokens.expectedNaive} (duration / lifetime), ≈ ${r.tokens.expectedBySchedule} (refresh schedule): ${r.tokens.verdict}`
+    ],
+    [
+      "token waits",
+      `${r.tokenWaits.afterWarmUp} after warm-up (${r.tokenWaits.coldAtWarmUp} at warm-up): ${r.tokenWaits.verdict}`
+    ],
+    [
+      "heap used",
+      `start ${r.heapMiB.start} MiB, end ${r.heapMiB.end} MiB, growth ${r.heapMiB.growth} MiB, peak sampled ${r.heapMiB.peakSampled} MiB${
+        r.settings.gcExposed ? "" : " (no --expose-gc: figures include garbage)"
+      }`
+    ]
   ]
   const width = Math.max(...rows.map(([k]) => k.length))
   for (const [k, v] of rows) process.stdout.write(`${k.padEnd(width)}  ${v}\n`)

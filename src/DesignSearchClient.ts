@@ -9,7 +9,8 @@
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform"
-import { ConfigError, Context, Duration, Effect, Either, Layer, Option, Schedule, Stream } from "effect"
+import type { ConfigError } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option, Schedule, Stream } from "effect"
 import * as AccessToken from "./AccessToken.js"
 import { UnexpectedResponseError, ValidationError } from "./ApiError.js"
 import type {
@@ -24,9 +25,9 @@ import type {
   TokenError,
   TransportError
 } from "./ApiError.js"
-import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import { decodeDesign, decodeQuickSearchRequest, decodeQuickSearchResult, isDesignNumber } from "./Designs.js"
 import type { Design, DesignNumber, QuickSearchRequest, QuickSearchResult } from "./Designs.js"
+import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import { classify } from "./internal/answers.js"
 import type { Decode, StatusError } from "./internal/answers.js"
 import { catchFailure } from "./internal/catchFailure.js"
@@ -279,7 +280,11 @@ const recover = <A>(
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Service, never, DesignSearchConfig.DesignSearchConfig | TokenService.TokenService | HttpClient.HttpClient> =>
+): Effect.Effect<
+  Service,
+  never,
+  DesignSearchConfig.DesignSearchConfig | TokenService.TokenService | HttpClient.HttpClient
+> =>
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig.DesignSearchConfig
     const tokens = yield* TokenService.TokenService
@@ -309,11 +314,18 @@ export const make = (
       paced(Effect.flatMap(tokens.get, (token) =>
         catchFailure(
           Effect.flatMap(
-            transport.send({ method: call.method, path: call.path, headers: headersFor(token, call.body !== undefined), body: call.body }),
+            transport.send({
+              method: call.method,
+              path: call.path,
+              headers: headersFor(token, call.body !== undefined),
+              body: call.body
+            }),
             (answer) => classify(decode, answer)
           ),
           (e): Effect.Effect<never, StatusError | TransportError> =>
-            e._tag === "AuthenticationError" ? Effect.zipRight(tokens.invalidate(token), Effect.fail(e)) : Effect.fail(e)
+            e._tag === "AuthenticationError"
+              ? Effect.zipRight(tokens.invalidate(token), Effect.fail(e))
+              : Effect.fail(e)
         )))
 
     /** `attempt`, then `recover` after a failure. A call that succeeds passes two failure-only frames. */
@@ -329,7 +341,10 @@ export const make = (
         if (Either.isLeft(valid)) return Effect.fail(clientValidation(pointerErrors(valid.left)))
         // the request schema has no transformations: the decoded request is its own wire form
         return catchFailure(
-          authorized({ method: "POST", path: "/search/quick", body: JSON.stringify(valid.right) }, decodeQuickSearchResult),
+          authorized(
+            { method: "POST", path: "/search/quick", body: JSON.stringify(valid.right) },
+            decodeQuickSearchResult
+          ),
           (e) => Effect.fail(e._tag === "NotFoundError" ? notFoundIsUnexpected(e) : e)
         )
       }).pipe(quickSearchSpan)
@@ -353,7 +368,11 @@ export const make = (
         quickSearch(request).pipe(
           Effect.tap((response) => searchOptions.onSearch?.(response) ?? Effect.void),
           Effect.map((response) =>
-            mapInOrder(response.data.designNumbers, (n: DesignNumber) => Effect.map(getDesign(n), (r) => r.data), concurrency)
+            mapInOrder(
+              response.data.designNumbers,
+              (n: DesignNumber) => Effect.map(getDesign(n), (r) => r.data),
+              concurrency
+            )
           )
         )
       )
@@ -371,8 +390,11 @@ export const make = (
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<DesignSearchClient | TokenService.TokenService, never, DesignSearchConfig.DesignSearchConfig | HttpClient.HttpClient> =>
-  Layer.effect(DesignSearchClient, make(options)).pipe(Layer.provideMerge(TokenService.layer()))
+): Layer.Layer<
+  DesignSearchClient | TokenService.TokenService,
+  never,
+  DesignSearchConfig.DesignSearchConfig | HttpClient.HttpClient
+> => Layer.effect(DesignSearchClient, make(options)).pipe(Layer.provideMerge(TokenService.layer()))
 
 /**
  * `layer` configured from the `IPAUSTRALIA_*` variables, over the default Node transport

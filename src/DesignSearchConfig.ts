@@ -204,7 +204,10 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
     // A refresh due after the cache stops handing the token out would make busy callers wait.
     if (Duration.lessThan(refreshBefore, expirySkew)) {
       return yield* Effect.fail(
-        ConfigError.InvalidData(["refreshBefore"], "refreshBefore must be at least expirySkew, or callers wait on refreshes")
+        ConfigError.InvalidData(
+          ["refreshBefore"],
+          "refreshBefore must be at least expirySkew, or callers wait on refreshes"
+        )
       )
     }
     const custom = options.authUrl !== undefined && options.baseUrl !== undefined &&

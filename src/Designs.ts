@@ -112,7 +112,16 @@ export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtc
  * @since 0.1.0
  * @category constants
  */
-export const knownStatuses = ["FILED", "REGISTERED", "CERTIFIED", "LAPSED", "CEASED", "EXPIRED", "REFUSED", "WITHDRAWN"] as const
+export const knownStatuses = [
+  "FILED",
+  "REGISTERED",
+  "CERTIFIED",
+  "LAPSED",
+  "CEASED",
+  "EXPIRED",
+  "REFUSED",
+  "WITHDRAWN"
+] as const
 
 /**
  * A design's status: the known ones, or any other string as sent.
@@ -313,7 +322,10 @@ const isDesignNumberString = (u: unknown): boolean => typeof u === "string" && i
 export const decodeQuickSearchResult = (u: unknown): Either.Either<QuickSearchResult, ParseResult.ParseError> => {
   if (isObject(u)) {
     const { count, designNumbers } = u
-    if (Number.isSafeInteger(count) && (count as number) >= 0 && Array.isArray(designNumbers) && everyElement(designNumbers, isDesignNumberString)) {
+    if (
+      Number.isSafeInteger(count) && (count as number) >= 0 && Array.isArray(designNumbers) &&
+      everyElement(designNumbers, isDesignNumberString)
+    ) {
       return Either.right(u as QuickSearchResult)
     }
   }

@@ -7,10 +7,10 @@
  *
  * @since 0.2.0
  */
-import { createHash } from "node:crypto"
 import { Clock, ConfigError, Context, Data, Duration, Effect, Either, Layer } from "effect"
 import type { Scope } from "effect"
 import type { Redis } from "ioredis"
+import { createHash } from "node:crypto"
 import { positive } from "./internal/optionChecks.js"
 
 /**
@@ -113,7 +113,9 @@ export const defaults = {
  * @category utils
  */
 export const keyOf = (prefix: string, client: ClientIdentity, name: string): string =>
-  `${prefix}:{${createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)}}:${name}`
+  `${prefix}:{${
+    createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)
+  }}:${name}`
 
 /** The options checked, durations in milliseconds. */
 interface CheckedOptions {
@@ -134,7 +136,9 @@ const checkOptions = (options: Options): Either.Either<CheckedOptions, ConfigErr
       return yield* Either.left(ConfigError.InvalidData(["url"], "url must be a redis:// or rediss:// URL"))
     }
     const keyPrefix = options.keyPrefix ?? defaults.keyPrefix
-    if (keyPrefix === "") return yield* Either.left(ConfigError.InvalidData(["keyPrefix"], "keyPrefix must not be empty"))
+    if (keyPrefix === "") {
+      return yield* Either.left(ConfigError.InvalidData(["keyPrefix"], "keyPrefix must not be empty"))
+    }
     const millis = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) =>
       Either.map(positive(name, input, fallback), Duration.toMillis)
     return {
@@ -171,30 +175,32 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
 
   /** Sends only over a ready connection: ioredis's own refusal while disconnected says less. */
   const send = (name: string, args: Array<string | number>): Effect.Effect<unknown, FleetUnavailable> =>
-    Effect.suspend(() => redis.status !== "ready"
-      ? Effect.fail(new FleetUnavailable({ detail: `not connected (${redis.status})` }))
-      : Effect.async<unknown, FleetUnavailable>((resume) => {
-        let done = false
-        const timer = setTimeout(() => {
-          done = true
-          resume(Effect.fail(new FleetUnavailable({ detail: `no answer within ${timeoutMillis} ms` })))
-        }, timeoutMillis)
-        const settle = (effect: Effect.Effect<unknown, FleetUnavailable>) => {
-          if (done) return
-          done = true
-          clearTimeout(timer)
-          resume(effect)
-        }
-        // A command that throws synchronously is a failure like any other.
-        Promise.resolve().then(() => redis.call(name, ...args)).then(
-          (value) => settle(Effect.succeed(value)),
-          (error: unknown) => settle(Effect.fail(new FleetUnavailable({ detail: describe(error) })))
-        )
-        return Effect.sync(() => {
-          done = true
-          clearTimeout(timer)
+    Effect.suspend(() =>
+      redis.status !== "ready"
+        ? Effect.fail(new FleetUnavailable({ detail: `not connected (${redis.status})` }))
+        : Effect.async<unknown, FleetUnavailable>((resume) => {
+          let done = false
+          const timer = setTimeout(() => {
+            done = true
+            resume(Effect.fail(new FleetUnavailable({ detail: `no answer within ${timeoutMillis} ms` })))
+          }, timeoutMillis)
+          const settle = (effect: Effect.Effect<unknown, FleetUnavailable>) => {
+            if (done) return
+            done = true
+            clearTimeout(timer)
+            resume(effect)
+          }
+          // A command that throws synchronously is a failure like any other.
+          Promise.resolve().then(() => redis.call(name, ...args)).then(
+            (value) => settle(Effect.succeed(value)),
+            (error: unknown) => settle(Effect.fail(new FleetUnavailable({ detail: describe(error) })))
+          )
+          return Effect.sync(() => {
+            done = true
+            clearTimeout(timer)
+          })
         })
-      }))
+    )
 
   const command = (name: string, ...args: Array<string | number>): Effect.Effect<unknown, FleetUnavailable> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -249,8 +255,10 @@ export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigErro
  * @since 0.2.0
  * @category layers
  */
-export const layerClient = (redis: Connection, options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
-  Layer.effect(FleetRedis, make(redis, options))
+export const layerClient = (
+  redis: Connection,
+  options: Options = {}
+): Layer.Layer<FleetRedis, ConfigError.ConfigError> => Layer.effect(FleetRedis, make(redis, options))
 
 // `ioredis` is loaded when a fleet is built, not by every user of `TokenService`.
 const connect = (checked: CheckedOptions): Effect.Effect<Redis, never, Scope.Scope> =>

@@ -11,9 +11,9 @@
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import type { ConfigError } from "effect"
 import { FleetRedis } from "./FleetRedis.js"
+import type { ClientIdentity } from "./FleetRedis.js"
 import { budgetDefaults, checkPace } from "./internal/fleetOptions.js"
 import type { Pace } from "./internal/fleetOptions.js"
-import type { ClientIdentity } from "./FleetRedis.js"
 
 /**
  * The budget of one client.
@@ -194,8 +194,7 @@ export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.
             )
           }
         }
-      })
-    ))
+      })))
 
 /**
  * `makeRedis` as a layer.

@@ -23,27 +23,11 @@ import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as Server from "./sandbox/Server.js"
 import * as State from "./sandbox/State.js"
 
-export {
-  type Control,
-  type Sandbox,
-  SandboxControl
-} from "./sandbox/Control.js"
-export {
-  fixedNumbers
-} from "./sandbox/Dataset.js"
-export {
-  httpClient
-} from "./sandbox/InProcessClient.js"
-export {
-  listenDefaults,
-  type ListenOptions,
-  type Served
-} from "./sandbox/Server.js"
-export {
-  Fault,
-  FaultTarget,
-  type Stats
-} from "./sandbox/State.js"
+export { type Control, type Sandbox, SandboxControl } from "./sandbox/Control.js"
+export { fixedNumbers } from "./sandbox/Dataset.js"
+export { httpClient } from "./sandbox/InProcessClient.js"
+export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Server.js"
+export { Fault, FaultTarget, type Stats } from "./sandbox/State.js"
 
 /**
  * Options of `make`, `layer` and `serve`.
@@ -110,7 +94,9 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
     const lifetime = Duration.decodeUnknown(options.tokenLifetime ?? defaults.tokenLifetime)
     const tokenLifetimeSeconds = yield* positiveInt(
       "tokenLifetime",
-      lifetime._tag === "Some" && Duration.isFinite(lifetime.value) ? Math.round(Duration.toSeconds(lifetime.value)) : NaN
+      lifetime._tag === "Some" && Duration.isFinite(lifetime.value)
+        ? Math.round(Duration.toSeconds(lifetime.value))
+        : NaN
     )
     const resultCap = yield* positiveInt("resultCap", options.resultCap ?? defaults.resultCap)
     const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
@@ -140,7 +126,10 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig, ConfigError.ConfigError> =>
+): Layer.Layer<
+  HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
+  ConfigError.ConfigError
+> =>
   Layer.unwrapEffect(Effect.map(make(options), (sandbox) =>
     Layer.mergeAll(
       Layer.succeed(HttpClient.HttpClient, httpClient(sandbox.app)),

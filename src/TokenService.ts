@@ -10,7 +10,21 @@
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform"
-import { Clock, Context, DateTime, Deferred, Duration, Effect, Exit, FiberHandle, FiberId, Layer, Option, Ref, Schedule } from "effect"
+import {
+  Clock,
+  Context,
+  DateTime,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  FiberHandle,
+  FiberId,
+  Layer,
+  Option,
+  Ref,
+  Schedule
+} from "effect"
 import type { Scope } from "effect"
 import * as AccessToken from "./AccessToken.js"
 import { TokenError } from "./ApiError.js"
@@ -112,7 +126,10 @@ export const make = (
 ): Effect.Effect<Service, never, DesignSearchConfig | HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig
-    const transport = yield* chooseTransport(config.tokenUrl, { timeout: config.tokenTimeout, maxBodyBytes: config.maxBodyBytes })
+    const transport = yield* chooseTransport(config.tokenUrl, {
+      timeout: config.tokenTimeout,
+      maxBodyBytes: config.maxBodyBytes
+    })
     const scope = yield* Effect.scope
     const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
     const state = yield* Ref.make<State>({ token: undefined, validUntil: 0, used: false, inflight: undefined })
@@ -187,7 +204,8 @@ export const make = (
           yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(expiring) - lead - now)))
           const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
           const until = validUntil(expiring)
-          const stillValid = () => Effect.map(Clock.currentTimeMillis, (t) => t < until)
+          const stillValid = () =>
+            Effect.map(Clock.currentTimeMillis, (t) => t < until)
           // another process of the fleet may have refreshed it already
           const fetch = obtain(
             Effect.retry(requestToken, {
@@ -212,7 +230,9 @@ export const make = (
                   : Effect.succeed(Option.none())
             )
           )
-          if (Option.isNone(exit) || Exit.isFailure(exit.value)) return
+          if (Option.isNone(exit) || Exit.isFailure(exit.value)) {
+            return
+          }
           cached = exit.value.value
         }
       })
@@ -225,7 +245,8 @@ export const make = (
     const startFetch = (deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>) =>
       runFetch(
         deferred,
-        Effect.interruptible(obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () => true))
+        Effect.interruptible(obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () =>
+          true))
       ).pipe(
         // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
         Effect.tap((token) =>
@@ -237,7 +258,9 @@ export const make = (
       )
 
     // Closed, the service answers at once rather than start a fetch nothing would complete.
-    yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => void (closed = true))
+    )
 
     // Installing a flight and starting its fetch must not be torn apart by an interruption, or
     // every later caller would wait on a fetch that never starts.
@@ -272,10 +295,12 @@ export const make = (
       Effect.suspend(() => {
         const told = refused !== undefined && AccessToken.sameToken(refused, token)
         refused = token
-        return Ref.update(state, (s) =>
-          s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s).pipe(
-            Effect.zipRight(told ? Effect.void : store.invalidate(token))
-          )
+        return Ref.update(
+          state,
+          (s) => s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s
+        ).pipe(
+          Effect.zipRight(told ? Effect.void : store.invalidate(token))
+        )
       })
 
     return { get, invalidate, stats: Effect.sync((): Stats => ({ ...counters })) } satisfies Service

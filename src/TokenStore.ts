@@ -8,13 +8,13 @@
  *
  * @since 0.2.0
  */
-import { randomUUID } from "node:crypto"
 import { Clock, type ConfigError, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
-import * as AccessToken from "./AccessToken.js"
+import { randomUUID } from "node:crypto"
+import type * as AccessToken from "./AccessToken.js"
 import type { TokenError } from "./ApiError.js"
 import { FleetRedis } from "./FleetRedis.js"
-import { checkStoreOptions, storeDefaults } from "./internal/fleetOptions.js"
 import type { ClientIdentity } from "./FleetRedis.js"
+import { checkStoreOptions, storeDefaults } from "./internal/fleetOptions.js"
 
 /**
  * A token and where it came from.
@@ -164,7 +164,9 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
         const save = (token: AccessToken.AccessToken) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const remaining = DateTime.toEpochMillis(token.expiresAt) - now
-            return remaining > 0 ? Effect.ignore(redis.command("SET", tokenKey, encode(token), "PX", remaining)) : Effect.void
+            return remaining > 0
+              ? Effect.ignore(redis.command("SET", tokenKey, encode(token), "PX", remaining))
+              : Effect.void
           })
         const fetchAndSave = (fetch: Effect.Effect<AccessToken.AccessToken, TokenError>) =>
           Effect.map(Effect.tap(fetch, save), (token): Obtained => ({ token, shared: false }))
@@ -195,13 +197,17 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
                 (locked) =>
                   locked
                     // the previous holder may have stored its token between our look and our lock
-                    ? Effect.flatMap(Effect.zip(Effect.orElseSucceed(load, Option.none), Clock.currentTimeMillis), ([again, at]) =>
-                      Option.match(acceptable(again, at), {
-                        onNone: () => Effect.asSome(fetchHolding(owner, fetch)),
-                        onSome: (token) => Effect.succeedSome<Obtained>({ token, shared: true })
-                      }))
+                    ? Effect.flatMap(
+                      Effect.zip(Effect.orElseSucceed(load, Option.none), Clock.currentTimeMillis),
+                      ([again, at]) =>
+                        Option.match(acceptable(again, at), {
+                          onNone: () => Effect.asSome(fetchHolding(owner, fetch)),
+                          onSome: (token) => Effect.succeedSome<Obtained>({ token, shared: true })
+                        })
+                    )
                     : Effect.succeedNone,
-                (locked) => locked ? Effect.ignore(redis.command("EVAL", compareAndDelete, 1, lockKey, owner)) : Effect.void
+                (locked) =>
+                  locked ? Effect.ignore(redis.command("EVAL", compareAndDelete, 1, lockKey, owner)) : Effect.void
               )
               if (Option.isSome(held)) return held.value
               if (now - start >= maxWaitMillis) return yield* fetchAndSave(fetch)

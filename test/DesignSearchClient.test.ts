@@ -16,7 +16,10 @@ describe("DesignSearchClient: operations", () => {
   it.effect("quickSearch returns the count and numbers of matching designs", () =>
     Effect.gen(function*() {
       const client = yield* Client
-      const { data, messages } = yield* client.quickSearch({ query: "chair", filters: { statusFilter: ["REGISTERED"] } })
+      const { data, messages } = yield* client.quickSearch({
+        query: "chair",
+        filters: { statusFilter: ["REGISTERED"] }
+      })
       expect(data.count).toBe(data.designNumbers.length)
       expect(data.designNumbers).toContain(chair)
       expect(messages).toEqual([])
@@ -121,10 +124,26 @@ describe("DesignSearchClient: operations", () => {
 describe("DesignSearchClient: requests that fail their own schema are not sent", () => {
   const cases = [
     { name: "an empty query", request: { query: "  " }, pointer: "/query" },
-    { name: "a date that is not YYYY-MM-DD", request: { query: "chair", changedSinceDate: "01/10/2001" }, pointer: "/changedSinceDate" },
-    { name: "a date that does not exist", request: { query: "chair", changedSinceDate: "2023-02-30" }, pointer: "/changedSinceDate" },
-    { name: "an empty status filter value", request: { query: "chair", filters: { statusFilter: [""] } }, pointer: "/filters/statusFilter/0" },
-    { name: "an unknown sort direction", request: { query: "chair", sort: { field: "NUMBER", direction: "UP" } }, pointer: "/sort/direction" }
+    {
+      name: "a date that is not YYYY-MM-DD",
+      request: { query: "chair", changedSinceDate: "01/10/2001" },
+      pointer: "/changedSinceDate"
+    },
+    {
+      name: "a date that does not exist",
+      request: { query: "chair", changedSinceDate: "2023-02-30" },
+      pointer: "/changedSinceDate"
+    },
+    {
+      name: "an empty status filter value",
+      request: { query: "chair", filters: { statusFilter: [""] } },
+      pointer: "/filters/statusFilter/0"
+    },
+    {
+      name: "an unknown sort direction",
+      request: { query: "chair", sort: { field: "NUMBER", direction: "UP" } },
+      pointer: "/sort/direction"
+    }
   ]
   for (const c of cases) {
     it.effect(`quickSearch with ${c.name}`, () =>
@@ -138,7 +157,19 @@ describe("DesignSearchClient: requests that fail their own schema are not sent",
       }).pipe(Effect.provide(clientLayer())))
   }
 
-  for (const n of ["", "1234567890123", "../201900001", "2019%2F0001", "2019/0001", "2019?1", "2019#1", "2019 0001", "２０１９"]) {
+  for (
+    const n of [
+      "",
+      "1234567890123",
+      "../201900001",
+      "2019%2F0001",
+      "2019/0001",
+      "2019?1",
+      "2019#1",
+      "2019 0001",
+      "２０１９"
+    ]
+  ) {
     it.effect(`getDesign(${JSON.stringify(n)})`, () =>
       Effect.gen(function*() {
         const error = yield* Effect.flip((yield* Client).getDesign(n))
@@ -264,13 +295,20 @@ describe("DesignSearchClient: every status gives its typed error", () => {
       yield* sandbox.injectFault({
         target: "search",
         status: 422,
-        body: { errors: [{ id: "b", code: "MISSING", detail: "required", source: { pointer: "/query" } }], messages: [] }
+        body: {
+          errors: [{ id: "b", code: "MISSING", detail: "required", source: { pointer: "/query" } }],
+          messages: []
+        }
       })
       const client = yield* Client
       const bad = yield* Effect.flip(client.quickSearch({ query: "chair" }))
       const invalid = yield* Effect.flip(client.quickSearch({ query: "chair" }))
       expect(bad).toMatchObject({ _tag: "BadRequestError", errors: [{ source: { parameter: "sort" } }] })
-      expect(invalid).toMatchObject({ _tag: "ValidationError", origin: "server", errors: [{ source: { pointer: "/query" } }] })
+      expect(invalid).toMatchObject({
+        _tag: "ValidationError",
+        origin: "server",
+        errors: [{ source: { pointer: "/query" } }]
+      })
     }).pipe(Effect.provide(clientLayer())))
 
   it.effect("a 200 whose body fits no schema is an UnexpectedResponseError naming the issue", () =>
@@ -307,7 +345,10 @@ describe("DesignSearchClient: every status gives its typed error", () => {
       const layer = clientLayer({
         client: { transformClient: () => HttpClient.tapRequest(unreachable, () => Effect.sync(() => void attempts++)) }
       })
-      const error = yield* withTime(Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)), "1 minute")
+      const error = yield* withTime(
+        Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)),
+        "1 minute"
+      )
       expect(error).toMatchObject({ _tag: "TransportError", reason: "Network", method: "GET" })
       expect(attempts).toBe(4)
     }))
@@ -318,7 +359,10 @@ describe("DesignSearchClient: every status gives its typed error", () => {
         Layer.provide(Layer.succeed(HttpClient.HttpClient, unreachable)),
         Layer.provide(DesignSearchConfig.layer({ clientId: "id", clientSecret: "secret" }))
       )
-      const error = yield* withTime(Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)), "10 minutes")
+      const error = yield* withTime(
+        Effect.flip(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)),
+        "10 minutes"
+      )
       expect(error).toMatchObject({ _tag: "TokenError", reason: "Unavailable" })
     }))
 
@@ -347,7 +391,10 @@ describe("DesignSearchClient: retries of read-only calls", () => {
       yield* Effect.flip(client.getDesign(chair))
       expect((yield* sandboxStats).requests.design).toBe(1)
       yield* sandbox.injectFault({ target: "design", status: 503, count: 10 })
-      expect(yield* withTime(Effect.flip(client.getDesign(chair)), "1 minute")).toMatchObject({ _tag: "ServerError", status: 503 })
+      expect(yield* withTime(Effect.flip(client.getDesign(chair)), "1 minute")).toMatchObject({
+        _tag: "ServerError",
+        status: 503
+      })
       expect((yield* sandboxStats).requests.design).toBe(5)
     }).pipe(Effect.provide(clientLayer())))
 
@@ -419,9 +466,11 @@ describe("DesignSearchClient: the default transport's fast lane", () => {
       // a port that was free a moment ago and is closed now: nothing listens there
       const closedPort = yield* Effect.scoped(listening(createServer()))
       const baseUrl = `http://127.0.0.1:${closedPort}/api/v1`
-      const error = yield* Effect.flip(Effect.flatMap(Client, (c) => c.getDesign("123")).pipe(
-        Effect.provide(overDefaultTransport(served.url, baseUrl, noRetry.client))
-      ))
+      const error = yield* Effect.flip(
+        Effect.flatMap(Client, (c) => c.getDesign("123")).pipe(
+          Effect.provide(overDefaultTransport(served.url, baseUrl, noRetry.client))
+        )
+      )
       expect(error).toMatchObject({ _tag: "TransportError", method: "GET", url: `${baseUrl}/design/123` })
     }))
 })

@@ -12,8 +12,12 @@ describe("DesignSearchConfig", () => {
     Effect.gen(function*() {
       const production = yield* fromEnv(credentials)
       expect(production.environment).toBe("production")
-      expect(production.tokenUrl).toBe("https://production.api.ipaustralia.gov.au/public/external-token-api/v1/access_token")
-      expect(production.apiBaseUrl).toBe("https://production.api.ipaustralia.gov.au/public/australian-design-search-api/v1")
+      expect(production.tokenUrl).toBe(
+        "https://production.api.ipaustralia.gov.au/public/external-token-api/v1/access_token"
+      )
+      expect(production.apiBaseUrl).toBe(
+        "https://production.api.ipaustralia.gov.au/public/australian-design-search-api/v1"
+      )
       expect(Redacted.value(production.clientSecret)).toBe("s3cr3t-value")
       const test = yield* fromEnv({ ...credentials, IPAUSTRALIA_ENV: "test" })
       expect(test.tokenUrl).toBe("https://test.api.ipaustralia.gov.au/public/external-token-api/v1/access_token")
@@ -49,15 +53,17 @@ describe("DesignSearchConfig", () => {
       expect(String(error)).toContain("test, production")
     }))
 
-  for (const [name, url] of [
-    ["plain http to a remote host", "http://api.example.com"],
-    ["plain http to a private address", "http://10.0.0.5:8080"],
-    ["another scheme", "ftp://127.0.0.1"],
-    ["a relative URL", "/public"],
-    ["credentials in the URL", "https://user:pass@api.example.com"],
-    ["a query string", "https://api.example.com/?x=1"],
-    ["a fragment", "https://api.example.com/#x"]
-  ] as const) {
+  for (
+    const [name, url] of [
+      ["plain http to a remote host", "http://api.example.com"],
+      ["plain http to a private address", "http://10.0.0.5:8080"],
+      ["another scheme", "ftp://127.0.0.1"],
+      ["a relative URL", "/public"],
+      ["credentials in the URL", "https://user:pass@api.example.com"],
+      ["a query string", "https://api.example.com/?x=1"],
+      ["a fragment", "https://api.example.com/#x"]
+    ] as const
+  ) {
     it.effect(`refuses ${name} in every configured URL`, () =>
       Effect.gen(function*() {
         const auth = yield* Effect.flip(fromEnv({ ...credentials, IPAUSTRALIA_AUTH_URL: url }))
@@ -94,7 +100,12 @@ describe("DesignSearchConfig", () => {
       )
       expect(String(tooLong)).toContain("requestTimeout must be at most 24 days")
       const late = yield* Effect.flip(
-        DesignSearchConfig.make({ clientId: "a", clientSecret: "b", refreshBefore: "10 seconds", expirySkew: "30 seconds" })
+        DesignSearchConfig.make({
+          clientId: "a",
+          clientSecret: "b",
+          refreshBefore: "10 seconds",
+          expirySkew: "30 seconds"
+        })
       )
       expect(String(late)).toContain("refreshBefore must be at least expirySkew")
     }))

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Either, FastCheck as fc, Option, ParseResult, Schema } from "effect"
+import type { ParseResult } from "effect"
+import { DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
 import {
   decodeDesign,
   decodeQuickSearchRequest,
@@ -28,10 +29,11 @@ const reference = (s: string): number | undefined => {
   return Option.getOrUndefined(Option.map(DateTime.make(s), DateTime.toEpochMillis))
 }
 
-const decoded = (s: string): number | undefined => Either.match(decodeWireDate(s), {
-  onLeft: () => undefined,
-  onRight: DateTime.toEpochMillis
-})
+const decoded = (s: string): number | undefined =>
+  Either.match(decodeWireDate(s), {
+    onLeft: () => undefined,
+    onRight: DateTime.toEpochMillis
+  })
 
 /** Strings near the `YYYY-MM-DD` form: digits, dashes and a few characters that must not pass. */
 const nearDates = fc.stringOf(fc.constantFrom("0", "1", "2", "3", "9", "-", "T", " ", "٣", ":", "Z"), { maxLength: 12 })
@@ -49,16 +51,19 @@ const holdToSchema = <A>(
 ): number => {
   const same = options.same ?? ((a: A, b: A) => expect(a).toStrictEqual(b))
   let accepted = 0
-  fc.assert(fc.property(fc.oneof({ arbitrary: near, weight: 4 }, fc.anything()), (u) => {
-    const f = fast(u)
-    const s = slow(u)
-    expect(Either.isRight(f)).toBe(Either.isRight(s))
-    if (Either.isRight(f) && Either.isRight(s)) {
-      accepted++
-      same(f.right, s.right)
-    }
-    if (Either.isLeft(f) && Either.isLeft(s)) expect(f.left.message).toBe(s.left.message)
-  }), { numRuns: options.numRuns })
+  fc.assert(
+    fc.property(fc.oneof({ arbitrary: near, weight: 4 }, fc.anything()), (u) => {
+      const f = fast(u)
+      const s = slow(u)
+      expect(Either.isRight(f)).toBe(Either.isRight(s))
+      if (Either.isRight(f) && Either.isRight(s)) {
+        accepted++
+        same(f.right, s.right)
+      }
+      if (Either.isLeft(f) && Either.isLeft(s)) expect(f.left.message).toBe(s.left.message)
+    }),
+    { numRuns: options.numRuns }
+  )
   return accepted
 }
 
@@ -66,7 +71,20 @@ describe("WireDate", () => {
   it("decodes calendar dates to midnight UTC and rejects dates that do not exist", () => {
     expect(decoded("2024-02-29")).toBe(Date.UTC(2024, 1, 29))
     expect(decoded("1999-12-31")).toBe(Date.UTC(1999, 11, 31))
-    for (const bad of ["2023-02-29", "2023-02-30", "2023-13-01", "2023-00-10", "2023-01-00", "0099-01-01", "2023-1-01", "2023/01/01", "2023-01-01 ", "٢٠٢٣-01-01"]) {
+    for (
+      const bad of [
+        "2023-02-29",
+        "2023-02-30",
+        "2023-13-01",
+        "2023-00-10",
+        "2023-01-00",
+        "0099-01-01",
+        "2023-1-01",
+        "2023/01/01",
+        "2023-01-01 ",
+        "٢٠٢٣-01-01"
+      ]
+    ) {
       expect(decoded(bad), bad).toBeUndefined()
       expect(Either.isLeft(decodeIsoDate(bad)), bad).toBe(true)
     }
@@ -74,25 +92,46 @@ describe("WireDate", () => {
   })
 
   it("agrees with the plain reading on any string", () => {
-    fc.assert(fc.property(fc.oneof(nearDates, fc.string(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10))), (s) => {
-      expect(decoded(s)).toBe(reference(s))
-      expect(Either.isRight(decodeIsoDate(s))).toBe(/^\d{4}-\d{2}-\d{2}$/.test(s) && reference(s) !== undefined)
-    }), { numRuns: 2000 })
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          nearDates,
+          fc.string(),
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10))
+        ),
+        (s) => {
+          expect(decoded(s)).toBe(reference(s))
+          expect(Either.isRight(decodeIsoDate(s))).toBe(/^\d{4}-\d{2}-\d{2}$/.test(s) && reference(s) !== undefined)
+        }
+      ),
+      { numRuns: 2000 }
+    )
   })
 
   it("round-trips", () => {
-    fc.assert(fc.property(fc.date({ min: new Date(Date.UTC(1000, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }), (d) => {
-      const utc = DateTime.unsafeMake(d)
-      const wire = Schema.encodeSync(WireDate)(utc)
-      expect(DateTime.toEpochMillis(Schema.decodeSync(WireDate)(wire))).toBe(d.getTime())
-    }))
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date(Date.UTC(1000, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }),
+        (d) => {
+          const utc = DateTime.unsafeMake(d)
+          const wire = Schema.encodeSync(WireDate)(utc)
+          expect(DateTime.toEpochMillis(Schema.decodeSync(WireDate)(wire))).toBe(d.getTime())
+        }
+      )
+    )
   })
 })
 
 describe("decodeQuickSearchResult", () => {
   const bySchema = Schema.decodeUnknownEither(QuickSearchResult)
   /** Results near the valid shape: counts at the edges of safe integers, numbers near the pattern. */
-  const count = fc.oneof(fc.nat(), fc.integer(), fc.integer({ min: -3, max: 3 }), fc.double(), fc.constantFrom(-0, 2 ** 53, 2 ** 53 - 1, "3", null))
+  const count = fc.oneof(
+    fc.nat(),
+    fc.integer(),
+    fc.integer({ min: -3, max: 3 }),
+    fc.double(),
+    fc.constantFrom(-0, 2 ** 53, 2 ** 53 - 1, "3", null)
+  )
   const designNumber = fc.oneof(fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), fc.string({ maxLength: 13 }), fc.integer())
   const nearResults = fc.record({
     count,
@@ -113,13 +152,18 @@ describe("decodeDesign", () => {
   const bySchema = Schema.decodeUnknownEither(Design)
   /** Mostly values of each field's shape, now and then one that is not. */
   const junk = fc.oneof(fc.constantFrom(null, 0, true, [], {}), fc.integer())
-  const nearly = <A>(valid: fc.Arbitrary<A>) => fc.oneof({ arbitrary: valid, weight: 30 }, { arbitrary: junk, weight: 1 })
+  const nearly = <A>(valid: fc.Arbitrary<A>) =>
+    fc.oneof({ arbitrary: valid, weight: 30 }, { arbitrary: junk, weight: 1 })
   const text = nearly(fc.string({ maxLength: 6 }))
   const designNumber = nearly(fc.oneof(
     { arbitrary: fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), weight: 8 },
     { arbitrary: fc.string({ maxLength: 13 }), weight: 1 }
   ))
-  const fourDigitYears = fc.date({ min: new Date(Date.UTC(1000, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true })
+  const fourDigitYears = fc.date({
+    min: new Date(Date.UTC(1000, 0, 1)),
+    max: new Date(Date.UTC(9999, 11, 31)),
+    noInvalidDate: true
+  })
   const date = nearly(fc.oneof(
     { arbitrary: fourDigitYears.map((d) => d.toISOString().slice(0, 10)), weight: 6 },
     { arbitrary: fourDigitYears.map((d) => d.toISOString()), weight: 2 },
@@ -150,7 +194,9 @@ describe("decodeDesign", () => {
   })
 
   it("reads calendar dates and timestamps, and keeps unknown fields", () => {
-    const design = Either.getOrThrow(decodeDesign({ number: "201915000", filingDate: "2024-02-29", lastChanged: "2024-03-01T10:00:00Z", x: [1] }))
+    const design = Either.getOrThrow(
+      decodeDesign({ number: "201915000", filingDate: "2024-02-29", lastChanged: "2024-03-01T10:00:00Z", x: [1] })
+    )
     expect(DateTime.toEpochMillis(design.filingDate!)).toBe(Date.UTC(2024, 1, 29))
     expect(DateTime.toEpochMillis(design.lastChanged!)).toBe(Date.UTC(2024, 2, 1, 10))
     expect(design["x"]).toEqual([1])
@@ -164,9 +210,15 @@ describe("decodeDesign", () => {
 describe("decodeQuickSearchRequest", () => {
   const bySchema = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
   const junk = fc.oneof(fc.constantFrom(null, 0, true, [], {}, undefined), fc.integer())
-  const nearly = <A>(valid: fc.Arbitrary<A>) => fc.oneof({ arbitrary: valid, weight: 20 }, { arbitrary: junk, weight: 1 })
-  const text = fc.oneof({ arbitrary: fc.string({ maxLength: 5 }), weight: 8 }, { arbitrary: fc.constantFrom(" ", "\t\n", " x "), weight: 1 })
-  const query = nearly(fc.oneof({ arbitrary: text, weight: 8 }, { arbitrary: fc.string({ minLength: 995, maxLength: 1005 }), weight: 1 }))
+  const nearly = <A>(valid: fc.Arbitrary<A>) =>
+    fc.oneof({ arbitrary: valid, weight: 20 }, { arbitrary: junk, weight: 1 })
+  const text = fc.oneof({ arbitrary: fc.string({ maxLength: 5 }), weight: 8 }, {
+    arbitrary: fc.constantFrom(" ", "\t\n", " x "),
+    weight: 1
+  })
+  const query = nearly(
+    fc.oneof({ arbitrary: text, weight: 8 }, { arbitrary: fc.string({ minLength: 995, maxLength: 1005 }), weight: 1 })
+  )
   const values = nearly(fc.array(text, { maxLength: 3 }))
   /** Now and then a key the request does not know. */
   const withStray = <A extends object>(record: fc.Arbitrary<A>) =>
@@ -176,12 +228,22 @@ describe("decodeQuickSearchRequest", () => {
   }
   const nearRequests = withStray(fc.record({
     query,
-    changedSinceDate: nearly(fc.oneof({ arbitrary: nearDates, weight: 1 }, { arbitrary: fc.constantFrom("2024-02-29", "1999-12-31"), weight: 4 })),
+    changedSinceDate: nearly(
+      fc.oneof({ arbitrary: nearDates, weight: 1 }, {
+        arbitrary: fc.constantFrom("2024-02-29", "1999-12-31"),
+        weight: 4
+      })
+    ),
     filters: nearly(fc.oneof(
-      { arbitrary: withStray(fc.record({ classificationFilter: values, statusFilter: values }, { requiredKeys: [] })), weight: 8 },
+      {
+        arbitrary: withStray(fc.record({ classificationFilter: values, statusFilter: values }, { requiredKeys: [] })),
+        weight: 8
+      },
       { arbitrary: fc.array(text).map((v) => new Filters(v)), weight: 1 }
     )),
-    sort: nearly(withStray(fc.record({ field: nearly(text), direction: nearly(fc.constantFrom("ASCENDING", "DESCENDING", "UP")) })))
+    sort: nearly(
+      withStray(fc.record({ field: nearly(text), direction: nearly(fc.constantFrom("ASCENDING", "DESCENDING", "UP")) }))
+    )
   }, { requiredKeys: ["query"] }))
 
   it("decodes as the schema does, and writes the same wire form", () => {

@@ -30,8 +30,13 @@ describe("Fleet.layer", () => {
       const redis = yield* redisServer
       const keyPrefix = freshPrefix()
       const connect = Effect.map(
-        Layer.build(DesignSearchClient.layer().pipe(Layer.provide(Layer.orDie(Fleet.layer({ url: redis.url, keyPrefix }))))),
-        (context) => ({ client: Context.get(context, DesignSearchClient.DesignSearchClient), tokens: Context.get(context, TokenService.TokenService) })
+        Layer.build(
+          DesignSearchClient.layer().pipe(Layer.provide(Layer.orDie(Fleet.layer({ url: redis.url, keyPrefix }))))
+        ),
+        (context) => ({
+          client: Context.get(context, DesignSearchClient.DesignSearchClient),
+          tokens: Context.get(context, TokenService.TokenService)
+        })
       )
       const first = yield* connect
       const second = yield* connect

@@ -21,8 +21,13 @@ const pacedClient = (options: RequestBudget.Options) =>
   clientLayer().pipe(Layer.provide(Layer.orDie(RequestBudget.layer(options))))
 
 const searches = (count: number) =>
-  Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) =>
-    Effect.fork(Effect.all(Array.from({ length: count }, () => c.quickSearch({ query: "chair" })), { concurrency: "unbounded" })))
+  Effect.flatMap(
+    DesignSearchClient.DesignSearchClient,
+    (c) =>
+      Effect.fork(
+        Effect.all(Array.from({ length: count }, () => c.quickSearch({ query: "chair" })), { concurrency: "unbounded" })
+      )
+  )
 
 describe("RequestBudget", () => {
   it.effect("spaces slots evenly at the configured rate", () =>

@@ -1,7 +1,8 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import type { HttpClient } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Schema, TestClock } from "effect"
-import { DesignSearchClient, DesignSearchConfig, Designs, Sandbox } from "../src/index.js"
+import { Designs, DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import { clientLayer } from "./support/layers.js"
 
 const base = Sandbox.inProcessUrl
@@ -59,7 +60,10 @@ describe("Sandbox token endpoint (spec 4.1, 5.3)", () => {
         expect(wrongGrant.json).toMatchObject({ error: "unsupported_grant_type" })
         const missing = yield* send(client, tokenRequest({ grant_type: "client_credentials" }))
         expect(missing.json).toMatchObject({ error: "invalid_request" })
-        const json = yield* send(client, HttpClientRequest.post(tokenUrl).pipe(HttpClientRequest.bodyUnsafeJson(goodForm)))
+        const json = yield* send(
+          client,
+          HttpClientRequest.post(tokenUrl).pipe(HttpClientRequest.bodyUnsafeJson(goodForm))
+        )
         expect(json.status).toBe(400)
         const get = yield* send(client, HttpClientRequest.get(tokenUrl))
         expect(get.status).toBe(405)
@@ -77,19 +81,31 @@ describe("Sandbox API", () => {
         const forged = good.slice(0, -4) + (good.endsWith("AAAA") ? "BBBB" : "AAAA")
         for (const authorization of [undefined, "Basic abc", "Bearer not-a-jwt", forged]) {
           const request = HttpClientRequest.get(design)
-          const r = yield* send(client, authorization === undefined ? request : HttpClientRequest.setHeader(request, "authorization", authorization))
+          const r = yield* send(
+            client,
+            authorization === undefined ? request : HttpClientRequest.setHeader(request, "authorization", authorization)
+          )
           expect(r.status).toBe(401)
           expect(r.headers["www-authenticate"]).toContain("Bearer")
           expect(r.json).toMatchObject({ errors: [{ code: "UNAUTHORIZED" }] })
         }
-        const ok = yield* send(client, HttpClientRequest.get(design).pipe(HttpClientRequest.setHeader("authorization", good)))
+        const ok = yield* send(
+          client,
+          HttpClientRequest.get(design).pipe(HttpClientRequest.setHeader("authorization", good))
+        )
         expect(ok.status).toBe(200)
         yield* TestClock.adjust("3601 seconds")
-        const expired = yield* send(client, HttpClientRequest.get(design).pipe(HttpClientRequest.setHeader("authorization", good)))
+        const expired = yield* send(
+          client,
+          HttpClientRequest.get(design).pipe(HttpClientRequest.setHeader("authorization", good))
+        )
         expect(expired.json).toMatchObject({ errors: [{ detail: "access token expired" }] })
         const fresh = yield* bearer(client)
         yield* sandbox.control.revokeTokens
-        const revoked = yield* send(client, HttpClientRequest.get(design).pipe(HttpClientRequest.setHeader("authorization", fresh)))
+        const revoked = yield* send(
+          client,
+          HttpClientRequest.get(design).pipe(HttpClientRequest.setHeader("authorization", fresh))
+        )
         expect(revoked.json).toMatchObject({ errors: [{ detail: "access token revoked" }] })
       })
     ))
@@ -110,7 +126,9 @@ describe("Sandbox API", () => {
         expect(malformed.status).toBe(400)
         expect(malformed.json).toMatchObject({ errors: [{ code: "MALFORMED_JSON", source: { parameter: "body" } }] })
         expect((malformed.json?.errors as Array<{ id?: string }>)[0]?.id).toBeTypeOf("string")
-        const invalid = yield* post(JSON.stringify({ changedSinceDate: "yesterday", filters: { statusFilter: "REGISTERED" } }))
+        const invalid = yield* post(
+          JSON.stringify({ changedSinceDate: "yesterday", filters: { statusFilter: "REGISTERED" } })
+        )
         expect(invalid.status).toBe(422)
         const pointers = (invalid.json?.errors as Array<{ source: { pointer: string } }>).map((e) => e.source.pointer)
         expect(pointers.sort()).toEqual(["/changedSinceDate", "/filters/statusFilter", "/query"])
@@ -122,7 +140,12 @@ describe("Sandbox API", () => {
       Effect.gen(function*() {
         const authorization = yield* bearer(client)
         const get = (n: string) =>
-          send(client, HttpClientRequest.get(`${api}/design/${n}`).pipe(HttpClientRequest.setHeader("authorization", authorization)))
+          send(
+            client,
+            HttpClientRequest.get(`${api}/design/${n}`).pipe(
+              HttpClientRequest.setHeader("authorization", authorization)
+            )
+          )
         for (const bad of ["..%2F..%2Fetc", "a%20b", "1234567890123", "%E2%82%AC"]) {
           const r = yield* get(bad)
           expect(r.status).toBe(400)
@@ -141,7 +164,9 @@ describe("Sandbox API", () => {
         yield* sandbox.control.injectFault({ target: "design", status: 500, count: 2 })
         const get = send(
           client,
-          HttpClientRequest.get(`${api}/design/${Sandbox.fixedNumbers.chair}`).pipe(HttpClientRequest.setHeader("authorization", authorization))
+          HttpClientRequest.get(`${api}/design/${Sandbox.fixedNumbers.chair}`).pipe(
+            HttpClientRequest.setHeader("authorization", authorization)
+          )
         )
         yield* bearer(client)
         const statuses = [(yield* get).status, (yield* get).status, (yield* get).status]
@@ -149,7 +174,11 @@ describe("Sandbox API", () => {
         const stats = yield* sandbox.control.stats
         expect(stats).toEqual({ tokensIssued: 2, requests: { token: 2, search: 0, design: 3 }, abandoned: 0 })
         yield* sandbox.control.reset
-        expect(yield* sandbox.control.stats).toEqual({ tokensIssued: 0, requests: { token: 0, search: 0, design: 0 }, abandoned: 0 })
+        expect(yield* sandbox.control.stats).toEqual({
+          tokensIssued: 0,
+          requests: { token: 0, search: 0, design: 0 },
+          abandoned: 0
+        })
       })
     ))
 
@@ -220,13 +249,20 @@ describe("Sandbox dataset and search", () => {
         }
         expect(numbers.size).toBeGreaterThan(200)
         for (const n of numbers) {
-          const r = yield* send(client, HttpClientRequest.get(`${api}/design/${n}`).pipe(HttpClientRequest.setHeader("authorization", authorization)))
+          const r = yield* send(
+            client,
+            HttpClientRequest.get(`${api}/design/${n}`).pipe(
+              HttpClientRequest.setHeader("authorization", authorization)
+            )
+          )
           const design = Schema.decodeUnknownSync(Designs.Design)(r.json)
           expect(design.number).toMatch(/^(19|20)\d{7}$/)
           expect(Number(design.number.slice(0, 4))).toBe(DateTime.getPartUtc(design.filingDate!, "year"))
           const filing = design.filingDate!.epochMillis
           if (design.registrationDate) expect(design.registrationDate.epochMillis).toBeGreaterThanOrEqual(filing)
-          if (design.expiryDate) expect(design.expiryDate.epochMillis).toBeGreaterThan(design.registrationDate!.epochMillis)
+          if (design.expiryDate) {
+            expect(design.expiryDate.epochMillis).toBeGreaterThan(design.registrationDate!.epochMillis)
+          }
           expect(design.lastChanged!.epochMillis).toBeGreaterThanOrEqual(filing)
           expect(design.classifications?.[0]?.code).toMatch(/^\d{2}-\d{2}$/)
         }
@@ -235,8 +271,10 @@ describe("Sandbox dataset and search", () => {
 
 describe("Sandbox quick search filters", () => {
   const fetchAll = (numbers: ReadonlyArray<string>) =>
-    Effect.flatMap(DesignSearchClient.DesignSearchClient, (client) =>
-      Effect.forEach(numbers, (n) => Effect.map(client.getDesign(n), (r) => r.data)))
+    Effect.flatMap(
+      DesignSearchClient.DesignSearchClient,
+      (client) => Effect.forEach(numbers, (n) => Effect.map(client.getDesign(n), (r) => r.data))
+    )
 
   it.effect("status, classification prefix and changed-since filters all hold, and sort reverses", () =>
     Effect.gen(function*() {

@@ -85,7 +85,12 @@ describe("TokenService", () => {
         concurrency: "unbounded"
       })
       for (const error of errors) {
-        expect(error).toMatchObject({ _tag: "TokenError", reason: "InvalidCredentials", status: 401, error: "invalid_client" })
+        expect(error).toMatchObject({
+          _tag: "TokenError",
+          reason: "InvalidCredentials",
+          status: 401,
+          error: "invalid_client"
+        })
       }
       expect((yield* sandboxStats).requests.token).toBe(1)
       // a failure is not cached: the next get asks again
@@ -189,7 +194,10 @@ describe("TokenService when its scope closes", () => {
       const waiting = yield* Effect.fork(Effect.flip(service.get))
       yield* TestClock.adjust("1 second")
       yield* Scope.close(scope, Exit.void)
-      expect(yield* Fiber.join(waiting)).toMatchObject({ reason: "Unavailable", detail: "the token service was shut down" })
+      expect(yield* Fiber.join(waiting)).toMatchObject({
+        reason: "Unavailable",
+        detail: "the token service was shut down"
+      })
       expect(yield* Effect.flip(service.get)).toMatchObject({ reason: "Unavailable" })
     }))
 })
@@ -203,7 +211,8 @@ const offeringStore = (offered: Ref.Ref<AccessToken.AccessToken | undefined>) =>
           token !== undefined && accept(token, now)
             ? Effect.succeed<TokenStore.Obtained>({ token, shared: true })
             : Effect.map(fetch, (fetched) => ({ token: fetched, shared: false }))),
-      invalidate: () => Effect.void
+      invalidate: () =>
+        Effect.void
     })
   })
 
@@ -218,7 +227,9 @@ const tokenFor = (value: string, lifetime: Duration.DurationInput) =>
 describe("TokenService with a TokenStore", () => {
   it.effect("a token refused with a 401 is not taken from the store again, though the store still holds it", () =>
     Effect.gen(function*() {
-      const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(yield* tokenFor("unknown-to-the-service", "1 hour"))
+      const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(
+        yield* tokenFor("unknown-to-the-service", "1 hour")
+      )
       yield* Effect.gen(function*() {
         const client = yield* DesignSearchClient.DesignSearchClient
         yield* client.quickSearch({ query: "chair" })
@@ -247,6 +258,10 @@ describe("TokenService with a TokenStore", () => {
         expect(AccessToken.sameToken(current, first)).toBe(false)
         expect((yield* sandboxStats).requests.token).toBe(1)
         expect(yield* service.stats).toMatchObject({ tokenRequests: 1, refreshes: 1, sharedTokens: 1 })
-      }).pipe(Effect.provide(TokenService.layer().pipe(Layer.provide(offeringStore(offered)), Layer.provideMerge(sandboxLayer()))))
+      }).pipe(
+        Effect.provide(
+          TokenService.layer().pipe(Layer.provide(offeringStore(offered)), Layer.provideMerge(sandboxLayer()))
+        )
+      )
     }))
 })

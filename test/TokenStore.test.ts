@@ -89,7 +89,9 @@ describe("TokenStore.layerRedis", () => {
       const redis = yield* redisServer
       const [a, b] = yield* pair(redis.url, { lockTtl: "300 millis", maxWait: "600 millis" })
       const started = yield* Deferred.make<void>()
-      yield* Effect.forkScoped(a.tokens.obtain(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never), always))
+      yield* Effect.forkScoped(
+        a.tokens.obtain(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never), always)
+      )
       yield* Deferred.await(started)
       const obtained = yield* b.tokens.obtain(tokenOf("from-b"), always)
       expect([obtained.shared, valueOf(obtained)]).toEqual([false, "from-b"])

@@ -57,12 +57,15 @@ describe("UndiciHttpClient responses", () => {
   it.scopedLive("status, lower-cased headers, cookies, text and JSON, the body read once for both", () =>
     Effect.gen(function*() {
       const base = yield* serve((_request, response) => {
-        response.writeHead(201, [
-          ["Content-Type", "application/json; charset=utf-8"],
-          ["X-Custom-Header", "Mixed Case Value"],
-          ["Set-Cookie", "a=1; Path=/"],
-          ["Set-Cookie", "b=2; Path=/"]
-        ].flat())
+        response.writeHead(
+          201,
+          [
+            ["Content-Type", "application/json; charset=utf-8"],
+            ["X-Custom-Header", "Mixed Case Value"],
+            ["Set-Cookie", "a=1; Path=/"],
+            ["Set-Cookie", "b=2; Path=/"]
+          ].flat()
+        )
         response.end(JSON.stringify({ hello: "wörld", n: [1, 2] }))
       })
       const client = yield* HttpClient.HttpClient
@@ -112,7 +115,10 @@ describe("UndiciHttpClient responses", () => {
         )
       )
       const first = yield* Deferred.await(firstArrived).pipe(
-        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "the first chunk waited for the end of the response" })
+        Effect.timeoutFail({
+          duration: "10 seconds",
+          onTimeout: () => "the first chunk waited for the end of the response"
+        })
       )
       expect(first).toBe("first|")
       yield* Deferred.succeed(more, undefined)
@@ -144,9 +150,12 @@ describe("UndiciHttpClient requests", () => {
       const base = yield* serve(echo)
       const seen = yield* seenOf(
         HttpClientRequest.post(base + "/upload").pipe(
-          HttpClientRequest.bodyStream(Stream.make("{\"a\":", "[1,", "2]}").pipe(Stream.map((s) => encoder.encode(s))), {
-            contentType: "application/json"
-          })
+          HttpClientRequest.bodyStream(
+            Stream.make("{\"a\":", "[1,", "2]}").pipe(Stream.map((s) => encoder.encode(s))),
+            {
+              contentType: "application/json"
+            }
+          )
         )
       )
       expect(seen.headers["content-type"]).toBe("application/json")
@@ -227,7 +236,10 @@ describe("UndiciHttpClient layers", () => {
   it.scopedLive("layerDispatcher(agent) provides both over the caller's Agent and leaves it alive", () =>
     Effect.gen(function*() {
       const base = yield* serve(echo)
-      const agent = yield* Effect.acquireRelease(Effect.sync(() => new Agent()), (a) => Effect.promise(() => a.destroy()))
+      const agent = yield* Effect.acquireRelease(
+        Effect.sync(() => new Agent()),
+        (a) => Effect.promise(() => a.destroy())
+      )
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(UndiciHttpClient.layerDispatcher(agent), scope)
       const httpClient = Context.get(context, HttpClient.HttpClient)

@@ -4,17 +4,17 @@
  * and interrupted), that the token stays secret, and the exit code and message of every kind of
  * failure. `npm test` builds before it runs the tests.
  */
+import { HelpDoc, ValidationError as CliValidationError } from "@effect/cli"
+import { HttpServerError } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigError, Duration, Effect, Either, Schema } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ValidationError as CliValidationError, HelpDoc } from "@effect/cli"
-import { HttpServerError } from "@effect/platform"
-import { ApiError, Designs, Sandbox } from "../src/index.js"
 import * as ExportFile from "../src/cli/ExportFile.js"
 import { exitCode, FileError, render, UsageError } from "../src/cli/failure.js"
+import { ApiError, Designs, Sandbox } from "../src/index.js"
 import { completeLines, envFor, jwtPattern, readExport, run, start, waitForFile } from "./support/cli.js"
 import type { Outcome } from "./support/cli.js"
 
@@ -48,7 +48,6 @@ const SearchJson = Schema.Struct({
   messages: Schema.Array(Schema.Unknown)
 })
 const decodeSearchJson = (stdout: string) => Schema.decodeUnknownSync(Schema.parseJson(SearchJson))(stdout.trim())
-
 
 describe("design-search search and get", () => {
   it.scopedLive("search prints the count and a table of hits; server messages go to stderr", () =>
@@ -138,7 +137,10 @@ describe("design-search export", () => {
       expect(registered.every((d) => d.status === "REGISTERED" && d.title !== undefined)).toBe(true)
       expect(lines(first.stderr)).toHaveLength(1)
       expect(first.stderr).toMatch(
-        new RegExp(`^exported ${registered.length} designs to .+ in [\\d.]+s \\(0 already there; ${registered.length} listed\\)$`, "m")
+        new RegExp(
+          `^exported ${registered.length} designs to .+ in [\\d.]+s \\(0 already there; ${registered.length} listed\\)$`,
+          "m"
+        )
       )
 
       // An earlier run that died mid-line.
@@ -162,36 +164,43 @@ describe("design-search export", () => {
       expect(Either.getOrThrow(readExport(file))).toHaveLength(all.count)
     }))
 
-  it.scopedLive("interrupted, it leaves valid JSONL holding every record fetched, and a rerun completes it", () =>
-    Effect.gen(function*() {
-      const served = yield* serve({ designs: 1500 })
-      const file = path.join(yield* tempDir, "interrupted.jsonl")
-      const env = envFor(served)
-      const child = yield* start(["export", "ltd", "--out", file, "--concurrency", "2"], env)
-      yield* waitForFile(file, (content) => completeLines(content).length >= 20)
-      // Hold every later design request, so the export is surely still running when interrupted.
-      yield* served.control.injectFault({ target: "design", status: 503, count: 1_000_000, delayMs: 60_000 })
-      yield* child.kill("SIGINT")
-      const outcome = yield* child.exit()
-      expect(outcome.code, outcome.stderr).toBe(130)
-      const designs = Either.getOrThrow(readExport(file))
-      const summary = outcome.stderr.match(/^interrupted: (\d+) of (\d+) designs written to .*; it is valid JSONL, run the same command again to resume$/m)
-      expect(summary, outcome.stderr).not.toBeNull()
-      expect(Number(summary?.[1])).toBe(designs.length)
-      expect(designs.length).toBeGreaterThanOrEqual(20)
-      const total = Number(summary?.[2])
-      expect(designs.length).toBeLessThan(total)
-      expect(designs.every((d) => d.title !== undefined && d.status !== undefined && d.filingDate !== undefined)).toBe(true)
-      expect(new Set(designs.map((d) => d.number)).size).toBe(designs.length)
+  it.scopedLive(
+    "interrupted, it leaves valid JSONL holding every record fetched, and a rerun completes it",
+    () =>
+      Effect.gen(function*() {
+        const served = yield* serve({ designs: 1500 })
+        const file = path.join(yield* tempDir, "interrupted.jsonl")
+        const env = envFor(served)
+        const child = yield* start(["export", "ltd", "--out", file, "--concurrency", "2"], env)
+        yield* waitForFile(file, (content) => completeLines(content).length >= 20)
+        // Hold every later design request, so the export is surely still running when interrupted.
+        yield* served.control.injectFault({ target: "design", status: 503, count: 1_000_000, delayMs: 60_000 })
+        yield* child.kill("SIGINT")
+        const outcome = yield* child.exit()
+        expect(outcome.code, outcome.stderr).toBe(130)
+        const designs = Either.getOrThrow(readExport(file))
+        const summary = outcome.stderr.match(
+          /^interrupted: (\d+) of (\d+) designs written to .*; it is valid JSONL, run the same command again to resume$/m
+        )
+        expect(summary, outcome.stderr).not.toBeNull()
+        expect(Number(summary?.[1])).toBe(designs.length)
+        expect(designs.length).toBeGreaterThanOrEqual(20)
+        const total = Number(summary?.[2])
+        expect(designs.length).toBeLessThan(total)
+        expect(designs.every((d) => d.title !== undefined && d.status !== undefined && d.filingDate !== undefined))
+          .toBe(true)
+        expect(new Set(designs.map((d) => d.number)).size).toBe(designs.length)
 
-      yield* served.control.reset
-      const rerun = yield* run(["export", "ltd", "--out", file, "--concurrency", "8"], env, "60 seconds")
-      expect(rerun.code, rerun.stderr).toBe(0)
-      expect(rerun.stderr).toContain(`(${designs.length} already there`)
-      const complete = Either.getOrThrow(readExport(file))
-      expect(complete).toHaveLength(total)
-      expect(new Set(complete.map((d) => d.number)).size).toBe(total)
-    }), 60_000)
+        yield* served.control.reset
+        const rerun = yield* run(["export", "ltd", "--out", file, "--concurrency", "8"], env, "60 seconds")
+        expect(rerun.code, rerun.stderr).toBe(0)
+        expect(rerun.stderr).toContain(`(${designs.length} already there`)
+        const complete = Either.getOrThrow(readExport(file))
+        expect(complete).toHaveLength(total)
+        expect(new Set(complete.map((d) => d.number)).size).toBe(total)
+      }),
+    60_000
+  )
 })
 
 describe("design-search token", () => {
@@ -214,13 +223,16 @@ describe("design-search token", () => {
       expect(text.stdout).toMatch(new RegExp(`^  client_id: ${served.sandbox.clientId}$`, "m"))
       expect(text.stdout + text.stderr).not.toMatch(jwtPattern)
 
-      const parsed = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({
-        tokenType: Schema.String,
-        issuedAt: Schema.DateTimeUtc,
-        expiresAt: Schema.DateTimeUtc,
-        expiresInSeconds: Schema.Number,
-        claims: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-      })), { onExcessProperty: "error" })(json.stdout.trim())
+      const parsed = Schema.decodeUnknownSync(
+        Schema.parseJson(Schema.Struct({
+          tokenType: Schema.String,
+          issuedAt: Schema.DateTimeUtc,
+          expiresAt: Schema.DateTimeUtc,
+          expiresInSeconds: Schema.Number,
+          claims: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+        })),
+        { onExcessProperty: "error" }
+      )(json.stdout.trim())
       expect(parsed.tokenType).toBe("Bearer")
       expect(parsed.expiresAt.epochMillis - parsed.issuedAt.epochMillis).toBe(3600_000)
       expect(parsed.expiresInSeconds).toBeGreaterThan(3500)
@@ -326,7 +338,9 @@ describe("design-search sandbox", () => {
       ])
       expect(exported).toMatchObject({ IPAUSTRALIA_CLIENT_ID: "sandbox-client", IPAUSTRALIA_CLIENT_SECRET: "shh-123" })
       expect(exported["IPAUSTRALIA_AUTH_URL"]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-      expect(exported["IPAUSTRALIA_BASE_URL"]).toBe(`${exported["IPAUSTRALIA_AUTH_URL"]}/public/australian-design-search-api/v1`)
+      expect(exported["IPAUSTRALIA_BASE_URL"]).toBe(
+        `${exported["IPAUSTRALIA_AUTH_URL"]}/public/australian-design-search-api/v1`
+      )
 
       const got = yield* run(["get", chair, "--json"], exported)
       expect(got.code, got.stderr).toBe(0)
@@ -350,23 +364,111 @@ describe("design-search failures (failure.ts)", () => {
   const fields = { status: 0, errors: [], messages: [], excerpt: "" }
   const serverError = { id: "x", code: "500", detail: "Internal Server Error" }
   const cases: ReadonlyArray<readonly [string, Parameters<typeof exitCode>[0], number, string]> = [
-    ["ServerError", new ApiError.ServerError({ ...fields, status: 500, errors: [serverError] }), 1, "500: Internal Server Error"],
-    ["RateLimitError", new ApiError.RateLimitError({ ...fields, status: 429, retryAfter: Duration.seconds(90) }), 1, "rate limited (HTTP 429, retry after 1m 30s)"],
-    ["NotFoundError", new ApiError.NotFoundError({ ...fields, status: 404, errors: [{ code: "NOT_FOUND", detail: "no design" }] }), 1, "NOT_FOUND: no design"],
-    ["TransportError", new ApiError.TransportError({ reason: "Timeout", method: "GET", url: "https://x.test/design/1", detail: "no complete response within 30s" }), 1, "(Timeout): no complete response"],
-    ["UnexpectedResponseError", new ApiError.UnexpectedResponseError({ status: 418, excerpt: "teapot", issue: "unexpected HTTP status 418" }), 1, "unexpected HTTP status 418"],
-    ["TokenError Unavailable", new ApiError.TokenError({ reason: "Unavailable", status: 503, detail: "down" }), 1, "Unavailable HTTP 503"],
-    ["TokenError InvalidResponse", new ApiError.TokenError({ reason: "InvalidResponse", status: 200, detail: "not a token response" }), 1, "InvalidResponse"],
-    ["TokenError InvalidCredentials", new ApiError.TokenError({ reason: "InvalidCredentials", status: 401, error: "invalid_client", detail: "refused" }), 3, "invalid_client"],
-    ["AuthenticationError", new ApiError.AuthenticationError({ ...fields, status: 401 }), 3, "not authenticated (HTTP 401)"],
-    ["ForbiddenError", new ApiError.ForbiddenError({ ...fields, status: 403, excerpt: "not subscribed" }), 3, "not subscribed"],
-    ["ConfigError", ConfigError.InvalidData(["IPAUSTRALIA_ENV"], "unknown environment \"staging\""), 3, "unknown environment"],
-    ["ValidationError", new ApiError.ValidationError({ ...fields, origin: "client", errors: [{ code: "INVALID_FIELD", detail: "expected a date", source: { pointer: "/changedSinceDate" } }] }), 2, "INVALID_FIELD at /changedSinceDate: expected a date"],
-    ["BadRequestError", new ApiError.BadRequestError({ ...fields, status: 400, errors: [{ code: "INVALID_PARAMETER", detail: "bad number", source: { parameter: "ipRightIdentifier" } }] }), 2, "at ipRightIdentifier: bad number"],
+    [
+      "ServerError",
+      new ApiError.ServerError({ ...fields, status: 500, errors: [serverError] }),
+      1,
+      "500: Internal Server Error"
+    ],
+    [
+      "RateLimitError",
+      new ApiError.RateLimitError({ ...fields, status: 429, retryAfter: Duration.seconds(90) }),
+      1,
+      "rate limited (HTTP 429, retry after 1m 30s)"
+    ],
+    [
+      "NotFoundError",
+      new ApiError.NotFoundError({ ...fields, status: 404, errors: [{ code: "NOT_FOUND", detail: "no design" }] }),
+      1,
+      "NOT_FOUND: no design"
+    ],
+    [
+      "TransportError",
+      new ApiError.TransportError({
+        reason: "Timeout",
+        method: "GET",
+        url: "https://x.test/design/1",
+        detail: "no complete response within 30s"
+      }),
+      1,
+      "(Timeout): no complete response"
+    ],
+    [
+      "UnexpectedResponseError",
+      new ApiError.UnexpectedResponseError({ status: 418, excerpt: "teapot", issue: "unexpected HTTP status 418" }),
+      1,
+      "unexpected HTTP status 418"
+    ],
+    [
+      "TokenError Unavailable",
+      new ApiError.TokenError({ reason: "Unavailable", status: 503, detail: "down" }),
+      1,
+      "Unavailable HTTP 503"
+    ],
+    [
+      "TokenError InvalidResponse",
+      new ApiError.TokenError({ reason: "InvalidResponse", status: 200, detail: "not a token response" }),
+      1,
+      "InvalidResponse"
+    ],
+    [
+      "TokenError InvalidCredentials",
+      new ApiError.TokenError({
+        reason: "InvalidCredentials",
+        status: 401,
+        error: "invalid_client",
+        detail: "refused"
+      }),
+      3,
+      "invalid_client"
+    ],
+    [
+      "AuthenticationError",
+      new ApiError.AuthenticationError({ ...fields, status: 401 }),
+      3,
+      "not authenticated (HTTP 401)"
+    ],
+    [
+      "ForbiddenError",
+      new ApiError.ForbiddenError({ ...fields, status: 403, excerpt: "not subscribed" }),
+      3,
+      "not subscribed"
+    ],
+    [
+      "ConfigError",
+      ConfigError.InvalidData(["IPAUSTRALIA_ENV"], "unknown environment \"staging\""),
+      3,
+      "unknown environment"
+    ],
+    [
+      "ValidationError",
+      new ApiError.ValidationError({
+        ...fields,
+        origin: "client",
+        errors: [{ code: "INVALID_FIELD", detail: "expected a date", source: { pointer: "/changedSinceDate" } }]
+      }),
+      2,
+      "INVALID_FIELD at /changedSinceDate: expected a date"
+    ],
+    [
+      "BadRequestError",
+      new ApiError.BadRequestError({
+        ...fields,
+        status: 400,
+        errors: [{ code: "INVALID_PARAMETER", detail: "bad number", source: { parameter: "ipRightIdentifier" } }]
+      }),
+      2,
+      "at ipRightIdentifier: bad number"
+    ],
     ["@effect/cli ValidationError", CliValidationError.invalidValue(HelpDoc.p("nope")), 2, "bad usage"],
     ["UsageError", new UsageError({ detail: "line 3 is not a design" }), 2, "line 3 is not a design"],
     ["FileError", new FileError({ path: "/x.jsonl", detail: "EACCES" }), 1, "/x.jsonl: EACCES"],
-    ["ServeError", new HttpServerError.ServeError({ cause: new Error("listen EADDRINUSE 127.0.0.1:8787") }), 1, "EADDRINUSE"]
+    [
+      "ServeError",
+      new HttpServerError.ServeError({ cause: new Error("listen EADDRINUSE 127.0.0.1:8787") }),
+      1,
+      "EADDRINUSE"
+    ]
   ]
   for (const [name, failure, code, shows] of cases) {
     it(`${name}: exit ${code}, one or two lines that say what went wrong`, () => {
@@ -385,7 +487,11 @@ describe("export files (ExportFile.scan)", () => {
   const bytes = (text: string) => new TextEncoder().encode(text)
 
   it("reads the numbers of complete lines; an empty file is fine", () => {
-    expect(Either.getOrThrow(ExportFile.scan(bytes("")))).toEqual({ numbers: new Set(), completeBytes: 0, tail: "none" })
+    expect(Either.getOrThrow(ExportFile.scan(bytes("")))).toEqual({
+      numbers: new Set(),
+      completeBytes: 0,
+      tail: "none"
+    })
     const text = `${design("1")}\n${design("2")}\n`
     expect(Either.getOrThrow(ExportFile.scan(bytes(text)))).toEqual({
       numbers: new Set(["1", "2"]),

@@ -36,7 +36,12 @@ describe("faults at the token endpoint", () => {
   it.effect("an HTML error page with 503 is Unavailable; with 200 it is InvalidResponse at once", () =>
     Effect.gen(function*() {
       const sandbox = yield* control
-      yield* sandbox.injectFault({ target: "token", status: 200, body: "<html>Service Unavailable</html>", headers: { "content-type": "text/html" } })
+      yield* sandbox.injectFault({
+        target: "token",
+        status: 200,
+        body: "<html>Service Unavailable</html>",
+        headers: { "content-type": "text/html" }
+      })
       expect(yield* getToken).toMatchObject({ reason: "InvalidResponse", status: 200 })
       expect((yield* sandboxStats).requests.token).toBe(1)
       yield* sandbox.injectFault({ target: "token", status: 503, count: 100, body: "<html>Service Unavailable</html>" })
@@ -55,7 +60,11 @@ describe("faults at the token endpoint", () => {
 
   it.effect("a huge token body is refused without reading it: InvalidResponse after one request", () =>
     Effect.gen(function*() {
-      yield* (yield* control).injectFault({ target: "token", status: 200, body: { access_token: "x".repeat(5000), expires_in: 3600, token_type: "Bearer" } })
+      yield* (yield* control).injectFault({
+        target: "token",
+        status: 200,
+        body: { access_token: "x".repeat(5000), expires_in: 3600, token_type: "Bearer" }
+      })
       const error = yield* getToken
       expect(error).toMatchObject({ reason: "InvalidResponse", status: 200 })
       expect(error.detail).toContain("exceeds the cap")
@@ -84,7 +93,12 @@ describe("faults at the API", () => {
 
   it.effect("429 every time: RateLimitError after three retries, each waiting its Retry-After", () =>
     Effect.gen(function*() {
-      yield* (yield* control).injectFault({ target: "search", status: 429, count: 100, headers: { "retry-after": "5" } })
+      yield* (yield* control).injectFault({
+        target: "search",
+        status: 429,
+        count: 100,
+        headers: { "retry-after": "5" }
+      })
       const fiber = yield* Effect.fork(Effect.flip((yield* Client).quickSearch({ query: "chair" })))
       yield* TestClock.adjust("14 seconds")
       expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
@@ -123,7 +137,12 @@ describe("faults at the API", () => {
         headers: { "content-type": "text/plain" }
       })
       expect((yield* client.quickSearch({ query: "chair" })).data.designNumbers).toEqual([chair])
-      yield* sandbox.injectFault({ target: "search", status: 200, body: "<html>Welcome</html>", headers: { "content-type": "text/html" } })
+      yield* sandbox.injectFault({
+        target: "search",
+        status: 200,
+        body: "<html>Welcome</html>",
+        headers: { "content-type": "text/html" }
+      })
       expect(yield* Effect.flip(client.quickSearch({ query: "chair" }))).toMatchObject({
         _tag: "UnexpectedResponseError",
         issue: "body is not JSON"
@@ -151,7 +170,13 @@ describe("dropped connections", () => {
   for (const kind of ["reset", "resetMidBody"] as const) {
     it.effect(`${kind} at the API every time: TransportError after the first try and three retries`, () =>
       Effect.gen(function*() {
-        yield* (yield* control).injectFault({ target: "design", kind, status: 200, count: 100, body: { number: chair, title: "Chair" } })
+        yield* (yield* control).injectFault({
+          target: "design",
+          kind,
+          status: 200,
+          count: 100,
+          body: { number: chair, title: "Chair" }
+        })
         const error = yield* withTime(Effect.flip((yield* Client).getDesign(chair)), "1 minute")
         expect(error).toMatchObject({ _tag: "TransportError", reason: kind === "reset" ? "Network" : "Body" })
         expect((yield* sandboxStats).requests.design).toBe(4)
@@ -159,7 +184,12 @@ describe("dropped connections", () => {
 
     it.effect(`${kind} at the API once: the retry succeeds`, () =>
       Effect.gen(function*() {
-        yield* (yield* control).injectFault({ target: "design", kind, status: 200, body: { number: chair, title: "Chair" } })
+        yield* (yield* control).injectFault({
+          target: "design",
+          kind,
+          status: 200,
+          body: { number: chair, title: "Chair" }
+        })
         const { data } = yield* withTime((yield* Client).getDesign(chair), "1 minute")
         expect(data.number).toBe(chair)
         expect((yield* sandboxStats).requests.design).toBe(2)

@@ -5,7 +5,8 @@
  * fleet's request rate read off the sandbox's counters.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Fiber, Schedule } from "effect"
+import type { Duration } from "effect"
+import { Clock, Effect, Fiber, Schedule } from "effect"
 import { Sandbox } from "../src/index.js"
 import { type FleetOptions, startFleet, type Worker } from "./support/fleet.js"
 import { redisServer } from "./support/redis.js"
@@ -24,7 +25,11 @@ const everyoneCalls = (fleet: ReadonlyArray<Worker>, count: number) =>
 const statsOf = (fleet: ReadonlyArray<Worker>) => Effect.forEach(fleet, (w) => w.stats, { concurrency: "unbounded" })
 
 /** Checks `condition` every 50 ms until it holds, for at most `limit`. */
-const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>, what: string, limit: Duration.DurationInput = "20 seconds") =>
+const eventually = <E, R>(
+  condition: Effect.Effect<boolean, E, R>,
+  what: string,
+  limit: Duration.DurationInput = "20 seconds"
+) =>
   condition.pipe(
     Effect.filterOrFail((ok) => ok, () => what),
     Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo(limit))),
@@ -61,7 +66,10 @@ describe("a fleet sharing tokens through Redis", () => {
       // a token is refreshed only once it has been used after its fetch
       yield* everyoneCalls(fleet, 1)
       yield* eventually(
-        Effect.map(statsOf(fleet), (all) => all.every((s) => s.refreshes >= 1 && s.tokenRequests + s.sharedTokens >= 2)),
+        Effect.map(
+          statsOf(fleet),
+          (all) => all.every((s) => s.refreshes >= 1 && s.tokenRequests + s.sharedTokens >= 2)
+        ),
         "every process refreshed"
       )
       expect((yield* served.control.stats).requests.token).toBe(2)
@@ -70,68 +78,80 @@ describe("a fleet sharing tokens through Redis", () => {
       expect(sum(tokens.map((s) => s.sharedTokens))).toBe(6)
     }), 120_000)
 
-  it.scopedLive("the lock holder killed mid-fetch: another process fetches once the lock has expired", () =>
-    Effect.gen(function*() {
-      const redis = yield* redisServer
-      const served = yield* Sandbox.serve({ port: 0 })
-      const lockTtlMillis = 1500
-      const [holder, other] = yield* fleetOf(2, { served, redisUrl: redis.url, lockTtlMillis })
-      // the holder's token request hangs
-      yield* served.control.injectFault({ target: "token", status: 503, delayMs: 600_000 })
-      yield* Effect.forkScoped(Effect.either(holder!.calls(1)))
-      yield* eventually(Effect.map(served.control.stats, (s) => s.requests.token === 1), "the holder's token request")
-      yield* holder!.kill
-      const killedAt = yield* Clock.currentTimeMillis
-      yield* everyoneCalls([other!], 1)
-      const waited = (yield* Clock.currentTimeMillis) - killedAt
-      // bounded by the lock's expiry (plus the fetch), not by the holder's token timeout
-      expect(waited).toBeLessThan(lockTtlMillis + 5000)
-      expect((yield* served.control.stats).requests.token).toBe(2)
-      expect((yield* other!.stats).tokenRequests).toBe(1)
-    }), 120_000)
+  it.scopedLive(
+    "the lock holder killed mid-fetch: another process fetches once the lock has expired",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const served = yield* Sandbox.serve({ port: 0 })
+        const lockTtlMillis = 1500
+        const [holder, other] = yield* fleetOf(2, { served, redisUrl: redis.url, lockTtlMillis })
+        // the holder's token request hangs
+        yield* served.control.injectFault({ target: "token", status: 503, delayMs: 600_000 })
+        yield* Effect.forkScoped(Effect.either(holder!.calls(1)))
+        yield* eventually(Effect.map(served.control.stats, (s) => s.requests.token === 1), "the holder's token request")
+        yield* holder!.kill
+        const killedAt = yield* Clock.currentTimeMillis
+        yield* everyoneCalls([other!], 1)
+        const waited = (yield* Clock.currentTimeMillis) - killedAt
+        // bounded by the lock's expiry (plus the fetch), not by the holder's token timeout
+        expect(waited).toBeLessThan(lockTtlMillis + 5000)
+        expect((yield* served.control.stats).requests.token).toBe(2)
+        expect((yield* other!.stats).tokenRequests).toBe(1)
+      }),
+    120_000
+  )
 
-  it.scopedLive("Redis stopped: no call fails and each process warns once; restarted: the fleet shares again", () =>
-    Effect.gen(function*() {
-      const redis = yield* redisServer
-      const served = yield* Sandbox.serve({ port: 0 })
-      const fleet = yield* fleetOf(4, { served, redisUrl: redis.url })
-      yield* everyoneCalls(fleet, 20)
-      expect((yield* served.control.stats).requests.token).toBe(1)
+  it.scopedLive(
+    "Redis stopped: no call fails and each process warns once; restarted: the fleet shares again",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const served = yield* Sandbox.serve({ port: 0 })
+        const fleet = yield* fleetOf(4, { served, redisUrl: redis.url })
+        yield* everyoneCalls(fleet, 20)
+        expect((yield* served.control.stats).requests.token).toBe(1)
 
-      yield* redis.stop
-      // revoked tokens make every process fetch anew, with Redis away
-      yield* served.control.revokeTokens
-      yield* everyoneCalls(fleet, 20)
-      yield* everyoneCalls(fleet, 20)
-      expect((yield* served.control.stats).requests.token).toBe(1 + fleet.length)
-      for (const worker of fleet) expect(occurrences(worker.output(), "Redis unreachable")).toBe(1)
-
-      yield* redis.start
-      yield* eventually(
-        Effect.map(Effect.forEach(fleet, (w) => w.ping), (answers) => answers.every((ok) => ok)),
-        "every process reconnected"
-      )
-      yield* served.control.revokeTokens
-      yield* everyoneCalls(fleet, 20)
-      expect((yield* served.control.stats).requests.token).toBe(2 + fleet.length)
-      for (const worker of fleet) {
-        expect(occurrences(worker.output(), "Redis unreachable")).toBe(1)
-        expect(occurrences(worker.output(), "Redis reachable again")).toBe(1)
-      }
-    }), 120_000)
-
-  it.scopedLive("concurrent 401s in every process replace the revoked token with exactly one new one", () =>
-    Effect.gen(function*() {
-      const redis = yield* redisServer
-      const served = yield* Sandbox.serve({ port: 0 })
-      const fleet = yield* fleetOf(4, { served, redisUrl: redis.url })
-      yield* everyoneCalls(fleet, 10)
-      for (let round = 1; round <= 3; round++) {
+        yield* redis.stop
+        // revoked tokens make every process fetch anew, with Redis away
         yield* served.control.revokeTokens
-        yield* everyoneCalls(fleet, 25)
-        expect((yield* served.control.stats).requests.token).toBe(1 + round)
-      }
-    }), 120_000)
+        yield* everyoneCalls(fleet, 20)
+        yield* everyoneCalls(fleet, 20)
+        expect((yield* served.control.stats).requests.token).toBe(1 + fleet.length)
+        for (const worker of fleet) expect(occurrences(worker.output(), "Redis unreachable")).toBe(1)
+
+        yield* redis.start
+        yield* eventually(
+          Effect.map(Effect.forEach(fleet, (w) => w.ping), (answers) => answers.every((ok) => ok)),
+          "every process reconnected"
+        )
+        yield* served.control.revokeTokens
+        yield* everyoneCalls(fleet, 20)
+        expect((yield* served.control.stats).requests.token).toBe(2 + fleet.length)
+        for (const worker of fleet) {
+          expect(occurrences(worker.output(), "Redis unreachable")).toBe(1)
+          expect(occurrences(worker.output(), "Redis reachable again")).toBe(1)
+        }
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "concurrent 401s in every process replace the revoked token with exactly one new one",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const served = yield* Sandbox.serve({ port: 0 })
+        const fleet = yield* fleetOf(4, { served, redisUrl: redis.url })
+        yield* everyoneCalls(fleet, 10)
+        for (let round = 1; round <= 3; round++) {
+          yield* served.control.revokeTokens
+          yield* everyoneCalls(fleet, 25)
+          expect((yield* served.control.stats).requests.token).toBe(1 + round)
+        }
+      }),
+    120_000
+  )
 
   it.scopedLive("the fleet's calls reach the service at the configured rate", () =>
     Effect.gen(function*() {

@@ -2,10 +2,10 @@
  * Faults and lifecycles over real sockets: the served sandbox drops connections, a call that is
  * interrupted aborts its request, and closing the client's scope leaves no timer, fiber or socket.
  */
+import type { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Duration, Effect, Exit, Fiber, Layer, Schedule, Scope, Supervisor } from "effect"
-import type { HttpClient } from "@effect/platform"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService, UndiciHttpClient } from "../src/index.js"
 
 const chair = Sandbox.fixedNumbers.chair
@@ -32,7 +32,10 @@ const clientLayerOver = (transport: Layer.Layer<HttpClient.HttpClient>) => (serv
 const eventually = <E, R>(check: Effect.Effect<boolean, E, R>) =>
   check.pipe(
     Effect.repeat({ until: (ok) => ok, schedule: Schedule.spaced("5 millis") }),
-    Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => new Error("condition not reached within 5 s") })
+    Effect.timeoutFail({
+      duration: Duration.seconds(5),
+      onTimeout: () => new Error("condition not reached within 5 s")
+    })
   )
 
 /** Counts of the process's active handles, by kind. */
@@ -43,104 +46,117 @@ const activeResources = () => {
 }
 
 for (const [transportName, transport] of transports) {
-const clientLayer = clientLayerOver(transport)
+  const clientLayer = clientLayerOver(transport)
 
-describe(`dropped connections over real sockets, ${transportName}`, () => {
-  for (const kind of ["reset", "resetMidBody"] as const) {
-    it.scopedLive(`${kind}: a TransportError after the first try and three retries; once, the retry succeeds`, () =>
+  describe(`dropped connections over real sockets, ${transportName}`, () => {
+    for (const kind of ["reset", "resetMidBody"] as const) {
+      it.scopedLive(`${kind}: a TransportError after the first try and three retries; once, the retry succeeds`, () =>
+        Effect.gen(function*() {
+          const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+          const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
+          yield* served.control.injectFault({ target: "design", kind, status: 200, count: 4, body: { number: chair } })
+          const error = yield* Effect.flip(client.getDesign(chair))
+          expect(error).toMatchObject({ _tag: "TransportError", reason: kind === "reset" ? "Network" : "Body" })
+          expect((yield* served.control.stats).requests.design).toBe(4)
+          yield* served.control.injectFault({ target: "design", kind, status: 200, body: { number: chair } })
+          expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+          expect((yield* served.control.stats).requests.design).toBe(6)
+        }))
+    }
+
+    it.scopedLive("a connection reset at the token endpoint is retried", () =>
       Effect.gen(function*() {
         const served = yield* Sandbox.serve({ port: 0, designs: 300 })
         const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
-        yield* served.control.injectFault({ target: "design", kind, status: 200, count: 4, body: { number: chair } })
-        const error = yield* Effect.flip(client.getDesign(chair))
-        expect(error).toMatchObject({ _tag: "TransportError", reason: kind === "reset" ? "Network" : "Body" })
-        expect((yield* served.control.stats).requests.design).toBe(4)
-        yield* served.control.injectFault({ target: "design", kind, status: 200, body: { number: chair } })
+        yield* served.control.injectFault({ target: "token", kind: "reset", status: 200, count: 2 })
         expect((yield* client.getDesign(chair)).data.number).toBe(chair)
-        expect((yield* served.control.stats).requests.design).toBe(6)
+        expect((yield* served.control.stats).requests.token).toBe(3)
       }))
-  }
+  })
 
-  it.scopedLive("a connection reset at the token endpoint is retried", () =>
-    Effect.gen(function*() {
-      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
-      const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
-      yield* served.control.injectFault({ target: "token", kind: "reset", status: 200, count: 2 })
-      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
-      expect((yield* served.control.stats).requests.token).toBe(3)
-    }))
-})
+  describe(`timeouts and caps, ${transportName}`, () => {
+    const strict = (served: Sandbox.Served) =>
+      DesignSearchClient.layer({ retrySchedule: Schedule.stop }).pipe(
+        Layer.provide(
+          DesignSearchConfig.layer({ ...served.clientOptions, requestTimeout: "300 millis", maxBodyBytes: 2048 })
+        ),
+        Layer.provide(transport)
+      )
 
-describe(`timeouts and caps, ${transportName}`, () => {
-  const strict = (served: Sandbox.Served) =>
-    DesignSearchClient.layer({ retrySchedule: Schedule.stop }).pipe(
-      Layer.provide(DesignSearchConfig.layer({ ...served.clientOptions, requestTimeout: "300 millis", maxBodyBytes: 2048 })),
-      Layer.provide(transport)
-    )
+    it.scopedLive("an answer that stalls past the request timeout is a TransportError Timeout", () =>
+      Effect.gen(function*() {
+        const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+        const client = Context.get(yield* Layer.build(strict(served)), Client)
+        yield* client.getDesign(chair)
+        yield* served.control.injectFault({ target: "design", status: 200, delayMs: 60_000 })
+        expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
+        yield* eventually(Effect.map(served.control.stats, (s) => s.abandoned === 1))
+      }))
 
-  it.scopedLive("an answer that stalls past the request timeout is a TransportError Timeout", () =>
-    Effect.gen(function*() {
-      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
-      const client = Context.get(yield* Layer.build(strict(served)), Client)
-      yield* client.getDesign(chair)
-      yield* served.control.injectFault({ target: "design", status: 200, delayMs: 60_000 })
-      expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
-      yield* eventually(Effect.map(served.control.stats, (s) => s.abandoned === 1))
-    }))
-
-  it.scopedLive("a body over the cap is refused, with or without Content-Length, and the next call goes through", () =>
-    Effect.gen(function*() {
-      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
-      const client = Context.get(yield* Layer.build(strict(served)), Client)
-      yield* served.control.injectFault({ target: "design", status: 200, body: { number: chair, title: "x".repeat(5000) } })
-      expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "UnexpectedResponseError", status: 200 })
-      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
-    }))
-})
-
-describe(`interruption and scope, ${transportName}`, () => {
-  it.scopedLive("interrupting a call aborts its request: the server sees the client go away", () =>
-    Effect.gen(function*() {
-      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
-      const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
-      yield* client.getDesign(chair)
-      yield* served.control.injectFault({ target: "design", status: 200, delayMs: 60_000 })
-      const fiber = yield* Effect.fork(client.getDesign(chair))
-      yield* eventually(Effect.map(served.control.stats, (s) => s.requests.design === 2))
-      yield* Fiber.interrupt(fiber)
-      yield* eventually(Effect.map(served.control.stats, (s) => s.abandoned === 1))
-      // the next call goes through at once: nothing is stuck behind the aborted one
-      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
-    }))
-
-  it.scopedLive("closing the client's scope leaves no timers, fibers or sockets behind", () =>
-    Effect.gen(function*() {
-      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
-      const baseline = activeResources()
-      const supervisor = yield* Supervisor.track
-      const scope = yield* Scope.make()
-      yield* Effect.gen(function*() {
-        const context = yield* Layer.buildWithScope(clientLayer(served), scope)
-        const client = Context.get(context, Client)
-        const tokens = Context.get(context, TokenService.TokenService)
-        yield* client.quickSearch({ query: "chair" })
-        yield* Effect.forEach([chair, Sandbox.fixedNumbers.bottle, Sandbox.fixedNumbers.wristWatch], client.getDesign, {
-          concurrency: 3
+    it.scopedLive("a body over the cap is refused, with or without Content-Length, and the next call goes through", () =>
+      Effect.gen(function*() {
+        const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+        const client = Context.get(yield* Layer.build(strict(served)), Client)
+        yield* served.control.injectFault({
+          target: "design",
+          status: 200,
+          body: { number: chair, title: "x".repeat(5000) }
         })
-        // a token handed out from the cache: its refresh is scheduled
-        yield* tokens.get
-      }).pipe(Effect.supervised(supervisor))
-      const during = activeResources()
-      expect(during.get("TCPSocketWrap") ?? 0).toBeGreaterThan(baseline.get("TCPSocketWrap") ?? 0)
-      // the refresh fiber, waiting to refresh the token in use
-      expect((yield* supervisor.value).length).toBeGreaterThan(0)
-      yield* Scope.close(scope, Exit.void)
-      expect(yield* supervisor.value).toEqual([])
-      yield* eventually(Effect.sync(() => {
-        const after = activeResources()
-        return (after.get("TCPSocketWrap") ?? 0) <= (baseline.get("TCPSocketWrap") ?? 0) &&
-          (after.get("Timeout") ?? 0) <= (baseline.get("Timeout") ?? 0)
+        expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({
+          _tag: "UnexpectedResponseError",
+          status: 200
+        })
+        expect((yield* client.getDesign(chair)).data.number).toBe(chair)
       }))
-    }))
-})
+  })
+
+  describe(`interruption and scope, ${transportName}`, () => {
+    it.scopedLive("interrupting a call aborts its request: the server sees the client go away", () =>
+      Effect.gen(function*() {
+        const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+        const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
+        yield* client.getDesign(chair)
+        yield* served.control.injectFault({ target: "design", status: 200, delayMs: 60_000 })
+        const fiber = yield* Effect.fork(client.getDesign(chair))
+        yield* eventually(Effect.map(served.control.stats, (s) => s.requests.design === 2))
+        yield* Fiber.interrupt(fiber)
+        yield* eventually(Effect.map(served.control.stats, (s) => s.abandoned === 1))
+        // the next call goes through at once: nothing is stuck behind the aborted one
+        expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+      }))
+
+    it.scopedLive("closing the client's scope leaves no timers, fibers or sockets behind", () =>
+      Effect.gen(function*() {
+        const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+        const baseline = activeResources()
+        const supervisor = yield* Supervisor.track
+        const scope = yield* Scope.make()
+        yield* Effect.gen(function*() {
+          const context = yield* Layer.buildWithScope(clientLayer(served), scope)
+          const client = Context.get(context, Client)
+          const tokens = Context.get(context, TokenService.TokenService)
+          yield* client.quickSearch({ query: "chair" })
+          yield* Effect.forEach(
+            [chair, Sandbox.fixedNumbers.bottle, Sandbox.fixedNumbers.wristWatch],
+            client.getDesign,
+            {
+              concurrency: 3
+            }
+          )
+          // a token handed out from the cache: its refresh is scheduled
+          yield* tokens.get
+        }).pipe(Effect.supervised(supervisor))
+        const during = activeResources()
+        expect(during.get("TCPSocketWrap") ?? 0).toBeGreaterThan(baseline.get("TCPSocketWrap") ?? 0)
+        // the refresh fiber, waiting to refresh the token in use
+        expect((yield* supervisor.value).length).toBeGreaterThan(0)
+        yield* Scope.close(scope, Exit.void)
+        expect(yield* supervisor.value).toEqual([])
+        yield* eventually(Effect.sync(() => {
+          const after = activeResources()
+          return (after.get("TCPSocketWrap") ?? 0) <= (baseline.get("TCPSocketWrap") ?? 0) &&
+            (after.get("Timeout") ?? 0) <= (baseline.get("Timeout") ?? 0)
+        }))
+      }))
+  })
 }

@@ -80,7 +80,9 @@ describe("mapInOrder", () => {
       yield* g.open(0)
       yield* g.open(1)
       expect(Chunk.toReadonlyArray(yield* Fiber.join(fiber))).toEqual([0, 10])
-      expect([...(yield* Ref.get(g.interrupted))].sort()).toEqual(yield* Effect.map(Ref.get(g.started), (s) => s.filter((i) => i > 1)))
+      expect([...(yield* Ref.get(g.interrupted))].sort()).toEqual(
+        yield* Effect.map(Ref.get(g.started), (s) => s.filter((i) => i > 1))
+      )
       expect((yield* Ref.get(g.interrupted)).length).toBeGreaterThan(0)
     }))
 
@@ -102,7 +104,8 @@ describe("mapInOrder", () => {
   it.effect("after a failure no worker starts another call, even while the reader is behind", () =>
     Effect.gen(function*() {
       const started = yield* Ref.make(0)
-      const call = (i: number) => Effect.zipRight(Ref.update(started, (n) => n + 1), i === 2 ? Effect.fail("item 2") : Effect.succeed(i))
+      const call = (i: number) =>
+        Effect.zipRight(Ref.update(started, (n) => n + 1), i === 2 ? Effect.fail("item 2") : Effect.succeed(i))
       const pull = yield* Stream.toPull(mapInOrder(items(100), call, 2))
       expect(Chunk.toReadonlyArray(yield* pull)).toEqual([0])
       yield* Effect.repeatN(Effect.yieldNow(), 50)
@@ -121,7 +124,11 @@ describe("mapInOrder", () => {
           const call = (i: number) => Effect.as(Effect.repeatN(Effect.yieldNow(), (i * 7 + maxOps) % 4), i)
           const out = yield* Stream.runCollect(mapInOrder(items1000, call, concurrency)).pipe(
             Effect.withMaxOpsBeforeYield(maxOps),
-            Effect.timeoutTo({ duration: "5 seconds", onSuccess: Chunk.toReadonlyArray, onTimeout: () => "stuck" as const })
+            Effect.timeoutTo({
+              duration: "5 seconds",
+              onSuccess: Chunk.toReadonlyArray,
+              onTimeout: () => "stuck" as const
+            })
           )
           expect(out, `concurrency ${concurrency}, ${maxOps} operations before a yield`).toEqual(items1000)
         }
@@ -137,7 +144,10 @@ describe("mapInOrder", () => {
     ([input, concurrency, yields]) =>
       Effect.gen(function*() {
         const call = (x: number) =>
-          Effect.zipRight(Effect.repeatN(Effect.yieldNow(), yields[Math.abs(x) % Math.max(1, yields.length)] ?? 0), Effect.succeed(x * 2))
+          Effect.zipRight(
+            Effect.repeatN(Effect.yieldNow(), yields[Math.abs(x) % Math.max(1, yields.length)] ?? 0),
+            Effect.succeed(x * 2)
+          )
         const out = yield* Stream.runCollect(mapInOrder(input, call, concurrency))
         expect(Chunk.toReadonlyArray(out)).toEqual(input.map((x) => x * 2))
       })

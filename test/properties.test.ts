@@ -14,7 +14,9 @@ const body = fc.oneof(
   fc.constant("<html><body>Bad Gateway</body></html>"),
   fc.jsonValue().map((v) => JSON.stringify({ data: v, messages: [] })),
   fc.jsonValue().map((v) => JSON.stringify({ errors: v })),
-  fc.record({ errors: fc.array(fc.record({ code: fc.string(), detail: fc.string(), source: fc.record({ pointer: fc.string() }) })) })
+  fc.record({
+    errors: fc.array(fc.record({ code: fc.string(), detail: fc.string(), source: fc.record({ pointer: fc.string() }) }))
+  })
     .map((v) => JSON.stringify(v)),
   fc.record({ count: fc.integer(), designNumbers: fc.array(fc.string()) }).map((v) => JSON.stringify(v)),
   fc.record({ number: fc.string(), filingDate: fc.string() }).map((v) => JSON.stringify(v))
@@ -22,11 +24,19 @@ const body = fc.oneof(
 
 const headers = fc.record({
   "content-type": fc.constantFrom("application/json", "text/html", "text/plain", "application/problem+json"),
-  "retry-after": fc.oneof(fc.nat().map(String), fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()), fc.constant("soon"))
+  "retry-after": fc.oneof(
+    fc.nat().map(String),
+    fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+    fc.constant("soon")
+  )
 }, { requiredKeys: [] })
 
-const respond = (request: Parameters<Parameters<typeof HttpClient.make>[0]>[0], s: number, h: Record<string, string>, b: string) =>
-  HttpClientResponse.fromWeb(request, new Response(nullBody.has(s) ? null : b, { status: s, headers: h }))
+const respond = (
+  request: Parameters<Parameters<typeof HttpClient.make>[0]>[0],
+  s: number,
+  h: Record<string, string>,
+  b: string
+) => HttpClientResponse.fromWeb(request, new Response(nullBody.has(s) ? null : b, { status: s, headers: h }))
 
 const goodToken = JSON.stringify({ access_token: "a.b.c", expires_in: 3600, token_type: "Bearer" })
 
@@ -46,8 +56,16 @@ const fakeService = (
 const config = DesignSearchConfig.layer({ clientId: "id", clientSecret: "secret" })
 
 const apiErrorTags = new Set([
-  "BadRequestError", "ValidationError", "AuthenticationError", "ForbiddenError", "NotFoundError",
-  "RateLimitError", "ServerError", "TokenError", "TransportError", "UnexpectedResponseError"
+  "BadRequestError",
+  "ValidationError",
+  "AuthenticationError",
+  "ForbiddenError",
+  "NotFoundError",
+  "RateLimitError",
+  "ServerError",
+  "TokenError",
+  "TransportError",
+  "UnexpectedResponseError"
 ])
 
 /** Success, or exactly one failure with one of the toolkit's tags: no defect, no interruption. */
@@ -69,7 +87,10 @@ describe("properties", () => {
         )
         const [search, design] = yield* Effect.provide(
           Effect.flatMap(DesignSearchClient.DesignSearchClient, (client) =>
-            Effect.all([Effect.exit(client.quickSearch({ query: "chair" })), Effect.exit(client.getDesign("201900001"))])),
+            Effect.all([
+              Effect.exit(client.quickSearch({ query: "chair" })),
+              Effect.exit(client.getDesign("201900001"))
+            ])),
           layer
         )
         expect(isSuccessOrTypedError(search)).toBe(true)
@@ -95,7 +116,9 @@ describe("properties", () => {
           Layer.provide(config)
         )
         const exit = yield* Effect.provide(Effect.exit(Effect.flatMap(TokenService.TokenService, (t) => t.get)), layer)
-        expect(Exit.isSuccess(exit) || (exit.cause._tag === "Fail" && exit.cause.error._tag === "TokenError")).toBe(true)
+        expect(Exit.isSuccess(exit) || (exit.cause._tag === "Fail" && exit.cause.error._tag === "TokenError")).toBe(
+          true
+        )
       }),
     { fastCheck: { numRuns: 200 } }
   )

@@ -21,10 +21,10 @@ const publicModules = Object.values(packageJson.exports)
   .map((entry) => entry.default.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts"))
   .filter((file) => !file.endsWith("/index.ts"))
 
-const parse = (file: string) => ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.ES2022, true)
+const parse = (file: string) =>
+  ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.ES2022, true)
 
-const jsDocTags = (node: ts.Node): ReadonlyArray<string> =>
-  ts.getJSDocTags(node).map((tag) => tag.tagName.text)
+const jsDocTags = (node: ts.Node): ReadonlyArray<string> => ts.getJSDocTags(node).map((tag) => tag.tagName.text)
 
 const hasDoc = (node: ts.Node): boolean =>
   ts.getJSDocCommentsAndTags(node).some((doc) => ts.isJSDoc(doc) && (doc.comment ?? "") !== "")
@@ -33,17 +33,23 @@ const isExported = (node: ts.Node): boolean =>
   ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
 
 /** The exported declarations of a module with their names; re-export specifiers carry their own docs. */
-const exportedDeclarations = (file: ts.SourceFile): ReadonlyArray<{ readonly name: string; readonly node: ts.Node }> => {
+const exportedDeclarations = (
+  file: ts.SourceFile
+): ReadonlyArray<{ readonly name: string; readonly node: ts.Node }> => {
   const out: Array<{ name: string; node: ts.Node }> = []
   for (const statement of file.statements) {
     if (ts.isVariableStatement(statement) && isExported(statement)) {
       for (const d of statement.declarationList.declarations) out.push({ name: d.name.getText(file), node: statement })
     } else if (
-      (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement) ||
+      (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) ||
+        ts.isInterfaceDeclaration(statement) ||
         ts.isTypeAliasDeclaration(statement)) && isExported(statement) && statement.name !== undefined
     ) {
       out.push({ name: statement.name.text, node: statement })
-    } else if (ts.isExportDeclaration(statement) && statement.exportClause !== undefined && ts.isNamedExports(statement.exportClause)) {
+    } else if (
+      ts.isExportDeclaration(statement) && statement.exportClause !== undefined &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
       for (const element of statement.exportClause.elements) out.push({ name: element.name.text, node: element })
     }
   }
@@ -51,12 +57,18 @@ const exportedDeclarations = (file: ts.SourceFile): ReadonlyArray<{ readonly nam
 }
 
 /** Tags of a re-exported name: its specifier's own, or those of its declaration in the module it comes from. */
-const tagsOf = (file: ts.SourceFile, entry: { readonly name: string; readonly node: ts.Node }): ReadonlyArray<string> => {
+const tagsOf = (
+  file: ts.SourceFile,
+  entry: { readonly name: string; readonly node: ts.Node }
+): ReadonlyArray<string> => {
   const own = jsDocTags(entry.node)
   if (own.length > 0 || !ts.isExportSpecifier(entry.node)) return own
   const declaration = entry.node.parent.parent
   if (!ts.isExportDeclaration(declaration) || declaration.moduleSpecifier === undefined) return own
-  const target = join(dirname(file.fileName), (declaration.moduleSpecifier as ts.StringLiteral).text.replace(/\.js$/, ".ts"))
+  const target = join(
+    dirname(file.fileName),
+    (declaration.moduleSpecifier as ts.StringLiteral).text.replace(/\.js$/, ".ts")
+  )
   const original = (entry.node.propertyName ?? entry.node.name).text
   const found = exportedDeclarations(parse(relative(root, target))).find((e) => e.name === original)
   return found === undefined ? own : jsDocTags(found.node)
@@ -100,7 +112,9 @@ describe("the public surface", () => {
 
   it("no public declaration names an ioredis type", () => {
     const named = publicModules.filter((module) =>
-      readFileSync(join(root, module.replace(/^src\//, "dist/").replace(/\.ts$/, ".d.ts")), "utf8").match(/from "ioredis"|import\("ioredis"\)/) !== null
+      readFileSync(join(root, module.replace(/^src\//, "dist/").replace(/\.ts$/, ".d.ts")), "utf8").match(
+        /from "ioredis"|import\("ioredis"\)/
+      ) !== null
     )
     expect(named).toEqual([])
   })

@@ -74,7 +74,11 @@ describe("the Authorization header goes only to the configured API origin", () =
   it.effect("a redirect to another origin is not followed, and nothing is sent there", () =>
     Effect.gen(function*() {
       const sandbox = yield* Sandbox.SandboxControl
-      yield* sandbox.injectFault({ target: "design", status: 302, headers: { location: "https://elsewhere.example/steal" } })
+      yield* sandbox.injectFault({
+        target: "design",
+        status: 302,
+        headers: { location: "https://elsewhere.example/steal" }
+      })
       const error = yield* Effect.flip((yield* Client).getDesign(Sandbox.fixedNumbers.chair))
       expect(error).toMatchObject({ _tag: "UnexpectedResponseError", status: 302 })
     }).pipe(Effect.provide(clientLayer())))
@@ -111,4 +115,3 @@ describe("the Authorization header goes only to the configured API origin", () =
       expect(offOrigin[0]?.authorization).toBeUndefined()
     }))
 })
-

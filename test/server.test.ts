@@ -15,7 +15,12 @@ const Client = DesignSearchClient.DesignSearchClient
 /** The client, configured to reach `served` over real HTTP, alive for the rest of the scope. */
 const connect = (served: Sandbox.Served, http: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerUndici) =>
   Effect.map(
-    Layer.build(DesignSearchClient.layer().pipe(Layer.provide(DesignSearchConfig.layer(served.clientOptions)), Layer.provide(http))),
+    Layer.build(
+      DesignSearchClient.layer().pipe(
+        Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
+        Layer.provide(http)
+      )
+    ),
     Context.get(Client)
   )
 
@@ -81,14 +86,23 @@ describe("Sandbox.serve", () => {
       expect(data.designNumbers).toContain(chair)
       const { data: design } = yield* client.getDesign(chair)
       expect(design).toMatchObject({ number: chair, title: "Chair", status: "REGISTERED" })
-      expect(yield* statsOf(served)).toEqual({ tokensIssued: 1, requests: { token: 1, search: 1, design: 1 }, abandoned: 0 })
+      expect(yield* statsOf(served)).toEqual({
+        tokensIssued: 1,
+        requests: { token: 1, search: 1, design: 1 },
+        abandoned: 0
+      })
     }))
 
   it.scopedLive("a fault injected over HTTP reaches the client as its typed error, once", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0 })
       const client = yield* connect(served)
-      const injected = yield* call(served, "POST", "/__sandbox/faults", JSON.stringify({ target: "design", status: 500 }))
+      const injected = yield* call(
+        served,
+        "POST",
+        "/__sandbox/faults",
+        JSON.stringify({ target: "design", status: 500 })
+      )
       expect(injected.status).toBe(201)
       expect(injected.body).toEqual({ data: { target: "design", status: 500, count: 1 } })
       const error = yield* Effect.flip(client.getDesign(chair))
@@ -109,19 +123,31 @@ describe("Sandbox.serve", () => {
       const served = yield* Sandbox.serve({ port: 0 })
       const client = yield* connect(served)
       yield* client.quickSearch({ query: "chair" })
-      expect(yield* statsOf(served)).toEqual({ tokensIssued: 1, requests: { token: 1, search: 1, design: 0 }, abandoned: 0 })
+      expect(yield* statsOf(served)).toEqual({
+        tokensIssued: 1,
+        requests: { token: 1, search: 1, design: 0 },
+        abandoned: 0
+      })
       expect(yield* statsOf(served)).toEqual(yield* served.control.stats)
 
       const revoked = yield* call(served, "POST", "/__sandbox/revoke-tokens")
       expect(revoked.status).toBe(204)
       yield* client.quickSearch({ query: "chair" })
       // The revoked token got a 401; the client fetched a second token and tried again.
-      expect(yield* statsOf(served)).toEqual({ tokensIssued: 2, requests: { token: 2, search: 3, design: 0 }, abandoned: 0 })
+      expect(yield* statsOf(served)).toEqual({
+        tokensIssued: 2,
+        requests: { token: 2, search: 3, design: 0 },
+        abandoned: 0
+      })
 
       yield* call(served, "POST", "/__sandbox/faults", JSON.stringify({ target: "any", status: 503, count: 100 }))
       const reset = yield* call(served, "POST", "/__sandbox/reset")
       expect(reset.status).toBe(204)
-      expect(yield* statsOf(served)).toEqual({ tokensIssued: 0, requests: { token: 0, search: 0, design: 0 }, abandoned: 0 })
+      expect(yield* statsOf(served)).toEqual({
+        tokensIssued: 0,
+        requests: { token: 0, search: 0, design: 0 },
+        abandoned: 0
+      })
       // The fault is gone, and so is the token: the client is answered 401, refreshes, and succeeds.
       const { data } = yield* client.getDesign(chair)
       expect(data.number).toBe(chair)
@@ -152,7 +178,12 @@ describe("Sandbox.serve", () => {
         },
         {
           name: "status out of range and an unknown field",
-          answer: call(served, "POST", "/__sandbox/faults", JSON.stringify({ target: "search", status: 99, colour: "red" })),
+          answer: call(
+            served,
+            "POST",
+            "/__sandbox/faults",
+            JSON.stringify({ target: "search", status: 99, colour: "red" })
+          ),
           status: 422,
           check: (errors) => expect(errors.map((e) => e.source?.pointer).sort()).toEqual(["/colour", "/status"])
         },
@@ -202,15 +233,19 @@ describe("Sandbox.serve", () => {
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, maxRequestBytes: 1024 })
       const token = yield* Effect.flatMap(HttpClient.HttpClient, (client) =>
-        client.execute(HttpClientRequest.post(served.url + DesignSearchConfig.tokenPath).pipe(
-          HttpClientRequest.bodyUrlParams({
-            grant_type: "client_credentials",
-            client_id: served.sandbox.clientId,
-            client_secret: served.sandbox.clientSecret
-          })
-        ))).pipe(
+        client.execute(
+          HttpClientRequest.post(served.url + DesignSearchConfig.tokenPath).pipe(
+            HttpClientRequest.bodyUrlParams({
+              grant_type: "client_credentials",
+              client_id: served.sandbox.clientId,
+              client_secret: served.sandbox.clientSecret
+            })
+          )
+        )).pipe(
           Effect.flatMap((response) => response.json),
-          Effect.map((body) => Schema.decodeUnknownSync(Schema.Struct({ access_token: Schema.String }))(body).access_token),
+          Effect.map((body) =>
+            Schema.decodeUnknownSync(Schema.Struct({ access_token: Schema.String }))(body).access_token
+          ),
           Effect.provide(NodeHttpClient.layerUndici)
         )
       const answer = yield* call(
@@ -222,9 +257,15 @@ describe("Sandbox.serve", () => {
       )
       expect(answer.status).toBe(413)
       expect(errorsOf(answer)[0]).toMatchObject({ code: "PAYLOAD_TOO_LARGE" })
-      const small = yield* call(served, "POST", DesignSearchConfig.apiPath + "/search/quick", JSON.stringify({ query: "chair" }), {
-        authorization: `Bearer ${token}`
-      })
+      const small = yield* call(
+        served,
+        "POST",
+        DesignSearchConfig.apiPath + "/search/quick",
+        JSON.stringify({ query: "chair" }),
+        {
+          authorization: `Bearer ${token}`
+        }
+      )
       expect(small.status).toBe(200)
     }))
 
@@ -259,7 +300,9 @@ describe("Sandbox.serve", () => {
           yield* client.quickSearch({ query: "chair" })
           return served.url
         })
-      ).pipe(Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "the server did not close within 2 seconds" }))
+      ).pipe(
+        Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "the server did not close within 2 seconds" })
+      )
       const after = yield* Effect.flip(call(url, "GET", "/__sandbox/stats"))
       expect(after._tag).toBe("RequestError")
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))

@@ -22,7 +22,11 @@ const searchPath = `${DesignSearchConfig.apiPath}/search/quick`
 const designPath = `${DesignSearchConfig.apiPath}/design/`
 const controlRoutes = ["/__sandbox/faults", "/__sandbox/stats", "/__sandbox/revoke-tokens", "/__sandbox/reset"] as const
 /** Control routes that change the sandbox's state when they succeed. */
-const mutatingRoutes: ReadonlySet<string> = new Set(["/__sandbox/faults", "/__sandbox/revoke-tokens", "/__sandbox/reset"])
+const mutatingRoutes: ReadonlySet<string> = new Set([
+  "/__sandbox/faults",
+  "/__sandbox/revoke-tokens",
+  "/__sandbox/reset"
+])
 /** Fixed so that a failure reproduces; `FUZZ_SEED` and `FUZZ_RUNS` explore further from the shell. */
 const seed = Number(process.env["FUZZ_SEED"] ?? 20_260_522)
 const numRuns = (fallback: number) => Number(process.env["FUZZ_RUNS"] ?? fallback)
@@ -78,13 +82,29 @@ interface FuzzRequest {
  */
 const methodArb = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD") },
-  { weight: 1, arbitrary: fc.constantFrom("PROPFIND", "PURGE", "MKCOL", "SEARCH", "REPORT", "LOCK", "QUERY", "TRACE", "LINK", "M-SEARCH") }
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "PROPFIND",
+      "PURGE",
+      "MKCOL",
+      "SEARCH",
+      "REPORT",
+      "LOCK",
+      "QUERY",
+      "TRACE",
+      "LINK",
+      "M-SEARCH"
+    )
+  }
 )
 
 const hex = (b: number) => "%" + b.toString(16).toUpperCase().padStart(2, "0")
 
 /** Printable ASCII except `?` and `#`: what may appear raw in a request target's path. */
-const pathChars = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).filter((c) => c !== "?" && c !== "#")
+const pathChars = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).filter((c) =>
+  c !== "?" && c !== "#"
+)
 
 const segmentArb = fc.oneof(
   fc.string({ unit: fc.constantFrom(...pathChars), maxLength: 16 }),
@@ -98,19 +118,30 @@ const designSegmentArb = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...Object.values(Sandbox.fixedNumbers), "000000000", "999999999") },
   { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9]{0,16}$/) },
   { weight: 1, arbitrary: segmentArb },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...Object.values(Sandbox.fixedNumbers)), segmentArb).map(([n, s]) => `${n}/${s}`) }
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom(...Object.values(Sandbox.fixedNumbers)), segmentArb).map(([n, s]) =>
+      `${n}/${s}`
+    )
+  }
 )
 
 const queryArb = fc.oneof(
   fc.constant(""),
   fc.constant("?"),
-  fc.array(fc.tuple(segmentArb, segmentArb), { maxLength: 4 }).map((pairs) => "?" + pairs.map(([k, v]) => `${k}=${v}`).join("&"))
+  fc.array(fc.tuple(segmentArb, segmentArb), { maxLength: 4 }).map((pairs) =>
+    "?" + pairs.map(([k, v]) => `${k}=${v}`).join("&")
+  )
 )
 
 const pathArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(fc.constantFrom(tokenPath, searchPath), queryArb).map(([p, q]) => p + q) },
   { weight: 4, arbitrary: fc.tuple(designSegmentArb, queryArb).map(([s, q]) => designPath + s + q) },
-  { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...controlRoutes, "/__sandbox", "/__sandbox/", "/__sandbox/explode"), queryArb).map(([p, q]) => p + q) },
+  {
+    weight: 3,
+    arbitrary: fc.tuple(fc.constantFrom(...controlRoutes, "/__sandbox", "/__sandbox/", "/__sandbox/explode"), queryArb)
+      .map(([p, q]) => p + q)
+  },
   {
     weight: 2,
     arbitrary: fc.tuple(
@@ -120,7 +151,12 @@ const pathArb: fc.Arbitrary<string> = fc.oneof(
     ).map(([prefix, segments, q]) => `${prefix}/${segments.join("/")}${q}`)
   },
   // Long, but within Node's 16 KiB limit on a request head (beyond it, see below).
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1000, max: 8000 }), fc.constantFrom("a", "%41", "../", "/")).map(([n, unit]) => "/" + unit.repeat(Math.ceil(n / unit.length))) }
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.integer({ min: 1000, max: 8000 }), fc.constantFrom("a", "%41", "../", "/")).map((
+      [n, unit]
+    ) => "/" + unit.repeat(Math.ceil(n / unit.length)))
+  }
 )
 
 const authArb: fc.Arbitrary<Auth> = fc.oneof(
@@ -129,23 +165,43 @@ const authArb: fc.Arbitrary<Auth> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom<Auth>(
-      "valid-lowercase-scheme", "valid-extra-spaces", "valid-trailing-junk", "revoked", "foreign-key", "alg-none",
-      "tampered-claims", "truncated", "basic", "scheme-only", "garbage"
+      "valid-lowercase-scheme",
+      "valid-extra-spaces",
+      "valid-trailing-junk",
+      "revoked",
+      "foreign-key",
+      "alg-none",
+      "tampered-claims",
+      "truncated",
+      "basic",
+      "scheme-only",
+      "garbage"
     )
   }
 )
 
 const contentTypeArb = fc.option(
   fc.constantFrom(
-    "application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "application/x-www-form-urlencoded",
-    "application/x-www-form-urlencoded; charset=utf-8", "text/plain", "multipart/form-data; boundary=xyz", "", "*/*",
-    "application/json; charset=latin1", "application/problem+json", "x"
+    "application/json",
+    "application/json; charset=utf-8",
+    "APPLICATION/JSON",
+    "application/x-www-form-urlencoded",
+    "application/x-www-form-urlencoded; charset=utf-8",
+    "text/plain",
+    "multipart/form-data; boundary=xyz",
+    "",
+    "*/*",
+    "application/json; charset=latin1",
+    "application/problem+json",
+    "x"
   ),
   { nil: undefined }
 )
 
 /** Header values undici will send: printable ASCII, no leading or trailing space. */
-const headerValueArb = fc.string({ unit: fc.constantFrom(...pathChars, " ", "?", "#"), maxLength: 120 }).map((s) => s.trim())
+const headerValueArb = fc.string({ unit: fc.constantFrom(...pathChars, " ", "?", "#"), maxLength: 120 }).map((s) =>
+  s.trim()
+)
 const extraHeaderNameArb = fc.stringMatching(/^x-[a-z0-9-]{1,20}$/)
 
 const headersArb = fc.record({
@@ -173,11 +229,26 @@ const rarely = <A>(arb: fc.Arbitrary<A>) =>
 
 /** Bodies close to a real quick search, so that plenty reach validation and the index. */
 const searchBodyArb = fc.record({
-  query: mostly(fc.constantFrom(...searchWords), fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.constant(null))),
-  changedSinceDate: maybe(mostly(fc.constantFrom("2020-01-01", "1999-12-31"), fc.oneof(fc.constantFrom("2020-02-30", "2020-1-1", ""), fc.string({ maxLength: 12 })))),
+  query: mostly(
+    fc.constantFrom(...searchWords),
+    fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.constant(null))
+  ),
+  changedSinceDate: maybe(
+    mostly(
+      fc.constantFrom("2020-01-01", "1999-12-31"),
+      fc.oneof(fc.constantFrom("2020-02-30", "2020-1-1", ""), fc.string({ maxLength: 12 }))
+    )
+  ),
   filters: maybe(fc.record({
-    statusFilter: maybe(fc.array(mostly(fc.constantFrom("REGISTERED", "FILED", "LAPSED"), fc.string({ maxLength: 8 })), { maxLength: 3 })),
-    classificationFilter: maybe(fc.array(mostly(fc.constantFrom("06-01", "0202c", "99"), fc.oneof(fc.constant("(("), fc.string({ maxLength: 8 }))), { maxLength: 3 }))
+    statusFilter: maybe(
+      fc.array(mostly(fc.constantFrom("REGISTERED", "FILED", "LAPSED"), fc.string({ maxLength: 8 })), { maxLength: 3 })
+    ),
+    classificationFilter: maybe(
+      fc.array(
+        mostly(fc.constantFrom("06-01", "0202c", "99"), fc.oneof(fc.constant("(("), fc.string({ maxLength: 8 }))),
+        { maxLength: 3 }
+      )
+    )
   })),
   sort: maybe(fc.record({
     field: mostly(fc.constant("NUMBER"), fc.constantFrom("TITLE", "")),
@@ -189,26 +260,42 @@ const searchBodyArb = fc.record({
 /** Bodies close to a real fault, so that plenty are accepted (and undone at once, see `mutated`). */
 const faultBodyArb = fc.record({
   target: mostly(fc.constantFrom("token", "search", "design", "any"), fc.string({ maxLength: 8 })),
-  status: mostly(fc.integer({ min: 200, max: 599 }), fc.oneof(fc.integer({ min: -1, max: 1000 }), fc.double(), fc.string({ maxLength: 4 }))),
+  status: mostly(
+    fc.integer({ min: 200, max: 599 }),
+    fc.oneof(fc.integer({ min: -1, max: 1000 }), fc.double(), fc.string({ maxLength: 4 }))
+  ),
   count: maybe(mostly(fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, -1, 1.5, 2_000_000))),
   body: maybe(fc.jsonValue({ maxDepth: 2 })),
-  headers: maybe(mostly(fc.dictionary(extraHeaderNameArb, fc.stringMatching(/^[a-z0-9]{0,10}$/), { maxKeys: 2 }), fc.jsonValue({ maxDepth: 1 }))),
+  headers: maybe(
+    mostly(
+      fc.dictionary(extraHeaderNameArb, fc.stringMatching(/^[a-z0-9]{0,10}$/), { maxKeys: 2 }),
+      fc.jsonValue({ maxDepth: 1 })
+    )
+  ),
   delayMs: maybe(mostly(fc.integer({ min: 0, max: 600_000 }), fc.constantFrom(-1, 600_001, 0.5))),
   colour: rarely(fc.string({ maxLength: 4 }))
 })
 
 const formBodyArb = fc.oneof(
-  fc.constant(`grant_type=client_credentials&client_id=${Sandbox.defaults.clientId}&client_secret=${Sandbox.defaults.clientSecret}`),
+  fc.constant(
+    `grant_type=client_credentials&client_id=${Sandbox.defaults.clientId}&client_secret=${Sandbox.defaults.clientSecret}`
+  ),
   fc.record({
     grant_type: fc.constantFrom("client_credentials", "password", "", "client_credentials "),
     client_id: fc.constantFrom(Sandbox.defaults.clientId, "someone", ""),
     client_secret: fc.constantFrom(Sandbox.defaults.clientSecret, "wrong", "")
   }, { requiredKeys: [] }).map((fields) => new URLSearchParams(fields).toString()),
-  fc.array(fc.tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 })), { maxLength: 5 }).map((pairs) => new URLSearchParams(pairs).toString()),
+  fc.array(fc.tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 })), { maxLength: 5 }).map((pairs) =>
+    new URLSearchParams(pairs).toString()
+  ),
   fc.constantFrom("%", "&&&", "=", "grant_type=client_credentials&grant_type=password", "client_id=%ZZ")
 )
 
-const brokenJsonArb = fc.tuple(fc.jsonValue({ maxDepth: 3 }), fc.nat(), fc.constantFrom("", "}", "{", ",", "\u0000", "\"", "NaN", "'"))
+const brokenJsonArb = fc.tuple(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.nat(),
+  fc.constantFrom("", "}", "{", ",", "\u0000", "\"", "NaN", "'")
+)
   .map(([value, cut, junk]) => {
     const text = JSON.stringify(value)
     return text.slice(0, cut % (text.length + 1)) + junk
@@ -276,7 +363,10 @@ const requestArb: fc.Arbitrary<FuzzRequest> = fc.oneof(
     weight: 2,
     arbitrary: aimedArb(
       "POST",
-      fc.oneof({ weight: 4, arbitrary: fc.constant(tokenPath) }, { weight: 1, arbitrary: queryArb.map((q) => tokenPath + q) }),
+      fc.oneof({ weight: 4, arbitrary: fc.constant(tokenPath) }, {
+        weight: 1,
+        arbitrary: queryArb.map((q) => tokenPath + q)
+      }),
       fc.oneof(
         { weight: 4, arbitrary: fc.constant<string | undefined>("application/x-www-form-urlencoded") },
         { weight: 1, arbitrary: contentTypeArb }
@@ -288,16 +378,25 @@ const requestArb: fc.Arbitrary<FuzzRequest> = fc.oneof(
     weight: 3,
     arbitrary: aimedArb(
       "POST",
-      fc.oneof({ weight: 4, arbitrary: fc.constant(searchPath) }, { weight: 1, arbitrary: queryArb.map((q) => searchPath + q) }),
+      fc.oneof({ weight: 4, arbitrary: fc.constant(searchPath) }, {
+        weight: 1,
+        arbitrary: queryArb.map((q) => searchPath + q)
+      }),
       jsonType,
-      fc.oneof({ weight: 4, arbitrary: text(searchBodyArb) }, { weight: 1, arbitrary: brokenJsonArb.map((t): Body => ({ _tag: "Text", text: t })) })
+      fc.oneof({ weight: 4, arbitrary: text(searchBodyArb) }, {
+        weight: 1,
+        arbitrary: brokenJsonArb.map((t): Body => ({ _tag: "Text", text: t }))
+      })
     )
   },
   {
     weight: 3,
     arbitrary: aimedArb(
       "GET",
-      fc.tuple(designSegmentArb, fc.oneof({ weight: 4, arbitrary: fc.constant("") }, { weight: 1, arbitrary: queryArb }))
+      fc.tuple(
+        designSegmentArb,
+        fc.oneof({ weight: 4, arbitrary: fc.constant("") }, { weight: 1, arbitrary: queryArb })
+      )
         .map(([segment, q]) => designPath + segment + q),
       fc.constant(undefined),
       fc.constant<Body>({ _tag: "None" })
@@ -311,7 +410,9 @@ const requestArb: fc.Arbitrary<FuzzRequest> = fc.oneof(
       ["POST", "/__sandbox/revoke-tokens"] as const,
       ["POST", "/__sandbox/reset"] as const
     )
-      .chain(([method, path]) => aimedArb(method, fc.constant(path), fc.constant(undefined), fc.constant<Body>({ _tag: "None" })))
+      .chain(([method, path]) =>
+        aimedArb(method, fc.constant(path), fc.constant(undefined), fc.constant<Body>({ _tag: "None" }))
+      )
   }
 )
 
@@ -332,8 +433,15 @@ const foreignToken = (() => {
   const now = Math.floor(Date.now() / 1000)
   const header = base64url(JSON.stringify({ alg: "HS256", typ: "JWT", kid: "sandbox" }))
   const claims = base64url(JSON.stringify({
-    sub: Sandbox.defaults.clientId, token_use: "access", scope: "x", auth_time: now, iss: Sandbox.inProcessUrl,
-    exp: now + 3600, iat: now, jti: "sbx-1", client_id: Sandbox.defaults.clientId
+    sub: Sandbox.defaults.clientId,
+    token_use: "access",
+    scope: "x",
+    auth_time: now,
+    iss: Sandbox.inProcessUrl,
+    exp: now + 3600,
+    iat: now,
+    jti: "sbx-1",
+    client_id: Sandbox.defaults.clientId
   }))
   const signature = createHmac("sha256", "not the sandbox's key").update(`${header}.${claims}`).digest("base64url")
   return `${header}.${claims}.${signature}`
@@ -422,7 +530,9 @@ const send = async (pool: Pool, request: FuzzRequest, tokens: Tokens): Promise<A
     ? null
     : request.framing === "length"
     ? bytes
-    : Readable.from(Array.from({ length: Math.ceil(bytes.length / 65536) || 1 }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536)))
+    : Readable.from(
+      Array.from({ length: Math.ceil(bytes.length / 65536) || 1 }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536))
+    )
   const response = await pool.request({
     method: request.method,
     path: request.path,
@@ -490,7 +600,10 @@ const checkAnswer = (request: FuzzRequest, answer: Answer): void => {
     }
     return
   }
-  expect(routedPath(request.path), `${what}: neither an errors body nor on the token endpoint: ${JSON.stringify(body).slice(0, 200)}`).toBe(tokenPath)
+  expect(
+    routedPath(request.path),
+    `${what}: neither an errors body nor on the token endpoint: ${JSON.stringify(body).slice(0, 200)}`
+  ).toBe(tokenPath)
   const oauth = decodeOAuthError(body)
   expect(oauth._tag, `${what}: not an RFC 6749 error body: ${JSON.stringify(body).slice(0, 200)}`).toBe("Right")
   if (oauth._tag === "Right") expect(oauth.right.error, what).not.toBe("")
@@ -564,92 +677,108 @@ const harness = Effect.gen(function*() {
 })
 
 describe("the served sandbox under fuzzing", () => {
-  it.scopedLive("answers every arbitrary request with a spec-shaped body, and keeps serving", () =>
-    Effect.gen(function*() {
-      const h = yield* harness
-      let done = 0
-      yield* Effect.promise(() =>
-        fc.assert(
-          fc.asyncProperty(requestArb, async (request) => {
-            const answer = await send(h.pool, request, h.tokens)
-            try {
-              checkAnswer(request, answer)
-            } finally {
-              if (mutated(request, answer)) await h.run(h.restore)
-            }
-            if (++done % 25 === 0) await h.run(h.healthy)
-          }),
-          { numRuns: numRuns(300), seed, endOnFailure: true }
+  it.scopedLive(
+    "answers every arbitrary request with a spec-shaped body, and keeps serving",
+    () =>
+      Effect.gen(function*() {
+        const h = yield* harness
+        let done = 0
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(requestArb, async (request) => {
+              const answer = await send(h.pool, request, h.tokens)
+              try {
+                checkAnswer(request, answer)
+              } finally {
+                if (mutated(request, answer)) await h.run(h.restore)
+              }
+              if (++done % 25 === 0) await h.run(h.healthy)
+            }),
+            { numRuns: numRuns(300), seed, endOnFailure: true }
+          )
         )
-      )
-      yield* h.healthy
-    }), 60_000)
+        yield* h.healthy
+      }),
+    60_000
+  )
 
-  it.scopedLive("serves a well-behaved client while arbitrary requests arrive at the same time", () =>
-    Effect.gen(function*() {
-      const h = yield* harness
-      // State-changing control calls would reach the other requests of the batch: left to the test above.
-      const harmless = requestArb.filter((r) => !mutatingRoutes.has(routedPath(r.path)))
-      yield* Effect.promise(() =>
-        fc.assert(
-          fc.asyncProperty(fc.array(harmless, { minLength: 4, maxLength: 12 }), async (batch) => {
-            const [answers, design, search] = await Promise.all([
-              Promise.all(batch.map((request) => send(h.pool, request, h.tokens))),
-              h.run(h.client.getDesign(Sandbox.fixedNumbers.chair)),
-              h.run(h.client.quickSearch({ query: "bottle" }))
-            ])
-            answers.forEach((answer, i) => checkAnswer(batch[i]!, answer))
-            expect(design.data.number).toBe(Sandbox.fixedNumbers.chair)
-            expect(search.data.designNumbers).toContain(Sandbox.fixedNumbers.bottle)
-          }),
-          { numRuns: Math.ceil(numRuns(300) / 7), seed, endOnFailure: true }
+  it.scopedLive(
+    "serves a well-behaved client while arbitrary requests arrive at the same time",
+    () =>
+      Effect.gen(function*() {
+        const h = yield* harness
+        // State-changing control calls would reach the other requests of the batch: left to the test above.
+        const harmless = requestArb.filter((r) => !mutatingRoutes.has(routedPath(r.path)))
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(fc.array(harmless, { minLength: 4, maxLength: 12 }), async (batch) => {
+              const [answers, design, search] = await Promise.all([
+                Promise.all(batch.map((request) => send(h.pool, request, h.tokens))),
+                h.run(h.client.getDesign(Sandbox.fixedNumbers.chair)),
+                h.run(h.client.quickSearch({ query: "bottle" }))
+              ])
+              answers.forEach((answer, i) => checkAnswer(batch[i]!, answer))
+              expect(design.data.number).toBe(Sandbox.fixedNumbers.chair)
+              expect(search.data.designNumbers).toContain(Sandbox.fixedNumbers.bottle)
+            }),
+            { numRuns: Math.ceil(numRuns(300) / 7), seed, endOnFailure: true }
+          )
         )
-      )
-      yield* h.healthy
-    }), 60_000)
+        yield* h.healthy
+      }),
+    60_000
+  )
 
-  it.scopedLive("a body that never ends, an aborted upload and a garbage connection hold up no one else", () =>
-    Effect.gen(function*() {
-      const h = yield* harness
-      // An upload that stalls half way: the server waits for it, but not at the others' expense.
-      const stalled = new PassThrough()
-      stalled.write(Buffer.alloc(64 * 1024, "a"))
-      const stalledAnswer = h.pool.request({
-        method: "POST",
-        path: searchPath,
-        headers: { authorization: `Bearer ${h.tokens.valid}`, "content-type": "application/json" },
-        body: stalled
-      }).then((r) => r.body.arrayBuffer().then(() => r.statusCode), (e: unknown) => e)
-      // An upload the client gives up on part way.
-      const abort = new AbortController()
-      const aborting = new PassThrough()
-      aborting.write("{\"query\":\"ch")
-      const aborted = h.pool.request({
-        method: "POST",
-        path: searchPath,
-        headers: { authorization: `Bearer ${h.tokens.valid}`, "content-type": "application/json", "content-length": "100" },
-        body: aborting,
-        signal: abort.signal
-      }).then(() => "answered", () => "aborted")
-      // A connection that speaks no HTTP at all: answered (with whatever Node says) and closed.
-      const garbage = yield* Effect.async<string>((resume) => {
-        const socket = connect(h.served.port, "127.0.0.1", () => socket.end("\u0000\u0001 NOT HTTP\r\n\r\n"))
-        const received: Array<Buffer> = []
-        socket.on("data", (chunk: Buffer) => received.push(chunk))
-        socket.on("close", () => resume(Effect.succeed(Buffer.concat(received).toString("latin1"))))
-        socket.on("error", () => undefined)
-      })
-      expect(garbage).toMatch(/^HTTP\/1\.1 400/)
+  it.scopedLive(
+    "a body that never ends, an aborted upload and a garbage connection hold up no one else",
+    () =>
+      Effect.gen(function*() {
+        const h = yield* harness
+        // An upload that stalls half way: the server waits for it, but not at the others' expense.
+        const stalled = new PassThrough()
+        stalled.write(Buffer.alloc(64 * 1024, "a"))
+        const stalledAnswer = h.pool.request({
+          method: "POST",
+          path: searchPath,
+          headers: { authorization: `Bearer ${h.tokens.valid}`, "content-type": "application/json" },
+          body: stalled
+        }).then((r) => r.body.arrayBuffer().then(() => r.statusCode), (e: unknown) => e)
+        // An upload the client gives up on part way.
+        const abort = new AbortController()
+        const aborting = new PassThrough()
+        aborting.write("{\"query\":\"ch")
+        const aborted = h.pool.request({
+          method: "POST",
+          path: searchPath,
+          headers: {
+            authorization: `Bearer ${h.tokens.valid}`,
+            "content-type": "application/json",
+            "content-length": "100"
+          },
+          body: aborting,
+          signal: abort.signal
+        }).then(() => "answered", () => "aborted")
+        // A connection that speaks no HTTP at all: answered (with whatever Node says) and closed.
+        const garbage = yield* Effect.async<string>((resume) => {
+          const socket = connect(h.served.port, "127.0.0.1", () => socket.end("\u0000\u0001 NOT HTTP\r\n\r\n"))
+          const received: Array<Buffer> = []
+          socket.on("data", (chunk: Buffer) => received.push(chunk))
+          socket.on("close", () => resume(Effect.succeed(Buffer.concat(received).toString("latin1"))))
+          socket.on("error", () => undefined)
+        })
+        expect(garbage).toMatch(/^HTTP\/1\.1 400/)
 
-      yield* h.healthy
-      abort.abort()
-      expect(yield* Effect.promise(() => aborted)).toBe("aborted")
-      yield* h.healthy
-      stalled.end("\"}")
-      // The stalled body, once finished, is no JSON: a 400 with a spec-shaped body, like any other.
-      expect(yield* Effect.promise(() => stalledAnswer)).toBe(400)
-      yield* h.healthy
-    }).pipe(Effect.timeout(Duration.seconds(20))), 30_000)
+        yield* h.healthy
+        abort.abort()
+        expect(yield* Effect.promise(() => aborted)).toBe("aborted")
+        yield* h.healthy
+        stalled.end("\"}")
+        // The stalled body, once finished, is no JSON: a 400 with a spec-shaped body, like any other.
+        expect(yield* Effect.promise(() => stalledAnswer)).toBe(400)
+        yield* h.healthy
+      }).pipe(Effect.timeout(Duration.seconds(20))),
+    30_000
+  )
 })
 
 /**
@@ -699,7 +828,10 @@ describe("requests Node's parser refuses, bodies over the limit, faults that can
   it.scopedLive("a chunked body over the limit to the token endpoint gets a spec-shaped 413", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, designs: 300 })
-      const pool = yield* Effect.acquireRelease(Effect.sync(() => new Pool(served.url)), (p) => Effect.promise(() => p.destroy()))
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => new Pool(served.url)),
+        (p) => Effect.promise(() => p.destroy())
+      )
       const answer = yield* Effect.promise(() =>
         send(pool, {
           method: "POST",
@@ -720,7 +852,8 @@ describe("requests Node's parser refuses, bodies over the limit, faults that can
   const faultIsServedOrRefused = (fault: Record<string, unknown>) =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, designs: 300 })
-      const pool = yield* Effect.acquireRelease(Effect.sync(() => new Pool(served.url)), (p) => Effect.promise(() => p.destroy()))
+      const pool = yield* Effect.acquireRelease(Effect.sync(() => new Pool(served.url)), (p) =>
+        Effect.promise(() => p.destroy()))
       const post = (path: string, body: string, contentType: string) =>
         Effect.promise(() =>
           send(pool, {
@@ -730,9 +863,14 @@ describe("requests Node's parser refuses, bodies over the limit, faults that can
             headers: { "content-type": contentType },
             body: { _tag: "Text", text: body },
             framing: "length"
-          }, { valid: "", revoked: "" }).then((a) => a, (e: unknown) => String(e))
+          }, { valid: "", revoked: "" }).then((a) =>
+            a, (e: unknown) => String(e))
         )
-      const injected = yield* post("/__sandbox/faults", JSON.stringify({ target: "token", ...fault }), "application/json")
+      const injected = yield* post(
+        "/__sandbox/faults",
+        JSON.stringify({ target: "token", ...fault }),
+        "application/json"
+      )
       if (typeof injected === "string") return expect.fail(`injection got no answer: ${injected}`)
       if (injected.status !== 201) {
         expect(decodeErrors(JSON.parse(injected.body.toString("utf8")) as unknown)._tag).toBe("Right")

@@ -32,12 +32,38 @@ const errorOf = (result: Either.Either<AccessToken.AccessToken, ApiError.TokenEr
 }
 
 describe("interpret: a 2xx with a token response", () => {
-  it.each([
-    ["a number of seconds, Bearer", 200, { access_token: tokenValue, expires_in: 3600, token_type: "Bearer" }, 3600, "Bearer"],
-    ["a string of digits", 200, { access_token: tokenValue, expires_in: "1800", token_type: "Bearer" }, 1800, "Bearer"],
-    ["a token type as sent, lower case", 200, { access_token: tokenValue, expires_in: 60, token_type: "bearer" }, 60, "bearer"],
-    ["another 2xx, extra fields", 201, { access_token: tokenValue, expires_in: 1, token_type: "MAC", scope: "x" }, 1, "MAC"]
-  ] as const)("%s: a token received at receivedAt, expiring expires_in later", (_, status, body, seconds, tokenType) => {
+  it.each(
+    [
+      [
+        "a number of seconds, Bearer",
+        200,
+        { access_token: tokenValue, expires_in: 3600, token_type: "Bearer" },
+        3600,
+        "Bearer"
+      ],
+      [
+        "a string of digits",
+        200,
+        { access_token: tokenValue, expires_in: "1800", token_type: "Bearer" },
+        1800,
+        "Bearer"
+      ],
+      [
+        "a token type as sent, lower case",
+        200,
+        { access_token: tokenValue, expires_in: 60, token_type: "bearer" },
+        60,
+        "bearer"
+      ],
+      [
+        "another 2xx, extra fields",
+        201,
+        { access_token: tokenValue, expires_in: 1, token_type: "MAC", scope: "x" },
+        1,
+        "MAC"
+      ]
+    ] as const
+  )("%s: a token received at receivedAt, expiring expires_in later", (_, status, body, seconds, tokenType) => {
     const token = tokenOf(interpreted(status, JSON.stringify(body)))
     expect(Redacted.value(token.token)).toBe(tokenValue)
     expect(token.tokenType).toBe(tokenType)
@@ -48,22 +74,32 @@ describe("interpret: a 2xx with a token response", () => {
 
 describe("interpret: a 2xx that is no token response is InvalidResponse, never telling the token", () => {
   const token = { access_token: tokenValue, expires_in: 3600, token_type: "Bearer" }
-  it.each([
-    ["HTML", "<html><body>Welcome</body></html>", "expected a JSON object"],
-    ["an empty body", "", "expected a JSON object"],
-    ["a JSON array holding the token", JSON.stringify([tokenValue]), "expected a JSON object"],
-    ["no token_type", JSON.stringify({ access_token: tokenValue, expires_in: 3600 }), "token_type: is missing"],
-    ["an empty token_type", JSON.stringify({ ...token, token_type: "" }), "token_type"],
-    ["no expires_in", JSON.stringify({ access_token: tokenValue, token_type: "Bearer" }), "expires_in: is missing"],
-    ["expires_in 0", JSON.stringify({ ...token, expires_in: 0 }), "expires_in"],
-    ["expires_in negative", JSON.stringify({ ...token, expires_in: -60 }), "expires_in"],
-    ["expires_in a negative string", JSON.stringify({ ...token, expires_in: "-60" }), "expires_in"],
-    ["expires_in not numeric", JSON.stringify({ ...token, expires_in: "soon" }), "expires_in"],
-    ["expires_in over a year", JSON.stringify({ ...token, expires_in: 366 * 24 * 3600 }), "expires_in"],
-    ["an empty access_token", JSON.stringify({ ...token, access_token: "" }), "access_token: expected a non-empty string"],
-    ["no access_token", JSON.stringify({ expires_in: 3600, token_type: "Bearer" }), "access_token: is missing"],
-    ["an access_token that is no string", JSON.stringify({ ...token, access_token: 987654321012 }), "access_token: expected a non-empty string"]
-  ] as const)("%s", (_, text, told) => {
+  it.each(
+    [
+      ["HTML", "<html><body>Welcome</body></html>", "expected a JSON object"],
+      ["an empty body", "", "expected a JSON object"],
+      ["a JSON array holding the token", JSON.stringify([tokenValue]), "expected a JSON object"],
+      ["no token_type", JSON.stringify({ access_token: tokenValue, expires_in: 3600 }), "token_type: is missing"],
+      ["an empty token_type", JSON.stringify({ ...token, token_type: "" }), "token_type"],
+      ["no expires_in", JSON.stringify({ access_token: tokenValue, token_type: "Bearer" }), "expires_in: is missing"],
+      ["expires_in 0", JSON.stringify({ ...token, expires_in: 0 }), "expires_in"],
+      ["expires_in negative", JSON.stringify({ ...token, expires_in: -60 }), "expires_in"],
+      ["expires_in a negative string", JSON.stringify({ ...token, expires_in: "-60" }), "expires_in"],
+      ["expires_in not numeric", JSON.stringify({ ...token, expires_in: "soon" }), "expires_in"],
+      ["expires_in over a year", JSON.stringify({ ...token, expires_in: 366 * 24 * 3600 }), "expires_in"],
+      [
+        "an empty access_token",
+        JSON.stringify({ ...token, access_token: "" }),
+        "access_token: expected a non-empty string"
+      ],
+      ["no access_token", JSON.stringify({ expires_in: 3600, token_type: "Bearer" }), "access_token: is missing"],
+      [
+        "an access_token that is no string",
+        JSON.stringify({ ...token, access_token: 987654321012 }),
+        "access_token: expected a non-empty string"
+      ]
+    ] as const
+  )("%s", (_, text, told) => {
     const error = errorOf(interpreted(200, text))
     expect(error.reason).toBe("InvalidResponse")
     expect(error.status).toBe(200)
@@ -79,17 +115,20 @@ describe("interpret: a 2xx that is no token response is InvalidResponse, never t
 describe("interpret: refused credentials, an endpoint away, an answer of no use", () => {
   const rfc = JSON.stringify({ error: "invalid_client", error_description: "Client authentication failed" })
 
-  it.each([400, 401, 403])("%i with an RFC 6749 body is InvalidCredentials with error and errorDescription", (status) => {
-    const error = errorOf(interpreted(status, rfc))
-    expect(error).toMatchObject({
-      reason: "InvalidCredentials",
-      status,
-      error: "invalid_client",
-      errorDescription: "Client authentication failed",
-      detail: "the token endpoint refused the client credentials"
-    })
-    expect(error.message).toContain("(invalid_client: Client authentication failed)")
-  })
+  it.each([400, 401, 403])(
+    "%i with an RFC 6749 body is InvalidCredentials with error and errorDescription",
+    (status) => {
+      const error = errorOf(interpreted(status, rfc))
+      expect(error).toMatchObject({
+        reason: "InvalidCredentials",
+        status,
+        error: "invalid_client",
+        errorDescription: "Client authentication failed",
+        detail: "the token endpoint refused the client credentials"
+      })
+      expect(error.message).toContain("(invalid_client: Client authentication failed)")
+    }
+  )
 
   it("a refusal without description, or without an RFC 6749 body, is InvalidCredentials all the same", () => {
     const bare = errorOf(interpreted(400, JSON.stringify({ error: "invalid_grant" })))
@@ -101,24 +140,31 @@ describe("interpret: refused credentials, an endpoint away, an answer of no use"
     expect(html.errorDescription).toBeUndefined()
   })
 
-  it.each([
-    [408, "", "no body"],
-    [429, "slow down", "slow down"],
-    [500, "<html>Internal\nServer Error</html>", "<html>Internal Server Error</html>"],
-    [503, rfc, rfc]
-  ] as const)("%i is Unavailable with its status", (status, text, detail) => {
+  it.each(
+    [
+      [408, "", "no body"],
+      [429, "slow down", "slow down"],
+      [500, "<html>Internal\nServer Error</html>", "<html>Internal Server Error</html>"],
+      [503, rfc, rfc]
+    ] as const
+  )("%i is Unavailable with its status", (status, text, detail) => {
     const error = errorOf(interpreted(status, text))
     expect(error).toMatchObject({ reason: "Unavailable", status, detail })
   })
 
   it("an Unavailable keeps the RFC 6749 fields of its body", () => {
-    expect(errorOf(interpreted(503, rfc))).toMatchObject({ error: "invalid_client", errorDescription: "Client authentication failed" })
+    expect(errorOf(interpreted(503, rfc))).toMatchObject({
+      error: "invalid_client",
+      errorDescription: "Client authentication failed"
+    })
   })
 
-  it.each([
-    [302, "", "unexpected status 302: no body"],
-    [418, "I'm a teapot", "unexpected status 418: I'm a teapot"]
-  ] as const)("%i is InvalidResponse: unexpected status", (status, text, detail) => {
+  it.each(
+    [
+      [302, "", "unexpected status 302: no body"],
+      [418, "I'm a teapot", "unexpected status 418: I'm a teapot"]
+    ] as const
+  )("%i is InvalidResponse: unexpected status", (status, text, detail) => {
     expect(errorOf(interpreted(status, text))).toMatchObject({ reason: "InvalidResponse", status, detail })
   })
 })
@@ -147,7 +193,10 @@ describe("tokenCall", () => {
   it("any client id and secret round-trip through the form body", () => {
     fc.assert(fc.property(fc.fullUnicodeString(), fc.fullUnicodeString(), (clientId, secret) => {
       const call = tokenCall({ clientId, clientSecret: Redacted.make(secret) })
-      expect(fieldsOf(call)).toEqual([["grant_type", "client_credentials"], ["client_id", clientId], ["client_secret", secret]])
+      expect(fieldsOf(call)).toEqual([["grant_type", "client_credentials"], ["client_id", clientId], [
+        "client_secret",
+        secret
+      ]])
     }))
   })
 })
@@ -157,11 +206,13 @@ describe("sendFailure", () => {
   const transport = (reason: "Timeout" | "Network" | "Body", detail: string) =>
     new ApiError.TransportError({ reason, method: "POST", url: tokenUrl, detail })
 
-  it.each([
-    ["Timeout", "no complete response within 10s", "no token response within 10s"],
-    ["Network", "ECONNREFUSED 127.0.0.1:443", `network error reaching ${tokenUrl}: ECONNREFUSED 127.0.0.1:443`],
-    ["Body", "the connection closed", "the token response was cut short: the connection closed"]
-  ] as const)("a %s TransportError is Unavailable, worth another try, with no status", (reason, detail, told) => {
+  it.each(
+    [
+      ["Timeout", "no complete response within 10s", "no token response within 10s"],
+      ["Network", "ECONNREFUSED 127.0.0.1:443", `network error reaching ${tokenUrl}: ECONNREFUSED 127.0.0.1:443`],
+      ["Body", "the connection closed", "the token response was cut short: the connection closed"]
+    ] as const
+  )("a %s TransportError is Unavailable, worth another try, with no status", (reason, detail, told) => {
     const error = sendFailure(transport(reason, detail), tokenUrl, timeout)
     expect(error).toBeInstanceOf(ApiError.TokenError)
     expect(error).toMatchObject({ reason: "Unavailable", detail: told })
@@ -184,7 +235,11 @@ describe("requestToken", () => {
         send: (call) =>
           Effect.sync(() => sent.push(call)).pipe(
             Effect.zipRight(TestClock.adjust("3 seconds")),
-            Effect.as({ status: 200, headers: {}, text: JSON.stringify({ access_token: tokenValue, expires_in: "60", token_type: "Bearer" }) })
+            Effect.as({
+              status: 200,
+              headers: {},
+              text: JSON.stringify({ access_token: tokenValue, expires_in: "60", token_type: "Bearer" })
+            })
           )
       }
       const credentials = { clientId: "c", clientSecret: Redacted.make("s") }
@@ -193,7 +248,10 @@ describe("requestToken", () => {
       // received 3 s after the call was sent: the token's life starts then
       expect(DateTime.toEpochMillis(token.issuedAt)).toBe(3000)
       expect(DateTime.toEpochMillis(token.expiresAt)).toBe(63_000)
-      const failing: Transport = { send: () => Effect.fail(new ApiError.TransportError({ reason: "Timeout", method: "POST", url: tokenUrl, detail: "x" })) }
+      const failing: Transport = {
+        send: () =>
+          Effect.fail(new ApiError.TransportError({ reason: "Timeout", method: "POST", url: tokenUrl, detail: "x" }))
+      }
       const error = yield* Effect.flip(requestToken(failing, credentials, tokenUrl, Duration.seconds(10)))
       expect(error).toMatchObject({ _tag: "TokenError", reason: "Unavailable", detail: "no token response within 10s" })
     }))

@@ -106,8 +106,9 @@ const signalled = (deferred: Deferred.Deferred<void>, what: string) =>
 
 // behaviours used by several cases
 
-const text = (status: number, body: string, headers: Record<string, string | Array<string>> = {}): Behaviour => ({ res }) =>
-  void res.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers }).end(body)
+const text =
+  (status: number, body: string, headers: Record<string, string | Array<string>> = {}): Behaviour => ({ res }) =>
+    void res.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers }).end(body)
 
 /** Headers declaring `length` bytes, then `sent` of them, then nothing more. */
 const declaredThenHold = (status: number, length: number, sent: number): Behaviour => ({ ready, res }) => {
@@ -246,7 +247,10 @@ const cases: ReadonlyArray<Case> = [
     serve: text(503, "busy", { "Retry-After": "120", "X-Thing": "Mixed Case" }),
     outcome: { _tag: "Answer", status: 503, text: "busy", headers: { "retry-after": "120", "x-thing": "Mixed Case" } },
     server: { requests: 1 },
-    sandbox: { fault: { status: 503, body: "busy", headers: { "Retry-After": "120", "X-Thing": "Mixed Case" } }, abandoned: 0 }
+    sandbox: {
+      fault: { status: 503, body: "busy", headers: { "Retry-After": "120", "X-Thing": "Mixed Case" } },
+      abandoned: 0
+    }
   },
   {
     name: "a repeated response header arrives once, its values joined with a comma",
@@ -274,7 +278,11 @@ const cases: ReadonlyArray<Case> = [
   {
     name: "a GET reaches the server with its headers and no body",
     serve: text(200, "ok"),
-    call: { method: "GET", path: "/design/201900001", headers: { accept: "application/json", authorization: "Bearer t" } },
+    call: {
+      method: "GET",
+      path: "/design/201900001",
+      headers: { accept: "application/json", authorization: "Bearer t" }
+    },
     outcome: { _tag: "Answer", status: 200, text: "ok" },
     server: {
       requests: 1,
@@ -478,7 +486,9 @@ const checkOutcome = (
   if (outcome._tag === "TooLarge") {
     expect(error.value, `expected a refusal by the cap: ${String(error.value)}`).toBeInstanceOf(UnexpectedResponseError)
     const refusal = error.value as UnexpectedResponseError
-    const size = outcome.declaredBytes === undefined ? `more than ${expected.maxBodyBytes}` : String(outcome.declaredBytes)
+    const size = outcome.declaredBytes === undefined
+      ? `more than ${expected.maxBodyBytes}`
+      : String(outcome.declaredBytes)
     expect({ status: refusal.status, excerpt: refusal.excerpt, issue: refusal.issue }).toEqual({
       status: outcome.status,
       excerpt: "",
@@ -588,7 +598,10 @@ const runInSandbox = (c: Case, form: SandboxForm) =>
     if (form.withToken === true) {
       const tokenBase = splitUrl(sandboxTokenUrl)
       assert(tokenBase !== undefined)
-      const tokens = HttpClientTransport.make(client, tokenBase, { timeout: Duration.seconds(5), maxBodyBytes: defaultMaxBodyBytes })
+      const tokens = HttpClientTransport.make(client, tokenBase, {
+        timeout: Duration.seconds(5),
+        maxBodyBytes: defaultMaxBodyBytes
+      })
       const answer = yield* tokens.send({
         method: "POST",
         path: "",
@@ -601,7 +614,10 @@ const runInSandbox = (c: Case, form: SandboxForm) =>
       headers = { authorization: `Bearer ${token}` }
       if (outcome._tag === "TooLarge" && outcome.declaredBytes !== undefined) {
         // the design's length, as the sandbox declares it
-        const uncapped = HttpClientTransport.make(client, base, { timeout: limits.timeout, maxBodyBytes: defaultMaxBodyBytes })
+        const uncapped = HttpClientTransport.make(client, base, {
+          timeout: limits.timeout,
+          maxBodyBytes: defaultMaxBodyBytes
+        })
         const design = yield* uncapped.send({ method: "GET", path: designPath, headers, body: undefined })
         expect(design.status).toBe(200)
         const length = Buffer.byteLength(design.text)
@@ -630,7 +646,11 @@ const runInSandbox = (c: Case, form: SandboxForm) =>
       yield* TestClock.adjust(Duration.millis(1))
       exit = yield* Fiber.await(fiber)
     }
-    checkOutcome(outcome, exit, { method: call.method, url: sandboxApi + designPath, maxBodyBytes: limits.maxBodyBytes })
+    checkOutcome(outcome, exit, {
+      method: call.method,
+      url: sandboxApi + designPath,
+      maxBodyBytes: limits.maxBodyBytes
+    })
 
     const after = yield* sandbox.control.stats
     expect(after.requests.design - before.requests.design).toBe(c.server.requests)

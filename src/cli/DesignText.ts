@@ -40,7 +40,10 @@ export const designLines = (design: typeof Designs.Design.Encoded): ReadonlyArra
   const fields: Array<readonly [string, string | undefined]> = [
     ["Status", design.status],
     ["Products", design.productNames?.join("; ")],
-    ["Classes", design.classifications?.map((c) => (c.title === undefined ? c.code : `${c.code} ${c.title}`)).join("; ")],
+    [
+      "Classes",
+      design.classifications?.map((c) => (c.title === undefined ? c.code : `${c.code} ${c.title}`)).join("; ")
+    ],
     ["Owners", names(design.owners)],
     ["Designers", names(design.designers)],
     ["Filed", design.filingDate],

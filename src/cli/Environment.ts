@@ -6,8 +6,10 @@
  * `--env` choosing the environment) and reaches the service over the default Node transport.
  */
 import { Options } from "@effect/cli"
-import { Config, ConfigError, Effect, Layer, Option } from "effect"
-import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService, UndiciHttpClient } from "../index.js"
+import type { ConfigError } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
+import type { TokenService } from "../index.js"
+import { DesignSearchClient, DesignSearchConfig, Sandbox, UndiciHttpClient } from "../index.js"
 import * as Output from "./Output.js"
 
 /** The environments `--env` accepts: the embedded sandbox, or one of the service's. */
@@ -58,7 +60,9 @@ export const clientLayer = (env: Option.Option<Environment>): Layer.Layer<Client
       const clientId = yield* nonEmpty("IPAUSTRALIA_CLIENT_ID")
       const envVariable = yield* nonEmpty("IPAUSTRALIA_ENV")
       if (Option.getOrUndefined(env) === "sandbox") return sandboxClient("--env sandbox")
-      if (Option.isNone(env) && Option.getOrUndefined(envVariable) === "sandbox") return sandboxClient("IPAUSTRALIA_ENV=sandbox")
+      if (Option.isNone(env) && Option.getOrUndefined(envVariable) === "sandbox") {
+        return sandboxClient("IPAUSTRALIA_ENV=sandbox")
+      }
       if (Option.isNone(env) && Option.isNone(clientId)) return sandboxClient("IPAUSTRALIA_CLIENT_ID is not set")
       return serviceClient(env)
     })

@@ -57,7 +57,9 @@ export const scan = (bytes: Uint8Array): Either.Either<Scan, { readonly line: nu
  * Opens `path` for an export, creating it if need be. The file is synced to disk and closed when
  * the scope closes, interrupted or not.
  */
-export const open = (path: string): Effect.Effect<ExportFile, FileError | UsageError, FileSystem.FileSystem | Scope.Scope> =>
+export const open = (
+  path: string
+): Effect.Effect<ExportFile, FileError | UsageError, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const fileError = (e: PlatformError) => new FileError({ path, detail: e.message })
@@ -67,7 +69,8 @@ export const open = (path: string): Effect.Effect<ExportFile, FileError | UsageE
     if (Either.isLeft(scanned)) {
       const { line, reason } = scanned.left
       return yield* new UsageError({
-        detail: `${path} line ${line}: ${reason}; an export only appends to a JSONL file of designs, choose another --out`
+        detail:
+          `${path} line ${line}: ${reason}; an export only appends to a JSONL file of designs, choose another --out`
       })
     }
     const { numbers, completeBytes, tail } = scanned.right

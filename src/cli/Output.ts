@@ -27,6 +27,8 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
   const all = [header, ...rows]
   const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)))
   return all
-    .map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd())
+    .map((row) =>
+      row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd()
+    )
     .join("\n")
 }

@@ -20,6 +20,5 @@ export const resolveEnv = (local: Option.Option<Environment>) =>
  * Provides the client for the environment a subcommand runs in (see `Environment.clientLayer`).
  * The layer is built per command, so `sandbox` and `--help` never read credentials.
  */
-export const provideClient = (local: Option.Option<Environment>) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>) =>
+export const provideClient = (local: Option.Option<Environment>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.provide(effect, Layer.unwrapEffect(Effect.map(resolveEnv(local), clientLayer)))

@@ -20,7 +20,9 @@ const isIsoDate = Schema.is(Designs.IsoDate)
 
 /** The command-line shape of a quick search. */
 export const searchConfig = {
-  query: Args.text({ name: "query" }).pipe(Args.withDescription("words to look for (title, products, owners, designers, number)")),
+  query: Args.text({ name: "query" }).pipe(
+    Args.withDescription("words to look for (title, products, owners, designers, number)")
+  ),
   status: Options.text("status").pipe(
     Options.withDescription("keep designs with this status (REGISTERED, FILED, ...); repeatable"),
     Options.repeated
@@ -34,7 +36,9 @@ export const searchConfig = {
     Options.mapEffect((s) =>
       isIsoDate(s)
         ? Effect.succeed(s)
-        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--changed-since expects a date written YYYY-MM-DD, got '${s}'`)))
+        : Effect.fail(
+          ValidationError.invalidValue(HelpDoc.p(`--changed-since expects a date written YYYY-MM-DD, got '${s}'`))
+        )
     ),
     Options.optional
   ),
@@ -73,5 +77,6 @@ export const toRequest = (args: SearchArgs): Designs.QuickSearchRequest => {
 }
 
 /** Server messages (warnings, information) for people, one line each. */
-export const messageLines = (messages: ReadonlyArray<{ readonly code: string; readonly detail: string; readonly severity?: string | undefined }>) =>
-  messages.map((m) => `${m.severity ?? "message"}: ${m.code}: ${m.detail}`)
+export const messageLines = (
+  messages: ReadonlyArray<{ readonly code: string; readonly detail: string; readonly severity?: string | undefined }>
+) => messages.map((m) => `${m.severity ?? "message"}: ${m.code}: ${m.detail}`)

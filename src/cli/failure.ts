@@ -13,7 +13,8 @@
  */
 import { ValidationError as CliValidationError } from "@effect/cli"
 import type { HttpServerError } from "@effect/platform"
-import { Cause, ConfigError, Schema } from "effect"
+import type { ConfigError } from "effect"
+import { Cause, Schema } from "effect"
 import type { ApiError } from "../index.js"
 
 /** Exit codes of the `design-search` command. */
@@ -74,7 +75,9 @@ export const exitCode = (failure: Failure): number => {
 }
 
 /** The leaves of a `ConfigError`: the setting each names, and what is wrong with it. */
-const configProblems = (error: ConfigError.ConfigError): ReadonlyArray<{ readonly name: string; readonly problem: string }> => {
+const configProblems = (
+  error: ConfigError.ConfigError
+): ReadonlyArray<{ readonly name: string; readonly problem: string }> => {
   switch (error._op) {
     case "And":
     case "Or":
@@ -85,7 +88,10 @@ const configProblems = (error: ConfigError.ConfigError): ReadonlyArray<{ readonl
     }
     default: {
       const name = error.path.join(".")
-      return [{ name, problem: name !== "" && !error.message.includes(name) ? `${name}: ${error.message}` : error.message }]
+      return [{
+        name,
+        problem: name !== "" && !error.message.includes(name) ? `${name}: ${error.message}` : error.message
+      }]
     }
   }
 }
@@ -112,7 +118,9 @@ export const render = (failure: Failure): ReadonlyArray<string> => {
     case "ValidationError":
     case "BadRequestError": {
       const where = failure.status === 0 ? "not sent" : `HTTP ${failure.status}`
-      return [`design-search: invalid request (${where}): ${describeErrors(failure.errors, failure.excerpt || "(no detail)")}`]
+      return [
+        `design-search: invalid request (${where}): ${describeErrors(failure.errors, failure.excerpt || "(no detail)")}`
+      ]
     }
     case "ConfigError": {
       const problems = configProblems(failure)
@@ -128,7 +136,10 @@ export const render = (failure: Failure): ReadonlyArray<string> => {
     case "AuthenticationError":
       return [`design-search: ${failure.message}`, "the service did not accept a freshly issued access token"]
     case "ForbiddenError":
-      return [`design-search: ${failure.message}`, "the credentials are valid but not entitled to the design search API"]
+      return [
+        `design-search: ${failure.message}`,
+        "the credentials are valid but not entitled to the design search API"
+      ]
     case "ServeError":
       return [`design-search: could not start the server: ${causeMessage(failure.cause)}`]
     default:
@@ -137,7 +148,9 @@ export const render = (failure: Failure): ReadonlyArray<string> => {
 }
 
 /** The code and lines of a failed run: a typed failure, or a defect reported without its stack. */
-export const fromCause = (cause: Cause.Cause<Failure>): { readonly code: number; readonly lines: ReadonlyArray<string> } => {
+export const fromCause = (
+  cause: Cause.Cause<Failure>
+): { readonly code: number; readonly lines: ReadonlyArray<string> } => {
   const failure = Cause.failureOption(cause)
   if (failure._tag === "Some") return { code: exitCode(failure.value), lines: render(failure.value) }
   if (Cause.isInterruptedOnly(cause)) return { code: ExitCode.interrupted, lines: ["design-search: interrupted"] }

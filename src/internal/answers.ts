@@ -143,5 +143,7 @@ export type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
 export const classify = <A>(decode: Decode<A>, answer: Answer): Effect.Effect<ApiResponse<A>, StatusError> =>
   answer.status >= 200 && answer.status < 300
     ? decodeSuccess(decode, answer.status, answer.text)
-    : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.fail(errorFromResponse(answer.status, answer.headers, answer.text, now)))
+    : Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => Effect.fail(errorFromResponse(answer.status, answer.headers, answer.text, now))
+    )

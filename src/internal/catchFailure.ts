@@ -9,4 +9,7 @@ export const catchFailure = <A, E, R, A2, E2, R2>(
   self: Effect.Effect<A, E, R>,
   f: (error: E) => Effect.Effect<A2, E2, R2>
 ): Effect.Effect<A | A2, E2, R | R2> =>
-  Effect.catchAllCause(self, (cause) => cause._tag === "Fail" ? f(cause.error) : Effect.catchAll(Effect.failCause(cause), f))
+  Effect.catchAllCause(
+    self,
+    (cause) => cause._tag === "Fail" ? f(cause.error) : Effect.catchAll(Effect.failCause(cause), f)
+  )

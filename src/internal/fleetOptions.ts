@@ -13,7 +13,10 @@ export const storeDefaults = { lockTtl: Duration.seconds(10), maxWait: Duration.
 export const checkStoreOptions = (options: {
   readonly lockTtl?: Duration.DurationInput | undefined
   readonly maxWait?: Duration.DurationInput | undefined
-}): Either.Either<{ readonly lockTtl: Duration.Duration; readonly maxWait: Duration.Duration }, ConfigError.ConfigError> =>
+}): Either.Either<
+  { readonly lockTtl: Duration.Duration; readonly maxWait: Duration.Duration },
+  ConfigError.ConfigError
+> =>
   Either.all({
     lockTtl: positive("lockTtl", options.lockTtl, storeDefaults.lockTtl),
     maxWait: positive("maxWait", options.maxWait, storeDefaults.maxWait)

@@ -40,17 +40,21 @@ const readCapped = (
 ): Effect.Effect<string, SendError> => {
   const contentLength = response.headers["content-length"]
   const declared = declaredOverCap(contentLength, maxBytes)
-  if (declared !== undefined) return Effect.zipRight(discard(response), Effect.fail(bodyTooLarge(response.status, declared, maxBytes)))
+  if (declared !== undefined) {
+    return Effect.zipRight(discard(response), Effect.fail(bodyTooLarge(response.status, declared, maxBytes)))
+  }
   // within the cap by its own word: read whole
   if (contentLength !== undefined && /^\d+$/.test(contentLength)) return Effect.mapError(response.text, fromClientError)
   return Effect.suspend(() => {
     const body = new CappedBody(maxBytes)
-    return Stream.runForEach(response.stream, (chunk) =>
-      body.add(chunk) ? Effect.void : Effect.fail(bodyTooLarge(response.status, body.overCapSize, maxBytes))).pipe(
-        Effect.map(() => body.text()),
-        Effect.catchIf(isEmptyBody, () => Effect.succeed("")),
-        Effect.mapError((error) => error._tag === "ResponseError" ? fromClientError(error) : error)
-      )
+    return Stream.runForEach(
+      response.stream,
+      (chunk) => body.add(chunk) ? Effect.void : Effect.fail(bodyTooLarge(response.status, body.overCapSize, maxBytes))
+    ).pipe(
+      Effect.map(() => body.text()),
+      Effect.catchIf(isEmptyBody, () => Effect.succeed("")),
+      Effect.mapError((error) => error._tag === "ResponseError" ? fromClientError(error) : error)
+    )
   })
 }
 

@@ -74,14 +74,22 @@ export const mapInOrder = <A, B, E, R>(
         }
       }
     })
-    yield* Effect.forkIn(Effect.all(Array.from({ length: Math.min(concurrency, n) }, () => worker), { concurrency: "unbounded", discard: true }), scope)
+    yield* Effect.forkIn(
+      Effect.all(Array.from({ length: Math.min(concurrency, n) }, () => worker), {
+        concurrency: "unbounded",
+        discard: true
+      }),
+      scope
+    )
 
     // each pull waits for a batch of results
     const batch = Math.max(1, Math.floor(concurrency / 2))
     const read: Effect.Effect<Chunk.Chunk<B>, Option.Option<E>> = Effect.suspend(() => {
       if (head === n) return Effect.fail(Option.none())
       const first = exits[head]
-      if (first !== undefined && Exit.isFailure(first)) return Effect.mapError(Effect.failCause(first.cause), Option.some)
+      if (first !== undefined && Exit.isFailure(first)) {
+        return Effect.mapError(Effect.failCause(first.cause), Option.some)
+      }
       const want = Math.min(batch, n - head)
       let ready = 0
       while (ready < want) {

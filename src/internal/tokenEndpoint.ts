@@ -53,7 +53,8 @@ const describeInvalid = (error: ParseResult.ParseError): string =>
 const oauthFields = (text: string): { readonly error?: string; readonly errorDescription?: string } =>
   Option.match(Option.flatMap(parseJson(text), decodeOAuthError), {
     onNone: () => ({}),
-    onSome: (o) => o.error_description === undefined ? { error: o.error } : { error: o.error, errorDescription: o.error_description }
+    onSome: (o) =>
+      o.error_description === undefined ? { error: o.error } : { error: o.error, errorDescription: o.error_description }
   })
 
 /**
@@ -72,20 +73,34 @@ export const interpret = (
     return Either.isRight(decoded)
       ? Either.right(AccessToken.fromResponse(decoded.right, receivedAt))
       : Either.left(
-        new TokenError({ reason: "InvalidResponse", status, detail: `not a token response: ${describeInvalid(decoded.left)}` })
+        new TokenError({
+          reason: "InvalidResponse",
+          status,
+          detail: `not a token response: ${describeInvalid(decoded.left)}`
+        })
       )
   }
   const rfc = oauthFields(text)
   if (status === 400 || status === 401 || status === 403) {
     return Either.left(
-      new TokenError({ reason: "InvalidCredentials", status, ...rfc, detail: "the token endpoint refused the client credentials" })
+      new TokenError({
+        reason: "InvalidCredentials",
+        status,
+        ...rfc,
+        detail: "the token endpoint refused the client credentials"
+      })
     )
   }
   if (status === 408 || status === 429 || status >= 500) {
     return Either.left(new TokenError({ reason: "Unavailable", status, ...rfc, detail: excerpt(text) || "no body" }))
   }
   return Either.left(
-    new TokenError({ reason: "InvalidResponse", status, ...rfc, detail: `unexpected status ${status}: ${excerpt(text) || "no body"}` })
+    new TokenError({
+      reason: "InvalidResponse",
+      status,
+      ...rfc,
+      detail: `unexpected status ${status}: ${excerpt(text) || "no body"}`
+    })
   )
 }
 

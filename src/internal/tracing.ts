@@ -3,7 +3,8 @@
  * application installed a tracer other than Effect's built-in one, which nothing reads (README,
  * "Where the CPU goes").
  */
-import { Effect, Tracer } from "effect"
+import type { Tracer } from "effect"
+import { Effect } from "effect"
 import { globalValue } from "effect/GlobalValue"
 
 /** Effect's built-in tracer, the one in the default services. */
@@ -19,5 +20,7 @@ export const withSpanWhenTraced = (
 ) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime<A, E, R>((fiber) =>
-    fiber.currentTracer === builtIn ? effect : Effect.withSpan(effect, name, { kind: "client", attributes: attributes() })
+    fiber.currentTracer === builtIn
+      ? effect
+      : Effect.withSpan(effect, name, { kind: "client", attributes: attributes() })
   )

@@ -18,7 +18,8 @@ const codeOf = (tag: ParseResult.ArrayFormatterIssue["_tag"]): string =>
  * An optional field that fails its schema (or has a field below it that does) also fails the
  * `undefined` branch of its union; that issue says nothing to the caller and is dropped.
  */
-const isUndefinedBranch = (issue: ParseResult.ArrayFormatterIssue) => issue.message.startsWith("Expected undefined, actual")
+const isUndefinedBranch = (issue: ParseResult.ArrayFormatterIssue) =>
+  issue.message.startsWith("Expected undefined, actual")
 
 /**
  * One error object per offending input (spec 7.2), each with `source.pointer`; the issues of one

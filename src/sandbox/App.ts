@@ -8,8 +8,8 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
 import type { Message } from "../ApiError.js"
-import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from "../Designs.js"
+import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { parseJson } from "../internal/answers.js"
 import { parameterError, pointerErrors } from "../internal/validation.js"
 import { errorAnswers, json, jsonBytes, pathOf, readBody } from "./Http.js"
@@ -74,7 +74,11 @@ export const make = (config: AppConfig): HttpApp.Default => {
       : fault.body === undefined
       ? statusError(fault.status, headers)
       : typeof fault.body === "string"
-      ? HttpServerResponse.text(fault.body, { status: fault.status, headers, contentType: headers["content-type"] ?? "text/plain" })
+      ? HttpServerResponse.text(fault.body, {
+        status: fault.status,
+        headers,
+        contentType: headers["content-type"] ?? "text/plain"
+      })
       : json(fault.body, fault.status, headers)
     const answer = fault.kind === "reset"
       ? HttpServerResponse.empty({ status: fault.status, headers: { [resetHeader]: "reset" } })
@@ -153,7 +157,11 @@ export const make = (config: AppConfig): HttpApp.Default => {
       if (Either.isLeft(body)) return body.left
       const parsed = parseJson(body.right)
       if (Option.isNone(parsed)) {
-        return errors(400, [{ code: "MALFORMED_JSON", detail: "the request body is not well-formed JSON", source: { parameter: "body" } }])
+        return errors(400, [{
+          code: "MALFORMED_JSON",
+          detail: "the request body is not well-formed JSON",
+          source: { parameter: "body" }
+        }])
       }
       const decoded = decodeRequest(parsed.value)
       if (Either.isLeft(decoded)) return errors(422, pointerErrors(decoded.left))
@@ -163,7 +171,8 @@ export const make = (config: AppConfig): HttpApp.Default => {
       const messages: ReadonlyArray<Message> = [{
         id: nextId(),
         code: "RESULT_LIMIT",
-        detail: `${hits.count} designs match; the first ${config.resultCap} are listed. Narrow the search to see the rest.`,
+        detail:
+          `${hits.count} designs match; the first ${config.resultCap} are listed. Narrow the search to see the rest.`,
         severity: "warning"
       }]
       return json({ data, messages }, 200)
@@ -215,7 +224,9 @@ export const make = (config: AppConfig): HttpApp.Default => {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = pathOf(request.url)
     const target = route(path)
-    if (target === undefined) return errors(404, [{ code: "NOT_FOUND", detail: `no route for ${request.method} ${path}` }])
+    if (target === undefined) {
+      return errors(404, [{ code: "NOT_FOUND", detail: `no route for ${request.method} ${path}` }])
+    }
     state.requests[target.endpoint]++
     const fault = takeFault(state, target.endpoint)
     if (fault !== undefined) return yield* abandonable(faultResponse(fault))

@@ -51,7 +51,10 @@ const decodeFault = Schema.decodeUnknown(State.Fault)
 /** The control of a sandbox's `state`. */
 export const make = (state: State.State): Control => ({
   injectFault: (fault) =>
-    Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => void state.faults.push({ fault: f, remaining: f.count }))),
+    Effect.flatMap(
+      decodeFault(fault),
+      (f) => Effect.sync(() => void state.faults.push({ fault: f, remaining: f.count }))
+    ),
   revokeTokens: Effect.sync(() => state.activeTokens.clear()),
   stats: Effect.sync(() => State.stats(state)),
   reset: Effect.sync(() => State.reset(state))

@@ -9,9 +9,9 @@ import type { HttpApp } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
 import type { ErrorObject } from "../ApiError.js"
 import { parseJson } from "../internal/answers.js"
-import { errorAnswers, json, pathOf, readBody } from "./Http.js"
 import { pointerErrors } from "../internal/validation.js"
 import type { Control } from "./Control.js"
+import { errorAnswers, json, pathOf, readBody } from "./Http.js"
 import { Fault } from "./State.js"
 
 /** Every control route lives below this path. */
@@ -99,6 +99,8 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, option
 
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
     isControlPath(request.url)
-      ? controlApp(request).pipe(Effect.catchAllDefect(() => Effect.succeed(fail(500, { code: "500", detail: "Internal Server Error" }))))
+      ? controlApp(request).pipe(
+        Effect.catchAllDefect(() => Effect.succeed(fail(500, { code: "500", detail: "Internal Server Error" })))
+      )
       : app)
 }

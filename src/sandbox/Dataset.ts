@@ -10,7 +10,7 @@ import { subclasses } from "./Locarno.js"
 import type { LocarnoSubclass } from "./Locarno.js"
 
 /** A small, fast, seedable PRNG (mulberry32): the same seed gives the same dataset everywhere. */
-export const prng = (seed: number): (() => number) => {
+export const prng = (seed: number): () => number => {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -23,17 +23,122 @@ export const prng = (seed: number): (() => number) => {
 
 const pick = <A>(random: () => number, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
 
-const firstNames = ["Olivia", "Jack", "Charlotte", "William", "Amelia", "Noah", "Isla", "Oliver", "Mia", "Leo", "Ava", "Henry", "Grace", "Lucas", "Chloe", "Thomas", "Zoe", "James", "Ruby", "Liam", "Wei", "Priya", "Mohammed", "Sofia", "Hiroshi", "Anh", "Mateo", "Aisha"]
-const lastNames = ["Smith", "Jones", "Williams", "Brown", "Wilson", "Taylor", "Nguyen", "Johnson", "Martin", "White", "Anderson", "Walker", "Thompson", "Chen", "Kelly", "Harris", "Lee", "Ryan", "Patel", "Singh", "Murphy", "King", "Robinson", "Wright", "Campbell", "Mitchell"]
-const ownerWords = ["Southern", "Coastal", "Harbour", "Eucalypt", "Outback", "Wattle", "Banksia", "Pacific", "Summit", "Red Gum", "Kookaburra", "Meridian", "Boomerang", "Ironbark", "Coral", "Granite", "Silverline", "Tasman"]
-const ownerKinds = ["Designs", "Industries", "Products", "Manufacturing", "Innovations", "Homewares", "Engineering", "Studio", "Group", "Brands"]
+const firstNames = [
+  "Olivia",
+  "Jack",
+  "Charlotte",
+  "William",
+  "Amelia",
+  "Noah",
+  "Isla",
+  "Oliver",
+  "Mia",
+  "Leo",
+  "Ava",
+  "Henry",
+  "Grace",
+  "Lucas",
+  "Chloe",
+  "Thomas",
+  "Zoe",
+  "James",
+  "Ruby",
+  "Liam",
+  "Wei",
+  "Priya",
+  "Mohammed",
+  "Sofia",
+  "Hiroshi",
+  "Anh",
+  "Mateo",
+  "Aisha"
+]
+const lastNames = [
+  "Smith",
+  "Jones",
+  "Williams",
+  "Brown",
+  "Wilson",
+  "Taylor",
+  "Nguyen",
+  "Johnson",
+  "Martin",
+  "White",
+  "Anderson",
+  "Walker",
+  "Thompson",
+  "Chen",
+  "Kelly",
+  "Harris",
+  "Lee",
+  "Ryan",
+  "Patel",
+  "Singh",
+  "Murphy",
+  "King",
+  "Robinson",
+  "Wright",
+  "Campbell",
+  "Mitchell"
+]
+const ownerWords = [
+  "Southern",
+  "Coastal",
+  "Harbour",
+  "Eucalypt",
+  "Outback",
+  "Wattle",
+  "Banksia",
+  "Pacific",
+  "Summit",
+  "Red Gum",
+  "Kookaburra",
+  "Meridian",
+  "Boomerang",
+  "Ironbark",
+  "Coral",
+  "Granite",
+  "Silverline",
+  "Tasman"
+]
+const ownerKinds = [
+  "Designs",
+  "Industries",
+  "Products",
+  "Manufacturing",
+  "Innovations",
+  "Homewares",
+  "Engineering",
+  "Studio",
+  "Group",
+  "Brands"
+]
 const ownerForms = ["Pty Ltd", "Pty Ltd", "Pty Ltd", "Limited", "Inc.", "GmbH", "Co., Ltd."]
-const qualifiers = ["", "", "", "Modular ", "Folding ", "Compact ", "Portable ", "Stackable ", "Ergonomic ", "Outdoor ", "Children's ", "Smart "]
+const qualifiers = [
+  "",
+  "",
+  "",
+  "Modular ",
+  "Folding ",
+  "Compact ",
+  "Portable ",
+  "Stackable ",
+  "Ergonomic ",
+  "Outdoor ",
+  "Children's ",
+  "Smart "
+]
 
 /** How statuses are spread, by cumulative weight. */
 const statusWeights: ReadonlyArray<readonly [string, number]> = [
-  ["REGISTERED", 0.55], ["CERTIFIED", 0.67], ["FILED", 0.77], ["LAPSED", 0.86], ["CEASED", 0.91], ["EXPIRED", 0.97],
-  ["REFUSED", 0.985], ["WITHDRAWN", 1]
+  ["REGISTERED", 0.55],
+  ["CERTIFIED", 0.67],
+  ["FILED", 0.77],
+  ["LAPSED", 0.86],
+  ["CEASED", 0.91],
+  ["EXPIRED", 0.97],
+  ["REFUSED", 0.985],
+  ["WITHDRAWN", 1]
 ]
 
 const pickStatus = (random: () => number): string => {
@@ -65,9 +170,15 @@ const generate = (random: () => number, year: number, sequence: number): Design 
   const yearEnd = Math.min(Date.UTC(year + 1, 0, 1), datasetToday - 60 * dayMillis)
   const filing = yearStart + Math.floor(random() * Math.max(1, (yearEnd - yearStart) / dayMillis)) * dayMillis
   const registered = status !== "FILED" && status !== "REFUSED" && status !== "WITHDRAWN"
-  const registration = registered ? Math.min(filing + (20 + Math.floor(random() * 160)) * dayMillis, datasetToday) : undefined
+  const registration = registered
+    ? Math.min(filing + (20 + Math.floor(random() * 160)) * dayMillis, datasetToday)
+    : undefined
   const expiry = registered ? addYears(filing, status === "LAPSED" || status === "CEASED" ? 5 : 10) : undefined
-  const latest = Math.max(filing, registration ?? 0, status === "EXPIRED" && expiry !== undefined ? Math.min(expiry, datasetToday) : 0)
+  const latest = Math.max(
+    filing,
+    registration ?? 0,
+    status === "EXPIRED" && expiry !== undefined ? Math.min(expiry, datasetToday) : 0
+  )
   const lastChanged = Math.min(datasetToday, latest + Math.floor(random() * 400) * dayMillis)
   const owner = random() < 0.8
     ? `${pick(random, ownerWords)} ${pick(random, ownerKinds)} ${pick(random, ownerForms)}`
@@ -87,7 +198,8 @@ const generate = (random: () => number, year: number, sequence: number): Design 
     ...(registration === undefined ? {} : { registrationDate: utc(registration) }),
     ...(expiry === undefined ? {} : { expiryDate: utc(expiry) }),
     lastChanged: utc(lastChanged),
-    statementOfNewness: `Newness and distinctiveness is claimed in the shape and configuration of the ${product} as shown in the representations.`
+    statementOfNewness:
+      `Newness and distinctiveness is claimed in the shape and configuration of the ${product} as shown in the representations.`
   }
 }
 
@@ -113,7 +225,8 @@ const fixedDesign = (
     ...(dates.registration === undefined ? {} : { registrationDate: DateTime.unsafeMake(dates.registration) }),
     ...(dates.expiry === undefined ? {} : { expiryDate: DateTime.unsafeMake(dates.expiry) }),
     lastChanged: DateTime.unsafeMake(dates.lastChanged),
-    statementOfNewness: `Newness and distinctiveness is claimed in the shape and configuration of the ${title.toLowerCase()}.`
+    statementOfNewness:
+      `Newness and distinctiveness is claimed in the shape and configuration of the ${title.toLowerCase()}.`
   }
 }
 
@@ -122,19 +235,43 @@ const fixedDesign = (
  * Their numbers end in 0000-0002, which the generator never uses (its sequences start at 10000).
  */
 export const fixedDesigns: ReadonlyArray<Design> = [
-  fixedDesign("201900001", "Chair", "06-01", "REGISTERED", {
-    filing: "2019-03-14",
-    registration: "2019-06-02",
-    expiry: "2029-03-14",
-    lastChanged: "2019-06-02"
-  }, "Wattle Furniture Pty Ltd", "Olivia Chen"),
-  fixedDesign("202000002", "Bottle", "09-01", "CERTIFIED", {
-    filing: "2020-08-01",
-    registration: "2020-10-20",
-    expiry: "2030-08-01",
-    lastChanged: "2021-02-11"
-  }, "Harbour Packaging Limited", "Jack Nguyen"),
-  fixedDesign("202300001", "Wrist watch", "10-02", "FILED", { filing: "2023-11-30", lastChanged: "2023-11-30" }, "Meridian Time Co., Ltd.", "Aisha Patel")
+  fixedDesign(
+    "201900001",
+    "Chair",
+    "06-01",
+    "REGISTERED",
+    {
+      filing: "2019-03-14",
+      registration: "2019-06-02",
+      expiry: "2029-03-14",
+      lastChanged: "2019-06-02"
+    },
+    "Wattle Furniture Pty Ltd",
+    "Olivia Chen"
+  ),
+  fixedDesign(
+    "202000002",
+    "Bottle",
+    "09-01",
+    "CERTIFIED",
+    {
+      filing: "2020-08-01",
+      registration: "2020-10-20",
+      expiry: "2030-08-01",
+      lastChanged: "2021-02-11"
+    },
+    "Harbour Packaging Limited",
+    "Jack Nguyen"
+  ),
+  fixedDesign(
+    "202300001",
+    "Wrist watch",
+    "10-02",
+    "FILED",
+    { filing: "2023-11-30", lastChanged: "2023-11-30" },
+    "Meridian Time Co., Ltd.",
+    "Aisha Patel"
+  )
 ]
 
 /**

@@ -2,7 +2,8 @@
  * What the sandbox's routes share: JSON answers, spec-shaped error answers (spec 7.1), the path of
  * a request URL, and reading a request body within a byte limit.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Stream } from "effect"
 import type { ErrorObject } from "../ApiError.js"
 
@@ -12,7 +13,11 @@ export const json = (body: unknown, status: number, headers: Record<string, stri
 
 /** A JSON answer already encoded to UTF-8: the same bytes and headers as `json` of the value it encodes. */
 export const jsonBytes = (body: Uint8Array, status: number, headers: Record<string, string> = {}) =>
-  HttpServerResponse.uint8Array(body, { status, contentType: "application/json", headers: { "cache-control": "no-store", ...headers } })
+  HttpServerResponse.uint8Array(body, {
+    status,
+    contentType: "application/json",
+    headers: { "cache-control": "no-store", ...headers }
+  })
 
 /** Builds spec-shaped error answers: one error object per problem, each with an id from `nextId`. */
 export const errorAnswers = (nextId: () => string) =>

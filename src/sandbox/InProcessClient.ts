@@ -3,7 +3,13 @@
  * and a fault of kind `reset` or `resetMidBody` played as a connection would: no answer, or a body
  * cut half-way.
  */
-import { HttpClient, HttpClientError, HttpClientResponse, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpClient,
+  HttpClientError,
+  HttpClientResponse,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import type { HttpApp, HttpBody } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import * as State from "./State.js"
@@ -45,13 +51,22 @@ export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
             signal,
             ...(body === undefined ? {} : { body })
           }),
-        catch: (cause) => new HttpClientError.RequestError({ request, reason: "Encode", cause })
+        catch: (cause) =>
+          new HttpClientError.RequestError({ request, reason: "Encode", cause })
       })
-      const response = yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(webRequest))
+      const response = yield* Effect.provideService(
+        app,
+        HttpServerRequest.HttpServerRequest,
+        HttpServerRequest.fromWeb(webRequest)
+      )
       const reset = response.headers[State.resetHeader]
       if (reset === "reset") {
         return yield* Effect.fail(
-          new HttpClientError.RequestError({ request, reason: "Transport", description: "connection reset by the sandbox" })
+          new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            description: "connection reset by the sandbox"
+          })
         )
       }
       return HttpClientResponse.fromWeb(
@@ -73,4 +88,3 @@ const cutMidBody = (response: HttpServerResponse.HttpServerResponse): Response =
   })
   return new Response(body, { status: response.status, headers })
 }
-

@@ -3,8 +3,8 @@
  * tokens (claims `sub`, `token_use`, `scope`, `auth_time`, `iss`, `exp`, `iat`, `jti`,
  * `client_id`), signed with a per-sandbox key, verified on every API request.
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
 import { Either, Schema } from "effect"
+import { createHmac, timingSafeEqual } from "node:crypto"
 
 /** The claims the sandbox puts in its tokens. */
 export const Claims = Schema.Struct({

@@ -75,7 +75,9 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     }
     codes.push((design.classifications ?? []).map((c) => normalizeCode(c.code)))
     statuses.push((design.status ?? "").toUpperCase())
-    changed[position] = design.lastChanged === undefined ? Number.NEGATIVE_INFINITY : DateTime.toEpochMillis(design.lastChanged)
+    changed[position] = design.lastChanged === undefined
+      ? Number.NEGATIVE_INFINITY
+      : DateTime.toEpochMillis(design.lastChanged)
   })
   const postings = new Map<string, Int32Array>()
   for (const [word, list] of lists) postings.set(word, Int32Array.from(list))
@@ -87,10 +89,13 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     for (let i = 1; i < candidates.length && matches.length > 0; i++) matches = intersect(matches, candidates[i]!)
     const statusFilter = request.filters?.statusFilter?.map((s) => s.toUpperCase())
     const classFilter = request.filters?.classificationFilter?.map(normalizeCode)
-    const since = request.changedSinceDate === undefined ? undefined : Date.parse(`${request.changedSinceDate}T00:00:00Z`)
+    const since = request.changedSinceDate === undefined
+      ? undefined
+      : Date.parse(`${request.changedSinceDate}T00:00:00Z`)
     const keep = (p: number): boolean =>
       (statusFilter === undefined || statusFilter.includes(statuses[p]!)) &&
-      (classFilter === undefined || codes[p]!.some((c) => classFilter.some((f) => c.startsWith(f) || f.startsWith(c)))) &&
+      (classFilter === undefined ||
+        codes[p]!.some((c) => classFilter.some((f) => c.startsWith(f) || f.startsWith(c)))) &&
       (since === undefined || changed[p]! >= since)
     const descending = request.sort?.direction === "DESCENDING"
     const hits: Array<Design> = []

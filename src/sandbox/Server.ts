@@ -15,9 +15,9 @@ import * as Http from "node:http"
 import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
+import { positiveInt } from "../internal/optionChecks.js"
 import type { Control, Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
-import { positiveInt } from "../internal/optionChecks.js"
 import { resetHeader } from "./State.js"
 
 /**
@@ -74,7 +74,9 @@ const listenHost = (host: string): Effect.Effect<string, ConfigError.ConfigError
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
   return bare === "::1" || DesignSearchConfig.isLoopbackHost(bare)
     ? Effect.succeed(bare)
-    : Effect.fail(invalid("host", `the sandbox listens on loopback only (localhost, 127.0.0.1, ::1), got ${JSON.stringify(host)}`))
+    : Effect.fail(
+      invalid("host", `the sandbox listens on loopback only (localhost, 127.0.0.1, ::1), got ${JSON.stringify(host)}`)
+    )
 }
 
 const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError> =>
@@ -94,7 +96,11 @@ const honorResets = (app: HttpApp.Default): HttpApp.Default =>
     if (reset === undefined) return Effect.succeed(response)
     const { [resetHeader]: _, ...headers } = response.headers
     if (reset !== "reset-mid-body") {
-      const failing = new Readable({ read() { this.destroy(new Error("connection reset by the sandbox")) } })
+      const failing = new Readable({
+        read() {
+          this.destroy(new Error("connection reset by the sandbox"))
+        }
+      })
       return Effect.succeed(HttpServerResponse.raw(failing, { status: response.status, headers }))
     }
     const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
@@ -114,12 +120,20 @@ const honorResets = (app: HttpApp.Default): HttpApp.Default =>
  */
 const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
   if (!socket.writable) return void socket.destroy()
-  const [status, text] = error.code === "HPE_HEADER_OVERFLOW" ? [431, "Request Header Fields Too Large"] : [400, "Bad Request"]
+  const [status, text] = error.code === "HPE_HEADER_OVERFLOW"
+    ? [431, "Request Header Fields Too Large"]
+    : [400, "Bad Request"]
   const body = JSON.stringify({
-    errors: [{ id: "parse", code: "MALFORMED_REQUEST", detail: `the request could not be parsed (${error.code ?? "parse error"})` }]
+    errors: [{
+      id: "parse",
+      code: "MALFORMED_REQUEST",
+      detail: `the request could not be parsed (${error.code ?? "parse error"})`
+    }]
   })
   socket.end(
-    `HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${
+      Buffer.byteLength(body)
+    }\r\nconnection: close\r\n\r\n${body}`
   )
 }
 
@@ -148,9 +162,15 @@ export const serve = (
   Effect.gen(function*() {
     const host = yield* listenHost(options.host ?? listenDefaults.host)
     const port = yield* validPort(options.port ?? listenDefaults.port)
-    const maxBodyBytes = yield* positiveInt("maxControlBodyBytes", options.maxControlBodyBytes ?? listenDefaults.maxControlBodyBytes)
+    const maxBodyBytes = yield* positiveInt(
+      "maxControlBodyBytes",
+      options.maxControlBodyBytes ?? listenDefaults.maxControlBodyBytes
+    )
     const shutdownTimeout = Option.getOrElse(
-      Option.filter(Duration.decodeUnknown(options.shutdownTimeout ?? listenDefaults.shutdownTimeout), Duration.isFinite),
+      Option.filter(
+        Duration.decodeUnknown(options.shutdownTimeout ?? listenDefaults.shutdownTimeout),
+        Duration.isFinite
+      ),
       () => listenDefaults.shutdownTimeout
     )
     const server = Http.createServer()

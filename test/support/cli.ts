@@ -9,7 +9,8 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Designs, Sandbox } from "../../src/index.js"
+import type { Sandbox } from "../../src/index.js"
+import { Designs } from "../../src/index.js"
 
 /** The built CLI; `npm test` builds before running the tests. */
 export const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url))
@@ -60,7 +61,9 @@ export const start = (
     const out = { stdout: "", stderr: "" }
     const listeners = new Set<() => void>()
     const child = yield* Effect.acquireRelease(
-      Effect.sync(() => spawn(process.execPath, [cliPath, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] })),
+      Effect.sync(() =>
+        spawn(process.execPath, [cliPath, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+      ),
       (child) => Effect.sync(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")))
     )
     const changed = () => listeners.forEach((listener) => listener())
@@ -76,9 +79,14 @@ export const start = (
       Deferred.unsafeDone(exited, Effect.succeed({ code, signal, ...out }))
       changed()
     })
-    const describe = () => `stdout: ${JSON.stringify(out.stdout.slice(-2000))}\nstderr: ${JSON.stringify(out.stderr.slice(-2000))}`
+    const describe = () =>
+      `stdout: ${JSON.stringify(out.stdout.slice(-2000))}\nstderr: ${JSON.stringify(out.stderr.slice(-2000))}`
     const timedOut = (what: string, timeout: Duration.DurationInput) => () =>
-      new CliTestError({ message: `design-search ${args.join(" ")}: no ${what} within ${Duration.format(Duration.decode(timeout))}\n${describe()}` })
+      new CliTestError({
+        message: `design-search ${args.join(" ")}: no ${what} within ${
+          Duration.format(Duration.decode(timeout))
+        }\n${describe()}`
+      })
     return {
       output: () => ({ ...out }),
       exit: (timeout = defaultTimeout) =>
@@ -104,7 +112,8 @@ export const run = (
   args: ReadonlyArray<string>,
   env: Record<string, string> = {},
   timeout: Duration.DurationInput = defaultTimeout
-): Effect.Effect<Outcome, CliTestError> => Effect.scoped(Effect.flatMap(start(args, env), (running) => running.exit(timeout)))
+): Effect.Effect<Outcome, CliTestError> =>
+  Effect.scoped(Effect.flatMap(start(args, env), (running) => running.exit(timeout)))
 
 /** The `IPAUSTRALIA_*` variables that point the CLI at a served sandbox. */
 export const envFor = (served: Sandbox.Served, overrides: Record<string, string> = {}): Record<string, string> => ({
@@ -140,7 +149,10 @@ export const waitForFile = (
   }).pipe(
     Effect.timeoutFail({
       duration: timeout,
-      onTimeout: () => new CliTestError({ message: `${file} did not reach the expected state within ${Duration.format(Duration.decode(timeout))}` })
+      onTimeout: () =>
+        new CliTestError({
+          message: `${file} did not reach the expected state within ${Duration.format(Duration.decode(timeout))}`
+        })
     })
   )
 

@@ -71,20 +71,34 @@ const startOne = (settings: WorkerSettings): Effect.Effect<Worker, FleetTestErro
       }
     })
     yield* Deferred.await(ready).pipe(
-      Effect.timeoutFail({ duration: within, onTimeout: () => new FleetTestError({ message: `worker not ready:\n${output}` }) })
+      Effect.timeoutFail({
+        duration: within,
+        onTimeout: () => new FleetTestError({ message: `worker not ready:\n${output}` })
+      })
     )
 
     const send = <A, I>(order: Order, schema: Schema.Schema<A, I>) =>
       Effect.async<unknown, FleetTestError>((resume) => {
         const id = nextId++
-        pending.set(id, (reply) =>
-          resume(reply.error === undefined ? Effect.succeed(reply.result) : Effect.fail(new FleetTestError({ message: reply.error }))))
+        pending.set(
+          id,
+          (reply) =>
+            resume(
+              reply.error === undefined
+                ? Effect.succeed(reply.result)
+                : Effect.fail(new FleetTestError({ message: reply.error }))
+            )
+        )
         child.send({ ...order, id })
         return Effect.sync(() => void pending.delete(id))
       }).pipe(
-        Effect.timeoutFail({ duration: within, onTimeout: () => new FleetTestError({ message: `no answer to ${order.op}:\n${output}` }) }),
+        Effect.timeoutFail({
+          duration: within,
+          onTimeout: () => new FleetTestError({ message: `no answer to ${order.op}:\n${output}` })
+        }),
         Effect.flatMap((result) =>
-          Effect.mapError(Schema.decodeUnknown(schema)(result), (e) => new FleetTestError({ message: e.message })))
+          Effect.mapError(Schema.decodeUnknown(schema)(result), (e) => new FleetTestError({ message: e.message }))
+        )
       )
 
     return {

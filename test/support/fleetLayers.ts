@@ -23,12 +23,17 @@ export interface Member {
 }
 
 /** One process's view: its own connection, store and budget (10 per second), alive for the rest of the scope. */
-export const member = (url: string, keyPrefix: string, options: TokenStore.RedisOptions = {}): Effect.Effect<Member, never, Scope.Scope> =>
+export const member = (
+  url: string,
+  keyPrefix: string,
+  options: TokenStore.RedisOptions = {}
+): Effect.Effect<Member, never, Scope.Scope> =>
   Effect.map(
     Layer.build(
-      Layer.merge(TokenStore.layerRedis(options), Layer.orDie(RequestBudget.layerRedis({ requestsPerSecond: 10 }))).pipe(
-        Layer.provideMerge(FleetRedis.layer({ url, keyPrefix }))
-      ).pipe(Layer.orDie)
+      Layer.merge(TokenStore.layerRedis(options), Layer.orDie(RequestBudget.layerRedis({ requestsPerSecond: 10 })))
+        .pipe(
+          Layer.provideMerge(FleetRedis.layer({ url, keyPrefix }))
+        ).pipe(Layer.orDie)
     ),
     (context) => ({
       tokens: Context.get(context, TokenStore.TokenStore).forClient(client),
@@ -38,7 +43,10 @@ export const member = (url: string, keyPrefix: string, options: TokenStore.Redis
   )
 
 /** Two members of one fleet on a fresh key prefix. */
-export const pair = (url: string, options: TokenStore.RedisOptions = {}): Effect.Effect<readonly [Member, Member], never, Scope.Scope> =>
+export const pair = (
+  url: string,
+  options: TokenStore.RedisOptions = {}
+): Effect.Effect<readonly [Member, Member], never, Scope.Scope> =>
   Effect.suspend(() => {
     const prefix = freshPrefix()
     return Effect.all([member(url, prefix, options), member(url, prefix, options)])

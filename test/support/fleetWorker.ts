@@ -49,7 +49,9 @@ const calls = (count: number) =>
     return { ok: count - failures.length, failures }
   })
 
-const run = (command: Command): Effect.Effect<unknown, never, DesignSearchClient.DesignSearchClient | TokenService.TokenService> => {
+const run = (
+  command: Command
+): Effect.Effect<unknown, never, DesignSearchClient.DesignSearchClient | TokenService.TokenService> => {
   switch (command.op) {
     case "calls":
       return calls(command.count)

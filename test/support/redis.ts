@@ -37,21 +37,33 @@ const launch = (port: number) =>
     const ready = yield* Deferred.make<ChildProcess, RedisTestError>()
     let output = ""
     const child = spawn("redis-server", [
-      "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
       // `DEBUG SLEEP` makes a slow Redis
-      "--enable-debug-command", "local"
+      "--enable-debug-command",
+      "local"
     ], { stdio: ["ignore", "pipe", "pipe"] })
     const fail = (message: string) => Deferred.unsafeDone(ready, Effect.fail(new RedisTestError({ message })))
     child.once("error", (e) =>
       fail(`redis-server could not start (${e.message}); install it: apt-get install redis-server`))
-    child.once("exit", (code) => fail(`redis-server exited with ${code}: ${output.slice(-1000)}`))
+    child.once("exit", (code) =>
+      fail(`redis-server exited with ${code}: ${output.slice(-1000)}`))
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       output += chunk
       if (output.includes("Ready to accept connections")) Deferred.unsafeDone(ready, Effect.succeed(child))
     })
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (output += chunk))
     return yield* Deferred.await(ready).pipe(
-      Effect.timeoutFail({ duration: within, onTimeout: () => new RedisTestError({ message: `redis-server not ready: ${output}` }) }),
+      Effect.timeoutFail({
+        duration: within,
+        onTimeout: () => new RedisTestError({ message: `redis-server not ready: ${output}` })
+      }),
       Effect.tapError(() => Effect.sync(() => child.kill("SIGKILL")))
     )
   })
@@ -62,7 +74,10 @@ const terminate = (child: ChildProcess) =>
     : Effect.async<void>((resume) => {
       child.once("exit", () => resume(Effect.void))
       child.kill("SIGTERM")
-    }).pipe(Effect.timeoutFail({ duration: within, onTimeout: () => new RedisTestError({ message: "redis-server did not stop" }) }))
+    }).pipe(Effect.timeoutFail({
+      duration: within,
+      onTimeout: () => new RedisTestError({ message: "redis-server did not stop" })
+    }))
 
 /** A running server, stopped when the scope closes. */
 export const redisServer: Effect.Effect<RedisServer, RedisTestError, Scope.Scope> = Effect.gen(function*() {

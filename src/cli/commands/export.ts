@@ -64,12 +64,14 @@ export const exportDesigns = Command.make("export", {
         const missing = count.missing === 0 ? "" : `, ${count.missing} no longer found`
         const line = Exit.isSuccess(exit)
           ? `exported ${count.written} designs to ${args.out} in ${seconds}s (${already} already there${missing}; ${listed.length} listed)`
-          : `${Exit.isInterrupted(exit) ? "interrupted" : "stopped"}: ${count.written} of ${todo.length} designs written to ` +
+          : `${
+            Exit.isInterrupted(exit) ? "interrupted" : "stopped"
+          }: ${count.written} of ${todo.length} designs written to ` +
             `${args.out}${missing}; it is valid JSONL, run the same command again to resume`
         return Effect.zipRight(progress.clear, Output.stderr(line))
       })
 
     yield* Effect.forEach(todo, fetchOne, { concurrency: args.concurrency, discard: true }).pipe(Effect.onExit(summary))
   }).pipe(Effect.scoped, provideClient(args.env))).pipe(
-  Command.withDescription("Write every hit with its full record to a JSONL file; run again to resume")
-)
+    Command.withDescription("Write every hit with its full record to a JSONL file; run again to resume")
+  )

@@ -25,5 +25,5 @@ export const get = Command.make("get", {
     for (const line of messageLines(messages)) yield* Output.stderr(line)
     yield* args.json ? Output.json(encoded) : Output.stdout(designLines(encoded).join("\n"))
   }).pipe(provideClient(args.env))).pipe(
-  Command.withDescription("Show everything known about one design, or --json for the record")
-)
+    Command.withDescription("Show everything known about one design, or --json for the record")
+  )

@@ -59,5 +59,5 @@ export const sandbox = Command.make("sandbox", {
     )
     return yield* Effect.never
   }).pipe(Effect.scoped, Effect.onInterrupt(() => Output.stderr("sandbox: stopped")))).pipe(
-  Command.withDescription("Serve the simulated service on loopback and print the variables that point a client at it")
-)
+    Command.withDescription("Serve the simulated service on loopback and print the variables that point a client at it")
+  )

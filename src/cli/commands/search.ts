@@ -16,20 +16,27 @@ import { intInRange, messageLines, searchConfig, toRequest } from "../SearchOpti
 const defaultLimit = 20
 
 const rows = (numbers: ReadonlyArray<Designs.DesignNumber>) =>
-  Effect.flatMap(DesignSearchClient.DesignSearchClient, (client) =>
-    Effect.forEach(numbers, (n) =>
-      client.getDesign(n).pipe(
-        Effect.map(({ data }) => [data.number, data.status ?? "", data.title ?? ""]),
-        // A design withdrawn between the search and this request still gets its row.
-        Effect.catchTag("NotFoundError", () => Effect.succeed([n, "(not found)", ""]))
-      ), { concurrency: 8 }))
+  Effect.flatMap(
+    DesignSearchClient.DesignSearchClient,
+    (client) =>
+      Effect.forEach(numbers, (n) =>
+        client.getDesign(n).pipe(
+          Effect.map(({ data }) => [data.number, data.status ?? "", data.title ?? ""]),
+          // A design withdrawn between the search and this request still gets its row.
+          Effect.catchTag("NotFoundError", () => Effect.succeed([n, "(not found)", ""]))
+        ), { concurrency: 8 })
+  )
 
 /** @since 0.1.0 */
 export const search = Command.make("search", {
   ...searchConfig,
-  json: Options.boolean("json").pipe(Options.withDescription("one JSON object {count, designNumbers, messages} on stdout")),
+  json: Options.boolean("json").pipe(
+    Options.withDescription("one JSON object {count, designNumbers, messages} on stdout")
+  ),
   limit: intInRange("limit", 0, 1000).pipe(
-    Options.withDescription(`how many hits the table shows with status and title (default ${defaultLimit}; 0 lists numbers only)`),
+    Options.withDescription(
+      `how many hits the table shows with status and title (default ${defaultLimit}; 0 lists numbers only)`
+    ),
     Options.withDefault(defaultLimit)
   ),
   env: envOption
@@ -54,12 +61,14 @@ export const search = Command.make("search", {
       if (rest > 0) lines.push(`… and ${rest} more: --limit shows more, --limit 0 lists every number, --json too`)
     }
     if (data.count > data.designNumbers.length) {
-      lines.push(`(the service listed ${data.designNumbers.length} of ${data.count}; narrow the search to see the rest)`)
+      lines.push(
+        `(the service listed ${data.designNumbers.length} of ${data.count}; narrow the search to see the rest)`
+      )
     }
     yield* Output.stdout(lines.join("\n"))
   }).pipe(provideClient(args.env))).pipe(
-  Command.withDescription("Search designs: the count and the first hits (number, status, title), or --json")
-)
+    Command.withDescription("Search designs: the count and the first hits (number, status, title), or --json")
+  )
 
 /** Design numbers, ten to a line. */
 const wrap = (numbers: ReadonlyArray<string>): Array<string> => {

@@ -38,7 +38,9 @@ export const token = Command.make("token", {
     const lines = [
       `token type:  ${accessToken.tokenType}`,
       `issued at:   ${DateTime.formatIso(accessToken.issuedAt)}`,
-      `expires at:  ${DateTime.formatIso(accessToken.expiresAt)} (in ${Duration.format(Duration.seconds(Math.floor(Duration.toSeconds(expiresIn))))})`,
+      `expires at:  ${DateTime.formatIso(accessToken.expiresAt)} (in ${
+        Duration.format(Duration.seconds(Math.floor(Duration.toSeconds(expiresIn))))
+      })`,
       ...(claims === undefined
         ? ["claims:      (the token is not a JWT)"]
         : ["claims:", ...Object.entries(claims).map(([key, value]) => `  ${key}: ${claimText(value)}`)]),
@@ -46,5 +48,5 @@ export const token = Command.make("token", {
     ]
     yield* Output.stdout(lines.join("\n"))
   }).pipe(provideClient(args.env))).pipe(
-  Command.withDescription("Fetch an access token and show its type, expiry and claims (the token only with --show)")
-)
+    Command.withDescription("Fetch an access token and show its type, expiry and claims (the token only with --show)")
+  )
