@@ -7,11 +7,13 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Context, Deferred, Effect, Exit, Fiber, Layer, Scope, Stream, Tracer } from "effect"
+import type { Tracer } from "effect"
+import { Chunk, Context, Deferred, Effect, Exit, Fiber, Layer, Scope, Stream } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { Agent } from "undici"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, UndiciHttpClient } from "../src/index.js"
 import { listening } from "./support/loopback.js"
+import { recordingTracer } from "./support/tracing.js"
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void
 
@@ -259,16 +261,7 @@ describe("UndiciHttpClient layers", () => {
 /** The names of the spans a counting tracer, other than Effect's built-in one, saw while `effect` ran. */
 const spansWhile = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.gen(function*() {
-    const spans: Array<Tracer.Span> = []
-    const base = yield* Effect.tracer
-    const tracer = Tracer.make({
-      span: (...args) => {
-        const span = base.span(...args)
-        spans.push(span)
-        return span
-      },
-      context: base.context
-    })
+    const { spans, tracer } = yield* recordingTracer
     yield* Effect.withTracer(effect, tracer)
     return spans
   })

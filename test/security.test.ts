@@ -1,8 +1,9 @@
 import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Logger, LogLevel, Redacted, Tracer } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, LogLevel, Redacted } from "effect"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 import { clientLayer } from "./support/layers.js"
+import { recordingTracer } from "./support/tracing.js"
 
 const secret = "top-secret-credential-9f8e7d"
 const Client = DesignSearchClient.DesignSearchClient
@@ -11,16 +12,7 @@ const Client = DesignSearchClient.DesignSearchClient
 const observe = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.gen(function*() {
     const logs: Array<string> = []
-    const spans: Array<Tracer.Span> = []
-    const base = yield* Effect.tracer
-    const tracer = Tracer.make({
-      span: (...args) => {
-        const span = base.span(...args)
-        spans.push(span)
-        return span
-      },
-      context: base.context
-    })
+    const { spans, tracer } = yield* recordingTracer
     const logger = Logger.make(({ annotations, cause, message }) => {
       logs.push(JSON.stringify({ message, cause: Cause.pretty(cause), annotations: [...annotations] }))
     })
