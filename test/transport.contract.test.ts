@@ -11,17 +11,19 @@
  * A deadline of 5 s bounds only the waits on the server's signals, so that a case that goes wrong
  * fails instead of hanging.
  */
+import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option, TestClock } from "effect"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import { gzipSync } from "node:zlib"
 import { Agent } from "undici"
 import { TransportError, UnexpectedResponseError } from "../src/ApiError.js"
 import { DesignSearchConfig, Sandbox } from "../src/index.js"
 import * as HttpClientTransport from "../src/internal/httpClientTransport.js"
 import type { Answer, Base, Call, Limits, SendError, Transport } from "../src/internal/transport.js"
-import { splitUrl } from "../src/internal/transport.js"
+import { bodyTooLarge, splitUrl } from "../src/internal/transport.js"
 import * as UndiciTransport from "../src/internal/undiciTransport.js"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
 import { listening } from "./support/loopback.js"
@@ -662,4 +664,25 @@ describe("transport contract in process: the HttpClient adapter over Sandbox.htt
     const form = c.sandbox
     if (form !== undefined) it.effect(c.name, () => runInSandbox(c, form))
   }
+})
+
+describe("the body cap counts what the client hands over, not what was declared", () => {
+  it.scopedLive("a gzip body declared within the cap that decodes past it is refused by the HttpClient adapter over fetch", () =>
+    Effect.gen(function*() {
+      const decoded = "0".repeat(cap * 100)
+      const compressed = gzipSync(decoded)
+      expect(compressed.length).toBeLessThan(cap)
+      const server = yield* serve(({ res }) =>
+        void res.writeHead(200, { "content-encoding": "gzip", "content-length": String(compressed.length) }).end(
+          compressed
+        )
+      )
+      const base = splitUrl(`http://127.0.0.1:${server.port}`)!
+      const transport = yield* Effect.map(
+        HttpClient.HttpClient,
+        (client) => HttpClientTransport.make(client, base, { timeout: Duration.seconds(5), maxBodyBytes: cap })
+      ).pipe(Effect.provide(FetchHttpClient.layer))
+      const exit = yield* Effect.exit(transport.send({ method: "GET", path: "/", headers: {}, body: undefined }))
+      expect(exit).toEqual(Exit.fail(bodyTooLarge(200, `more than ${cap}`, cap)))
+    }))
 })

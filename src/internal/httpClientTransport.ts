@@ -32,7 +32,7 @@ const isEmptyBody = (error: HttpClientError.ResponseError | SendError) =>
 
 /**
  * Reads a response body as text, refusing one over `maxBytes`: by `Content-Length` before
- * reading, by counting while streaming otherwise.
+ * reading, and by counting while streaming.
  */
 const readCapped = (
   response: HttpClientResponse.HttpClientResponse,
@@ -43,8 +43,8 @@ const readCapped = (
   if (declared !== undefined) {
     return Effect.zipRight(discard(response), Effect.fail(bodyTooLarge(response.status, declared, maxBytes)))
   }
-  // within the cap by its own word: read whole
-  if (contentLength !== undefined && /^\d+$/.test(contentLength)) return Effect.mapError(response.text, fromClientError)
+  // counted even when its length is declared within the cap: a client that decodes a compressed
+  // body hands over more bytes than were declared
   return Effect.suspend(() => {
     const body = new CappedBody(maxBytes)
     return Stream.runForEach(
