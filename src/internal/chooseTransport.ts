@@ -19,7 +19,7 @@ export const chooseTransport = (
   Effect.gen(function*() {
     const ambient = yield* HttpClient.HttpClient
     const undici = yield* Effect.serviceOption(UndiciTransport.Dispatcher)
-    // a configured URL always splits; `origin` alone keeps the other adapter safe if one did not
+    // `DesignSearchConfig` URLs are absolute with no query or fragment, so they always split
     const base = splitUrl(baseUrl) ?? { origin: baseUrl, path: "" }
     if (transformClient === undefined && Option.isSome(undici) && undici.value.httpClient === ambient) {
       return UndiciTransport.make(undici.value.dispatcher, base, limits)
