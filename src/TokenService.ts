@@ -257,9 +257,15 @@ export const make = (
         Effect.asVoid
       )
 
-    // Closed, the service answers at once rather than start a fetch nothing would complete.
+    // Closed, the service answers at once rather than start a fetch nothing would complete, and
+    // hands out no token it still holds: a call made after the close fails as one waiting did.
     yield* Effect.addFinalizer(() =>
-      Effect.sync(() => void (closed = true))
+      Effect.zipRight(
+        Effect.sync(() =>
+          void (closed = true)
+        ),
+        Ref.update(state, (s): State => ({ ...s, token: undefined }))
+      )
     )
 
     // Installing a flight and starting its fetch must not be torn apart by an interruption, or

@@ -200,6 +200,26 @@ describe("TokenService when its scope closes", () => {
       })
       expect(yield* Effect.flip(service.get)).toMatchObject({ reason: "Unavailable" })
     }))
+
+  it.effect("a token cached before the close is not handed out after it: the call fails and sends nothing", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        DesignSearchClient.layer().pipe(Layer.provideMerge(sandboxLayer())),
+        scope
+      )
+      const client = Context.get(context, DesignSearchClient.DesignSearchClient)
+      const control = Context.get(context, Sandbox.SandboxControl)
+      yield* client.getDesign(Sandbox.fixedNumbers.chair)
+      const before = yield* control.stats
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* Effect.flip(client.getDesign(Sandbox.fixedNumbers.chair))).toMatchObject({
+        _tag: "TokenError",
+        reason: "Unavailable",
+        detail: "the token service was shut down"
+      })
+      expect(yield* control.stats).toEqual(before)
+    }))
 })
 
 /** A store that offers `offered` (while the caller accepts it) instead of fetching, and whose invalidate does nothing, as when Redis was away. */
