@@ -686,3 +686,27 @@ describe("the body cap counts what the client hands over, not what was declared"
       expect(exit).toEqual(Exit.fail(bodyTooLarge(200, `more than ${cap}`, cap)))
     }))
 })
+
+describe("the HttpClient adapter turns what a client throws into a TransportError", () => {
+  it.effect("a client that dies (a header value it refuses, say) gives TransportError Network, never a defect", () =>
+    Effect.gen(function*() {
+      const dying = HttpClient.make(() =>
+        Effect.die(new TypeError("Invalid character in header content [\"authorization\"]"))
+      )
+      const transport = HttpClientTransport.make(dying, splitUrl("http://127.0.0.1:9/api")!, {
+        timeout: Duration.seconds(5),
+        maxBodyBytes: cap
+      })
+      const exit = yield* Effect.exit(
+        transport.send({ method: "GET", path: "/design/1", headers: {}, body: undefined })
+      )
+      expect(exit).toEqual(Exit.fail(
+        new TransportError({
+          reason: "Network",
+          method: "GET",
+          url: "http://127.0.0.1:9/api/design/1",
+          detail: "the HTTP client failed: TypeError: Invalid character in header content [\"authorization\"]"
+        })
+      ))
+    }))
+})

@@ -19,6 +19,10 @@ const fromClientError = (error: HttpClientError.HttpClientError) =>
     error.reason + (error.description === undefined ? "" : `: ${error.description}`)
   )
 
+/** What the client threw, in a line. */
+const describeDefect = (defect: unknown): string =>
+  defect instanceof Error ? `the HTTP client failed: ${defect.name}: ${defect.message}` : "the HTTP client failed"
+
 /**
  * Drops a body unread: its stream is started and stopped at once, which closes it (and, over a
  * socket, the connection), whether or not any of it has arrived.
@@ -107,15 +111,20 @@ export const make = (
   return {
     send: (call) => {
       const url = baseUrl + call.path
+      const exchange = Effect.flatMap(
+        Effect.mapError(confined.execute(toRequest(call, url)), fromClientError),
+        (response): Effect.Effect<Answer, SendError> =>
+          Effect.map(readCapped(response, limits.maxBodyBytes), (text) => ({
+            status: response.status,
+            headers: response.headers,
+            text
+          }))
+      )
       return Effect.timeoutFail(
-        Effect.flatMap(
-          Effect.mapError(confined.execute(toRequest(call, url)), fromClientError),
-          (response): Effect.Effect<Answer, SendError> =>
-            Effect.map(readCapped(response, limits.maxBodyBytes), (text) => ({
-              status: response.status,
-              headers: response.headers,
-              text
-            }))
+        // what the client throws (a header value it refuses, a redirect to no URL) is no defect of ours
+        Effect.catchAllDefect(
+          exchange,
+          (defect) => Effect.fail(transportError("Network", call.method, url, describeDefect(defect)))
         ),
         {
           duration: limits.timeout,
