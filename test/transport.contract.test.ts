@@ -710,3 +710,34 @@ describe("the HttpClient adapter turns what a client throws into a TransportErro
       ))
     }))
 })
+
+describe("a redirect is an answer over fetch too", () => {
+  it.scopedLive("the HttpClient adapter over FetchHttpClient hands back a 302 to another origin; that origin sees nothing", () =>
+    Effect.gen(function*() {
+      const elsewhere = yield* serve(text(200, "somebody else's answer"))
+      const api = yield* serve(({ res }) =>
+        void res.writeHead(302, { location: `http://127.0.0.1:${elsewhere.port}/elsewhere` }).end("moved")
+      )
+      const transport = yield* Effect.map(
+        HttpClient.HttpClient,
+        (client) =>
+          HttpClientTransport.make(client, splitUrl(`http://127.0.0.1:${api.port}/api`)!, {
+            timeout: Duration.seconds(5),
+            maxBodyBytes: defaultMaxBodyBytes
+          })
+      ).pipe(Effect.provide(FetchHttpClient.layer))
+      const answer = yield* transport.send({
+        method: "POST",
+        path: "/token",
+        headers: postHeaders,
+        body: "secret=s3cr3t"
+      })
+      expect([answer.status, answer.text, answer.headers["location"]]).toEqual([
+        302,
+        "moved",
+        `http://127.0.0.1:${elsewhere.port}/elsewhere`
+      ])
+      expect(api.requests.length).toBe(1)
+      expect(elsewhere.requests).toEqual([])
+    }))
+})

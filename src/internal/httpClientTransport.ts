@@ -4,7 +4,7 @@
  * executed by the client, its body read within the cap. The deadline is an Effect timeout on the
  * `Clock`, so that `TestClock` drives it in process.
  */
-import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Effect, Option, Stream } from "effect"
 import type { Answer, Base, Call, Limits, SendError, Transport } from "./transport.js"
@@ -17,6 +17,19 @@ const fromClientError = (error: HttpClientError.HttpClientError) =>
     error.request.method,
     error.request.url,
     error.reason + (error.description === undefined ? "" : `: ${error.description}`)
+  )
+
+/**
+ * `effect` with `fetch` told not to follow redirects, whatever else the application set for it:
+ * a redirect is an answer (README, "Reliability"), and a followed one would carry the request, the
+ * token request's form with the secret included, to wherever it points. Clients other than
+ * `FetchHttpClient` do not read this.
+ */
+const withoutFollowingRedirects = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(
+    Effect.serviceOption(FetchHttpClient.RequestInit),
+    (init) =>
+      Effect.provideService(effect, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
   )
 
 /** What the client threw, in a line. */
@@ -112,7 +125,7 @@ export const make = (
     send: (call) => {
       const url = baseUrl + call.path
       const exchange = Effect.flatMap(
-        Effect.mapError(confined.execute(toRequest(call, url)), fromClientError),
+        Effect.mapError(withoutFollowingRedirects(confined.execute(toRequest(call, url))), fromClientError),
         (response): Effect.Effect<Answer, SendError> =>
           Effect.map(readCapped(response, limits.maxBodyBytes), (text) => ({
             status: response.status,
