@@ -49,7 +49,7 @@ const isEmptyBody = (error: HttpClientError.ResponseError | SendError) =>
 
 /**
  * Reads a response body as text, refusing one over `maxBytes`: by `Content-Length` before
- * reading, and by counting while streaming.
+ * reading, by counting while streaming when its length is not declared or it is encoded.
  */
 const readCapped = (
   response: HttpClientResponse.HttpClientResponse,
@@ -60,8 +60,14 @@ const readCapped = (
   if (declared !== undefined) {
     return Effect.zipRight(discard(response), Effect.fail(bodyTooLarge(response.status, declared, maxBytes)))
   }
-  // counted even when its length is declared within the cap: a client that decodes a compressed
-  // body hands over more bytes than were declared
+  // A length declared within the cap is the length handed over, unless the client decodes a
+  // compressed body (as fetch does): then it is counted like an undeclared one.
+  const encoding = response.headers["content-encoding"]
+  if (
+    contentLength !== undefined && /^\d+$/.test(contentLength) && (encoding === undefined || encoding === "identity")
+  ) {
+    return Effect.mapError(response.text, fromClientError)
+  }
   return Effect.suspend(() => {
     const body = new CappedBody(maxBytes)
     return Stream.runForEach(
