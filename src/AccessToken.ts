@@ -25,15 +25,37 @@ export const ExpiresIn = Schema.Union(
 )
 
 /**
+ * `access_token`: RFC 6750's `b64token`, the characters an `Authorization` header can carry after
+ * its scheme. A token with a space, CR or LF would be refused by the transport on every call.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const AccessTokenValue = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9\-._~+/]+=*$/, { message: () => "expected a b64token (RFC 6750 section 2.1)" })
+)
+
+/**
+ * `token_type`: `Bearer`, in any case (RFC 6750). RFC 6749 section 7.1: a client must not use a
+ * token whose type it does not understand.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const TokenType = Schema.String.pipe(
+  Schema.filter((type) => type.toLowerCase() === "bearer", { message: () => "expected Bearer" })
+)
+
+/**
  * The token endpoint's success body (spec 5.3).
  *
  * @since 0.1.0
  * @category schemas
  */
 export const TokenResponse = Schema.Struct({
-  access_token: Schema.NonEmptyString,
+  access_token: AccessTokenValue,
   expires_in: ExpiresIn,
-  token_type: Schema.NonEmptyString
+  token_type: TokenType
 })
 
 /**

@@ -100,12 +100,14 @@ export interface ApiResponse<A> {
   readonly messages: ReadonlyArray<Message>
 }
 
-const describe = (errors: ReadonlyArray<ErrorObject>, excerpt: string): string =>
-  errors.length > 0
+const describe = (errors: ReadonlyArray<ErrorObject>, excerpt: string, unreadable = 0): string => {
+  const told = errors.length > 0
     ? errors.map((e) => `${e.code}: ${e.detail}`).join("; ")
     : excerpt === ""
     ? "(empty body)"
     : excerpt
+  return unreadable > 0 ? `${told} (and ${unreadable} unreadable error or message objects)` : told
+}
 
 /** Fields every error built from an HTTP response carries. */
 const responseFields = {
@@ -115,7 +117,9 @@ const responseFields = {
   /** The `messages` array sent beside the errors (400 and 422). */
   messages: Schema.Array(Message),
   /** The start of the response body as text, capped. */
-  excerpt: Schema.String
+  excerpt: Schema.String,
+  /** How many entries of `errors` and `messages` fit no error object (and are left out); absent when none. */
+  unreadable: Schema.optional(Schema.Number)
 }
 
 /**
@@ -126,7 +130,7 @@ const responseFields = {
  */
 export class BadRequestError extends Schema.TaggedError<BadRequestError>()("BadRequestError", responseFields) {
   override get message(): string {
-    return `bad request (HTTP ${this.status}): ${describe(this.errors, this.excerpt)}`
+    return `bad request (HTTP ${this.status}): ${describe(this.errors, this.excerpt, this.unreadable)}`
   }
 }
 
@@ -144,7 +148,7 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
 }) {
   override get message(): string {
     return `invalid request${this.origin === "client" ? " (not sent)" : ` (HTTP ${this.status})`}: ${
-      describe(this.errors, this.excerpt)
+      describe(this.errors, this.excerpt, this.unreadable)
     }`
   }
 }
@@ -160,7 +164,7 @@ export class AuthenticationError extends Schema.TaggedError<AuthenticationError>
   responseFields
 ) {
   override get message(): string {
-    return `not authenticated (HTTP ${this.status}): ${describe(this.errors, this.excerpt)}`
+    return `not authenticated (HTTP ${this.status}): ${describe(this.errors, this.excerpt, this.unreadable)}`
   }
 }
 
@@ -172,7 +176,7 @@ export class AuthenticationError extends Schema.TaggedError<AuthenticationError>
  */
 export class ForbiddenError extends Schema.TaggedError<ForbiddenError>()("ForbiddenError", responseFields) {
   override get message(): string {
-    return `forbidden (HTTP ${this.status}): ${describe(this.errors, this.excerpt)}`
+    return `forbidden (HTTP ${this.status}): ${describe(this.errors, this.excerpt, this.unreadable)}`
   }
 }
 
@@ -184,7 +188,7 @@ export class ForbiddenError extends Schema.TaggedError<ForbiddenError>()("Forbid
  */
 export class NotFoundError extends Schema.TaggedError<NotFoundError>()("NotFoundError", responseFields) {
   override get message(): string {
-    return `not found (HTTP ${this.status}): ${describe(this.errors, this.excerpt)}`
+    return `not found (HTTP ${this.status}): ${describe(this.errors, this.excerpt, this.unreadable)}`
   }
 }
 
@@ -200,7 +204,7 @@ export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLi
 }) {
   override get message(): string {
     const after = this.retryAfter === undefined ? "" : `, retry after ${Duration.format(this.retryAfter)}`
-    return `rate limited (HTTP ${this.status}${after}): ${describe(this.errors, this.excerpt)}`
+    return `rate limited (HTTP ${this.status}${after}): ${describe(this.errors, this.excerpt, this.unreadable)}`
   }
 }
 
@@ -212,7 +216,7 @@ export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLi
  */
 export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", responseFields) {
   override get message(): string {
-    return `server error (HTTP ${this.status}): ${describe(this.errors, this.excerpt)}`
+    return `server error (HTTP ${this.status}): ${describe(this.errors, this.excerpt, this.unreadable)}`
   }
 }
 

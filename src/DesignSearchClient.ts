@@ -10,7 +10,8 @@
  */
 import type { HttpClient } from "@effect/platform"
 import type { ConfigError } from "effect"
-import { Context, Duration, Effect, Either, Layer, Option, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import type { LazyArg } from "effect/Function"
 import * as AccessToken from "./AccessToken.js"
 import { UnexpectedResponseError, ValidationError } from "./ApiError.js"
 import type {
@@ -33,6 +34,8 @@ import type { Decode, StatusError } from "./internal/answers.js"
 import { catchFailure } from "./internal/catchFailure.js"
 import { chooseTransport } from "./internal/chooseTransport.js"
 import { mapInOrder } from "./internal/orderedParallel.js"
+import { maskOf } from "./internal/secrets.js"
+import type { Mask } from "./internal/secrets.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
 import * as RequestBudget from "./RequestBudget.js"
@@ -222,21 +225,30 @@ const clientValidation = (errors: ValidationError["errors"]) =>
 const notFoundIsUnexpected = (e: NotFoundError) =>
   new UnexpectedResponseError({ status: e.status, excerpt: e.excerpt, issue: "unexpected HTTP status 404" })
 
-/**
- * The headers of an API call, made once per token: every call with the same token shares them.
- */
-const headersPerToken = () => {
-  let made: { token: AccessToken.AccessToken; get: Record<string, string>; post: Record<string, string> } | undefined
-  return (token: AccessToken.AccessToken, withBody: boolean): Readonly<Record<string, string>> => {
+/** What the calls made with one token share: their headers, and the mask of the secrets they carry. */
+interface PerToken {
+  readonly token: AccessToken.AccessToken
+  readonly get: Readonly<Record<string, string>>
+  readonly post: Readonly<Record<string, string>>
+  /** The mask of the client secret and this token, made the first time an answer needs it. */
+  readonly mask: LazyArg<Mask>
+}
+
+/** `PerToken`, made once per token: every call with the same token shares it. */
+const perToken = (clientSecret: Redacted.Redacted<string>) => {
+  let made: PerToken | undefined
+  return (token: AccessToken.AccessToken): PerToken => {
     if (made?.token !== token) {
       const authorization = AccessToken.authorization(token)
+      let mask: Mask | undefined
       made = {
         token,
         get: Object.freeze({ accept: "application/json", authorization }),
-        post: Object.freeze({ accept: "application/json", "content-type": "application/json", authorization })
+        post: Object.freeze({ accept: "application/json", "content-type": "application/json", authorization }),
+        mask: () => mask ??= maskOf([Redacted.value(clientSecret), Redacted.value(token.token)])
       }
     }
-    return withBody ? made.post : made.get
+    return made
   }
 }
 
@@ -294,7 +306,7 @@ export const make = (
       options.transformClient
     )
     const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
-    const headersFor = headersPerToken()
+    const forToken = perToken(config.clientSecret)
     const budget = Option.map(
       yield* Effect.serviceOption(RequestBudget.RequestBudget),
       (b) => b.forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId })
@@ -311,22 +323,24 @@ export const make = (
 
     /** One try: a token, the call sent with it, the answer classified; a 401 forgets that token. */
     const attempt = <A>(call: ApiCall, decode: Decode<A>) =>
-      paced(Effect.flatMap(tokens.get, (token) =>
-        catchFailure(
+      paced(Effect.flatMap(tokens.get, (token) => {
+        const shared = forToken(token)
+        return catchFailure(
           Effect.flatMap(
             transport.send({
               method: call.method,
               path: call.path,
-              headers: headersFor(token, call.body !== undefined),
+              headers: call.body === undefined ? shared.get : shared.post,
               body: call.body
             }),
-            (answer) => classify(decode, answer)
+            (answer) => classify(decode, answer, shared.mask)
           ),
           (e): Effect.Effect<never, StatusError | TransportError> =>
             e._tag === "AuthenticationError"
               ? Effect.zipRight(tokens.invalidate(token), Effect.fail(e))
               : Effect.fail(e)
-        )))
+        )
+      }))
 
     /** `attempt`, then `recover` after a failure. A call that succeeds passes two failure-only frames. */
     const authorized = <A>(call: ApiCall, decode: Decode<A>): Effect.Effect<ApiResponse<A>, CallError> => {

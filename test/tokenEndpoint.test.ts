@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Either, FastCheck as fc, Redacted, TestClock } from "effect"
 import type { AccessToken } from "../src/index.js"
 import { ApiError } from "../src/index.js"
+import { noMask } from "../src/internal/secrets.js"
 import { interpret, requestToken, sendFailure, tokenCall } from "../src/internal/tokenEndpoint.js"
 import type { Call, Transport } from "../src/internal/transport.js"
 import { bodyTooLarge } from "../src/internal/transport.js"
@@ -16,7 +17,7 @@ const tokenValue = "tok-4f3a9c-very-secret"
 const tokenUrl = "https://auth.example/oauth2/token"
 const noHeaders = {}
 
-const interpreted = (status: number, text: string) => interpret(status, noHeaders, text, receivedAt)
+const interpreted = (status: number, text: string) => interpret(status, noHeaders, text, receivedAt, noMask)
 
 /** The token of an answer that must be one. */
 const tokenOf = (result: Either.Either<AccessToken.AccessToken, ApiError.TokenError>): AccessToken.AccessToken => {
@@ -56,16 +57,16 @@ describe("interpret: a 2xx with a token response", () => {
         "bearer"
       ],
       [
-        "another 2xx, extra fields",
+        "another 2xx, extra fields, Bearer in capitals",
         201,
-        { access_token: tokenValue, expires_in: 1, token_type: "MAC", scope: "x" },
+        { access_token: "a.B-c_d~e+f/g==", expires_in: 1, token_type: "BEARER", scope: "x" },
         1,
-        "MAC"
+        "BEARER"
       ]
     ] as const
   )("%s: a token received at receivedAt, expiring expires_in later", (_, status, body, seconds, tokenType) => {
     const token = tokenOf(interpreted(status, JSON.stringify(body)))
-    expect(Redacted.value(token.token)).toBe(tokenValue)
+    expect(Redacted.value(token.token)).toBe(body.access_token)
     expect(token.tokenType).toBe(tokenType)
     expect(DateTime.toEpochMillis(token.issuedAt)).toBe(DateTime.toEpochMillis(receivedAt))
     expect(DateTime.toEpochMillis(token.expiresAt)).toBe(DateTime.toEpochMillis(receivedAt) + seconds * 1000)
@@ -90,13 +91,42 @@ describe("interpret: a 2xx that is no token response is InvalidResponse, never t
       [
         "an empty access_token",
         JSON.stringify({ ...token, access_token: "" }),
-        "access_token: expected a non-empty string"
+        "access_token: expected a non-empty b64token"
+      ],
+      [
+        "token_type MAC (RFC 6749 7.1: a type the client does not understand)",
+        JSON.stringify({
+          ...token,
+          token_type: "MAC"
+        }),
+        "token_type: expected Bearer"
+      ],
+      ["token_type Bearer with a space after it", JSON.stringify({ ...token, token_type: "Bearer " }), "token_type"],
+      [
+        "an access_token with CR LF, that would split the header",
+        JSON.stringify({ ...token, access_token: tokenValue + "\r\nX-Injected: 1" }),
+        "access_token: expected a non-empty b64token"
+      ],
+      [
+        "an access_token with a space",
+        JSON.stringify({ ...token, access_token: "987654321012 x" }),
+        "access_token: expected a non-empty b64token"
+      ],
+      [
+        "an access_token beyond ASCII",
+        JSON.stringify({ ...token, access_token: "987654321012é" }),
+        "access_token: expected a non-empty b64token"
+      ],
+      [
+        "an access_token with padding inside",
+        JSON.stringify({ ...token, access_token: "987654321012=x" }),
+        "access_token: expected a non-empty b64token"
       ],
       ["no access_token", JSON.stringify({ expires_in: 3600, token_type: "Bearer" }), "access_token: is missing"],
       [
         "an access_token that is no string",
         JSON.stringify({ ...token, access_token: 987654321012 }),
-        "access_token: expected a non-empty string"
+        "access_token: expected a non-empty b64token"
       ]
     ] as const
   )("%s", (_, text, told) => {

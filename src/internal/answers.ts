@@ -3,11 +3,13 @@
  * decoded, or the tagged error of `ApiError` for its status and body. Pure but for the clock a
  * 429's `Retry-After` is read against.
  */
-import { Clock, Duration, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
+import type { ParseResult } from "effect"
+import type { LazyArg } from "effect/Function"
 import {
   AuthenticationError,
   BadRequestError,
-  ErrorPayload,
+  ErrorObject,
   ForbiddenError,
   Message,
   NotFoundError,
@@ -16,7 +18,9 @@ import {
   UnexpectedResponseError,
   ValidationError
 } from "../ApiError.js"
-import type { ApiResponse, DesignSearchError, ErrorObject, TokenError, TransportError } from "../ApiError.js"
+import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../ApiError.js"
+import { describe } from "./schemaIssues.js"
+import type { Mask } from "./secrets.js"
 import type { Answer } from "./transport.js"
 
 /** How much of a body an error keeps. */
@@ -49,8 +53,38 @@ export const parseJson = (text: string): Option.Option<unknown> => {
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const decodeErrorPayload = Schema.decodeUnknownOption(ErrorPayload)
+const decodeErrorObject = Schema.decodeUnknownOption(ErrorObject)
+const decodeMessage = Schema.decodeUnknownOption(Message)
 const decodeMessages = Schema.decodeUnknownEither(Schema.Array(Message))
+
+/**
+ * How deep an error or message object may nest. Deeper, it is no error object the toolkit keeps:
+ * a user who logs the error (`JSON.stringify`, Effect's formatters) would overflow the stack.
+ */
+export const maxNesting = 64
+
+/** Whether `value` nests at most `maxNesting` levels; looks with a stack of its own, and stops early. */
+export const nestedWithin = (value: unknown): boolean => {
+  const stack: Array<readonly [unknown, number]> = [[value, 0]]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [v, depth] = next
+    if (typeof v !== "object" || v === null) continue
+    if (depth >= maxNesting) return false
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1])
+  }
+  return true
+}
+
+/** The entries of `list` that `decode` takes (and that nest within bounds), and how many it does not. */
+const wellFormed = <A>(
+  list: unknown,
+  decode: (u: unknown) => Option.Option<A>
+): { readonly kept: ReadonlyArray<A>; readonly dropped: number } => {
+  if (!Array.isArray(list)) return { kept: [], dropped: 0 }
+  const kept: Array<A> = []
+  for (const entry of list) if (nestedWithin(entry)) Option.map(decode(entry), (a) => kept.push(a))
+  return { kept, dropped: list.length - kept.length }
+}
 
 /**
  * Splits a 2xx body into payload and messages: `{ "data": …, "messages": […] }` or the payload
@@ -66,27 +100,38 @@ const unwrap = (json: unknown): { readonly data: unknown; readonly messages: unk
   return { data: json, messages: [] }
 }
 
-const formatIssue = (error: ParseResult.ParseError): string => ParseResult.TreeFormatter.formatErrorSync(error)
-
-const unexpected = (status: number, text: string, issue: string) =>
-  new UnexpectedResponseError({ status, excerpt: excerpt(text), issue })
+const unexpected = (status: number, text: string, issue: string, mask: Mask) =>
+  new UnexpectedResponseError({ status, excerpt: excerpt(mask.text(text)), issue })
 
 const noMessages: Either.Either<ReadonlyArray<Message>, ParseResult.ParseError> = Either.right([])
 
-/** Decodes a 2xx body with `decode`, keeping the messages; a body that does not fit is an `UnexpectedResponseError`. */
+/**
+ * Decodes a 2xx body with `decode`, keeping the messages (masked with `mask`); a body that does not
+ * fit is an `UnexpectedResponseError`. `mask` is built only when a body needs it.
+ */
 export const decodeSuccess = <A>(
   decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>,
   status: number,
-  text: string
+  text: string,
+  mask: LazyArg<Mask>
 ): Either.Either<ApiResponse<A>, UnexpectedResponseError> => {
   const json = parse(text)
-  if (json === notJson) return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON"))
+  if (json === notJson) {
+    return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON", mask()))
+  }
   const { data, messages } = unwrap(json)
   // Messages are rare (spec 7.3.1): an empty array needs no decoding.
-  const decodedMessages = Array.isArray(messages) && messages.length === 0 ? noMessages : decodeMessages(messages)
-  if (Either.isLeft(decodedMessages)) return Either.left(unexpected(status, text, formatIssue(decodedMessages.left)))
+  if (!(Array.isArray(messages) && messages.length === 0) && !nestedWithin(messages)) {
+    return Either.left(unexpected(status, text, `messages: nested deeper than ${maxNesting} levels`, mask()))
+  }
+  const decodedMessages = Array.isArray(messages) && messages.length === 0
+    ? noMessages
+    : decodeMessages(mask().found(text) ? mask().json(messages) : messages)
+  if (Either.isLeft(decodedMessages)) {
+    return Either.left(unexpected(status, text, describe(decodedMessages.left, mask()), mask()))
+  }
   const decoded = decode(data)
-  if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, formatIssue(decoded.left)))
+  if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, describe(decoded.left, mask()), mask()))
   return Either.right({ data: decoded.right, messages: decodedMessages.right })
 }
 
@@ -103,19 +148,29 @@ export const parseRetryAfter = (value: string | undefined, nowMillis: number): D
 export type StatusError = Exclude<DesignSearchError, TokenError | TransportError>
 
 /**
- * The typed error of a non-2xx response. A body in neither format still gives the error of its
- * status, with `errors: []` and an excerpt.
+ * The typed error of a non-2xx response, every text in it masked with `mask`. A body in neither
+ * format still gives the error of its status, with `errors: []` and an excerpt; of `errors` and
+ * `messages`, every well-formed entry is kept and the others are counted in `unreadable`.
  */
 export const errorFromResponse = (
   status: number,
   headers: Readonly<Record<string, string | undefined>>,
   text: string,
-  nowMillis: number
+  nowMillis: number,
+  mask: Mask
 ): StatusError => {
-  const payload = Option.flatMap(parseJson(text), decodeErrorPayload)
-  const errors: ReadonlyArray<ErrorObject> = Option.match(payload, { onNone: () => [], onSome: (p) => p.errors })
-  const messages = Option.match(payload, { onNone: () => [], onSome: (p) => p.messages ?? [] })
-  const fields = { status, errors, messages, excerpt: excerpt(text) }
+  const parsed = parse(text)
+  const json = mask.found(text) ? mask.json(parsed) : parsed
+  const errors = wellFormed(isRecord(json) ? json.errors : undefined, decodeErrorObject)
+  const messages = wellFormed(isRecord(json) ? json.messages : undefined, decodeMessage)
+  const unreadable = errors.dropped + messages.dropped
+  const fields = {
+    status,
+    errors: errors.kept,
+    messages: messages.kept,
+    excerpt: excerpt(mask.text(text)),
+    ...(unreadable > 0 ? { unreadable } : {})
+  }
   switch (status) {
     case 400:
       return new BadRequestError(fields)
@@ -139,11 +194,18 @@ export const errorFromResponse = (
 /** A decoder of a 2xx payload, as parsed from JSON. */
 export type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
 
-/** An answer as the operation's result (2xx, decoded with `decode`) or its typed error. */
-export const classify = <A>(decode: Decode<A>, answer: Answer): Effect.Effect<ApiResponse<A>, StatusError> =>
+/**
+ * An answer as the operation's result (2xx, decoded with `decode`) or its typed error, with the
+ * secrets of `mask` masked out of every server-supplied text it keeps.
+ */
+export const classify = <A>(
+  decode: Decode<A>,
+  answer: Answer,
+  mask: LazyArg<Mask>
+): Effect.Effect<ApiResponse<A>, StatusError> =>
   answer.status >= 200 && answer.status < 300
-    ? decodeSuccess(decode, answer.status, answer.text)
+    ? decodeSuccess(decode, answer.status, answer.text, mask)
     : Effect.flatMap(
       Clock.currentTimeMillis,
-      (now) => Effect.fail(errorFromResponse(answer.status, answer.headers, answer.text, now))
+      (now) => Effect.fail(errorFromResponse(answer.status, answer.headers, answer.text, now, mask()))
     )

@@ -7,6 +7,9 @@ import { DateTime, Duration, Effect, Either, Option, ParseResult, Redacted, Sche
 import * as AccessToken from "../AccessToken.js"
 import { TokenError } from "../ApiError.js"
 import { excerpt, parseJson } from "./answers.js"
+import { bounded, cap, maxDescriptionLength } from "./schemaIssues.js"
+import { maskOf } from "./secrets.js"
+import type { Mask } from "./secrets.js"
 import type { Call, SendError, Transport } from "./transport.js"
 
 /** The credentials a token is asked for with. */
@@ -37,21 +40,26 @@ const decodeOAuthError = Schema.decodeUnknownOption(AccessToken.OAuthErrorRespon
 
 /**
  * Describes why a 2xx body is no token response, never echoing the token: issues at the root or
- * at `access_token` are told without the value.
+ * at `access_token` are told without the value, the others bounded and masked.
  */
-const describeInvalid = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => {
-      const path = issue.path.join(".")
-      if (path === "") return "expected a JSON object with access_token, expires_in and token_type"
-      if (issue._tag === "Missing") return `${path}: is missing`
-      return path === "access_token" ? "access_token: expected a non-empty string" : `${path}: ${issue.message}`
-    })
-    .join("; ")
+const describeInvalid = (error: ParseResult.ParseError, mask: Mask): string =>
+  cap(
+    ParseResult.ArrayFormatter.formatErrorSync(bounded(error, mask))
+      .map((issue) => {
+        const path = issue.path.join(".")
+        if (path === "") return "expected a JSON object with access_token, expires_in and token_type"
+        if (issue._tag === "Missing") return `${path}: is missing`
+        return path === "access_token"
+          ? "access_token: expected a non-empty b64token (RFC 6750 section 2.1)"
+          : `${path}: ${issue.message}`
+      })
+      .join("; "),
+    maxDescriptionLength
+  )
 
-/** The RFC 6749 `error` and `error_description` of a body, when it has them. */
-const oauthFields = (text: string): { readonly error?: string; readonly errorDescription?: string } =>
-  Option.match(Option.flatMap(parseJson(text), decodeOAuthError), {
+/** The RFC 6749 `error` and `error_description` of a body, when it has them, masked. */
+const oauthFields = (text: string, mask: Mask): { readonly error?: string; readonly errorDescription?: string } =>
+  Option.match(Option.flatMap(parseJson(mask.text(text)), decodeOAuthError), {
     onNone: () => ({}),
     onSome: (o) =>
       o.error_description === undefined ? { error: o.error } : { error: o.error, errorDescription: o.error_description }
@@ -60,13 +68,16 @@ const oauthFields = (text: string): { readonly error?: string; readonly errorDes
 /**
  * What the token endpoint's answer means: a token (2xx with a token response, received at
  * `receivedAt`), refused credentials (400, 401, 403), an endpoint worth asking again later
- * (`Unavailable`: 408, 429, 5xx) or an answer the client cannot use (`InvalidResponse`).
+ * (`Unavailable`: 408, 429, 5xx) or an answer the client cannot use (`InvalidResponse`: a token
+ * that is not `Bearer` or that no header can carry among them). Texts kept from the body are
+ * masked with `mask`.
  */
 export const interpret = (
   status: number,
   _headers: Readonly<Record<string, string | undefined>>,
   text: string,
-  receivedAt: DateTime.Utc
+  receivedAt: DateTime.Utc,
+  mask: Mask
 ): Either.Either<AccessToken.AccessToken, TokenError> => {
   if (status >= 200 && status < 300) {
     const decoded = decodeTokenResponse(Option.getOrUndefined(parseJson(text)))
@@ -76,11 +87,12 @@ export const interpret = (
         new TokenError({
           reason: "InvalidResponse",
           status,
-          detail: `not a token response: ${describeInvalid(decoded.left)}`
+          detail: `not a token response: ${describeInvalid(decoded.left, mask)}`
         })
       )
   }
-  const rfc = oauthFields(text)
+  const rfc = oauthFields(text, mask)
+  const body = excerpt(mask.text(text)) || "no body"
   if (status === 400 || status === 401 || status === 403) {
     return Either.left(
       new TokenError({
@@ -92,14 +104,14 @@ export const interpret = (
     )
   }
   if (status === 408 || status === 429 || status >= 500) {
-    return Either.left(new TokenError({ reason: "Unavailable", status, ...rfc, detail: excerpt(text) || "no body" }))
+    return Either.left(new TokenError({ reason: "Unavailable", status, ...rfc, detail: body }))
   }
   return Either.left(
     new TokenError({
       reason: "InvalidResponse",
       status,
       ...rfc,
-      detail: `unexpected status ${status}: ${excerpt(text) || "no body"}`
+      detail: `unexpected status ${status}: ${body}`
     })
   )
 }
@@ -127,6 +139,13 @@ export const requestToken = (
   Effect.suspend(() => transport.send(tokenCall(credentials))).pipe(
     Effect.mapError((error) => sendFailure(error, tokenUrl, timeout)),
     Effect.flatMap((answer) =>
-      Effect.flatMap(DateTime.now, (receivedAt) => interpret(answer.status, answer.headers, answer.text, receivedAt))
+      Effect.flatMap(DateTime.now, (receivedAt) =>
+        interpret(
+          answer.status,
+          answer.headers,
+          answer.text,
+          receivedAt,
+          maskOf([Redacted.value(credentials.clientSecret)])
+        ))
     )
   )

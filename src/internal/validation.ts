@@ -5,6 +5,8 @@
  */
 import { ParseResult } from "effect"
 import type { ErrorObject } from "../ApiError.js"
+import { bounded } from "./schemaIssues.js"
+import { noMask } from "./secrets.js"
 
 const escapeToken = (token: PropertyKey): string => String(token).replace(/~/g, "~0").replace(/\//g, "~1")
 
@@ -23,10 +25,11 @@ const isUndefinedBranch = (issue: ParseResult.ArrayFormatterIssue) =>
 
 /**
  * One error object per offending input (spec 7.2), each with `source.pointer`; the issues of one
- * input (a value that matches no member of a union, say) are joined into its `detail`.
+ * input (a value that matches no member of a union, say) are joined into its `detail`, which
+ * shows the offending value bounded (`schemaIssues.ts`).
  */
 export const pointerErrors = (error: ParseResult.ParseError): ReadonlyArray<ErrorObject> => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(bounded(error, noMask))
   const pointed = issues.filter((i) => !isUndefinedBranch(i)).map((i) => toPointer(i.path))
   const explained = (pointer: string) => pointed.some((p) => p === pointer || p.startsWith(pointer + "/"))
   const byPointer = new Map<string, { code: string; details: Array<string> }>()

@@ -1,0 +1,113 @@
+/**
+ * Schema failures told in bounded text. Effect's formatters print an offending value whole and
+ * recursively: a value nested a few thousand levels deep overflows the stack, and a 10 MB string
+ * makes a 10 MB message. Here every offending value is swapped for a short preview (masked first)
+ * before a formatter sees it, and the whole description is capped.
+ */
+import { Array as Arr, ParseResult } from "effect"
+import type { Mask } from "./secrets.js"
+
+/** Longest string, key or description a preview shows. */
+const previewLength = 60
+/** How deep a preview looks into arrays and objects, and how many of their entries it shows. */
+const previewDepth = 2
+const previewEntries = 3
+/** Longest description of a failure. */
+export const maxDescriptionLength = 1000
+
+/** `text` cut to `length`, with an ellipsis when cut. */
+export const cap = (text: string, length: number): string => text.length > length ? text.slice(0, length) + "…" : text
+
+const quote = (s: string, mask: Mask): string => JSON.stringify(cap(mask.text(s), previewLength))
+
+/** A short rendering of `value`: a few entries, a few levels, masked strings. */
+const render = (value: unknown, mask: Mask, depth: number): string => {
+  switch (typeof value) {
+    case "string":
+      return quote(value, mask)
+    case "bigint":
+      return `${value}n`
+    case "function":
+      return "a function"
+    case "symbol":
+      return "a symbol"
+    case "object": {
+      if (value === null) return "null"
+      const isArray = Array.isArray(value)
+      const entries: ReadonlyArray<readonly [string, unknown]> = isArray
+        ? value.slice(0, previewEntries + 1).map((v) => ["", v] as const)
+        : Object.entries(value).slice(0, previewEntries + 1)
+      if (entries.length === 0) return isArray ? "[]" : "{}"
+      if (depth >= previewDepth) return isArray ? "[…]" : "{…}"
+      const shown = entries.slice(0, previewEntries).map(([key, v]) =>
+        (isArray ? "" : quote(key, mask) + ":") + render(v, mask, depth + 1)
+      )
+      const more = entries.length > previewEntries ? ",…" : ""
+      return isArray ? `[${shown.join(",")}${more}]` : `{${shown.join(",")}${more}}`
+    }
+    default:
+      return String(value)
+  }
+}
+
+/** An offending value as a formatter prints it: its preview, worked out only if printed. */
+class Preview {
+  constructor(readonly value: unknown, readonly mask: Mask) {}
+  toString(): string {
+    try {
+      return cap(render(this.value, this.mask, 0), previewLength)
+    } catch {
+      // a getter or proxy of a caller's value that throws
+      return "an unreadable value"
+    }
+  }
+}
+
+const boundedKey = (key: PropertyKey, mask: Mask): PropertyKey =>
+  typeof key === "string" ? cap(mask.text(key), previewLength) : key
+
+const isMany = <A>(a: ParseResult.SingleOrNonEmpty<A>): a is Arr.NonEmptyReadonlyArray<A> => Array.isArray(a)
+
+/** `issue` with every offending value swapped for its preview and every path key masked and capped. */
+const boundedIssue = (issue: ParseResult.ParseIssue, mask: Mask): ParseResult.ParseIssue => {
+  const preview = (u: unknown) => new Preview(u, mask)
+  switch (issue._tag) {
+    case "Type":
+      return new ParseResult.Type(issue.ast, preview(issue.actual), issue.message)
+    case "Forbidden":
+      return new ParseResult.Forbidden(issue.ast, preview(issue.actual), issue.message)
+    case "Unexpected":
+      return new ParseResult.Unexpected(preview(issue.actual), issue.message)
+    case "Missing":
+      return issue
+    case "Pointer": {
+      const path: ParseResult.Path = isMany(issue.path)
+        ? Arr.map(issue.path, (key) => boundedKey(key, mask))
+        : boundedKey(issue.path, mask)
+      return new ParseResult.Pointer(path, preview(issue.actual), boundedIssue(issue.issue, mask))
+    }
+    case "Refinement":
+      return new ParseResult.Refinement(issue.ast, preview(issue.actual), issue.kind, boundedIssue(issue.issue, mask))
+    case "Transformation":
+      return new ParseResult.Transformation(
+        issue.ast,
+        preview(issue.actual),
+        issue.kind,
+        boundedIssue(issue.issue, mask)
+      )
+    case "Composite": {
+      const issues: ParseResult.SingleOrNonEmpty<ParseResult.ParseIssue> = isMany(issue.issues)
+        ? Arr.map(issue.issues, (i) => boundedIssue(i, mask))
+        : boundedIssue(issue.issues, mask)
+      return new ParseResult.Composite(issue.ast, preview(issue.actual), issues, issue.output)
+    }
+  }
+}
+
+/** `error` with bounded, masked values: any formatter of Effect's can print it safely. */
+export const bounded = (error: ParseResult.ParseError, mask: Mask): ParseResult.ParseError =>
+  new ParseResult.ParseError({ issue: boundedIssue(error.issue, mask) })
+
+/** What did not fit, as Effect's tree formatter tells it, bounded in depth and length. */
+export const describe = (error: ParseResult.ParseError, mask: Mask): string =>
+  cap(ParseResult.TreeFormatter.formatErrorSync(bounded(error, mask)), maxDescriptionLength)

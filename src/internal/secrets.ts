@@ -1,0 +1,73 @@
+/**
+ * Masking the toolkit's own secrets (the client secret, the bearer token a call carried) out of
+ * what a server sends back. A server may echo a request into its answer: a 503 page that shows the
+ * form it got, a 500 that lists the headers. Every server-supplied text an error keeps goes through
+ * a `Mask` first, so no error carries a secret, whatever the server reflects.
+ */
+
+/** What a secret is replaced with. */
+export const masked = "[redacted]"
+
+/** A secret as a server may echo it: as sent, percent-encoded, form-encoded or JSON-escaped. */
+const formsOf = (secret: string): ReadonlyArray<string> => [
+  secret,
+  encodeURIComponent(secret),
+  new URLSearchParams({ s: secret }).toString().slice(2),
+  JSON.stringify(secret).slice(1, -1)
+]
+
+/**
+ * Replaces the toolkit's secrets in server-supplied text and JSON. Built per answer that needs it,
+ * never on the path of a call that succeeds without messages.
+ */
+export interface Mask {
+  /** Whether `text` holds any of the secrets, in any of their forms. */
+  readonly found: (text: string) => boolean
+  /** `text` with every form of every secret replaced by `masked`. */
+  readonly text: (text: string) => string
+  /** A parsed JSON value with every string (keys too) masked; depth costs no stack. */
+  readonly json: (value: unknown) => unknown
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Sets an own property, even one named `__proto__` (as `JSON.parse` makes them). */
+const put = (target: object, key: string | number, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+
+/**
+ * Copies a JSON value with `f` applied to every string and key, walking with a stack of its own:
+ * a body nested a million levels deep is as safe as a flat one.
+ */
+const mapStrings = (value: unknown, f: (s: string) => string): unknown => {
+  const copy = (v: unknown): unknown => typeof v === "string" ? f(v) : Array.isArray(v) ? [] : isRecord(v) ? {} : v
+  const root = copy(value)
+  const stack: Array<readonly [unknown, object]> = typeof root === "object" && root !== null ? [[value, root]] : []
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [from, to] = next
+    const entries: ReadonlyArray<readonly [string | number, unknown]> = Array.isArray(from)
+      ? from.map((v, i) => [i, v] as const)
+      : isRecord(from)
+      ? Object.entries(from)
+      : []
+    for (const [key, v] of entries) {
+      const c = copy(v)
+      put(to, typeof key === "string" ? f(key) : key, c)
+      if (typeof c === "object" && c !== null) stack.push([v, c])
+    }
+  }
+  return root
+}
+
+/** The mask of `secrets`; empty ones are ignored. */
+export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
+  const forms = [...new Set(secrets.filter((s) => s !== "").flatMap(formsOf))]
+    // longest first, so that a form never masks part of a longer one
+    .sort((a, b) => b.length - a.length)
+  const found = (text: string) => forms.some((form) => text.includes(form))
+  const text = (s: string) => found(s) ? forms.reduce((t, form) => t.split(form).join(masked), s) : s
+  return { found, text, json: (value) => mapStrings(value, text) }
+}
+
+/** The mask of no secret. */
+export const noMask: Mask = { found: () => false, text: (s) => s, json: (v) => v }
