@@ -22,6 +22,7 @@ import {
   FiberId,
   Layer,
   Option,
+  Redacted,
   Ref,
   Schedule
 } from "effect"
@@ -65,7 +66,9 @@ export interface Service {
   readonly get: Effect.Effect<AccessToken.AccessToken, TokenError>
   /**
    * Forgets `token` if it is still the cached one (compare-and-clear), so the next `get` fetches a
-   * new one. Called on a 401; a late 401 for an old token leaves a newer token alone. Never fails.
+   * new one, and never hands it out again while it lives, even if a `TokenStore` still holds it
+   * (the store is told in the background, and told again until it hears). Called on a 401; a late
+   * 401 for an old token leaves a newer token alone. Never fails.
    */
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
   /** The counters of the service's work since it started. Never fails. */
@@ -114,6 +117,9 @@ interface State {
 
 const isTransient = (error: TokenError): boolean => error.reason === "Unavailable"
 
+/** How many refused tokens a service remembers at most (each until it expires). */
+const maxRefused = 1024
+
 /**
  * Builds the service in the current scope: the refresh fiber and any fetch in flight are bound to
  * it and stop when it closes. It uses the `TokenStore` of its context, if any.
@@ -152,17 +158,25 @@ export const make = (
     const validUntil = (token: AccessToken.AccessToken) =>
       expiresMillis(token) - Math.min(skewMillis, Duration.toMillis(AccessToken.lifetime(token)) / 10)
 
-    /** The last token refused with a 401: a store still holding it must not hand it back. */
-    let refused: AccessToken.AccessToken | undefined
+    /**
+     * Tokens refused with a 401 (token string → expiry, epoch milliseconds): none is handed out
+     * again while it lives, whatever a store still holding it answers. Expired ones are let go;
+     * past `maxRefused`, the oldest.
+     */
+    const refused = new Map<string, number>()
+    const isRefused = (token: AccessToken.AccessToken) => refused.has(Redacted.value(token.token))
+    const remember = (token: AccessToken.AccessToken, now: number) => {
+      for (const [value, expires] of refused) if (expires <= now) refused.delete(value)
+      if (refused.size >= maxRefused) refused.delete(refused.keys().next().value ?? "")
+      refused.set(Redacted.value(token.token), expiresMillis(token))
+    }
     /** `fetch` through the store, which may answer with a token it holds that `accept` takes. */
     const obtain = (
       fetch: Effect.Effect<AccessToken.AccessToken, TokenError>,
       accept: (token: AccessToken.AccessToken, now: number) => boolean
     ) =>
       Effect.map(
-        store.obtain(fetch, (token, now) =>
-          now < validUntil(token) && (refused === undefined || !AccessToken.sameToken(token, refused)) &&
-          accept(token, now)),
+        store.obtain(fetch, (token, now) => now < validUntil(token) && !isRefused(token) && accept(token, now)),
         (obtained) => {
           if (obtained.shared) counters.sharedTokens++
           return obtained.token
@@ -204,8 +218,7 @@ export const make = (
           yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(expiring) - lead - now)))
           const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
           const until = validUntil(expiring)
-          const stillValid = () =>
-            Effect.map(Clock.currentTimeMillis, (t) => t < until)
+          const stillValid = () => Effect.map(Clock.currentTimeMillis, (t) => t < until)
           // another process of the fleet may have refreshed it already
           const fetch = obtain(
             Effect.retry(requestToken, {
@@ -245,13 +258,16 @@ export const make = (
     const startFetch = (deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>) =>
       runFetch(
         deferred,
-        Effect.interruptible(obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () =>
-          true))
+        Effect.interruptible(
+          obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () => true)
+        )
       ).pipe(
         // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
         Effect.tap((token) =>
-          Effect.flatMap(Ref.get(state), (s) =>
-            s.token === token ? FiberHandle.run(refreshFiber, refreshAhead(token)) : Effect.void)
+          Effect.flatMap(
+            Ref.get(state),
+            (s) => s.token === token ? FiberHandle.run(refreshFiber, refreshAhead(token)) : Effect.void
+          )
         ),
         Effect.forkIn(scope),
         Effect.asVoid
@@ -261,9 +277,7 @@ export const make = (
     // hands out no token it still holds: a call made after the close fails as one waiting did.
     yield* Effect.addFinalizer(() =>
       Effect.zipRight(
-        Effect.sync(() =>
-          void (closed = true)
-        ),
+        Effect.sync(() => void (closed = true)),
         Ref.update(state, (s): State => ({ ...s, token: undefined }))
       )
     )
@@ -296,16 +310,17 @@ export const make = (
       })
     )
 
-    // Concurrent 401s for one token tell the store once.
+    // Concurrent 401s for one token tell the store once. The store keeps trying while it is away,
+    // so it is told in the background, bound to the service's scope.
     const invalidate = (token: AccessToken.AccessToken) =>
-      Effect.suspend(() => {
-        const told = refused !== undefined && AccessToken.sameToken(refused, token)
-        refused = token
+      Effect.clockWith((clock) => {
+        const told = isRefused(token)
+        remember(token, clock.unsafeCurrentTimeMillis())
         return Ref.update(
           state,
           (s) => s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s
         ).pipe(
-          Effect.zipRight(told ? Effect.void : store.invalidate(token))
+          Effect.zipRight(told ? Effect.void : Effect.asVoid(Effect.forkIn(store.invalidate(token), scope)))
         )
       })
 

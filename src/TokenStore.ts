@@ -8,9 +8,21 @@
  *
  * @since 0.2.0
  */
-import { Clock, type ConfigError, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import {
+  Clock,
+  type ConfigError,
+  Context,
+  DateTime,
+  Duration,
+  Effect,
+  Layer,
+  Option,
+  Redacted,
+  Schedule,
+  Schema
+} from "effect"
 import { randomUUID } from "node:crypto"
-import type * as AccessToken from "./AccessToken.js"
+import * as AccessToken from "./AccessToken.js"
 import type { TokenError } from "./ApiError.js"
 import { FleetRedis } from "./FleetRedis.js"
 import type { ClientIdentity } from "./FleetRedis.js"
@@ -43,7 +55,11 @@ export interface ClientTokens {
     fetch: Effect.Effect<AccessToken.AccessToken, TokenError>,
     accept: (token: AccessToken.AccessToken, now: number) => boolean
   ) => Effect.Effect<Obtained, TokenError>
-  /** Removes `token` from the store if it is still the stored one; never fails. */
+  /**
+   * Removes `token` from the store if it is still the stored one. While the store is away it keeps
+   * trying, until the removal is done or the token has expired: a refused token never outlives an
+   * outage in the store. Run it in the background; never fails.
+   */
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
 }
 
@@ -106,10 +122,14 @@ export interface RedisOptions {
  */
 export const redisDefaults: typeof storeDefaults = storeDefaults
 
-/** The stored form: one JSON text, written and read by this module only. */
+/**
+ * The stored form: one JSON text, written and read by this module only. What is read back is held
+ * to the rules of a token response: a token another writer left there that no header could carry,
+ * or of another type, is no token.
+ */
 const Stored = Schema.parseJson(Schema.Struct({
-  token: Schema.NonEmptyString,
-  tokenType: Schema.NonEmptyString,
+  token: AccessToken.AccessTokenValue,
+  tokenType: AccessToken.TokenType,
   issuedAt: Schema.Int,
   expiresAt: Schema.Int
 }))
@@ -138,6 +158,9 @@ const compareAndDelete = `if redis.call("GET", KEYS[1]) == ARGV[1] then return r
 /** Sets the expiry of `KEYS[1]` to `ARGV[2]` milliseconds only while it holds `ARGV[1]`. */
 const compareAndExpire =
   `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) end return 0`
+
+/** Waits between tries of an invalidation while Redis is away: 50 ms, doubling up to 1 s. */
+const invalidationRetries = Schedule.union(Schedule.exponential("50 millis"), Schedule.spaced("1 second"))
 
 /** Waits between looks at the store while another process fetches: 5 ms, doubling up to 100 ms. */
 const nextPause = (pause: number) => Math.min(pause * 2, 100)
@@ -216,8 +239,16 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
             }
           }).pipe(Effect.catchTag("FleetUnavailable", () => fetchAndSave(fetch)))
 
-        const invalidate = (token: AccessToken.AccessToken) =>
-          Effect.ignore(redis.command("EVAL", compareAndDelete, 1, tokenKey, encode(token)))
+        const invalidate = (token: AccessToken.AccessToken) => {
+          const expiresAt = DateTime.toEpochMillis(token.expiresAt)
+          return redis.command("EVAL", compareAndDelete, 1, tokenKey, encode(token)).pipe(
+            Effect.retry({
+              schedule: invalidationRetries,
+              while: () => Effect.map(Clock.currentTimeMillis, (now) => now < expiresAt)
+            }),
+            Effect.ignore
+          )
+        }
 
         return { obtain, invalidate }
       }

@@ -1,12 +1,17 @@
 /**
- * A real `redis-server` for the fleet tests, on a free loopback port, with no persistence: started
- * by `redisServer`, stopped (and startable again on the same port) by the test, stopped for good
- * when the scope closes. Waits are on the server's own output, bounded.
+ * A real `redis-server` for the fleet tests, on a free loopback port: started by `redisServer`
+ * (no persistence) or `redisServerKeepingData` (saves on stop, loads on start), stopped, paused
+ * (SIGSTOP: a Redis that holds its connections and answers nothing) and started again on the same
+ * port by the test, stopped for good when the scope closes. Waits are on the server's own output,
+ * bounded.
  */
 import { Data, Deferred, Duration, Effect } from "effect"
 import type { Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 
 export class RedisTestError extends Data.TaggedError("RedisTestError")<{ readonly message: string }> {}
 
@@ -15,8 +20,12 @@ export interface RedisServer {
   readonly url: string
   /** Stops the server (SIGTERM) and waits for it to exit. */
   readonly stop: Effect.Effect<void, RedisTestError>
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port: empty, or with the data it saved when it stopped. */
   readonly start: Effect.Effect<void, RedisTestError>
+  /** Freezes the process (SIGSTOP): connections stay open, nothing is answered. */
+  readonly pause: Effect.Effect<void>
+  /** Lets a paused process go on (SIGCONT). */
+  readonly resume: Effect.Effect<void>
 }
 
 const within = Duration.seconds(10)
@@ -31,8 +40,8 @@ const freePort = Effect.async<number, RedisTestError>((resume) => {
   })
 })
 
-/** Starts `redis-server` on `port` and waits until it accepts connections. */
-const launch = (port: number) =>
+/** Starts `redis-server` on `port` (saving to `dir` on stop, when given) and waits until it accepts connections. */
+const launch = (port: number, dir: string | undefined) =>
   Effect.gen(function*() {
     const ready = yield* Deferred.make<ChildProcess, RedisTestError>()
     let output = ""
@@ -41,8 +50,7 @@ const launch = (port: number) =>
       String(port),
       "--bind",
       "127.0.0.1",
-      "--save",
-      "",
+      ...(dir === undefined ? ["--save", ""] : ["--save", "3600 1", "--dir", dir]),
       "--appendonly",
       "no",
       // `DEBUG SLEEP` makes a slow Redis
@@ -79,17 +87,34 @@ const terminate = (child: ChildProcess) =>
       onTimeout: () => new RedisTestError({ message: "redis-server did not stop" })
     }))
 
-/** A running server, stopped when the scope closes. */
-export const redisServer: Effect.Effect<RedisServer, RedisTestError, Scope.Scope> = Effect.gen(function*() {
-  const port = yield* freePort
-  let child: ChildProcess | undefined = yield* launch(port)
-  yield* Effect.addFinalizer(() => child === undefined ? Effect.void : Effect.ignore(terminate(child)))
-  return {
-    port,
-    url: `redis://127.0.0.1:${port}`,
-    stop: Effect.suspend(() => child === undefined ? Effect.void : terminate(child)).pipe(
-      Effect.tap(() => Effect.sync(() => void (child = undefined)))
-    ),
-    start: Effect.flatMap(launch(port), (started) => Effect.sync(() => void (child = started)))
-  }
-})
+const running = (keepData: boolean): Effect.Effect<RedisServer, RedisTestError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* freePort
+    const dir = keepData
+      ? yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "redis-test-"))),
+        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      )
+      : undefined
+    let child: ChildProcess | undefined = yield* launch(port, dir)
+    const signal = (name: NodeJS.Signals) => Effect.sync(() => void child?.kill(name))
+    yield* Effect.addFinalizer(() =>
+      child === undefined ? Effect.void : Effect.zipRight(signal("SIGCONT"), Effect.ignore(terminate(child)))
+    )
+    return {
+      port,
+      url: `redis://127.0.0.1:${port}`,
+      stop: Effect.suspend(() => child === undefined ? Effect.void : terminate(child)).pipe(
+        Effect.tap(() => Effect.sync(() => void (child = undefined)))
+      ),
+      start: Effect.flatMap(launch(port, dir), (started) => Effect.sync(() => void (child = started))),
+      pause: signal("SIGSTOP"),
+      resume: signal("SIGCONT")
+    }
+  })
+
+/** A running server with no persistence, stopped when the scope closes. */
+export const redisServer: Effect.Effect<RedisServer, RedisTestError, Scope.Scope> = running(false)
+
+/** A running server that saves its data when stopped and loads it when started again. */
+export const redisServerKeepingData: Effect.Effect<RedisServer, RedisTestError, Scope.Scope> = running(true)

@@ -1,0 +1,172 @@
+/**
+ * A token the API refused is never handed out again while it lives, whatever Redis went through in
+ * between: paused (SIGSTOP, as a partition looks), or restarted keeping its data. One process, the
+ * in-process sandbox, a real `redis-server`; the sandbox's revocation stands for the API's.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Fiber, Layer, Option, Schedule } from "effect"
+import { DesignSearchClient, FleetRedis, RequestBudget, Sandbox, TokenService, TokenStore } from "../src/index.js"
+import { client as fleetClient, freshPrefix, member, tokenOf, valueOf } from "./support/fleetLayers.js"
+import { sandboxLayer, sandboxStats } from "./support/layers.js"
+import type { RedisServer } from "./support/redis.js"
+import { redisServer, redisServerKeepingData } from "./support/redis.js"
+
+/**
+ * Quick to give Redis up, so that an outage costs the test little time; looking again only every
+ * second (the default), so that no command sent during the outage is a probe that a paused Redis
+ * would still carry out when it resumes.
+ */
+const fleetTimings = { commandTimeout: "200 millis", probeInterval: "1 second" } as const
+
+/** One process: a client over the sandbox sharing its token and budget through `redis`. */
+const clientProcess = (redis: RedisServer, keyPrefix: string) =>
+  Effect.map(
+    Layer.build(
+      DesignSearchClient.layer().pipe(
+        Layer.provideMerge(
+          Layer.merge(TokenStore.layerRedis(), RequestBudget.layerRedis({ requestsPerSecond: 100 })).pipe(
+            Layer.provideMerge(FleetRedis.layer({ url: redis.url, keyPrefix, ...fleetTimings })),
+            Layer.orDie
+          )
+        )
+      )
+    ),
+    (context) => ({
+      client: Context.get(context, DesignSearchClient.DesignSearchClient),
+      tokens: Context.get(context, TokenService.TokenService),
+      redis: Context.get(context, FleetRedis.FleetRedis)
+    })
+  )
+
+/** Waits until `redis` answers again, looking as often as the connection lets a command through. */
+const reachable = (redis: FleetRedis.Service) =>
+  Effect.retry(redis.command("PING"), Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds")))
+
+const revoke = Effect.flatMap(Sandbox.SandboxControl, (control) => control.revokeTokens)
+const search = (client: DesignSearchClient.Service) => client.quickSearch({ query: "chair" })
+
+/**
+ * The outage: one call stores T1; Redis goes away; the API refuses T1 and a call succeeds with its
+ * own T2; Redis comes back (still holding T1); the API refuses T2. The next call must not be handed
+ * T1 back: it fetches T3 and succeeds.
+ */
+const throughAnOutage = (
+  redis: RedisServer,
+  away: Effect.Effect<void, unknown>,
+  back: Effect.Effect<void, unknown>
+) =>
+  Effect.gen(function*() {
+    const keyPrefix = freshPrefix()
+    const one = yield* clientProcess(redis, keyPrefix)
+    yield* search(one.client)
+    yield* away
+    yield* revoke
+    yield* search(one.client)
+    yield* back
+    yield* reachable(one.redis)
+    yield* revoke
+    yield* search(one.client)
+    expect((yield* sandboxStats).requests.token).toBe(3)
+    expect(yield* one.tokens.stats).toMatchObject({ tokenRequests: 3, sharedTokens: 0 })
+    // another process, which never saw a 401, gets a token that works: T3, or one of its own
+    const other = yield* clientProcess(redis, keyPrefix)
+    yield* search(other.client)
+  })
+
+describe("a refused token is never handed out again", () => {
+  it.scopedLive(
+    "across a Redis paused and resumed (SIGSTOP, SIGCONT), which kept the refused token",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        yield* throughAnOutage(redis, redis.pause, redis.resume)
+      }).pipe(Effect.provide(sandboxLayer())),
+    30_000
+  )
+
+  it.scopedLive(
+    "across a Redis restarted with its data, which brings the refused token back",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServerKeepingData
+        yield* throughAnOutage(redis, redis.stop, redis.start)
+      }).pipe(Effect.provide(sandboxLayer())),
+    30_000
+  )
+})
+
+describe("TokenStore.layerRedis: an invalidation Redis did not hear is made once it can", () => {
+  it.scopedLive(
+    "made while Redis is paused, it is done after the resume: the refused token is gone",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const prefix = freshPrefix()
+        const a = yield* member(redis.url, prefix, {})
+        const t1 = yield* tokenOf("T1")
+        yield* a.tokens.obtain(Effect.succeed(t1), () => false)
+        yield* redis.pause
+        const invalidation = yield* Effect.fork(a.tokens.invalidate(t1))
+        // a command sent after the invalidation's first try fails after it: that try has failed
+        expect((yield* Effect.flip(a.redis.command("PING")))._tag).toBe("FleetUnavailable")
+        expect(Option.isNone(yield* Fiber.poll(invalidation))).toBe(true)
+        yield* redis.resume
+        yield* Fiber.join(invalidation)
+        expect(yield* a.redis.command("GET", a.redis.key(fleetClient, "token"))).toBeNull()
+        // another process, which never heard of the 401, finds nothing to take and fetches
+        const b = yield* member(redis.url, prefix, {})
+        const obtained = yield* b.tokens.obtain(tokenOf("T2"), () => true)
+        expect([obtained.shared, valueOf(obtained)]).toEqual([false, "T2"])
+      }),
+    30_000
+  )
+
+  it.scopedLive(
+    "made while Redis is stopped, it is done after a restart that kept the token",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServerKeepingData
+        const a = yield* member(redis.url, freshPrefix(), {})
+        const t1 = yield* tokenOf("T1")
+        yield* a.tokens.obtain(Effect.succeed(t1), () => false)
+        yield* redis.stop
+        const invalidation = yield* Effect.fork(a.tokens.invalidate(t1))
+        expect(Option.isNone(yield* Fiber.poll(invalidation))).toBe(true)
+        yield* redis.start
+        yield* Fiber.join(invalidation)
+        expect(yield* a.redis.command("GET", a.redis.key(fleetClient, "token"))).toBeNull()
+      }),
+    30_000
+  )
+
+  it.scopedLive(
+    "an invalidation gives up once the token has expired: nothing is left to protect",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const a = yield* member(redis.url, freshPrefix(), {})
+        yield* redis.stop
+        yield* a.tokens.invalidate(yield* tokenOf("short", 0))
+      }),
+    30_000
+  )
+
+  it.scopedLive(
+    "a stored token no header could carry, or not Bearer, is never handed out",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const a = yield* member(redis.url, freshPrefix(), {})
+        const key = a.redis.key(fleetClient, "token")
+        const now = Date.now()
+        for (const [token, tokenType] of [["bad\r\nX-Injected: 1", "Bearer"], ["has space", "Bearer"], ["ok", "MAC"]]) {
+          const stored = JSON.stringify({ token, tokenType, issuedAt: now, expiresAt: now + 3_600_000 })
+          yield* a.redis.command("SET", key, stored, "PX", 3_600_000)
+          const obtained = yield* a.tokens.obtain(tokenOf("fetched"), () => true)
+          expect([obtained.shared, valueOf(obtained)]).toEqual([false, "fetched"])
+          yield* a.redis.command("DEL", key)
+        }
+      }),
+    30_000
+  )
+})
