@@ -1,11 +1,57 @@
 import { HttpClient, HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, FastCheck as fc, Layer, Schedule } from "effect"
+import { Cause, Effect, Exit, FastCheck as fc, Layer, Option, Schedule } from "effect"
 import { DesignSearchClient, DesignSearchConfig, TokenService } from "../src/index.js"
 
 /** Statuses a `Response` can carry, and the ones that must have no body. */
 const status = fc.integer({ min: 200, max: 599 })
 const nullBody = new Set([204, 205, 304])
+
+/** The client's secret and the token it is given: each a mix of characters every encoding writes its own way. */
+const secret = "pr0p-Secret/+= é&\"q"
+const tokenValue = "pr0p.Tok-en~/+=="
+const goodToken = JSON.stringify({ access_token: tokenValue, expires_in: 3600, token_type: "Bearer" })
+
+/** How a server may echo a secret: as sent, percent-encoded, form-encoded, JSON-escaped, in a header line. */
+const echoOf = fc.constantFrom(
+  (s: string) => s,
+  encodeURIComponent,
+  (s: string) => new URLSearchParams({ s }).toString().slice(2),
+  (s: string) => JSON.stringify(s).slice(1, -1),
+  (s: string) => `Authorization: Bearer ${s}`,
+  (s: string) => `grant_type=client_credentials&client_id=id&client_secret=${encodeURIComponent(s)}`
+)
+const echoed = fc.tuple(echoOf, fc.constantFrom(secret, tokenValue)).map(([echo, s]) => echo(s))
+
+/** Bodies of an echoing server: the secret or the token, echoed, anywhere a text is kept. */
+const echoingBody = fc.oneof(
+  echoed.map((e) => `<html><pre>${e}</pre></html>`),
+  echoed.map((e) => JSON.stringify({ errors: [{ code: "500", detail: e, meta: { e: [[e]], [e]: 1 } }], echo: e })),
+  echoed.map((e) =>
+    JSON.stringify({
+      errors: [{ code: e, detail: "x", source: { pointer: `/${e}` } }],
+      messages: [{ code: "M", detail: e }]
+    })
+  ),
+  echoed.map((e) => JSON.stringify({ data: { count: 0, designNumbers: [] }, messages: [{ code: "W", detail: e }] })),
+  echoed.map((e) => JSON.stringify({ count: e, designNumbers: [e] })),
+  echoed.map((e) => JSON.stringify({ number: e, filingDate: e })),
+  echoed.map((e) => JSON.stringify({ error: "invalid_client", error_description: e })),
+  echoed.map((e) => JSON.stringify({ access_token: "abc", token_type: "Bearer", expires_in: e }))
+)
+
+/** A body wrapped in arrays a few, a hundred or thousands of levels deep, or a JSON value that deep. */
+const nestingBody = fc.oneof(
+  fc.tuple(fc.constantFrom(1, 100, 3000), fc.jsonValue()).map(([depth, v]) =>
+    "[".repeat(depth) + JSON.stringify(v) + "]".repeat(depth)
+  ),
+  fc.tuple(fc.constantFrom("count", "designNumbers", "messages", "errors", "data"), fc.constantFrom(70, 3000)).map((
+    [field, depth]
+  ) => `{"${field}":${"[".repeat(depth)}${"]".repeat(depth)},"errors":[{"code":"c","detail":"d"}]}`),
+  fc.constantFrom(70, 3000).map((depth) =>
+    `{"access_token":"abc","token_type":"Bearer","expires_in":${"[".repeat(depth)}1${"]".repeat(depth)}}`
+  )
+)
 
 const body = fc.oneof(
   fc.json(),
@@ -19,7 +65,9 @@ const body = fc.oneof(
   })
     .map((v) => JSON.stringify(v)),
   fc.record({ count: fc.integer(), designNumbers: fc.array(fc.string()) }).map((v) => JSON.stringify(v)),
-  fc.record({ number: fc.string(), filingDate: fc.string() }).map((v) => JSON.stringify(v))
+  fc.record({ number: fc.string(), filingDate: fc.string() }).map((v) => JSON.stringify(v)),
+  echoingBody,
+  nestingBody
 )
 
 const headers = fc.record({
@@ -38,8 +86,6 @@ const respond = (
   b: string
 ) => HttpClientResponse.fromWeb(request, new Response(nullBody.has(s) ? null : b, { status: s, headers: h }))
 
-const goodToken = JSON.stringify({ access_token: "a.b.c", expires_in: 3600, token_type: "Bearer" })
-
 /** A service whose token endpoint answers `token` and whose API answers `api`. */
 const fakeService = (
   token: { status: number; headers: Record<string, string>; body: string },
@@ -53,7 +99,30 @@ const fakeService = (
     )
   )
 
-const config = DesignSearchConfig.layer({ clientId: "id", clientSecret: "secret" })
+const config = DesignSearchConfig.layer({ clientId: "id", clientSecret: secret })
+
+/** Every form of `secrets` a server may echo. */
+const formsOf = (secrets: ReadonlyArray<string>) =>
+  secrets.flatMap((s) => [
+    s,
+    encodeURIComponent(s),
+    new URLSearchParams({ s }).toString().slice(2),
+    JSON.stringify(s).slice(1, -1)
+  ])
+
+/** The API's answers may echo both; the token endpoint is sent the secret only. */
+const apiSecrets = formsOf([secret, tokenValue])
+const tokenEndpointSecrets = formsOf([secret])
+
+/** No text of an outcome (a failure's fields and message, a success's messages) holds one of `secretForms`. */
+const holdsNoSecret = <A>(exit: Exit.Exit<A, unknown>, secretForms: ReadonlyArray<string>): boolean => {
+  const shown = Exit.isSuccess(exit)
+    ? JSON.stringify(exit.value)
+    : Cause.failureOption(exit.cause).pipe(
+      Option.match({ onNone: () => "", onSome: (e) => JSON.stringify(e) + String(e) })
+    )
+  return secretForms.every((form) => !shown.includes(form))
+}
 
 const apiErrorTags = new Set([
   "BadRequestError",
@@ -95,6 +164,8 @@ describe("properties", () => {
         )
         expect(isSuccessOrTypedError(search)).toBe(true)
         expect(isSuccessOrTypedError(design)).toBe(true)
+        expect(holdsNoSecret(search, apiSecrets)).toBe(true)
+        expect(holdsNoSecret(design, apiSecrets)).toBe(true)
         if (s >= 300) {
           expect(Exit.isFailure(search)).toBe(true)
           expect(Exit.isFailure(design)).toBe(true)
@@ -119,6 +190,7 @@ describe("properties", () => {
         expect(Exit.isSuccess(exit) || (exit.cause._tag === "Fail" && exit.cause.error._tag === "TokenError")).toBe(
           true
         )
+        if (Exit.isFailure(exit)) expect(holdsNoSecret(exit, tokenEndpointSecrets)).toBe(true)
       }),
     { fastCheck: { numRuns: 200 } }
   )

@@ -126,7 +126,7 @@ export const decodeSuccess = <A>(
   }
   const decodedMessages = Array.isArray(messages) && messages.length === 0
     ? noMessages
-    : decodeMessages(mask().found(text) ? mask().json(messages) : messages)
+    : decodeMessages(mask().json(messages))
   if (Either.isLeft(decodedMessages)) {
     return Either.left(unexpected(status, text, describe(decodedMessages.left, mask()), mask()))
   }
@@ -159,8 +159,7 @@ export const errorFromResponse = (
   nowMillis: number,
   mask: Mask
 ): StatusError => {
-  const parsed = parse(text)
-  const json = mask.found(text) ? mask.json(parsed) : parsed
+  const json = mask.json(parse(text))
   const errors = wellFormed(isRecord(json) ? json.errors : undefined, decodeErrorObject)
   const messages = wellFormed(isRecord(json) ? json.messages : undefined, decodeMessage)
   const unreadable = errors.dropped + messages.dropped

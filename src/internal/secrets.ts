@@ -8,24 +8,31 @@
 /** What a secret is replaced with. */
 export const masked = "[redacted]"
 
-/** A secret as a server may echo it: as sent, percent-encoded, form-encoded or JSON-escaped. */
-const formsOf = (secret: string): ReadonlyArray<string> => [
-  secret,
-  encodeURIComponent(secret),
-  new URLSearchParams({ s: secret }).toString().slice(2),
-  JSON.stringify(secret).slice(1, -1)
-]
+const jsonEscaped = (s: string) => JSON.stringify(s).slice(1, -1)
+
+/**
+ * A secret as a server may echo it: as sent, percent-encoded or form-encoded; each of those as is
+ * or JSON-escaped (echoed into a JSON string), and JSON-escaped once more (that string echoed into
+ * another JSON text).
+ */
+const formsOf = (secret: string): ReadonlyArray<string> =>
+  [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)].flatMap((form) => [
+    form,
+    jsonEscaped(form),
+    jsonEscaped(jsonEscaped(form))
+  ])
 
 /**
  * Replaces the toolkit's secrets in server-supplied text and JSON. Built per answer that needs it,
  * never on the path of a call that succeeds without messages.
  */
 export interface Mask {
-  /** Whether `text` holds any of the secrets, in any of their forms. */
-  readonly found: (text: string) => boolean
   /** `text` with every form of every secret replaced by `masked`. */
   readonly text: (text: string) => string
-  /** A parsed JSON value with every string (keys too) masked; depth costs no stack. */
+  /**
+   * A parsed JSON value with every string (keys too) masked; depth costs no stack. It looks at
+   * every string, as parsed: a secret is found however the JSON text escaped it.
+   */
   readonly json: (value: unknown) => unknown
 }
 
@@ -66,8 +73,8 @@ export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
     .sort((a, b) => b.length - a.length)
   const found = (text: string) => forms.some((form) => text.includes(form))
   const text = (s: string) => found(s) ? forms.reduce((t, form) => t.split(form).join(masked), s) : s
-  return { found, text, json: (value) => mapStrings(value, text) }
+  return { text, json: (value) => mapStrings(value, text) }
 }
 
 /** The mask of no secret. */
-export const noMask: Mask = { found: () => false, text: (s) => s, json: (v) => v }
+export const noMask: Mask = { text: (s) => s, json: (v) => v }

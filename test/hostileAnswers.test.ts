@@ -1,0 +1,328 @@
+/**
+ * Answers a hostile or careless server may send, over loopback through both transports (the undici
+ * adapter under `UndiciHttpClient.layer`, the HttpClient adapter under `FetchHttpClient`): bodies
+ * nested thousands of levels deep, wrong-shape values of megabytes, servers that echo the request
+ * (the client secret, the bearer token) into their answers, error arrays with malformed entries.
+ * Each gives a typed error, bounded, with no secret in it.
+ */
+import { FetchHttpClient } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Schedule } from "effect"
+import type { Scope } from "effect"
+import type { IncomingMessage } from "node:http"
+import { createServer } from "node:http"
+import { DesignSearchClient, DesignSearchConfig, TokenService, UndiciHttpClient } from "../src/index.js"
+import { listening } from "./support/loopback.js"
+
+/** A secret with characters that each encoding writes differently. */
+const secret = "s3cr3t/+= é&x\"y"
+const tokenValue = "tok.Echo-Me_9f2c~d+e/f=="
+
+/** What a request brought: for a responder to echo. */
+interface Seen {
+  readonly headers: IncomingMessage["headers"]
+  readonly body: string
+}
+
+interface Reply {
+  readonly status: number
+  readonly body: string
+  readonly headers?: Record<string, string>
+}
+
+type Responder = (seen: Seen) => Reply
+
+const json = (status: number, value: unknown): Reply => ({
+  status,
+  body: JSON.stringify(value),
+  headers: { "content-type": "application/json" }
+})
+const goodToken: Responder = () => json(200, { access_token: tokenValue, expires_in: 3600, token_type: "Bearer" })
+const nested = (depth: number, inner: string) => "[".repeat(depth) + inner + "]".repeat(depth)
+
+/** A service on loopback whose token endpoint answers `token` and whose API answers `api`. */
+const service = (token: Responder, api: Responder): Effect.Effect<string, never, Scope.Scope> =>
+  listening(createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      const seen = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }
+      const reply = (req.url ?? "").startsWith(DesignSearchConfig.tokenPath) ? token(seen) : api(seen)
+      res.writeHead(reply.status, reply.headers).end(reply.body)
+    })
+  })).pipe(Effect.map((port) => `http://127.0.0.1:${port}`))
+
+const transports = [
+  { name: "the undici adapter", layer: UndiciHttpClient.layer },
+  { name: "the HttpClient adapter over fetch", layer: FetchHttpClient.layer }
+] as const
+
+const configOf = (origin: string) =>
+  Layer.orDie(DesignSearchConfig.layer({
+    clientId: "echo-client",
+    clientSecret: secret,
+    authUrl: origin,
+    baseUrl: origin + DesignSearchConfig.apiPath
+  }))
+
+/** A client (no retries) of the service at `origin` over `transport`. */
+const clientOf = (origin: string, transport: (typeof transports)[number]["layer"]) =>
+  Layer.effect(DesignSearchClient.DesignSearchClient, DesignSearchClient.make({ retrySchedule: Schedule.stop })).pipe(
+    Layer.provideMerge(TokenService.layer({ retrySchedule: Schedule.stop })),
+    Layer.provideMerge(transport),
+    Layer.provideMerge(configOf(origin))
+  )
+
+/** Every form a secret may be echoed in. */
+const formsOf = (s: string) => [
+  s,
+  encodeURIComponent(s),
+  new URLSearchParams({ s }).toString().slice(2),
+  JSON.stringify(s).slice(1, -1)
+]
+const secrets = [...formsOf(secret), ...formsOf(tokenValue)]
+
+/** Fails the test if any text of `error` (its fields at any depth, its message) holds a secret. */
+const expectNoSecret = (error: unknown) => {
+  const shown = [JSON.stringify(error), String(error), error instanceof Error ? error.message : ""]
+  for (const text of shown) for (const form of secrets) expect(text).not.toContain(form)
+}
+
+/** The failure of `effect`, which must fail with a typed error (no defect). */
+const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.exit(effect), (exit) => {
+    if (Exit.isSuccess(exit)) throw new Error("expected a failure, got a success")
+    const failure = Cause.failureOption(exit.cause)
+    if (failure._tag === "None") throw new Error(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
+    return failure.value
+  })
+
+const search = Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.quickSearch({ query: "chair" }))
+const token = Effect.flatMap(TokenService.TokenService, (t) => t.get)
+
+for (const transport of transports) {
+  describe(`deep and huge bodies, over ${transport.name}: a typed error with a bounded description`, () => {
+    const cases: ReadonlyArray<readonly [string, Responder, Responder, string, string]> = [
+      [
+        "a 200 whose count is nested 3,000 levels",
+        goodToken,
+        () => ({ status: 200, body: `{"count":${nested(3000, "1")},"designNumbers":[]}` }),
+        "UnexpectedResponseError",
+        "count"
+      ],
+      [
+        "a 200 whose messages are nested 3,000 levels",
+        goodToken,
+        () => ({ status: 200, body: `{"data":{"count":0,"designNumbers":[]},"messages":${nested(3000, "")}}` }),
+        "UnexpectedResponseError",
+        "messages"
+      ],
+      [
+        "a token response whose expires_in is nested 3,000 levels",
+        () => ({
+          status: 200,
+          body: `{"access_token":"abc","token_type":"Bearer","expires_in":${nested(3000, "1")}}`
+        }),
+        goodToken,
+        "TokenError",
+        "expires_in"
+      ],
+      [
+        "a 200 whose count is a 10 MB string",
+        goodToken,
+        () => json(200, { count: "x".repeat(10_000_000), designNumbers: [] }),
+        "UnexpectedResponseError",
+        "count"
+      ]
+    ]
+    for (const [name, tokenResponder, apiResponder, tag, names] of cases) {
+      it.scopedLive(name, () =>
+        Effect.gen(function*() {
+          const origin = yield* service(tokenResponder, apiResponder)
+          const error = yield* failureOf(Effect.provide(search, clientOf(origin, transport.layer)))
+          expect(error._tag).toBe(tag)
+          const told = error._tag === "UnexpectedResponseError"
+            ? error.issue
+            : error._tag === "TokenError"
+            ? error.detail
+            : ""
+          expect(told).toContain(names)
+          expect(told.length).toBeLessThanOrEqual(1100)
+          expect(error.message.length).toBeLessThanOrEqual(2000)
+          expect(JSON.stringify(error).length).toBeLessThanOrEqual(4000)
+        }))
+    }
+
+    it.scopedLive("a 500 with an error object nested 3,000 levels beside a good one: the good one is kept", () =>
+      Effect.gen(function*() {
+        const origin = yield* service(goodToken, () => ({
+          status: 500,
+          body: `{"errors":[{"code":"500","detail":"kept"},{"code":"x","detail":"y","meta":${nested(3000, "")}}]}`
+        }))
+        const error = yield* failureOf(Effect.provide(search, clientOf(origin, transport.layer)))
+        expect(error).toMatchObject({ _tag: "ServerError", errors: [{ code: "500", detail: "kept" }], unreadable: 1 })
+        expect(JSON.stringify(error).length).toBeLessThan(4000)
+      }))
+  })
+
+  describe(`servers that echo the request, over ${transport.name}: no error holds the secret or the token`, () => {
+    const echoes: ReadonlyArray<readonly [string, Responder, Responder, (error: unknown) => void]> = [
+      [
+        "a token endpoint's 503 page that reflects the form it got",
+        (seen) => ({
+          status: 503,
+          body: `<html><pre>${seen.body}</pre></html>`,
+          headers: { "content-type": "text/html" }
+        }),
+        goodToken,
+        (e) =>
+          expect(e).toMatchObject({
+            _tag: "TokenError",
+            reason: "Unavailable",
+            detail: expect.stringContaining("[redacted]")
+          })
+      ],
+      [
+        "an error_description that repeats the secret",
+        () => json(401, { error: "invalid_client", error_description: `secret ${secret} is wrong` }),
+        goodToken,
+        (e) => expect(e).toMatchObject({ reason: "InvalidCredentials", errorDescription: "secret [redacted] is wrong" })
+      ],
+      [
+        "a token response whose expires_in is the form it got",
+        (seen) => json(200, { access_token: "abc", token_type: "Bearer", expires_in: seen.body }),
+        goodToken,
+        (e) => expect(e).toMatchObject({ reason: "InvalidResponse", detail: expect.stringContaining("expires_in") })
+      ],
+      [
+        "a 500 that lists the request's headers, in an error, an extension and the body",
+        goodToken,
+        (seen) =>
+          json(500, {
+            errors: [{
+              code: "500",
+              detail: `Authorization: ${seen.headers.authorization}`,
+              meta: { headers: [[{ [tokenValue]: encodeURIComponent(String(seen.headers.authorization)) }]] }
+            }],
+            echo: seen.headers
+          }),
+        (e) =>
+          expect(e).toMatchObject({
+            _tag: "ServerError",
+            errors: [{ code: "500", detail: "Authorization: Bearer [redacted]" }]
+          })
+      ],
+      [
+        "a 200 with a message that quotes the token",
+        goodToken,
+        (seen) =>
+          json(200, {
+            data: { count: 0, designNumbers: [] },
+            messages: [{ code: "W", detail: String(seen.headers.authorization) }]
+          }),
+        () => undefined
+      ],
+      [
+        "a 200 of the wrong shape whose bad value is the token",
+        goodToken,
+        (seen) => json(200, { count: seen.headers.authorization, designNumbers: [] }),
+        (e) =>
+          expect(e).toMatchObject({ _tag: "UnexpectedResponseError", issue: expect.stringContaining("[redacted]") })
+      ],
+      [
+        "a 422 that points at the token and quotes it, with messages",
+        goodToken,
+        (seen) =>
+          json(422, {
+            errors: [{ code: "INVALID", detail: "bad", source: { pointer: `/${tokenValue}` } }],
+            messages: [{ code: "M", detail: JSON.stringify(seen.headers) }]
+          }),
+        (e) => expect(e).toMatchObject({ _tag: "ValidationError", errors: [{ source: { pointer: "/[redacted]" } }] })
+      ],
+      [
+        "a 401 for every token, quoting it",
+        goodToken,
+        (seen) => json(401, { errors: [{ code: "401", detail: `refused ${seen.headers.authorization}` }] }),
+        (e) =>
+          expect(e).toMatchObject({ _tag: "AuthenticationError", errors: [{ detail: "refused Bearer [redacted]" }] })
+      ]
+    ]
+    for (const [name, tokenResponder, apiResponder, check] of echoes) {
+      it.scopedLive(name, () =>
+        Effect.gen(function*() {
+          const origin = yield* service(tokenResponder, apiResponder)
+          const exit = yield* Effect.exit(Effect.provide(search, clientOf(origin, transport.layer)))
+          if (Exit.isSuccess(exit)) {
+            expect(exit.value.messages).toHaveLength(1)
+            expect(exit.value.messages[0]?.detail).toBe("Bearer [redacted]")
+            expectNoSecret(exit.value.messages)
+            return
+          }
+          const error = Cause.failureOption(exit.cause)
+          if (error._tag === "None") throw new Error(`expected a typed failure: ${Cause.pretty(exit.cause)}`)
+          check(error.value)
+          expectNoSecret(error.value)
+        }))
+    }
+  })
+}
+
+describe("an errors array with malformed entries keeps every well-formed one", () => {
+  it.scopedLive("400: two good entries kept in order, three malformed ones counted", () =>
+    Effect.gen(function*() {
+      const origin = yield* service(goodToken, () =>
+        json(400, {
+          errors: [
+            { code: "INVALID_PARAMETER", detail: "first", source: { parameter: "q" } },
+            { code: 400 },
+            "text",
+            { code: "INVALID_PARAMETER", detail: "second", extra: true },
+            null
+          ],
+          messages: [{ code: "M", detail: "kept" }, { detail: 1 }]
+        }))
+      const error = yield* failureOf(Effect.provide(search, clientOf(origin, UndiciHttpClient.layer)))
+      expect(error).toMatchObject({
+        _tag: "BadRequestError",
+        errors: [{ detail: "first" }, { detail: "second", extra: true }],
+        messages: [{ detail: "kept" }],
+        unreadable: 4
+      })
+      expect(error.message).toContain("first")
+      expect(error.message).toContain("4 unreadable")
+    }))
+
+  it.scopedLive("a body whose errors are all well-formed says nothing of unreadable ones", () =>
+    Effect.gen(function*() {
+      const origin = yield* service(goodToken, () => json(400, { errors: [{ code: "A", detail: "b" }] }))
+      const error = yield* failureOf(Effect.provide(search, clientOf(origin, UndiciHttpClient.layer)))
+      expect(error).not.toHaveProperty("unreadable")
+      expect(error.message).not.toContain("unreadable")
+    }))
+})
+
+describe("the token itself", () => {
+  it.scopedLive("a token of another type, or one no header can carry, is InvalidResponse after one request", () =>
+    Effect.gen(function*() {
+      for (
+        const body of [
+          { access_token: tokenValue, expires_in: 3600, token_type: "mac" },
+          { access_token: "abc\r\nX-Injected: 1", expires_in: 3600, token_type: "Bearer" }
+        ]
+      ) {
+        let requests = 0
+        const origin = yield* service(() => {
+          requests++
+          return json(200, body)
+        }, goodToken)
+        // the default retries: a failure they would retry shows as more than one request
+        const layer = TokenService.layer().pipe(
+          Layer.provide(UndiciHttpClient.layer),
+          Layer.provide(configOf(origin))
+        )
+        const error = yield* failureOf(Effect.provide(token, layer))
+        expect(error).toMatchObject({ _tag: "TokenError", reason: "InvalidResponse" })
+        expect(requests).toBe(1)
+      }
+    }))
+})
