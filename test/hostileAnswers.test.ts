@@ -40,17 +40,28 @@ const json = (status: number, value: unknown): Reply => ({
 const goodToken: Responder = () => json(200, { access_token: tokenValue, expires_in: 3600, token_type: "Bearer" })
 const nested = (depth: number, inner: string) => "[".repeat(depth) + inner + "]".repeat(depth)
 
+/** A service on loopback: its origin, and the requests each endpoint has had. */
+interface Service {
+  readonly origin: string
+  readonly requests: { token: number; api: number }
+}
+
 /** A service on loopback whose token endpoint answers `token` and whose API answers `api`. */
-const service = (token: Responder, api: Responder): Effect.Effect<string, never, Scope.Scope> =>
-  listening(createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () => {
-      const seen = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }
-      const reply = (req.url ?? "").startsWith(DesignSearchConfig.tokenPath) ? token(seen) : api(seen)
-      res.writeHead(reply.status, reply.headers).end(reply.body)
-    })
-  })).pipe(Effect.map((port) => `http://127.0.0.1:${port}`))
+const service = (token: Responder, api: Responder): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.suspend(() => {
+    const requests = { token: 0, api: 0 }
+    return listening(createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (chunk: Buffer) => chunks.push(chunk))
+      req.on("end", () => {
+        const seen = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }
+        const toToken = (req.url ?? "").startsWith(DesignSearchConfig.tokenPath)
+        requests[toToken ? "token" : "api"]++
+        const reply = toToken ? token(seen) : api(seen)
+        res.writeHead(reply.status, reply.headers).end(reply.body)
+      })
+    })).pipe(Effect.map((port) => ({ origin: `http://127.0.0.1:${port}`, requests })))
+  })
 
 const transports = [
   { name: "the undici adapter", layer: UndiciHttpClient.layer },
@@ -138,9 +149,10 @@ for (const transport of transports) {
     for (const [name, tokenResponder, apiResponder, tag, names] of cases) {
       it.scopedLive(name, () =>
         Effect.gen(function*() {
-          const origin = yield* service(tokenResponder, apiResponder)
+          const { origin, requests } = yield* service(tokenResponder, apiResponder)
           const error = yield* failureOf(Effect.provide(search, clientOf(origin, transport.layer)))
           expect(error._tag).toBe(tag)
+          expect(requests).toEqual(tag === "TokenError" ? { token: 1, api: 0 } : { token: 1, api: 1 })
           const told = error._tag === "UnexpectedResponseError"
             ? error.issue
             : error._tag === "TokenError"
@@ -155,18 +167,22 @@ for (const transport of transports) {
 
     it.scopedLive("a 500 with an error object nested 3,000 levels beside a good one: the good one is kept", () =>
       Effect.gen(function*() {
-        const origin = yield* service(goodToken, () => ({
+        const { origin, requests } = yield* service(goodToken, () => ({
           status: 500,
           body: `{"errors":[{"code":"500","detail":"kept"},{"code":"x","detail":"y","meta":${nested(3000, "")}}]}`
         }))
         const error = yield* failureOf(Effect.provide(search, clientOf(origin, transport.layer)))
         expect(error).toMatchObject({ _tag: "ServerError", errors: [{ code: "500", detail: "kept" }], unreadable: 1 })
+        expect(requests).toEqual({ token: 1, api: 1 })
         expect(JSON.stringify(error).length).toBeLessThan(4000)
       }))
   })
 
   describe(`servers that echo the request, over ${transport.name}: no error holds the secret or the token`, () => {
-    const echoes: ReadonlyArray<readonly [string, Responder, Responder, (error: unknown) => void]> = [
+    /** Name, the two responders, what the outcome must be, and the requests it costs (as without the echo). */
+    const echoes: ReadonlyArray<
+      readonly [string, Responder, Responder, (error: unknown) => void, { token: number; api: number }]
+    > = [
       [
         "a token endpoint's 503 page that reflects the form it got",
         (seen) => ({
@@ -180,19 +196,23 @@ for (const transport of transports) {
             _tag: "TokenError",
             reason: "Unavailable",
             detail: expect.stringContaining("[redacted]")
-          })
+          }),
+        { token: 1, api: 0 }
       ],
       [
         "an error_description that repeats the secret",
         () => json(401, { error: "invalid_client", error_description: `secret ${secret} is wrong` }),
         goodToken,
-        (e) => expect(e).toMatchObject({ reason: "InvalidCredentials", errorDescription: "secret [redacted] is wrong" })
+        (e) =>
+          expect(e).toMatchObject({ reason: "InvalidCredentials", errorDescription: "secret [redacted] is wrong" }),
+        { token: 1, api: 0 }
       ],
       [
         "a token response whose expires_in is the form it got",
         (seen) => json(200, { access_token: "abc", token_type: "Bearer", expires_in: seen.body }),
         goodToken,
-        (e) => expect(e).toMatchObject({ reason: "InvalidResponse", detail: expect.stringContaining("expires_in") })
+        (e) => expect(e).toMatchObject({ reason: "InvalidResponse", detail: expect.stringContaining("expires_in") }),
+        { token: 1, api: 0 }
       ],
       [
         "a 500 that lists the request's headers, in an error, an extension and the body",
@@ -210,7 +230,8 @@ for (const transport of transports) {
           expect(e).toMatchObject({
             _tag: "ServerError",
             errors: [{ code: "500", detail: "Authorization: Bearer [redacted]" }]
-          })
+          }),
+        { token: 1, api: 1 }
       ],
       [
         "a 200 with a message that quotes the token",
@@ -220,14 +241,16 @@ for (const transport of transports) {
             data: { count: 0, designNumbers: [] },
             messages: [{ code: "W", detail: String(seen.headers.authorization) }]
           }),
-        () => undefined
+        () => undefined,
+        { token: 1, api: 1 }
       ],
       [
         "a 200 of the wrong shape whose bad value is the token",
         goodToken,
         (seen) => json(200, { count: seen.headers.authorization, designNumbers: [] }),
         (e) =>
-          expect(e).toMatchObject({ _tag: "UnexpectedResponseError", issue: expect.stringContaining("[redacted]") })
+          expect(e).toMatchObject({ _tag: "UnexpectedResponseError", issue: expect.stringContaining("[redacted]") }),
+        { token: 1, api: 1 }
       ],
       [
         "a 422 that points at the token and quotes it, with messages",
@@ -237,21 +260,24 @@ for (const transport of transports) {
             errors: [{ code: "INVALID", detail: "bad", source: { pointer: `/${tokenValue}` } }],
             messages: [{ code: "M", detail: JSON.stringify(seen.headers) }]
           }),
-        (e) => expect(e).toMatchObject({ _tag: "ValidationError", errors: [{ source: { pointer: "/[redacted]" } }] })
+        (e) => expect(e).toMatchObject({ _tag: "ValidationError", errors: [{ source: { pointer: "/[redacted]" } }] }),
+        { token: 1, api: 1 }
       ],
       [
         "a 401 for every token, quoting it",
         goodToken,
         (seen) => json(401, { errors: [{ code: "401", detail: `refused ${seen.headers.authorization}` }] }),
         (e) =>
-          expect(e).toMatchObject({ _tag: "AuthenticationError", errors: [{ detail: "refused Bearer [redacted]" }] })
+          expect(e).toMatchObject({ _tag: "AuthenticationError", errors: [{ detail: "refused Bearer [redacted]" }] }),
+        { token: 2, api: 2 }
       ]
     ]
-    for (const [name, tokenResponder, apiResponder, check] of echoes) {
+    for (const [name, tokenResponder, apiResponder, check, costs] of echoes) {
       it.scopedLive(name, () =>
         Effect.gen(function*() {
-          const origin = yield* service(tokenResponder, apiResponder)
+          const { origin, requests } = yield* service(tokenResponder, apiResponder)
           const exit = yield* Effect.exit(Effect.provide(search, clientOf(origin, transport.layer)))
+          expect(requests).toEqual(costs)
           if (Exit.isSuccess(exit)) {
             expect(exit.value.messages).toHaveLength(1)
             expect(exit.value.messages[0]?.detail).toBe("Bearer [redacted]")
@@ -270,7 +296,7 @@ for (const transport of transports) {
 describe("an errors array with malformed entries keeps every well-formed one", () => {
   it.scopedLive("400: two good entries kept in order, three malformed ones counted", () =>
     Effect.gen(function*() {
-      const origin = yield* service(goodToken, () =>
+      const { origin, requests } = yield* service(goodToken, () =>
         json(400, {
           errors: [
             { code: "INVALID_PARAMETER", detail: "first", source: { parameter: "q" } },
@@ -282,6 +308,7 @@ describe("an errors array with malformed entries keeps every well-formed one", (
           messages: [{ code: "M", detail: "kept" }, { detail: 1 }]
         }))
       const error = yield* failureOf(Effect.provide(search, clientOf(origin, UndiciHttpClient.layer)))
+      expect(requests).toEqual({ token: 1, api: 1 })
       expect(error).toMatchObject({
         _tag: "BadRequestError",
         errors: [{ detail: "first" }, { detail: "second", extra: true }],
@@ -294,8 +321,9 @@ describe("an errors array with malformed entries keeps every well-formed one", (
 
   it.scopedLive("a body whose errors are all well-formed says nothing of unreadable ones", () =>
     Effect.gen(function*() {
-      const origin = yield* service(goodToken, () => json(400, { errors: [{ code: "A", detail: "b" }] }))
+      const { origin, requests } = yield* service(goodToken, () => json(400, { errors: [{ code: "A", detail: "b" }] }))
       const error = yield* failureOf(Effect.provide(search, clientOf(origin, UndiciHttpClient.layer)))
+      expect(requests).toEqual({ token: 1, api: 1 })
       expect(error).not.toHaveProperty("unreadable")
       expect(error.message).not.toContain("unreadable")
     }))
@@ -310,11 +338,7 @@ describe("the token itself", () => {
           { access_token: "abc\r\nX-Injected: 1", expires_in: 3600, token_type: "Bearer" }
         ]
       ) {
-        let requests = 0
-        const origin = yield* service(() => {
-          requests++
-          return json(200, body)
-        }, goodToken)
+        const { origin, requests } = yield* service(() => json(200, body), goodToken)
         // the default retries: a failure they would retry shows as more than one request
         const layer = TokenService.layer().pipe(
           Layer.provide(UndiciHttpClient.layer),
@@ -322,7 +346,7 @@ describe("the token itself", () => {
         )
         const error = yield* failureOf(Effect.provide(token, layer))
         expect(error).toMatchObject({ _tag: "TokenError", reason: "InvalidResponse" })
-        expect(requests).toBe(1)
+        expect(requests).toEqual({ token: 1, api: 0 })
       }
     }))
 })
