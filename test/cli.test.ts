@@ -7,15 +7,18 @@
 import { HelpDoc, ValidationError as CliValidationError } from "@effect/cli"
 import { HttpServerError } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigError, Duration, Effect, Either, Schema } from "effect"
+import { ConfigError, Duration, Effect, Either, Option, Schema } from "effect"
 import type { Scope } from "effect"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { checkArguments } from "../src/cli/ArgumentChecks.js"
+import { valued } from "../src/cli/Cli.js"
 import * as ExportFile from "../src/cli/ExportFile.js"
 import { exitCode, FileError, render, UsageError } from "../src/cli/failure.js"
 import { ApiError, Designs, Sandbox } from "../src/index.js"
-import { completeLines, envFor, jwtPattern, readExport, run, start, waitForFile } from "./support/cli.js"
+import { cliPath, completeLines, envFor, jwtPattern, readExport, run, start, waitForFile } from "./support/cli.js"
 import type { Outcome } from "./support/cli.js"
 
 const { chair } = Sandbox.fixedNumbers
@@ -462,7 +465,12 @@ describe("design-search failures (failure.ts)", () => {
     ],
     ["@effect/cli ValidationError", CliValidationError.invalidValue(HelpDoc.p("nope")), 2, "bad usage"],
     ["UsageError", new UsageError({ detail: "line 3 is not a design" }), 2, "line 3 is not a design"],
-    ["FileError", new FileError({ path: "/x.jsonl", detail: "EACCES" }), 1, "/x.jsonl: EACCES"],
+    [
+      "FileError (a path the user gave)",
+      new FileError({ path: "/x.jsonl", detail: "cannot open it for writing: permission denied" }),
+      2,
+      "/x.jsonl: cannot open it for writing: permission denied"
+    ],
     [
       "ServeError",
       new HttpServerError.ServeError({ cause: new Error("listen EADDRINUSE 127.0.0.1:8787") }),
@@ -519,5 +527,198 @@ describe("export files (ExportFile.scan)", () => {
       Either.left({ line: 2, reason: "it is not a design record" })
     )
     expect(ExportFile.scan(bytes(`${design("1")}\n\n`))).toEqual(Either.left({ line: 2, reason: "it is empty" }))
+  })
+})
+
+describe("design-search refuses what it would otherwise guess", () => {
+  it.scopedLive("a real environment named with no credentials is exit 3 with the hint, never the sandbox", () =>
+    Effect.gen(function*() {
+      for (
+        const [args, env] of [
+          [["search", "chair"], { IPAUSTRALIA_ENV: "production" }],
+          [["search", "chair"], { IPAUSTRALIA_ENV: "test" }],
+          [["search", "chair", "--env", "production"], {}],
+          [["--env", "test", "get", chair], {}],
+          [["token"], { IPAUSTRALIA_ENV: " production " }]
+        ] as const
+      ) {
+        const outcome = yield* run(args, env)
+        expectCleanFailure(outcome, 3)
+        expect(outcome.stderr, args.join(" ")).toContain("IPAUSTRALIA_CLIENT_ID is not set")
+        expect(outcome.stderr).toContain("set IPAUSTRALIA_CLIENT_ID and IPAUSTRALIA_CLIENT_SECRET")
+        expect(outcome.stderr).not.toContain("embedded sandbox")
+      }
+      // nothing names an environment: the sandbox stands in, and says so
+      const alone = yield* run(["search", "chair", "--json"])
+      expect(alone.code, alone.stderr).toBe(0)
+      expect(alone.stderr).toContain("IPAUSTRALIA_CLIENT_ID is not set; using the embedded sandbox")
+      const named = yield* run(["search", "chair", "--json"], { IPAUSTRALIA_ENV: "sandbox" })
+      expect(named.code, named.stderr).toBe(0)
+      expect(named.stderr).toContain("IPAUSTRALIA_ENV=sandbox; using the embedded sandbox")
+    }))
+
+  it.scopedLive("an IPAUSTRALIA_ENV that names no environment is exit 3, listing sandbox, test and production", () =>
+    Effect.gen(function*() {
+      for (const env of [{ IPAUSTRALIA_ENV: "staging" }, { IPAUSTRALIA_ENV: "staging", IPAUSTRALIA_CLIENT_ID: "x" }]) {
+        const outcome = yield* run(["search", "chair"], env)
+        expectCleanFailure(outcome, 3)
+        expect(outcome.stderr).toContain("expected one of sandbox, test, production")
+      }
+    }))
+
+  it.scopedLive("an option with no value, or another option as its value, is bad usage: 2, nothing sent", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      for (
+        const args of [
+          ["search", "chair", "--status"],
+          ["search", "chair", "--status", "--json"],
+          ["export", "chair", "--out"],
+          ["search", "chair", "--limit", "--json"]
+        ]
+      ) {
+        const outcome = yield* run(args, envFor(served))
+        expectCleanFailure(outcome, 2)
+        expect(outcome.stderr, args.join(" ")).toContain("needs a value")
+      }
+      expect((yield* served.control.stats).requests).toEqual({ token: 0, search: 0, design: 0 })
+    }))
+
+  it("every option that takes a value is checked, and only those", () => {
+    for (
+      const name of [
+        "--status",
+        "--class",
+        "--changed-since",
+        "--sort",
+        "--limit",
+        "--out",
+        "--concurrency",
+        "--env",
+        "--port",
+        "--host",
+        "--designs",
+        "--seed",
+        "--client-id",
+        "--client-secret",
+        "--token-lifetime"
+      ]
+    ) {
+      expect(valued.has(name), name).toBe(true)
+      expect(Option.isSome(checkArguments(["search", "x", name], valued, false)), name).toBe(true)
+      expect(Option.isSome(checkArguments(["search", "x", name, "--json"], valued, false)), name).toBe(true)
+      expect(Option.isNone(checkArguments(["search", "x", name, "v", "--json"], valued, false)), name).toBe(true)
+      expect(Option.isNone(checkArguments(["search", "x", `${name}=--v`], valued, false)), name).toBe(true)
+    }
+    for (const flag of ["--json", "--show", "--help", "--version"]) expect(valued.has(flag), flag).toBe(false)
+    expect(Option.isNone(checkArguments(["search", "--", "--status"], valued, false))).toBe(true)
+    expect(Option.isNone(checkArguments(["search", "x", "--sort", "-number"], valued, false))).toBe(true)
+  })
+
+  it.scopedLive("an export file that cannot be opened is one line in the CLI's words, exit 2", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const dir = yield* tempDir
+      for (
+        const [out, why] of [
+          [path.join(dir, "missing-folder", "x.jsonl"), "its folder does not exist"],
+          [path.join(dir, "a-file", "x.jsonl"), "a part of its path is not a folder"],
+          [dir, "it is a folder"]
+        ] as const
+      ) {
+        fs.writeFileSync(path.join(dir, "a-file"), "")
+        const outcome = yield* run(["export", "chair", "--out", out], envFor(served))
+        expectCleanFailure(outcome, 2)
+        expect(outcome.stderr).toMatch(new RegExp(`design-search: ${out}: cannot [a-z ]+: ${why}`))
+        expect(outcome.stderr).not.toContain("FileSystem")
+      }
+    }))
+
+  it.scopedLive("a design with a field nested 100,000 levels deep: get --json and export fail in one line, get shows the rest", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const depth = 100_000
+      const body = `{"number":"${chair}","title":"Deep","meta":${"[".repeat(depth)}${"]".repeat(depth)}}`
+      const deep = { target: "design", status: 200, body, headers: { "content-type": "application/json" } } as const
+      yield* served.control.injectFault(deep)
+      const json = yield* run(["get", chair, "--json"], envFor(served))
+      expectCleanFailure(json, 1)
+      expect(json.stderr).toContain(`design ${chair} cannot be written as JSON: it is nested too deeply`)
+      yield* served.control.injectFault(deep)
+      const shown = yield* run(["get", chair], envFor(served))
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(shown.stdout).toContain("Deep")
+      expect(shown.stdout).toMatch(/meta: +\(it is nested too deeply\)/)
+      const dir = yield* tempDir
+      yield* served.control.injectFault({ ...deep, count: 100 })
+      const exported = yield* run(["export", chair, "--out", path.join(dir, "x.jsonl")], envFor(served))
+      expect(exported.code, exported.stderr).toBe(1)
+      expect(exported.stderr).toContain("cannot be written as JSON: it is nested too deeply")
+      expect(exported.stderr).not.toContain("internal error")
+    }))
+
+  it.scopedLive("--wizard with no terminal is refused at once: 2", () =>
+    Effect.gen(function*() {
+      const outcome = yield* run(["search", "--wizard"], {}, "10 seconds")
+      expectCleanFailure(outcome, 2)
+      expect(outcome.stderr).toContain("--wizard asks its questions on a terminal")
+    }))
+
+  it.scopedLive("an integer option that is none says so in plain English: 2", () =>
+    Effect.gen(function*() {
+      const outcome = yield* run(["sandbox", "--seed", "x"])
+      expect(outcome.code).toBe(2)
+      expect(outcome.stderr).toContain("--seed expects an integer, got 'x'")
+      expect(outcome.stderr).not.toContain("a integer")
+    }))
+
+  it.scopedLive("sandbox stops with 0 on SIGINT as on SIGTERM: stopping is its normal end", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* start(["sandbox", "--port", "0", "--designs", "10"])
+      yield* sandbox.waitForOutput(({ stdout }) => stdout.includes("IPAUSTRALIA_BASE_URL="))
+      yield* sandbox.kill("SIGINT")
+      const outcome = yield* sandbox.exit()
+      expect(outcome.code, outcome.stderr).toBe(0)
+      expect(outcome.stderr).toContain("sandbox: stopped")
+    }))
+})
+
+describe("design-search help", () => {
+  /** Help as a terminal shows it (under `script`, which gives the child a pseudo-terminal). */
+  const onTerminal = (args: string, env: Record<string, string> = {}) =>
+    spawnSync("script", ["-qec", `${process.execPath} ${cliPath} ${args}`, "/dev/null"], {
+      encoding: "utf8",
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", TERM: "xterm", ...env }
+    }).stdout
+
+  it.scopedLive("piped, help is plain text; its usage names the program; defaults and every option are described", () =>
+    Effect.gen(function*() {
+      const help = yield* run(["sandbox", "--help"])
+      expect(help.code).toBe(0)
+      expect(help.stdout).not.toContain("\u001b")
+      expect(help.stdout).toContain("$ design-search sandbox")
+      for (
+        const text of [
+          "default 8787",
+          "default 127.0.0.1",
+          "default 5000",
+          "default 1)",
+          "default 3600",
+          "default sandbox-client",
+          "default sandbox-secret"
+        ]
+      ) {
+        expect(help.stdout, text).toContain(text)
+      }
+      const search = yield* run(["search", "--help"])
+      expect(search.stdout).toContain("$ design-search search")
+      expect(search.stdout).toContain("default 20")
+    }))
+
+  it("on a terminal help is in colour, unless NO_COLOR is set", () => {
+    expect(onTerminal("--help")).toContain("\u001b[")
+    const plain = onTerminal("--help", { NO_COLOR: "1" })
+    expect(plain).toContain("design-search")
+    expect(plain).not.toContain("\u001b[")
   })
 })

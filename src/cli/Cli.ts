@@ -5,7 +5,8 @@
  */
 import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Effect, Ref } from "effect"
+import { Cause, Effect, Option, Ref } from "effect"
+import { checkArguments, valuedOptions } from "./ArgumentChecks.js"
 import { exportDesigns } from "./commands/export.js"
 import { get } from "./commands/get.js"
 import { sandbox } from "./commands/sandbox.js"
@@ -13,6 +14,8 @@ import { search } from "./commands/search.js"
 import { token } from "./commands/token.js"
 import { environments } from "./Environment.js"
 import { ExitCode, fromCause } from "./failure.js"
+import type { Failure } from "./failure.js"
+import { withHelpConsole } from "./HelpConsole.js"
 import { awaitSignal, InterruptExitCode } from "./Interruption.js"
 import * as Output from "./Output.js"
 import { root } from "./Root.js"
@@ -24,6 +27,16 @@ export const version = "0.2.0"
 export const command = root.pipe(Command.withSubcommands([search, get, exportDesigns, token, sandbox]))
 
 const cli = Command.run(command, { name: "design-search", version })
+
+/** Every option of the CLI that takes a value. */
+export const valued: ReadonlySet<string> = valuedOptions([
+  Command.getUsage(root),
+  Command.getUsage(search),
+  Command.getUsage(get),
+  Command.getUsage(exportDesigns),
+  Command.getUsage(token),
+  Command.getUsage(sandbox)
+])
 
 /**
  * Joins `--env VALUE` into `--env=VALUE`. @effect/cli splits the arguments at the first one that
@@ -44,6 +57,12 @@ export const normalizeArgs = (argv: ReadonlyArray<string>): ReadonlyArray<string
   return out
 }
 
+/** Renders a failed run on stderr and answers its exit code. */
+const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
+  const { code, lines } = fromCause(cause)
+  return Effect.as(Effect.forEach(lines, Output.stderr, { discard: true }), code)
+}
+
 /**
  * Runs the CLI on `argv` (as `process.argv`: runtime and script first) and returns the exit code.
  * Never fails: failures are rendered on stderr, signals interrupt the command.
@@ -51,15 +70,16 @@ export const normalizeArgs = (argv: ReadonlyArray<string>): ReadonlyArray<string
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
   Effect.gen(function*() {
     const interruptCode = yield* Ref.make<number>(ExitCode.interrupted)
-    const outcome = cli(normalizeArgs(argv)).pipe(
+    const args = normalizeArgs(argv)
+    const misuse = checkArguments(args.slice(2), valued, yield* Effect.sync(() => process.stdin.isTTY === true))
+    if (Option.isSome(misuse)) return yield* report(Cause.fail(misuse.value))
+    const outcome = cli(args).pipe(
+      withHelpConsole("design-search", ["search", "get", "export", "token", "sandbox"]),
       Effect.provideService(InterruptExitCode, interruptCode),
       Effect.provide(NodeContext.layer),
       Effect.matchCauseEffect({
         onSuccess: () => Effect.succeed<number>(ExitCode.success),
-        onFailure: (cause) => {
-          const { code, lines } = fromCause(cause)
-          return Effect.as(Effect.forEach(lines, Output.stderr, { discard: true }), code)
-        }
+        onFailure: report
       })
     )
     return yield* Effect.race(outcome, Effect.zipRight(awaitSignal, Ref.get(interruptCode)))

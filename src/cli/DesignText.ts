@@ -2,21 +2,39 @@
  * Designs as the CLI writes them: encoded with the `Designs.Design` schema (dates as ISO strings,
  * unknown fields kept) for JSON and JSONL, and as labelled lines for people.
  */
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { ApiError, Designs } from "../index.js"
+import { describe } from "../internal/schemaIssues.js"
+import { noMask } from "../internal/secrets.js"
 
 const encode = Schema.encode(Designs.Design)
+
+const unwritable = (design: Designs.Design, why: string) =>
+  new ApiError.UnexpectedResponseError({
+    status: 200,
+    excerpt: "",
+    issue: `design ${design.number} cannot be written as JSON: ${why}`
+  })
+
+/**
+ * `JSON.stringify`, or `Left` for a value nested too deep for the stack: a record keeps the
+ * service's unknown fields as sent, however deep.
+ */
+const stringify = (value: unknown): Either.Either<string, string> =>
+  Either.try({ try: () => JSON.stringify(value), catch: () => "it is nested too deeply" })
 
 /** The wire form of a design. A record that cannot be encoded is an unexpected answer of the service. */
 export const encodeDesign = (
   design: Designs.Design
 ): Effect.Effect<typeof Designs.Design.Encoded, ApiError.UnexpectedResponseError> =>
-  Effect.mapError(encode(design), (error) =>
-    new ApiError.UnexpectedResponseError({
-      status: 200,
-      excerpt: "",
-      issue: `design ${design.number} cannot be written as JSON: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
-    }))
+  Effect.mapError(encode(design), (error) => unwritable(design, describe(error, noMask)))
+
+/** A design as one line of JSON (its wire form), for `--json` and export files. */
+export const designJson = (design: Designs.Design): Effect.Effect<string, ApiError.UnexpectedResponseError> =>
+  Effect.flatMap(
+    encodeDesign(design),
+    (encoded) => Either.mapLeft(stringify(encoded), (why) => unwritable(design, why))
+  )
 
 const known = new Set([
   "number",
@@ -54,7 +72,7 @@ export const designLines = (design: typeof Designs.Design.Encoded): ReadonlyArra
   ]
   const extra = Object.entries(design)
     .filter(([key]) => !known.has(key))
-    .map(([key, value]): readonly [string, string] => [key, JSON.stringify(value)])
+    .map(([key, value]): readonly [string, string] => [key, Either.getOrElse(stringify(value), (why) => `(${why})`)])
   const present = [...fields, ...extra].filter((f): f is readonly [string, string] => f[1] !== undefined && f[1] !== "")
   const width = Math.max(0, ...present.map(([label]) => label.length))
   return [

@@ -1,13 +1,14 @@
 /**
- * What the commands talk to. With `--env sandbox` (or `IPAUSTRALIA_ENV=sandbox`), or with no
- * `IPAUSTRALIA_CLIENT_ID` at all, the embedded sandbox answers in process and a one-line notice on
- * stderr says so: the CLI works without credentials, and never silently passes off simulated data
- * as the service's. Otherwise the client is configured from the `IPAUSTRALIA_*` variables (with
- * `--env` choosing the environment) and reaches the service over the default Node transport.
+ * What the commands talk to. With `--env sandbox` (or `IPAUSTRALIA_ENV=sandbox`), or when nothing
+ * names an environment and no `IPAUSTRALIA_CLIENT_ID` is set, the embedded sandbox answers in
+ * process and a one-line notice on stderr says so: the CLI works without credentials, and never
+ * silently passes off simulated data as the service's. When `--env` or `IPAUSTRALIA_ENV` names
+ * `test` or `production`, the client is configured from the `IPAUSTRALIA_*` variables and reaches
+ * the service over the default Node transport; missing credentials are then a configuration error,
+ * never the sandbox standing in.
  */
 import { Options } from "@effect/cli"
-import type { ConfigError } from "effect"
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, ConfigError, Effect, Layer, Option } from "effect"
 import type { TokenService } from "../index.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, UndiciHttpClient } from "../index.js"
 import * as Output from "./Output.js"
@@ -50,20 +51,36 @@ const serviceClient = (environment: Option.Option<Environment>): Layer.Layer<Cli
       ))
   )
 
+const isEnvironment = (name: string): name is Environment => (environments as ReadonlyArray<string>).includes(name)
+
+/** `IPAUSTRALIA_ENV`, when set: one of `environments`, or a configuration error that lists them. */
+const environmentVariable: Effect.Effect<Option.Option<Environment>, ConfigError.ConfigError> = Effect.flatMap(
+  nonEmpty("IPAUSTRALIA_ENV"),
+  Option.match({
+    onNone: () => Effect.succeedNone,
+    onSome: (value) =>
+      isEnvironment(value.trim()) ? Effect.succeedSome(value.trim() as Environment) : Effect.fail(
+        ConfigError.InvalidData(
+          ["IPAUSTRALIA_ENV"],
+          `unknown environment ${JSON.stringify(value)}: expected one of ${environments.join(", ")}`
+        )
+      )
+  })
+)
+
 /**
- * The client for the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`; the embedded
- * sandbox when that says `sandbox` or when no client id is configured.
+ * The client for the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`. The embedded
+ * sandbox when that says `sandbox`, or when neither names an environment and no client id is set.
  */
 export const clientLayer = (env: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
+      const named = Option.isSome(env) ? env : yield* environmentVariable
       const clientId = yield* nonEmpty("IPAUSTRALIA_CLIENT_ID")
-      const envVariable = yield* nonEmpty("IPAUSTRALIA_ENV")
-      if (Option.getOrUndefined(env) === "sandbox") return sandboxClient("--env sandbox")
-      if (Option.isNone(env) && Option.getOrUndefined(envVariable) === "sandbox") {
-        return sandboxClient("IPAUSTRALIA_ENV=sandbox")
+      if (Option.getOrUndefined(named) === "sandbox") {
+        return sandboxClient(Option.isSome(env) ? "--env sandbox" : "IPAUSTRALIA_ENV=sandbox")
       }
-      if (Option.isNone(env) && Option.isNone(clientId)) return sandboxClient("IPAUSTRALIA_CLIENT_ID is not set")
-      return serviceClient(env)
+      if (Option.isNone(named) && Option.isNone(clientId)) return sandboxClient("IPAUSTRALIA_CLIENT_ID is not set")
+      return serviceClient(named)
     })
   )

@@ -53,6 +53,41 @@ export const scan = (bytes: Uint8Array): Either.Either<Scan, { readonly line: nu
   return Either.right({ numbers, completeBytes, tail: "unterminated" })
 }
 
+/** The errno code under a platform error, when there is one. */
+const errnoCode = (error: PlatformError): string | undefined => {
+  const cause: unknown = error._tag === "SystemError" ? error.cause : undefined
+  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
+}
+
+/** Why a file could not be used, in the CLI's words. */
+const problemOf = (error: PlatformError): string => {
+  switch (errnoCode(error)) {
+    case "ENOENT":
+      return "its folder does not exist"
+    case "EACCES":
+    case "EPERM":
+      return "permission denied"
+    case "EISDIR":
+      return "it is a folder"
+    case "ENOTDIR":
+      return "a part of its path is not a folder"
+    case "ENOSPC":
+      return "no space left on the device"
+    case "EROFS":
+      return "the file system is read-only"
+    case "ELOOP":
+      return "too many symbolic links on its path"
+  }
+  const reason = error._tag === "SystemError" ? error.reason : "bad argument"
+  return `${reason} (${error.description ?? error.method})`
+}
+
+/** The `FileError` of doing `what` to `path`. */
+const fileError = (path: string, what: string) => (error: PlatformError) =>
+  new FileError({ path, detail: `cannot ${what}: ${problemOf(error)}` })
+
 /**
  * Opens `path` for an export, creating it if need be. The file is synced to disk and closed when
  * the scope closes, interrupted or not.
@@ -62,9 +97,8 @@ export const open = (
 ): Effect.Effect<ExportFile, FileError | UsageError, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const fileError = (e: PlatformError) => new FileError({ path, detail: e.message })
-    const exists = yield* Effect.mapError(fs.exists(path), fileError)
-    const found = exists ? yield* Effect.mapError(fs.readFile(path), fileError) : new Uint8Array(0)
+    const exists = yield* Effect.mapError(fs.exists(path), fileError(path, "look for it"))
+    const found = exists ? yield* Effect.mapError(fs.readFile(path), fileError(path, "read it")) : new Uint8Array(0)
     const scanned = scan(found)
     if (Either.isLeft(scanned)) {
       const { line, reason } = scanned.left
@@ -74,13 +108,15 @@ export const open = (
       })
     }
     const { numbers, completeBytes, tail } = scanned.right
-    if (tail === "partial") yield* Effect.mapError(fs.truncate(path, completeBytes), fileError)
-    const file = yield* Effect.mapError(fs.open(path, { flag: "a" }), fileError)
+    if (tail === "partial") yield* Effect.mapError(fs.truncate(path, completeBytes), fileError(path, "repair it"))
+    const file = yield* Effect.mapError(fs.open(path, { flag: "a" }), fileError(path, "open it for writing"))
     yield* Effect.addFinalizer(() => Effect.ignore(file.sync))
     const lock = yield* Effect.makeSemaphore(1)
     const encoder = new TextEncoder()
     const write = (text: string) =>
-      lock.withPermits(1)(Effect.mapError(file.writeAll(encoder.encode(text)), fileError)).pipe(Effect.uninterruptible)
+      lock.withPermits(1)(Effect.mapError(file.writeAll(encoder.encode(text)), fileError(path, "write to it"))).pipe(
+        Effect.uninterruptible
+      )
     if (tail === "unterminated") yield* write("\n")
     return {
       existing: numbers,

@@ -6,13 +6,26 @@ import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import { Designs } from "../index.js"
 
+const invalid = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
+
+/** An integer option, in the CLI's own words when the value is none (`--seed expects an integer, got 'x'`). */
+export const int = (name: string): Options.Options<number> =>
+  Options.text(name).pipe(
+    Options.withPseudoName("integer"),
+    Options.mapEffect((text) =>
+      /^-?\d+$/.test(text.trim()) && Number.isSafeInteger(Number(text))
+        ? Effect.succeed(Number(text))
+        : Effect.fail(invalid(`--${name} expects an integer, got '${text}'`))
+    )
+  )
+
 /** An integer option that must lie in `[min, max]`. */
 export const intInRange = (name: string, min: number, max: number): Options.Options<number> =>
-  Options.integer(name).pipe(
+  int(name).pipe(
     Options.mapEffect((n) =>
       n >= min && n <= max
         ? Effect.succeed(n)
-        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} must be from ${min} to ${max}, got ${n}`)))
+        : Effect.fail(invalid(`--${name} must be from ${min} to ${max}, got ${n}`))
     )
   )
 
@@ -36,9 +49,7 @@ export const searchConfig = {
     Options.mapEffect((s) =>
       isIsoDate(s)
         ? Effect.succeed(s)
-        : Effect.fail(
-          ValidationError.invalidValue(HelpDoc.p(`--changed-since expects a date written YYYY-MM-DD, got '${s}'`))
-        )
+        : Effect.fail(invalid(`--changed-since expects a date written YYYY-MM-DD, got '${s}'`))
     ),
     Options.optional
   ),

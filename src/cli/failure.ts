@@ -6,10 +6,10 @@
  * | code | meaning |
  * |---|---|
  * | 0 | success |
- * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down), or a local file could not be written |
- * | 2 | bad usage (unknown flag, missing or malformed argument) or a request the service refuses as invalid (400, 422) |
+ * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down) |
+ * | 2 | bad usage (unknown flag, missing or malformed argument, a file the user named that cannot be read or written) or a request the service refuses as invalid (400, 422) |
  * | 3 | configuration, credentials, authentication or entitlement (401, 403) |
- * | 130 | interrupted by SIGINT or SIGTERM |
+ * | 130 | interrupted by SIGINT or SIGTERM (`sandbox`, whose normal way to stop is a signal: 0) |
  */
 import { ValidationError as CliValidationError } from "@effect/cli"
 import type { HttpServerError } from "@effect/platform"
@@ -33,7 +33,7 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
   }
 }
 
-/** A local file could not be read or written. */
+/** A file the user named could not be read or written: `detail` says what was tried and why it failed. */
 export class FileError extends Schema.TaggedError<FileError>()("FileError", {
   path: Schema.String,
   detail: Schema.String
@@ -62,6 +62,7 @@ export const exitCode = (failure: Failure): number => {
     case "ValidationError":
     case "BadRequestError":
     case "UsageError":
+    case "FileError":
       return ExitCode.usage
     case "ConfigError":
     case "AuthenticationError":

@@ -8,7 +8,7 @@ import { Command, Options } from "@effect/cli"
 import { Clock, Effect, Exit, Option } from "effect"
 import { DesignSearchClient } from "../../index.js"
 import type { Designs } from "../../index.js"
-import { encodeDesign } from "../DesignText.js"
+import { designJson } from "../DesignText.js"
 import { envOption } from "../Environment.js"
 import * as ExportFile from "../ExportFile.js"
 import * as Output from "../Output.js"
@@ -21,7 +21,10 @@ const defaultConcurrency = 8
 /** @since 0.1.0 */
 export const exportDesigns = Command.make("export", {
   ...searchConfig,
-  out: Options.file("out", { exists: "either" }).pipe(
+  // Checked when it is opened, where a bad path is a FileError in the CLI's words (@effect/cli's
+  // own file check reports some paths, such as one below a file, as a defect).
+  out: Options.text("out").pipe(
+    Options.withPseudoName("file"),
     Options.withDescription("the JSONL file to write; designs already in it are skipped")
   ),
   concurrency: intInRange("concurrency", 1, 64).pipe(
@@ -50,8 +53,8 @@ export const exportDesigns = Command.make("export", {
     const fetchOne = (n: Designs.DesignNumber) =>
       Effect.uninterruptibleMask((restore) =>
         restore(client.getDesign(n)).pipe(
-          Effect.flatMap(({ data: design }) => encodeDesign(design)),
-          Effect.flatMap((encoded) => file.append(JSON.stringify(encoded))),
+          Effect.flatMap(({ data: design }) => designJson(design)),
+          Effect.flatMap(file.append),
           Effect.map(() => void count.written++),
           // Withdrawn between the search and now: not fatal, counted in the summary.
           Effect.catchTag("NotFoundError", () => Effect.sync(() => void count.missing++))

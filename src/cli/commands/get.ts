@@ -6,7 +6,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { DesignSearchClient } from "../../index.js"
-import { designLines, encodeDesign } from "../DesignText.js"
+import { designJson, designLines, encodeDesign } from "../DesignText.js"
 import { envOption } from "../Environment.js"
 import * as Output from "../Output.js"
 import { provideClient } from "../Root.js"
@@ -21,9 +21,10 @@ export const get = Command.make("get", {
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient
     const { data, messages } = yield* client.getDesign(args.designNumber)
-    const encoded = yield* encodeDesign(data)
     for (const line of messageLines(messages)) yield* Output.stderr(line)
-    yield* args.json ? Output.json(encoded) : Output.stdout(designLines(encoded).join("\n"))
+    yield* args.json
+      ? Effect.flatMap(designJson(data), Output.stdout)
+      : Effect.flatMap(encodeDesign(data), (encoded) => Output.stdout(designLines(encoded).join("\n")))
   }).pipe(provideClient(args.env))).pipe(
     Command.withDescription("Show everything known about one design, or --json for the record")
   )

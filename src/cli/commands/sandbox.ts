@@ -8,32 +8,45 @@ import { Effect } from "effect"
 import { Sandbox } from "../../index.js"
 import { signalMeansSuccess } from "../Interruption.js"
 import * as Output from "../Output.js"
-import { intInRange } from "../SearchOptions.js"
+import { int, intInRange } from "../SearchOptions.js"
 
 /** Quotes a value for a POSIX shell when it needs it. */
 const shellQuote = (value: string): string =>
   /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'"'"'`)}'`
 
+const defaultDesigns = 5_000
+const defaultSeed = 1
+const defaultTokenLifetime = 3600
+
 /** @since 0.1.0 */
 export const sandbox = Command.make("sandbox", {
   port: intInRange("port", 0, 65535).pipe(
-    Options.withDescription("TCP port (0 picks a free one)"),
+    Options.withDescription(`TCP port, 0 picks a free one (default ${Sandbox.listenDefaults.port})`),
     Options.withDefault(Sandbox.listenDefaults.port)
   ),
   host: Options.text("host").pipe(
-    Options.withDescription("loopback address to listen on"),
+    Options.withDescription(`loopback address to listen on (default ${Sandbox.listenDefaults.host})`),
     Options.withDefault(Sandbox.listenDefaults.host)
   ),
   designs: intInRange("designs", 1, 200_000).pipe(
-    Options.withDescription("how many designs the dataset holds"),
-    Options.withDefault(5_000)
+    Options.withDescription(`how many designs the dataset holds (default ${defaultDesigns})`),
+    Options.withDefault(defaultDesigns)
   ),
-  seed: Options.integer("seed").pipe(Options.withDescription("seed of the dataset"), Options.withDefault(1)),
-  clientId: Options.text("client-id").pipe(Options.withDefault(Sandbox.defaults.clientId)),
-  clientSecret: Options.text("client-secret").pipe(Options.withDefault(Sandbox.defaults.clientSecret)),
+  seed: int("seed").pipe(
+    Options.withDescription(`seed of the dataset: the same seed, the same designs (default ${defaultSeed})`),
+    Options.withDefault(defaultSeed)
+  ),
+  clientId: Options.text("client-id").pipe(
+    Options.withDescription(`the client id the sandbox accepts (default ${Sandbox.defaults.clientId})`),
+    Options.withDefault(Sandbox.defaults.clientId)
+  ),
+  clientSecret: Options.text("client-secret").pipe(
+    Options.withDescription(`the client secret the sandbox accepts (default ${Sandbox.defaults.clientSecret})`),
+    Options.withDefault(Sandbox.defaults.clientSecret)
+  ),
   tokenLifetime: intInRange("token-lifetime", 1, 31_536_000).pipe(
-    Options.withDescription("expires_in of issued tokens, in seconds"),
-    Options.withDefault(3600)
+    Options.withDescription(`expires_in of issued tokens, in seconds (default ${defaultTokenLifetime})`),
+    Options.withDefault(defaultTokenLifetime)
   )
 }, (args) =>
   Effect.gen(function*() {
