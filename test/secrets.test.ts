@@ -12,6 +12,10 @@ describe("maskOf", () => {
   it.each([
     ["as sent", secret],
     ["percent-encoded", encodeURIComponent(secret)],
+    [
+      "percent-encoded with lower-case hex",
+      encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())
+    ],
     ["form-encoded", new URLSearchParams({ s: secret }).toString().slice(2)],
     ["JSON-escaped", JSON.stringify(secret).slice(1, -1)],
     ["JSON-escaped twice", JSON.stringify(JSON.stringify(secret).slice(1, -1)).slice(1, -1)],

@@ -11,16 +11,20 @@ export const masked = "[redacted]"
 const jsonEscaped = (s: string) => JSON.stringify(s).slice(1, -1)
 
 /**
- * A secret as a server may echo it: as sent, percent-encoded or form-encoded; each of those as is
- * or JSON-escaped (echoed into a JSON string), and JSON-escaped once more (that string echoed into
- * another JSON text).
+ * A secret as a server may echo it: as sent, percent-encoded or form-encoded (with upper- or
+ * lower-case hex digits); each of those as is or JSON-escaped (echoed into a JSON string), and
+ * JSON-escaped once more (that string echoed into another JSON text).
  */
-const formsOf = (secret: string): ReadonlyArray<string> =>
-  [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)].flatMap((form) => [
-    form,
-    jsonEscaped(form),
-    jsonEscaped(jsonEscaped(form))
+const formsOf = (secret: string): ReadonlyArray<string> => {
+  const percent = encodeURIComponent(secret)
+  const form = new URLSearchParams({ s: secret }).toString().slice(2)
+  const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())
+  return [secret, percent, lowerHex(percent), form, lowerHex(form)].flatMap((f) => [
+    f,
+    jsonEscaped(f),
+    jsonEscaped(jsonEscaped(f))
   ])
+}
 
 /**
  * Replaces the toolkit's secrets in server-supplied text and JSON. Built per answer that needs it,
