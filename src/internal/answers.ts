@@ -120,13 +120,12 @@ export const decodeSuccess = <A>(
     return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON", mask()))
   }
   const { data, messages } = unwrap(json)
-  // Messages are rare (spec 7.3.1): an empty array needs no decoding.
-  if (!(Array.isArray(messages) && messages.length === 0) && !nestedWithin(messages)) {
+  // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
+  const none = Array.isArray(messages) && messages.length === 0
+  if (!none && !nestedWithin(messages)) {
     return Either.left(unexpected(status, text, `messages: nested deeper than ${maxNesting} levels`, mask()))
   }
-  const decodedMessages = Array.isArray(messages) && messages.length === 0
-    ? noMessages
-    : decodeMessages(mask().json(messages))
+  const decodedMessages = none ? noMessages : decodeMessages(mask().json(messages))
   if (Either.isLeft(decodedMessages)) {
     return Either.left(unexpected(status, text, describe(decodedMessages.left, mask()), mask()))
   }
