@@ -7,6 +7,7 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Context, Effect, Either, Layer, Schema, Stream } from "effect"
+import { request as undiciRequest } from "undici"
 import { ApiError, DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 
 const chair = Sandbox.fixedNumbers.chair
@@ -51,6 +52,51 @@ const call = (
     const body_ = text === "" ? undefined : Either.getOrElse(Either.try(() => JSON.parse(text) as unknown), () => text)
     return { status: response.status, headers: response.headers, body: body_ } satisfies Answer
   }).pipe(Effect.provide(NodeHttpClient.layerUndici))
+
+/**
+ * One exchange with exactly the headers given (`host` and `content-type` included, none added but
+ * `content-length` for a body): what a browser or a hostile page would send.
+ */
+const raw = (
+  served: Sandbox.Served,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string
+) =>
+  Effect.promise(async () => {
+    const response = await undiciRequest(served.url + path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body })
+    })
+    const text = await response.body.text()
+    const body_ = text === "" ? undefined : Either.getOrElse(Either.try(() => JSON.parse(text) as unknown), () => text)
+    const flat = Object.fromEntries(
+      Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v])
+    )
+    return { status: response.statusCode, headers: flat, body: body_, text } satisfies Answer & { text: string }
+  })
+
+/** A token from the served sandbox's token endpoint, over HTTP. */
+const tokenOf = (served: Sandbox.Served) =>
+  Effect.flatMap(
+    raw(
+      served,
+      "POST",
+      DesignSearchConfig.tokenPath,
+      { "content-type": "application/x-www-form-urlencoded" },
+      new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: served.sandbox.clientId,
+        client_secret: served.sandbox.clientSecret
+      }).toString()
+    ),
+    (answer) =>
+      Effect.sync(() =>
+        Schema.decodeUnknownSync(Schema.Struct({ access_token: Schema.String }))(answer.body).access_token
+      )
+  )
 
 const decodeErrors = Schema.decodeUnknownSync(ApiError.ErrorPayload)
 const Stats = Schema.Struct({
@@ -213,7 +259,7 @@ describe("Sandbox.serve", () => {
           name: "wrong method on stats",
           answer: call(served, "DELETE", "/__sandbox/stats"),
           status: 405,
-          check: (_, answer) => expect(answer.headers["allow"]).toBe("GET")
+          check: (_, answer) => expect(answer.headers["allow"]).toBe("GET, HEAD")
         },
         { name: "unknown control route", answer: call(served, "POST", "/__sandbox/explode"), status: 404 }
       ]
@@ -306,4 +352,56 @@ describe("Sandbox.serve", () => {
       const after = yield* Effect.flip(call(url, "GET", "/__sandbox/stats"))
       expect(after._tag).toBe("RequestError")
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+})
+
+describe("Sandbox.serve answers HEAD like GET", () => {
+  const designPath = (number: string) => `${DesignSearchConfig.apiPath}/design/${number}`
+
+  it.scopedLive("the same status and headers, Content-Length included, and no body, on every GET route", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const token = yield* tokenOf(served)
+      const bearer = { authorization: `Bearer ${token}` }
+      const routes: ReadonlyArray<{ path: string; headers: Record<string, string>; status: number }> = [
+        { path: "/__sandbox/stats", headers: {}, status: 200 },
+        { path: designPath(chair), headers: bearer, status: 200 },
+        { path: designPath("000000000"), headers: bearer, status: 404 },
+        { path: designPath("not-a-number"), headers: bearer, status: 400 },
+        { path: designPath(chair), headers: {}, status: 401 }
+      ]
+      for (const route of routes) {
+        const head = yield* raw(served, "HEAD", route.path, route.headers)
+        const get = yield* raw(served, "GET", route.path, route.headers)
+        expect(get.status, route.path).toBe(route.status)
+        expect(head.status, route.path).toBe(get.status)
+        expect(head.text, route.path).toBe("")
+        for (const name of ["content-type", "cache-control", "www-authenticate"]) {
+          expect(head.headers[name], `${route.path}: ${name}`).toBe(get.headers[name])
+        }
+        // Error ids count up (sbx-2, sbx-3, ...), one character each this early: the same length.
+        expect(head.headers["content-length"], route.path).toMatch(/^[1-9]\d*$/)
+        expect(head.headers["content-length"], route.path).toBe(get.headers["content-length"])
+      }
+      // A HEAD is a request like a GET: counted the same.
+      expect((yield* served.control.stats).requests.design).toBe(8)
+      const faults = yield* raw(served, "HEAD", "/__sandbox/faults")
+      expect(faults.status).toBe(405)
+      expect(faults.headers["allow"]).toBe("POST")
+      expect(faults.text).toBe("")
+    }))
+
+  it.scopedLive("a reset fault drops a HEAD's connection as it drops a GET's; a reset mid-body sends its headers", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const head = raw(served, "HEAD", designPath(chair)).pipe(
+        Effect.map((answer) => answer.status),
+        Effect.catchAllDefect((defect) => Effect.succeed(String(defect)))
+      )
+      yield* served.control.injectFault({ target: "design", status: 503, kind: "reset" })
+      expect(yield* head).toMatch(/other side closed/)
+      yield* served.control.injectFault({ target: "design", status: 503, kind: "resetMidBody" })
+      expect(yield* head).toBe(503)
+      expect(yield* head).toBe(401)
+      expect((yield* raw(served, "GET", "/__sandbox/stats")).status).toBe(200)
+    }))
 })

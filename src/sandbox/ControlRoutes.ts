@@ -11,7 +11,7 @@ import type { ErrorObject } from "../ApiError.js"
 import { parseJson } from "../internal/answers.js"
 import { pointerErrors } from "../internal/validation.js"
 import type { Control } from "./Control.js"
-import { errorAnswers, json, pathOf, readBody } from "./Http.js"
+import { allowHeader, answers, errorAnswers, json, pathOf, readBody } from "./Http.js"
 import { Fault } from "./State.js"
 
 /** Every control route lives below this path. */
@@ -88,11 +88,12 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, option
     if (route === undefined) {
       return Effect.succeed(fail(404, { code: "NOT_FOUND", detail: `no control route ${path}` }))
     }
-    if (request.method !== route.method) {
+    if (!answers(route.method, request.method)) {
+      const allow = allowHeader(route.method)
       return Effect.succeed(errors(405, [{
         code: "405",
-        detail: `${path} accepts ${route.method}, not ${request.method}`
-      }], { allow: route.method }))
+        detail: `${path} accepts ${allow}, not ${request.method}`
+      }], { allow }))
     }
     return route.handle(request)
   }

@@ -87,8 +87,9 @@ const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError>
 /**
  * Turns the app's reset requests (`State.resetHeader`) into dropped connections. `reset`: the
  * answer becomes a body stream that fails at once, so the server destroys the socket before even
- * the status is sent. `reset-mid-body`: the status, the headers (promising the full
- * `Content-Length`) and half the body are sent, and the socket is destroyed once they are out.
+ * the status is sent (a HEAD's connection, whose body the server never reads, is destroyed at
+ * once). `reset-mid-body`: the status, the headers (promising the full `Content-Length`) and half
+ * the body are sent, and the socket is destroyed once they are out.
  */
 const honorResets = (app: HttpApp.Default): HttpApp.Default =>
   Effect.flatMap(app, (response) => {
@@ -96,12 +97,22 @@ const honorResets = (app: HttpApp.Default): HttpApp.Default =>
     if (reset === undefined) return Effect.succeed(response)
     const { [resetHeader]: _, ...headers } = response.headers
     if (reset !== "reset-mid-body") {
-      const failing = new Readable({
-        read() {
-          this.destroy(new Error("connection reset by the sandbox"))
+      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        if (request.method === "HEAD") {
+          // The server sends a HEAD's headers alone, never reading a body that could fail: the
+          // connection is dropped here, and the handler waits to be interrupted by its closing.
+          return Effect.zipRight(
+            Effect.sync(() => NodeHttpServerRequest.toServerResponse(request).destroy()),
+            Effect.interruptible(Effect.never)
+          )
         }
+        const failing = new Readable({
+          read() {
+            this.destroy(new Error("connection reset by the sandbox"))
+          }
+        })
+        return Effect.succeed(HttpServerResponse.raw(failing, { status: response.status, headers }))
       })
-      return Effect.succeed(HttpServerResponse.raw(failing, { status: response.status, headers }))
     }
     const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
     return Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
