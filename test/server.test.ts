@@ -354,6 +354,95 @@ describe("Sandbox.serve", () => {
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 })
 
+describe("Sandbox.serve answers only its own address", () => {
+  const designPath = (number: string) => `${DesignSearchConfig.apiPath}/design/${number}`
+  const json = { "content-type": "application/json" }
+  const faultBody = JSON.stringify({ target: "design", status: 503 })
+
+  /** Every route, as a page would reach it: each with what it needs to succeed but the right Host or Origin. */
+  interface Route {
+    readonly method: string
+    readonly path: string
+    readonly headers: Record<string, string>
+    readonly body?: string
+  }
+
+  const everyRoute = (served: Sandbox.Served, token: string): ReadonlyArray<Route> => {
+    const form = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: served.sandbox.clientId,
+      client_secret: served.sandbox.clientSecret
+    }).toString()
+    const bearer = { authorization: `Bearer ${token}` }
+    return [
+      { method: "POST", path: "/__sandbox/reset", headers: {} },
+      { method: "POST", path: "/__sandbox/revoke-tokens", headers: {} },
+      { method: "POST", path: "/__sandbox/faults", headers: json, body: faultBody },
+      { method: "GET", path: "/__sandbox/stats", headers: {} },
+      { method: "GET", path: designPath(chair), headers: bearer },
+      {
+        method: "POST",
+        path: DesignSearchConfig.apiPath + "/search/quick",
+        headers: { ...bearer, ...json },
+        body: JSON.stringify({ query: "chair" })
+      },
+      {
+        method: "POST",
+        path: DesignSearchConfig.tokenPath,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form
+      }
+    ]
+  }
+
+  /** Nothing was reset, revoked or injected: the token still reads the design, with no fault in the way. */
+  const untouched = (served: Sandbox.Served, token: string) =>
+    Effect.gen(function*() {
+      expect((yield* served.control.stats).tokensIssued).toBe(1)
+      const design = yield* raw(served, "GET", designPath(chair), { authorization: `Bearer ${token}` })
+      expect(design.status).toBe(200)
+    })
+
+  it.scopedLive("a Host other than the sandbox's address (DNS rebinding) gets a spec-shaped 421 on every route", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const token = yield* tokenOf(served)
+      const foreign = [
+        "evil.example",
+        `evil.example:${served.port}`,
+        `192.168.0.10:${served.port}`,
+        "127.0.0.1",
+        "localhost",
+        "127.0.0.1:1",
+        `localhost.evil.example:${served.port}`
+      ]
+      for (const host of foreign) {
+        for (const route of everyRoute(served, token)) {
+          const answer = yield* raw(served, route.method, route.path, { ...route.headers, host }, route.body)
+          const what = `${route.method} ${route.path} with Host ${host}`
+          expect(answer.status, what).toBe(421)
+          expect(answer.headers["content-type"], what).toMatch(/^application\/json/)
+          expect(errorsOf(answer)[0], what).toMatchObject({ code: "MISDIRECTED_REQUEST" })
+        }
+      }
+      // None of them reached the sandbox: no request counted, nothing reset, revoked or injected.
+      expect((yield* served.control.stats).requests).toEqual({ token: 1, search: 0, design: 0 })
+      yield* untouched(served, token)
+      for (const host of [`127.0.0.1:${served.port}`, `localhost:${served.port}`, `LocalHost:${served.port}`]) {
+        expect((yield* raw(served, "GET", "/__sandbox/stats", { host })).status, host).toBe(200)
+      }
+    }))
+
+  it.scopedLive("the address bound and [::1] with the bound port are the sandbox's own Host", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, host: "127.0.0.2" })
+      for (const host of [`127.0.0.2:${served.port}`, `[::1]:${served.port}`, `127.0.0.1:${served.port}`]) {
+        expect((yield* raw(served, "GET", "/__sandbox/stats", { host })).status, host).toBe(200)
+      }
+      expect((yield* raw(served, "GET", "/__sandbox/stats", { host: `127.0.0.3:${served.port}` })).status).toBe(421)
+    }))
+})
+
 describe("Sandbox.serve answers HEAD like GET", () => {
   const designPath = (number: string) => `${DesignSearchConfig.apiPath}/design/${number}`
 

@@ -207,7 +207,8 @@ const extraHeaderNameArb = fc.stringMatching(/^x-[a-z0-9-]{1,20}$/)
 const headersArb = fc.record({
   contentType: contentTypeArb,
   accept: fc.option(fc.constantFrom("application/json", "*/*", "text/html", "application/xml", ""), { nil: undefined }),
-  host: fc.option(fc.constantFrom("evil.example", "localhost", "[::1]:1"), { nil: undefined }),
+  /** None of them the sandbox's own (undici sends that one when none is set). */
+  host: fc.option(fc.constantFrom("evil.example", "localhost", "[::1]:1", "127.0.0.1"), { nil: undefined }),
   extra: fc.dictionary(extraHeaderNameArb, headerValueArb, { maxKeys: 3 })
 }).map(({ accept, contentType, extra, host }) => ({
   ...extra,
@@ -575,14 +576,19 @@ const acceptedAuth: ReadonlySet<Auth> = new Set(["valid", "valid-lowercase-schem
 /**
  * What every answer must be: no 5xx (no fault is pending while fuzzing, so a 5xx is the sandbox
  * failing); no body for HEAD, 204 and 304; JSON for any other 2xx, and on the API's routes only for a
- * good token; otherwise a spec-shaped error body, or on the token endpoint alone an RFC 6749 error.
+ * good token, and never for a Host other than the sandbox's (every one the fuzzer sets); otherwise a
+ * spec-shaped error body, or on the token endpoint alone an RFC 6749 error.
  */
 const checkAnswer = (request: FuzzRequest, answer: Answer): void => {
   const what = `${request.method} ${request.path.slice(0, 120)} → ${answer.status}`
+  const path = routedPath(request.path)
   expect(answer.status, what).toBeGreaterThanOrEqual(200)
   expect(answer.status, `${what}: ${answer.body.toString("utf8").slice(0, 200)}`).toBeLessThan(500)
-  if (answer.status < 300 && isApiPath(routedPath(request.path))) {
+  if (answer.status < 300 && isApiPath(path)) {
     expect(acceptedAuth.has(request.auth), `${what}: served with ${request.auth} credentials`).toBe(true)
+  }
+  if (answer.status < 300) {
+    expect(request.headers["host"], `${what}: served for a foreign Host`).toBeUndefined()
   }
   if (request.method === "HEAD" || answer.status === 204 || answer.status === 304) {
     expect(answer.body.length, `${what}: a body where none may be`).toBe(0)

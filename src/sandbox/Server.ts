@@ -2,8 +2,10 @@
  * Serving a sandbox over loopback HTTP with `@effect/platform-node`: the very `HttpApp` that
  * `Sandbox.make` builds, plus the `/__sandbox/*` control routes on the same port. Only loopback
  * addresses are allowed, since the sandbox hands out tokens to anyone who knows its (well-known)
- * credentials. Closing the scope stops accepting connections, lets requests in flight finish for a
- * grace period, then drops what is left.
+ * credentials; and it answers only requests addressed to it (`Host`), against the browser of
+ * whoever runs it (`Address.ts`). Closing the
+ * scope stops accepting connections, lets requests in flight finish for a grace period, then drops
+ * what is left.
  */
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp, HttpServerError } from "@effect/platform"
@@ -16,6 +18,7 @@ import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { positiveInt } from "../internal/optionChecks.js"
+import * as Address from "./Address.js"
 import type { Control, Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
 import { resetHeader } from "./State.js"
@@ -187,14 +190,18 @@ export const serve = (
     const server = Http.createServer()
     const httpServer = yield* NodeHttpServer.make(() => server, { port, host })
     server.on("clientError", answerClientError)
-    const app = ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes })
+    const address = httpServer.address
+    const boundHost = address._tag === "TcpAddress" ? address.hostname : host
+    const boundPort = address._tag === "TcpAddress" ? address.port : port
+    const own = Address.make(boundHost, boundPort)
+    const app = Address.onlyOwnHost(
+      ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes }),
+      own
+    )
     yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, httpServer))
     // Added last, so it runs first: close while the handler is still installed, so requests
     // already on a connection are answered.
     yield* Effect.addFinalizer(() => closeGracefully(server, shutdownTimeout))
-    const address = httpServer.address
-    const boundHost = address._tag === "TcpAddress" ? address.hostname : host
-    const boundPort = address._tag === "TcpAddress" ? address.port : port
     const url = `http://${boundHost.includes(":") ? `[${boundHost}]` : boundHost}:${boundPort}`
     const baseUrl = url + DesignSearchConfig.apiPath
     return {
