@@ -354,7 +354,7 @@ describe("Sandbox.serve", () => {
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 })
 
-describe("Sandbox.serve answers only its own address", () => {
+describe("Sandbox.serve answers only its own address, and control only from no page but its own", () => {
   const designPath = (number: string) => `${DesignSearchConfig.apiPath}/design/${number}`
   const json = { "content-type": "application/json" }
   const faultBody = JSON.stringify({ target: "design", status: 503 })
@@ -440,6 +440,62 @@ describe("Sandbox.serve answers only its own address", () => {
         expect((yield* raw(served, "GET", "/__sandbox/stats", { host })).status, host).toBe(200)
       }
       expect((yield* raw(served, "GET", "/__sandbox/stats", { host: `127.0.0.3:${served.port}` })).status).toBe(421)
+    }))
+
+  it.scopedLive("a control request from a page (an Origin other than the sandbox's own) gets a spec-shaped 403", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const token = yield* tokenOf(served)
+      const foreign = ["http://evil.example", "null", "http://127.0.0.1:1", `https://127.0.0.1:${served.port}`]
+      const control = everyRoute(served, token).filter((route) => route.path.startsWith("/__sandbox/"))
+      for (const origin of foreign) {
+        for (const route of control) {
+          const answer = yield* raw(served, route.method, route.path, { ...route.headers, origin }, route.body)
+          const what = `${route.method} ${route.path} from ${origin}`
+          expect(answer.status, what).toBe(403)
+          expect(errorsOf(answer)[0], what).toMatchObject({ code: "FORBIDDEN_ORIGIN" })
+        }
+        // A simple cross-origin form POST, as a page sends it without asking.
+        const form = yield* raw(served, "POST", "/__sandbox/reset", {
+          origin,
+          "content-type": "application/x-www-form-urlencoded"
+        }, "a=b")
+        expect(form.status).toBe(403)
+      }
+      yield* untouched(served, token)
+      // The sandbox's own origin, under any of its names, and no Origin at all (a tool, not a page) are served.
+      for (const origin of [`http://127.0.0.1:${served.port}`, `http://localhost:${served.port}`]) {
+        expect((yield* raw(served, "POST", "/__sandbox/faults", { ...json, origin }, faultBody)).status).toBe(201)
+      }
+      expect((yield* raw(served, "POST", "/__sandbox/reset")).status).toBe(204)
+      expect((yield* served.control.stats).tokensIssued).toBe(0)
+    }))
+
+  it.scopedLive("faults takes application/json only (parameters allowed): any other body is a spec-shaped 415", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const token = yield* tokenOf(served)
+      const refused: ReadonlyArray<Record<string, string>> = [
+        {},
+        { "content-type": "text/plain" },
+        { "content-type": "text/plain; charset=utf-8" },
+        { "content-type": "application/x-www-form-urlencoded" },
+        { "content-type": "multipart/form-data; boundary=x" },
+        { "content-type": "application/jsonp" },
+        { "content-type": "application/problem+json" },
+        { "content-type": "" }
+      ]
+      for (const headers of refused) {
+        const answer = yield* raw(served, "POST", "/__sandbox/faults", headers, faultBody)
+        const what = `Content-Type ${JSON.stringify(headers["content-type"])}`
+        expect(answer.status, what).toBe(415)
+        expect(errorsOf(answer)[0], what).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE" })
+      }
+      yield* untouched(served, token)
+      for (const type of ["application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8"]) {
+        expect((yield* raw(served, "POST", "/__sandbox/faults", { "content-type": type }, faultBody)).status, type)
+          .toBe(201)
+      }
     }))
 })
 

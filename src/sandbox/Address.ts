@@ -1,6 +1,6 @@
 /**
- * Which requests the served sandbox is addressed by: a defence of a server on loopback against the
- * browser of the user who started it.
+ * Which requests the served sandbox is addressed by, and which page may drive it: the defences of a
+ * server on loopback against the browser of the user who started it.
  *
  * The `Host` check (`onlyOwnHost`) applies to every route, not only the control routes. A page on
  * `evil.example` can make its name resolve to 127.0.0.1 (DNS rebinding); the browser then treats the
@@ -10,6 +10,15 @@
  * sends `Host: evil.example`, so refusing every request not addressed to the sandbox closes all of
  * it. The in-process client (`InProcessClient.ts`) never reaches this check: it hands requests to
  * the app itself, with no `Host`, and only `Server.serve` wraps the app in it.
+ *
+ * The `Origin` check (`isOwnOrigin`, used by the control routes) covers what the `Host` check cannot:
+ * a page that posts straight to `http://127.0.0.1:8787/__sandbox/reset` (a form, or `fetch` with
+ * `mode: "no-cors"`) sends the right `Host`, and a "simple" request needs no preflight, so the
+ * browser sends it and only hides the answer. But browsers send `Origin` with every cross-origin POST
+ * (and with every request `fetch` makes in CORS mode), while tools and tests send none. So a control
+ * request that carries an `Origin` other than the sandbox's own is refused. That keeps the body-less
+ * routes (`revoke-tokens`, `reset`) body-less for every caller that is not a page; requiring
+ * `Content-Type: application/json` on them instead would force every tool to send one with no body.
  */
 import { HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
@@ -46,6 +55,15 @@ export const make = (boundHost: string, port: number): OwnAddress => {
 /** Whether a `Host` header names the sandbox. A request with none (HTTP/1.0) names nothing. */
 export const isOwnHost = (own: OwnAddress, host: string | undefined): boolean =>
   host !== undefined && own.authorities.has(host.trim().toLowerCase())
+
+/**
+ * Whether an `Origin` header is the sandbox's own: `http://` and one of its own `Host` forms. A
+ * page's origin, `null` (a sandboxed frame, a file) and `https://` are not.
+ */
+export const isOwnOrigin = (own: OwnAddress, origin: string): boolean => {
+  const normalized = origin.trim().toLowerCase()
+  return normalized.startsWith("http://") && own.authorities.has(normalized.slice("http://".length))
+}
 
 /**
  * Wraps `app` so that a request whose `Host` does not name the sandbox gets a spec-shaped 421

@@ -2,8 +2,8 @@
  * Serving a sandbox over loopback HTTP with `@effect/platform-node`: the very `HttpApp` that
  * `Sandbox.make` builds, plus the `/__sandbox/*` control routes on the same port. Only loopback
  * addresses are allowed, since the sandbox hands out tokens to anyone who knows its (well-known)
- * credentials; and it answers only requests addressed to it (`Host`), against the browser of
- * whoever runs it (`Address.ts`). Closing the
+ * credentials; and it answers only requests addressed to it (`Host`), and control requests from no
+ * page but its own (`Origin`), against the browser of whoever runs it (`Address.ts`). Closing the
  * scope stops accepting connections, lets requests in flight finish for a grace period, then drops
  * what is left.
  */
@@ -195,7 +195,7 @@ export const serve = (
     const boundPort = address._tag === "TcpAddress" ? address.port : port
     const own = Address.make(boundHost, boundPort)
     const app = Address.onlyOwnHost(
-      ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes }),
+      ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes, own }),
       own
     )
     yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, httpServer))
