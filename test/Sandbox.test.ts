@@ -197,6 +197,34 @@ describe("Sandbox API", () => {
       })
     ))
 
+  it.effect("HEAD is answered like GET, with the same status and headers and no body", () =>
+    withSandbox((_, client) =>
+      Effect.gen(function*() {
+        const authorization = yield* bearer(client)
+        for (const [number, status] of [[Sandbox.fixedNumbers.chair, 200], ["000000000", 404]] as const) {
+          const url = `${api}/design/${number}`
+          const head = yield* send(
+            client,
+            HttpClientRequest.head(url).pipe(HttpClientRequest.setHeader("authorization", authorization))
+          )
+          const get = yield* send(
+            client,
+            HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("authorization", authorization))
+          )
+          expect(get.status).toBe(status)
+          expect(head.status).toBe(status)
+          expect(head.text).toBe("")
+          // Error ids count up from answer to answer, one character each this early: the same length.
+          expect(head.headers).toEqual(get.headers)
+          expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(get.text)))
+        }
+        const token = yield* send(client, HttpClientRequest.head(tokenUrl))
+        expect(token.status).toBe(405)
+        expect(token.headers["allow"]).toBe("POST")
+        expect(token.text).toBe("")
+      })
+    ))
+
   it.effect("unknown routes are a 404 with an errors body", () =>
     withSandbox((_, client) =>
       Effect.gen(function*() {

@@ -7,6 +7,7 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Context, Effect, Either, Layer, Schema, Stream } from "effect"
+import { request as undiciRequest } from "undici"
 import { ApiError, DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 
 const chair = Sandbox.fixedNumbers.chair
@@ -51,6 +52,51 @@ const call = (
     const body_ = text === "" ? undefined : Either.getOrElse(Either.try(() => JSON.parse(text) as unknown), () => text)
     return { status: response.status, headers: response.headers, body: body_ } satisfies Answer
   }).pipe(Effect.provide(NodeHttpClient.layerUndici))
+
+/**
+ * One exchange with exactly the headers given (`host` and `content-type` included, none added but
+ * `content-length` for a body): what a browser or a hostile page would send.
+ */
+const raw = (
+  served: Sandbox.Served,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string
+) =>
+  Effect.promise(async () => {
+    const response = await undiciRequest(served.url + path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body })
+    })
+    const text = await response.body.text()
+    const body_ = text === "" ? undefined : Either.getOrElse(Either.try(() => JSON.parse(text) as unknown), () => text)
+    const flat = Object.fromEntries(
+      Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v])
+    )
+    return { status: response.statusCode, headers: flat, body: body_, text } satisfies Answer & { text: string }
+  })
+
+/** A token from the served sandbox's token endpoint, over HTTP. */
+const tokenOf = (served: Sandbox.Served) =>
+  Effect.flatMap(
+    raw(
+      served,
+      "POST",
+      DesignSearchConfig.tokenPath,
+      { "content-type": "application/x-www-form-urlencoded" },
+      new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: served.sandbox.clientId,
+        client_secret: served.sandbox.clientSecret
+      }).toString()
+    ),
+    (answer) =>
+      Effect.sync(() =>
+        Schema.decodeUnknownSync(Schema.Struct({ access_token: Schema.String }))(answer.body).access_token
+      )
+  )
 
 const decodeErrors = Schema.decodeUnknownSync(ApiError.ErrorPayload)
 const Stats = Schema.Struct({
@@ -213,7 +259,7 @@ describe("Sandbox.serve", () => {
           name: "wrong method on stats",
           answer: call(served, "DELETE", "/__sandbox/stats"),
           status: 405,
-          check: (_, answer) => expect(answer.headers["allow"]).toBe("GET")
+          check: (_, answer) => expect(answer.headers["allow"]).toBe("GET, HEAD")
         },
         { name: "unknown control route", answer: call(served, "POST", "/__sandbox/explode"), status: 404 }
       ]
@@ -306,4 +352,201 @@ describe("Sandbox.serve", () => {
       const after = yield* Effect.flip(call(url, "GET", "/__sandbox/stats"))
       expect(after._tag).toBe("RequestError")
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+})
+
+describe("Sandbox.serve answers only its own address, and control only from no page but its own", () => {
+  const designPath = (number: string) => `${DesignSearchConfig.apiPath}/design/${number}`
+  const json = { "content-type": "application/json" }
+  const faultBody = JSON.stringify({ target: "design", status: 503 })
+
+  /** Every route, as a page would reach it: each with what it needs to succeed but the right Host or Origin. */
+  interface Route {
+    readonly method: string
+    readonly path: string
+    readonly headers: Record<string, string>
+    readonly body?: string
+  }
+
+  const everyRoute = (served: Sandbox.Served, token: string): ReadonlyArray<Route> => {
+    const form = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: served.sandbox.clientId,
+      client_secret: served.sandbox.clientSecret
+    }).toString()
+    const bearer = { authorization: `Bearer ${token}` }
+    return [
+      { method: "POST", path: "/__sandbox/reset", headers: {} },
+      { method: "POST", path: "/__sandbox/revoke-tokens", headers: {} },
+      { method: "POST", path: "/__sandbox/faults", headers: json, body: faultBody },
+      { method: "GET", path: "/__sandbox/stats", headers: {} },
+      { method: "GET", path: designPath(chair), headers: bearer },
+      {
+        method: "POST",
+        path: DesignSearchConfig.apiPath + "/search/quick",
+        headers: { ...bearer, ...json },
+        body: JSON.stringify({ query: "chair" })
+      },
+      {
+        method: "POST",
+        path: DesignSearchConfig.tokenPath,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form
+      }
+    ]
+  }
+
+  /** Nothing was reset, revoked or injected: the token still reads the design, with no fault in the way. */
+  const untouched = (served: Sandbox.Served, token: string) =>
+    Effect.gen(function*() {
+      expect((yield* served.control.stats).tokensIssued).toBe(1)
+      const design = yield* raw(served, "GET", designPath(chair), { authorization: `Bearer ${token}` })
+      expect(design.status).toBe(200)
+    })
+
+  it.scopedLive("a Host other than the sandbox's address (DNS rebinding) gets a spec-shaped 421 on every route", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const token = yield* tokenOf(served)
+      const foreign = [
+        "evil.example",
+        `evil.example:${served.port}`,
+        `192.168.0.10:${served.port}`,
+        "127.0.0.1",
+        "localhost",
+        "127.0.0.1:1",
+        `localhost.evil.example:${served.port}`
+      ]
+      for (const host of foreign) {
+        for (const route of everyRoute(served, token)) {
+          const answer = yield* raw(served, route.method, route.path, { ...route.headers, host }, route.body)
+          const what = `${route.method} ${route.path} with Host ${host}`
+          expect(answer.status, what).toBe(421)
+          expect(answer.headers["content-type"], what).toMatch(/^application\/json/)
+          expect(errorsOf(answer)[0], what).toMatchObject({ code: "MISDIRECTED_REQUEST" })
+        }
+      }
+      // None of them reached the sandbox: no request counted, nothing reset, revoked or injected.
+      expect((yield* served.control.stats).requests).toEqual({ token: 1, search: 0, design: 0 })
+      yield* untouched(served, token)
+      for (const host of [`127.0.0.1:${served.port}`, `localhost:${served.port}`, `LocalHost:${served.port}`]) {
+        expect((yield* raw(served, "GET", "/__sandbox/stats", { host })).status, host).toBe(200)
+      }
+    }))
+
+  it.scopedLive("the address bound and [::1] with the bound port are the sandbox's own Host", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, host: "127.0.0.2" })
+      for (const host of [`127.0.0.2:${served.port}`, `[::1]:${served.port}`, `127.0.0.1:${served.port}`]) {
+        expect((yield* raw(served, "GET", "/__sandbox/stats", { host })).status, host).toBe(200)
+      }
+      expect((yield* raw(served, "GET", "/__sandbox/stats", { host: `127.0.0.3:${served.port}` })).status).toBe(421)
+    }))
+
+  it.scopedLive("a control request from a page (an Origin other than the sandbox's own) gets a spec-shaped 403", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const token = yield* tokenOf(served)
+      const foreign = ["http://evil.example", "null", "http://127.0.0.1:1", `https://127.0.0.1:${served.port}`]
+      const control = everyRoute(served, token).filter((route) => route.path.startsWith("/__sandbox/"))
+      for (const origin of foreign) {
+        for (const route of control) {
+          const answer = yield* raw(served, route.method, route.path, { ...route.headers, origin }, route.body)
+          const what = `${route.method} ${route.path} from ${origin}`
+          expect(answer.status, what).toBe(403)
+          expect(errorsOf(answer)[0], what).toMatchObject({ code: "FORBIDDEN_ORIGIN" })
+        }
+        // A simple cross-origin form POST, as a page sends it without asking.
+        const form = yield* raw(served, "POST", "/__sandbox/reset", {
+          origin,
+          "content-type": "application/x-www-form-urlencoded"
+        }, "a=b")
+        expect(form.status).toBe(403)
+      }
+      yield* untouched(served, token)
+      // The sandbox's own origin, under any of its names, and no Origin at all (a tool, not a page) are served.
+      for (const origin of [`http://127.0.0.1:${served.port}`, `http://localhost:${served.port}`]) {
+        expect((yield* raw(served, "POST", "/__sandbox/faults", { ...json, origin }, faultBody)).status).toBe(201)
+      }
+      expect((yield* raw(served, "POST", "/__sandbox/reset")).status).toBe(204)
+      expect((yield* served.control.stats).tokensIssued).toBe(0)
+    }))
+
+  it.scopedLive("faults takes application/json only (parameters allowed): any other body is a spec-shaped 415", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const token = yield* tokenOf(served)
+      const refused: ReadonlyArray<Record<string, string>> = [
+        {},
+        { "content-type": "text/plain" },
+        { "content-type": "text/plain; charset=utf-8" },
+        { "content-type": "application/x-www-form-urlencoded" },
+        { "content-type": "multipart/form-data; boundary=x" },
+        { "content-type": "application/jsonp" },
+        { "content-type": "application/problem+json" },
+        { "content-type": "" }
+      ]
+      for (const headers of refused) {
+        const answer = yield* raw(served, "POST", "/__sandbox/faults", headers, faultBody)
+        const what = `Content-Type ${JSON.stringify(headers["content-type"])}`
+        expect(answer.status, what).toBe(415)
+        expect(errorsOf(answer)[0], what).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE" })
+      }
+      yield* untouched(served, token)
+      for (const type of ["application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8"]) {
+        expect((yield* raw(served, "POST", "/__sandbox/faults", { "content-type": type }, faultBody)).status, type)
+          .toBe(201)
+      }
+    }))
+})
+
+describe("Sandbox.serve answers HEAD like GET", () => {
+  const designPath = (number: string) => `${DesignSearchConfig.apiPath}/design/${number}`
+
+  it.scopedLive("the same status and headers, Content-Length included, and no body, on every GET route", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const token = yield* tokenOf(served)
+      const bearer = { authorization: `Bearer ${token}` }
+      const routes: ReadonlyArray<{ path: string; headers: Record<string, string>; status: number }> = [
+        { path: "/__sandbox/stats", headers: {}, status: 200 },
+        { path: designPath(chair), headers: bearer, status: 200 },
+        { path: designPath("000000000"), headers: bearer, status: 404 },
+        { path: designPath("not-a-number"), headers: bearer, status: 400 },
+        { path: designPath(chair), headers: {}, status: 401 }
+      ]
+      for (const route of routes) {
+        const head = yield* raw(served, "HEAD", route.path, route.headers)
+        const get = yield* raw(served, "GET", route.path, route.headers)
+        expect(get.status, route.path).toBe(route.status)
+        expect(head.status, route.path).toBe(get.status)
+        expect(head.text, route.path).toBe("")
+        for (const name of ["content-type", "cache-control", "www-authenticate"]) {
+          expect(head.headers[name], `${route.path}: ${name}`).toBe(get.headers[name])
+        }
+        // Error ids count up (sbx-2, sbx-3, ...), one character each this early: the same length.
+        expect(head.headers["content-length"], route.path).toMatch(/^[1-9]\d*$/)
+        expect(head.headers["content-length"], route.path).toBe(get.headers["content-length"])
+      }
+      // A HEAD is a request like a GET: counted the same.
+      expect((yield* served.control.stats).requests.design).toBe(8)
+      const faults = yield* raw(served, "HEAD", "/__sandbox/faults")
+      expect(faults.status).toBe(405)
+      expect(faults.headers["allow"]).toBe("POST")
+      expect(faults.text).toBe("")
+    }))
+
+  it.scopedLive("a reset fault drops a HEAD's connection as it drops a GET's; a reset mid-body sends its headers", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const head = raw(served, "HEAD", designPath(chair)).pipe(
+        Effect.map((answer) => answer.status),
+        Effect.catchAllDefect((defect) => Effect.succeed(String(defect)))
+      )
+      yield* served.control.injectFault({ target: "design", status: 503, kind: "reset" })
+      expect(yield* head).toMatch(/other side closed/)
+      yield* served.control.injectFault({ target: "design", status: 503, kind: "resetMidBody" })
+      expect(yield* head).toBe(503)
+      expect(yield* head).toBe(401)
+      expect((yield* raw(served, "GET", "/__sandbox/stats")).status).toBe(200)
+    }))
 })

@@ -207,13 +207,20 @@ const extraHeaderNameArb = fc.stringMatching(/^x-[a-z0-9-]{1,20}$/)
 const headersArb = fc.record({
   contentType: contentTypeArb,
   accept: fc.option(fc.constantFrom("application/json", "*/*", "text/html", "application/xml", ""), { nil: undefined }),
-  host: fc.option(fc.constantFrom("evil.example", "localhost", "[::1]:1"), { nil: undefined }),
+  /** None of them the sandbox's own (undici sends that one when none is set). */
+  host: fc.option(fc.constantFrom("evil.example", "localhost", "[::1]:1", "127.0.0.1"), { nil: undefined }),
+  /** None of them the sandbox's own: the origins of pages. */
+  origin: fc.option(fc.constantFrom("http://evil.example", "null", "http://localhost", "https://127.0.0.1"), {
+    nil: undefined,
+    freq: 4
+  }),
   extra: fc.dictionary(extraHeaderNameArb, headerValueArb, { maxKeys: 3 })
-}).map(({ accept, contentType, extra, host }) => ({
+}).map(({ accept, contentType, extra, host, origin }) => ({
   ...extra,
   ...(contentType === undefined ? {} : { "content-type": contentType }),
   ...(accept === undefined ? {} : { accept }),
-  ...(host === undefined ? {} : { host })
+  ...(host === undefined ? {} : { host }),
+  ...(origin === undefined ? {} : { origin })
 }))
 
 const searchWords = ["chair", "bottle", "watch", "lamp", "a", " ", "", "Pty", "0", "*", "\u0000", "ü"]
@@ -572,17 +579,34 @@ const isApiPath = (path: string) => path.startsWith(DesignSearchConfig.apiPath +
 /** Authorization headers a spec-conforming server may accept (the scheme is case-insensitive, RFC 9110). */
 const acceptedAuth: ReadonlySet<Auth> = new Set(["valid", "valid-lowercase-scheme", "valid-extra-spaces"])
 
+/** Control routes, where no page is served. */
+const isControlPath = (path: string) => path === "/__sandbox" || path.startsWith("/__sandbox/")
+/** `application/json` with any parameters, in any case: the only body the faults route reads. */
+const isJsonType = (type: string | undefined) => type?.split(";")[0]?.trim().toLowerCase() === "application/json"
+
 /**
  * What every answer must be: no 5xx (no fault is pending while fuzzing, so a 5xx is the sandbox
  * failing); no body for HEAD, 204 and 304; JSON for any other 2xx, and on the API's routes only for a
- * good token; otherwise a spec-shaped error body, or on the token endpoint alone an RFC 6749 error.
+ * good token, never for a Host other than the sandbox's (every one the fuzzer sets), on the control
+ * routes never for a page's Origin (every one the fuzzer sets), and on the faults route only for a
+ * JSON body; otherwise a spec-shaped error body, or on the token endpoint alone an RFC 6749 error.
  */
 const checkAnswer = (request: FuzzRequest, answer: Answer): void => {
   const what = `${request.method} ${request.path.slice(0, 120)} → ${answer.status}`
+  const path = routedPath(request.path)
   expect(answer.status, what).toBeGreaterThanOrEqual(200)
   expect(answer.status, `${what}: ${answer.body.toString("utf8").slice(0, 200)}`).toBeLessThan(500)
-  if (answer.status < 300 && isApiPath(routedPath(request.path))) {
+  if (answer.status < 300 && isApiPath(path)) {
     expect(acceptedAuth.has(request.auth), `${what}: served with ${request.auth} credentials`).toBe(true)
+  }
+  if (answer.status < 300) {
+    expect(request.headers["host"], `${what}: served for a foreign Host`).toBeUndefined()
+  }
+  if (answer.status < 300 && isControlPath(path)) {
+    expect(request.headers["origin"], `${what}: control served to a page`).toBeUndefined()
+  }
+  if (answer.status < 300 && path === "/__sandbox/faults") {
+    expect(isJsonType(request.headers["content-type"]), `${what}: a fault read from a non-JSON body`).toBe(true)
   }
   if (request.method === "HEAD" || answer.status === 204 || answer.status === 304) {
     expect(answer.body.length, `${what}: a body where none may be`).toBe(0)

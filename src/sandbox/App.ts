@@ -12,7 +12,7 @@ import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from ".
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { parseJson } from "../internal/answers.js"
 import { parameterError, pointerErrors } from "../internal/validation.js"
-import { errorAnswers, json, jsonBytes, pathOf, readBody } from "./Http.js"
+import { allowHeader, answers, errorAnswers, json, jsonBytes, pathOf, readBody } from "./Http.js"
 import * as Jwt from "./Jwt.js"
 import type { SearchIndex } from "./SearchIndex.js"
 import { resetHeader, takeFault } from "./State.js"
@@ -95,7 +95,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
 
   const tokenEndpoint = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function*() {
-      if (request.method !== "POST") return statusError(405, { allow: "POST" })
+      if (!answers("POST", request.method)) return statusError(405, { allow: allowHeader("POST") })
       const body = yield* readRequestBody(request)
       if (Either.isLeft(body)) return body.left
       const contentType = request.headers["content-type"] ?? ""
@@ -152,7 +152,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
 
   const quickSearch = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function*() {
-      if (request.method !== "POST") return statusError(405, { allow: "POST" })
+      if (!answers("POST", request.method)) return statusError(405, { allow: allowHeader("POST") })
       const body = yield* readRequestBody(request)
       if (Either.isLeft(body)) return body.left
       const parsed = parseJson(body.right)
@@ -180,7 +180,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
 
   const getDesign = (request: HttpServerRequest.HttpServerRequest, rawNumber: string) =>
     Effect.sync(() => {
-      if (request.method !== "GET") return statusError(405, { allow: "GET" })
+      if (!answers("GET", request.method)) return statusError(405, { allow: allowHeader("GET") })
       const number = Either.getOrElse(Either.try(() => decodeURIComponent(rawNumber)), () => rawNumber)
       if (!isDesignNumber(number)) {
         return errors(400, [parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")])

@@ -10,8 +10,9 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { ErrorObject } from "../ApiError.js"
 import { parseJson } from "../internal/answers.js"
 import { pointerErrors } from "../internal/validation.js"
+import * as Address from "./Address.js"
 import type { Control } from "./Control.js"
-import { errorAnswers, json, pathOf, readBody } from "./Http.js"
+import { allowHeader, answers, errorAnswers, json, pathOf, readBody } from "./Http.js"
 import { Fault } from "./State.js"
 
 /** Every control route lives below this path. */
@@ -21,6 +22,8 @@ export const prefix = "/__sandbox"
 export interface ControlOptions {
   /** Largest request body a control route reads, in bytes. */
   readonly maxBodyBytes: number
+  /** Where the sandbox is served: a request with an `Origin` other than this one is refused. */
+  readonly own: Address.OwnAddress
 }
 
 type Response = HttpServerResponse.HttpServerResponse
@@ -33,6 +36,15 @@ interface Route {
 const decodeFault = Schema.decodeUnknownEither(Fault, { errors: "all", onExcessProperty: "error" })
 const encodeFault = Schema.encodeSync(Fault)
 
+/**
+ * Whether a `Content-Type` is JSON: `application/json`, in any case, with any parameters (`;
+ * charset=utf-8`). Nothing else is read as a control body, so a page cannot post one as a "simple"
+ * cross-origin request (`text/plain`, a form): `application/json` needs a preflight, which the
+ * sandbox never grants.
+ */
+const isJson = (contentType: string | undefined): boolean =>
+  (contentType?.split(";")[0] ?? "").trim().toLowerCase() === "application/json"
+
 /** True when `url` names a control route (or the prefix itself). */
 export const isControlPath = (url: string): boolean => {
   const path = pathOf(url)
@@ -41,7 +53,9 @@ export const isControlPath = (url: string): boolean => {
 
 /**
  * Wraps a sandbox's app so that requests below `prefix` reach the control routes and every other
- * request reaches `app` unchanged.
+ * request reaches `app` unchanged. A control request that carries an `Origin` other than the
+ * sandbox's own comes from a page, and gets a 403 whatever its route (see `Address.ts`); a body that
+ * is not `application/json` gets a 415.
  */
 export const withControlRoutes = (app: HttpApp.Default, control: Control, options: ControlOptions): HttpApp.Default => {
   let sequence = 0
@@ -50,6 +64,16 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, option
 
   const injectFault = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function*() {
+      const contentType = request.headers["content-type"]
+      if (!isJson(contentType)) {
+        return fail(415, {
+          code: "UNSUPPORTED_MEDIA_TYPE",
+          detail: `a fault is sent as application/json, not ${
+            contentType === undefined ? "without Content-Type" : JSON.stringify(contentType)
+          }`,
+          source: { header: "Content-Type" }
+        })
+      }
       const body = yield* readBody(request, options.maxBodyBytes, fail)
       if (Either.isLeft(body)) return body.left
       const parsed = parseJson(body.right)
@@ -83,16 +107,25 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, option
   }
 
   const controlApp = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Response> => {
+    const origin = request.headers["origin"]
+    if (origin !== undefined && !Address.isOwnOrigin(options.own, origin)) {
+      return Effect.succeed(fail(403, {
+        code: "FORBIDDEN_ORIGIN",
+        detail: `the control routes answer no page: Origin ${JSON.stringify(origin)} is not the sandbox's own`,
+        source: { header: "Origin" }
+      }))
+    }
     const path = pathOf(request.url)
     const route = Object.hasOwn(routes, path) ? routes[path] : undefined
     if (route === undefined) {
       return Effect.succeed(fail(404, { code: "NOT_FOUND", detail: `no control route ${path}` }))
     }
-    if (request.method !== route.method) {
+    if (!answers(route.method, request.method)) {
+      const allow = allowHeader(route.method)
       return Effect.succeed(errors(405, [{
         code: "405",
-        detail: `${path} accepts ${route.method}, not ${request.method}`
-      }], { allow: route.method }))
+        detail: `${path} accepts ${allow}, not ${request.method}`
+      }], { allow }))
     }
     return route.handle(request)
   }

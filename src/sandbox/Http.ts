@@ -27,6 +27,18 @@ export const errorAnswers = (nextId: () => string) =>
   headers: Record<string, string> = {}
 ): HttpServerResponse.HttpServerResponse => json({ errors: list.map((e) => ({ id: nextId(), ...e })) }, status, headers)
 
+/**
+ * Whether a route that answers `method` answers a request's `requested` method: `HEAD` is answered
+ * wherever `GET` is, with the same status and headers (RFC 9110, 9.3.2). The app still builds the
+ * GET's body, so its headers (`Content-Length` included) are the GET's; the transport drops the body
+ * (Node's server for a HEAD, the in-process client likewise).
+ */
+export const answers = (method: "GET" | "POST", requested: string): boolean =>
+  requested === method || (method === "GET" && requested === "HEAD")
+
+/** The `Allow` header of a 405 from a route that answers `method`. */
+export const allowHeader = (method: "GET" | "POST"): string => method === "GET" ? "GET, HEAD" : method
+
 /** The path of a request URL, absolute or not. */
 export const pathOf = (url: string): string =>
   URL.canParse(url, "http://sandbox.invalid") ? new URL(url, "http://sandbox.invalid").pathname : url

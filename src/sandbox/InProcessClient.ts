@@ -69,12 +69,22 @@ export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
           })
         )
       }
+      // A HEAD is answered as the app answered it (the GET's status and headers), with no body, as
+      // a server sends it: there is no body to cut either.
+      if (request.method === "HEAD") return HttpClientResponse.fromWeb(request, headersOnly(response))
       return HttpClientResponse.fromWeb(
         request,
         reset === "reset-mid-body" ? cutMidBody(response) : HttpServerResponse.toWeb(response)
       )
     })
   )
+
+/** The response's status and headers (`Content-Length` included), without its body. */
+const headersOnly = (response: HttpServerResponse.HttpServerResponse): Response => {
+  const web = HttpServerResponse.toWeb(response, { withoutBody: true })
+  web.headers.delete(State.resetHeader)
+  return web
+}
 
 /** The response with its body failing after half of it arrived, as a connection reset would. */
 const cutMidBody = (response: HttpServerResponse.HttpServerResponse): Response => {

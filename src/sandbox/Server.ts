@@ -2,8 +2,10 @@
  * Serving a sandbox over loopback HTTP with `@effect/platform-node`: the very `HttpApp` that
  * `Sandbox.make` builds, plus the `/__sandbox/*` control routes on the same port. Only loopback
  * addresses are allowed, since the sandbox hands out tokens to anyone who knows its (well-known)
- * credentials. Closing the scope stops accepting connections, lets requests in flight finish for a
- * grace period, then drops what is left.
+ * credentials; and it answers only requests addressed to it (`Host`), and control requests from no
+ * page but its own (`Origin`), against the browser of whoever runs it (`Address.ts`). Closing the
+ * scope stops accepting connections, lets requests in flight finish for a grace period, then drops
+ * what is left.
  */
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp, HttpServerError } from "@effect/platform"
@@ -16,6 +18,7 @@ import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { positiveInt } from "../internal/optionChecks.js"
+import * as Address from "./Address.js"
 import type { Control, Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
 import { resetHeader } from "./State.js"
@@ -87,8 +90,9 @@ const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError>
 /**
  * Turns the app's reset requests (`State.resetHeader`) into dropped connections. `reset`: the
  * answer becomes a body stream that fails at once, so the server destroys the socket before even
- * the status is sent. `reset-mid-body`: the status, the headers (promising the full
- * `Content-Length`) and half the body are sent, and the socket is destroyed once they are out.
+ * the status is sent (a HEAD's connection, whose body the server never reads, is destroyed at
+ * once). `reset-mid-body`: the status, the headers (promising the full `Content-Length`) and half
+ * the body are sent, and the socket is destroyed once they are out.
  */
 const honorResets = (app: HttpApp.Default): HttpApp.Default =>
   Effect.flatMap(app, (response) => {
@@ -96,12 +100,22 @@ const honorResets = (app: HttpApp.Default): HttpApp.Default =>
     if (reset === undefined) return Effect.succeed(response)
     const { [resetHeader]: _, ...headers } = response.headers
     if (reset !== "reset-mid-body") {
-      const failing = new Readable({
-        read() {
-          this.destroy(new Error("connection reset by the sandbox"))
+      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        if (request.method === "HEAD") {
+          // The server sends a HEAD's headers alone, never reading a body that could fail: the
+          // connection is dropped here, and the handler waits to be interrupted by its closing.
+          return Effect.zipRight(
+            Effect.sync(() => NodeHttpServerRequest.toServerResponse(request).destroy()),
+            Effect.interruptible(Effect.never)
+          )
         }
+        const failing = new Readable({
+          read() {
+            this.destroy(new Error("connection reset by the sandbox"))
+          }
+        })
+        return Effect.succeed(HttpServerResponse.raw(failing, { status: response.status, headers }))
       })
-      return Effect.succeed(HttpServerResponse.raw(failing, { status: response.status, headers }))
     }
     const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
     return Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
@@ -176,14 +190,18 @@ export const serve = (
     const server = Http.createServer()
     const httpServer = yield* NodeHttpServer.make(() => server, { port, host })
     server.on("clientError", answerClientError)
-    const app = ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes })
+    const address = httpServer.address
+    const boundHost = address._tag === "TcpAddress" ? address.hostname : host
+    const boundPort = address._tag === "TcpAddress" ? address.port : port
+    const own = Address.make(boundHost, boundPort)
+    const app = Address.onlyOwnHost(
+      ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes, own }),
+      own
+    )
     yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, httpServer))
     // Added last, so it runs first: close while the handler is still installed, so requests
     // already on a connection are answered.
     yield* Effect.addFinalizer(() => closeGracefully(server, shutdownTimeout))
-    const address = httpServer.address
-    const boundHost = address._tag === "TcpAddress" ? address.hostname : host
-    const boundPort = address._tag === "TcpAddress" ? address.port : port
     const url = `http://${boundHost.includes(":") ? `[${boundHost}]` : boundHost}:${boundPort}`
     const baseUrl = url + DesignSearchConfig.apiPath
     return {

@@ -1,0 +1,88 @@
+/**
+ * Which requests the served sandbox is addressed by, and which page may drive it: the defences of a
+ * server on loopback against the browser of the user who started it.
+ *
+ * The `Host` check (`onlyOwnHost`) applies to every route, not only the control routes. A page on
+ * `evil.example` can make its name resolve to 127.0.0.1 (DNS rebinding); the browser then treats the
+ * sandbox as same-origin with the page and lets it read every answer. On the control routes that
+ * would let it reset or fault a test run; on the service's routes it would let it fetch tokens with
+ * the sandbox's credentials, which are public defaults, and read designs with them. The browser still
+ * sends `Host: evil.example`, so refusing every request not addressed to the sandbox closes all of
+ * it. The in-process client (`InProcessClient.ts`) never reaches this check: it hands requests to
+ * the app itself, with no `Host`, and only `Server.serve` wraps the app in it.
+ *
+ * The `Origin` check (`isOwnOrigin`, used by the control routes) covers what the `Host` check cannot:
+ * a page that posts straight to `http://127.0.0.1:8787/__sandbox/reset` (a form, or `fetch` with
+ * `mode: "no-cors"`) sends the right `Host`, and a "simple" request needs no preflight, so the
+ * browser sends it and only hides the answer. But browsers send `Origin` with every cross-origin POST
+ * (and with every request `fetch` makes in CORS mode), while tools and tests send none. So a control
+ * request that carries an `Origin` other than the sandbox's own is refused. That keeps the body-less
+ * routes (`revoke-tokens`, `reset`) body-less for every caller that is not a page; requiring
+ * `Content-Type: application/json` on them instead would force every tool to send one with no body.
+ */
+import { HttpServerRequest } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { Effect } from "effect"
+import { errorAnswers } from "./Http.js"
+
+/** The names a loopback sandbox answers to besides the address it is bound to. */
+const loopbackNames = ["localhost", "127.0.0.1", "[::1]"] as const
+
+/**
+ * Where a served sandbox listens: the `host[:port]` forms (lower case) that a `Host` header naming
+ * it may take.
+ */
+export interface OwnAddress {
+  readonly authorities: ReadonlySet<string>
+  /** For error messages: the forms as a client would write them. */
+  readonly described: string
+}
+
+/**
+ * The sandbox's own address: the host it is bound to (an IPv6 address in brackets) and the loopback
+ * names, each with the bound port (and also without it on port 80, where a client leaves it out).
+ */
+export const make = (boundHost: string, port: number): OwnAddress => {
+  const bound = (boundHost.includes(":") ? `[${boundHost}]` : boundHost).toLowerCase()
+  const names = [...new Set([bound, ...loopbackNames])]
+  const withPort = names.map((name) => `${name}:${port}`)
+  return {
+    authorities: new Set(port === 80 ? [...withPort, ...names] : withPort),
+    described: withPort.join(", ")
+  }
+}
+
+/** Whether a `Host` header names the sandbox. A request with none (HTTP/1.0) names nothing. */
+export const isOwnHost = (own: OwnAddress, host: string | undefined): boolean =>
+  host !== undefined && own.authorities.has(host.trim().toLowerCase())
+
+/**
+ * Whether an `Origin` header is the sandbox's own: `http://` and one of its own `Host` forms. A
+ * page's origin, `null` (a sandboxed frame, a file) and `https://` are not.
+ */
+export const isOwnOrigin = (own: OwnAddress, origin: string): boolean => {
+  const normalized = origin.trim().toLowerCase()
+  return normalized.startsWith("http://") && own.authorities.has(normalized.slice("http://".length))
+}
+
+/**
+ * Wraps `app` so that a request whose `Host` does not name the sandbox gets a spec-shaped 421
+ * (Misdirected Request: this server does not answer for that name, RFC 9110 15.5.20) and reaches
+ * nothing: no route, no counter, no fault.
+ */
+export const onlyOwnHost = (app: HttpApp.Default, own: OwnAddress): HttpApp.Default => {
+  let sequence = 0
+  const errors = errorAnswers(() => `host-${(++sequence).toString(36)}`)
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const host = request.headers["host"]
+    return isOwnHost(own, host)
+      ? app
+      : Effect.succeed(errors(421, [{
+        code: "MISDIRECTED_REQUEST",
+        detail: `the sandbox answers requests for ${own.described} only, not for ${
+          host === undefined ? "a request without Host" : JSON.stringify(host)
+        }`,
+        source: { header: "Host" }
+      }]))
+  })
+}
