@@ -31,9 +31,9 @@ const valuedNames = (usage: Usage, into: Set<string>): Set<string> => {
   return into
 }
 
-/** Every option of the commands of `usages` (`Command.getUsage`) that takes a value, and the built-in one that does. */
+/** Every option of the commands of `usages` (`Command.getUsage`) that takes a value, and the built-in ones that do. */
 export const valuedOptions = (usages: ReadonlyArray<Usage>): ReadonlySet<string> =>
-  usages.reduce((names, usage) => valuedNames(usage, names), new Set(["--log-level"]))
+  usages.reduce((names, usage) => valuedNames(usage, names), new Set(["--log-level", "--completions"]))
 
 /**
  * The usage error of `args` (the arguments after the runtime and the script), if any: a valued

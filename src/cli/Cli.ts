@@ -3,7 +3,7 @@
  * arguments to an exit code. Every outcome is a code — success, a typed failure rendered on stderr
  * (see `failure.ts`), or a signal (see `Interruption.ts`) — so `main.ts` only has to exit with it.
  */
-import { Command } from "@effect/cli"
+import { CliConfig, Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Option, Ref } from "effect"
 import { checkArguments, valuedOptions } from "./ArgumentChecks.js"
@@ -75,6 +75,8 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
     if (Option.isSome(misuse)) return yield* report(Cause.fail(misuse.value))
     const outcome = cli(args).pipe(
       withHelpConsole("design-search", ["search", "get", "export", "token", "sandbox"]),
+      // Case-sensitive options: by default `--LIMIT 5` is matched, its value taken, then dropped.
+      Effect.provide(CliConfig.layer({ isCaseSensitive: true })),
       Effect.provideService(InterruptExitCode, interruptCode),
       Effect.provide(NodeContext.layer),
       Effect.matchCauseEffect({

@@ -1,6 +1,7 @@
 /**
  * What the commands talk to. With `--env sandbox` (or `IPAUSTRALIA_ENV=sandbox`), or when nothing
- * names an environment and no `IPAUSTRALIA_CLIENT_ID` is set, the embedded sandbox answers in
+ * names an environment and no `IPAUSTRALIA_*` variable points at the service (client id, secret,
+ * auth or base URL), the embedded sandbox answers in
  * process and a one-line notice on stderr says so: the CLI works without credentials, and never
  * silently passes off simulated data as the service's. When `--env` or `IPAUSTRALIA_ENV` names
  * `test` or `production`, the client is configured from the `IPAUSTRALIA_*` variables and reaches
@@ -51,6 +52,14 @@ const serviceClient = (environment: Option.Option<Environment>): Layer.Layer<Cli
       ))
   )
 
+/** The variables that point the CLI at the service: any of them set, and the sandbox never stands in. */
+const serviceVariables = [
+  "IPAUSTRALIA_CLIENT_ID",
+  "IPAUSTRALIA_CLIENT_SECRET",
+  "IPAUSTRALIA_AUTH_URL",
+  "IPAUSTRALIA_BASE_URL"
+] as const
+
 const isEnvironment = (name: string): name is Environment => (environments as ReadonlyArray<string>).includes(name)
 
 /** `IPAUSTRALIA_ENV`, when set: one of `environments`, or a configuration error that lists them. */
@@ -70,17 +79,20 @@ const environmentVariable: Effect.Effect<Option.Option<Environment>, ConfigError
 
 /**
  * The client for the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`. The embedded
- * sandbox when that says `sandbox`, or when neither names an environment and no client id is set.
+ * sandbox when that says `sandbox`, or when neither names an environment and no variable points at
+ * the service.
  */
 export const clientLayer = (env: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const named = Option.isSome(env) ? env : yield* environmentVariable
-      const clientId = yield* nonEmpty("IPAUSTRALIA_CLIENT_ID")
       if (Option.getOrUndefined(named) === "sandbox") {
         return sandboxClient(Option.isSome(env) ? "--env sandbox" : "IPAUSTRALIA_ENV=sandbox")
       }
-      if (Option.isNone(named) && Option.isNone(clientId)) return sandboxClient("IPAUSTRALIA_CLIENT_ID is not set")
+      const pointed = yield* Effect.forEach(serviceVariables, nonEmpty)
+      if (Option.isNone(named) && pointed.every(Option.isNone)) {
+        return sandboxClient("no IPAUSTRALIA_* variable is set")
+      }
       return serviceClient(named)
     })
   )
