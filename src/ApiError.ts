@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Duration, Schema } from "effect"
+import { cap } from "./internal/schemaIssues.js"
 
 /** Extension attributes (spec 7.1.3) are kept, not dropped. */
 const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -100,9 +101,12 @@ export interface ApiResponse<A> {
   readonly messages: ReadonlyArray<Message>
 }
 
+/** Longest account of a response's errors a `message` gives: the fields keep them whole. */
+const maxDescribed = 1000
+
 const describe = (errors: ReadonlyArray<ErrorObject>, excerpt: string, unreadable = 0): string => {
   const told = errors.length > 0
-    ? errors.map((e) => `${e.code}: ${e.detail}`).join("; ")
+    ? cap(errors.map((e) => `${e.code}: ${e.detail}`).join("; "), maxDescribed)
     : excerpt === ""
     ? "(empty body)"
     : excerpt
@@ -116,7 +120,7 @@ const responseFields = {
   errors: Schema.Array(ErrorObject),
   /** The `messages` array sent beside the errors (400 and 422). */
   messages: Schema.Array(Message),
-  /** The start of the response body as text, capped. */
+  /** The start of the response body as text, capped, its JSON and HTML escapes decoded, secrets masked. */
   excerpt: Schema.String,
   /** How many entries of `errors` and `messages` fit no error object (and are left out); absent when none. */
   unreadable: Schema.optional(Schema.Number)

@@ -22,6 +22,7 @@ import {
   FiberId,
   Layer,
   Option,
+  Queue,
   Redacted,
   Ref,
   Schedule
@@ -67,7 +68,7 @@ export interface Service {
   /**
    * Forgets `token` if it is still the cached one (compare-and-clear), so the next `get` fetches a
    * new one, and never hands it out again while it lives, even if a `TokenStore` still holds it
-   * (the store is told in the background, and told again until it hears). Called on a 401; a late
+   * (the store is told in the background by one fiber, again until it hears). Called on a 401; a late
    * 401 for an old token leaves a newer token alone. Never fails.
    */
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
@@ -310,19 +311,25 @@ export const make = (
       })
     )
 
-    // Concurrent 401s for one token tell the store once. The store keeps trying while it is away,
-    // so it is told in the background, bound to the service's scope.
+    /**
+     * Refused tokens the store is still to hear of, told one at a time by one fiber of the scope:
+     * the store keeps trying while it is away, and an outage queues the tokens behind it (the oldest
+     * let go past `maxRefused`) rather than start a retrying fiber for each.
+     */
+    const unheard = yield* Queue.sliding<AccessToken.AccessToken>(maxRefused)
+    yield* Effect.forkIn(Effect.forever(Effect.flatMap(Queue.take(unheard), store.invalidate)), scope)
+
+    // Concurrent 401s for one token tell the store once; remembering a token and queueing it for
+    // the store are not torn apart by an interruption.
     const invalidate = (token: AccessToken.AccessToken) =>
-      Effect.clockWith((clock) => {
+      Effect.uninterruptible(Effect.clockWith((clock) => {
         const told = isRefused(token)
         remember(token, clock.unsafeCurrentTimeMillis())
         return Ref.update(
           state,
           (s) => s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s
-        ).pipe(
-          Effect.zipRight(told ? Effect.void : Effect.asVoid(Effect.forkIn(store.invalidate(token), scope)))
-        )
-      })
+        ).pipe(Effect.zipRight(told ? Effect.void : Queue.offer(unheard, token)))
+      }))
 
     return { get, invalidate, stats: Effect.sync((): Stats => ({ ...counters })) } satisfies Service
   })

@@ -1,5 +1,19 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Context, DateTime, Duration, Effect, Exit, Fiber, Layer, Redacted, Ref, Scope, TestClock } from "effect"
+import {
+  Clock,
+  Context,
+  DateTime,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  Layer,
+  Redacted,
+  Ref,
+  Scope,
+  TestClock
+} from "effect"
 import { AccessToken, DesignSearchClient, Sandbox, TokenService, TokenStore } from "../src/index.js"
 import { clientLayer, sandboxLayer, sandboxStats, withTime } from "./support/layers.js"
 
@@ -283,5 +297,57 @@ describe("TokenService with a TokenStore", () => {
           TokenService.layer().pipe(Layer.provide(offeringStore(offered)), Layer.provideMerge(sandboxLayer()))
         )
       )
+    }))
+})
+
+/** A store whose invalidations wait until `open` completes, as while Redis is away, and report what they heard. */
+const slowStore = (open: Deferred.Deferred<void>, heard: Array<string>, inFlight: { now: number; most: number }) =>
+  Layer.succeed(TokenStore.TokenStore, {
+    forClient: () => ({
+      obtain: (fetch) => Effect.map(fetch, (token) => ({ token, shared: false })),
+      invalidate: (token) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            inFlight.now++
+            inFlight.most = Math.max(inFlight.most, inFlight.now)
+          }),
+          () => Effect.zipRight(Deferred.await(open), Effect.sync(() => void heard.push(Redacted.value(token.token)))),
+          () => Effect.sync(() => void inFlight.now--)
+        )
+    })
+  })
+
+describe("TokenService tells its store of refused tokens", () => {
+  it.scoped("one invalidation at a time, in order, however many pile up while the store is away; none after the close", () =>
+    Effect.gen(function*() {
+      const open = yield* Deferred.make<void>()
+      const heard: Array<string> = []
+      const inFlight = { now: 0, most: 0 }
+      const scope = yield* Scope.make()
+      const service = Context.get(
+        yield* Layer.buildWithScope(
+          Layer.provide(TokenService.layer(), Layer.merge(slowStore(open, heard, inFlight), sandboxLayer())),
+          scope
+        ),
+        tokens
+      )
+      const refused = yield* Effect.forEach(
+        Array.from({ length: 50 }, (_, i) => `refused-${i}`),
+        (v) => tokenFor(v, "1 hour")
+      )
+      yield* Effect.forEach(refused, service.invalidate, { discard: true })
+      // the same token refused again is not told again
+      yield* service.invalidate(refused[0]!)
+      yield* TestClock.adjust("1 minute")
+      expect(inFlight).toEqual({ now: 1, most: 1 })
+      yield* Deferred.succeed(open, void 0)
+      while (heard.length < 50) yield* Effect.yieldNow()
+      expect(heard).toEqual(refused.map((t) => Redacted.value(t.token)))
+      expect(inFlight.most).toBe(1)
+      // after the close, nothing is told
+      yield* Scope.close(scope, Exit.void)
+      yield* service.invalidate(yield* tokenFor("after-close", "1 hour"))
+      yield* TestClock.adjust("1 minute")
+      expect(heard).toHaveLength(50)
     }))
 })

@@ -55,7 +55,9 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const decodeErrorObject = Schema.decodeUnknownOption(ErrorObject)
 const decodeMessage = Schema.decodeUnknownOption(Message)
-const decodeMessages = Schema.decodeUnknownEither(Schema.Array(Message))
+
+/** The code of the warning that stands for messages of a 2xx that fit no message object. */
+export const unreadableMessages = "UNREADABLE_MESSAGES"
 
 /**
  * How deep an error or message object may nest. Deeper, it is no error object the toolkit keeps:
@@ -75,12 +77,15 @@ export const nestedWithin = (value: unknown): boolean => {
   return true
 }
 
-/** The entries of `list` that `decode` takes (and that nest within bounds), and how many it does not. */
+/**
+ * The entries of `list` that `decode` takes (and that nest within bounds), and how many it does
+ * not: a `list` that is there but no array counts as one.
+ */
 const wellFormed = <A>(
   list: unknown,
   decode: (u: unknown) => Option.Option<A>
 ): { readonly kept: ReadonlyArray<A>; readonly dropped: number } => {
-  if (!Array.isArray(list)) return { kept: [], dropped: 0 }
+  if (!Array.isArray(list)) return { kept: [], dropped: list === undefined ? 0 : 1 }
   const kept: Array<A> = []
   for (const entry of list) if (nestedWithin(entry)) Option.map(decode(entry), (a) => kept.push(a))
   return { kept, dropped: list.length - kept.length }
@@ -101,9 +106,22 @@ const unwrap = (json: unknown): { readonly data: unknown; readonly messages: unk
 }
 
 const unexpected = (status: number, text: string, issue: string, mask: Mask) =>
-  new UnexpectedResponseError({ status, excerpt: excerpt(mask.text(text)), issue })
+  new UnexpectedResponseError({ status, excerpt: excerpt(mask.readable(text)), issue })
 
-const noMessages: Either.Either<ReadonlyArray<Message>, ParseResult.ParseError> = Either.right([])
+const noMessages: ReadonlyArray<Message> = []
+
+/**
+ * The well-formed messages of a 2xx, masked. A malformed one does not fail the call: it is left
+ * out, and a warning of the toolkit's own (`UNREADABLE_MESSAGES`) says how many were.
+ */
+const successMessages = (messages: unknown, mask: Mask): ReadonlyArray<Message> => {
+  const { dropped, kept } = wellFormed(messages, (m) => decodeMessage(mask.json(m)))
+  return dropped === 0 ? kept : [...kept, {
+    code: unreadableMessages,
+    detail: `${dropped} of the answer's messages fit no message object and were left out`,
+    severity: "warning"
+  }]
+}
 
 /**
  * Decodes a 2xx body with `decode`, keeping the messages (masked with `mask`); a body that does not
@@ -120,18 +138,13 @@ export const decodeSuccess = <A>(
     return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON", mask()))
   }
   const { data, messages } = unwrap(json)
-  // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
-  const none = Array.isArray(messages) && messages.length === 0
-  if (!none && !nestedWithin(messages)) {
-    return Either.left(unexpected(status, text, `messages: nested deeper than ${maxNesting} levels`, mask()))
-  }
-  const decodedMessages = none ? noMessages : decodeMessages(mask().json(messages))
-  if (Either.isLeft(decodedMessages)) {
-    return Either.left(unexpected(status, text, describe(decodedMessages.left, mask()), mask()))
-  }
   const decoded = decode(data)
   if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, describe(decoded.left, mask()), mask()))
-  return Either.right({ data: decoded.right, messages: decodedMessages.right })
+  // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
+  return Either.right({
+    data: decoded.right,
+    messages: Array.isArray(messages) && messages.length === 0 ? noMessages : successMessages(messages, mask())
+  })
 }
 
 /** `Retry-After` in seconds or as an HTTP date, relative to `nowMillis`. */
@@ -158,15 +171,16 @@ export const errorFromResponse = (
   nowMillis: number,
   mask: Mask
 ): StatusError => {
-  const json = mask.json(parse(text))
-  const errors = wellFormed(isRecord(json) ? json.errors : undefined, decodeErrorObject)
-  const messages = wellFormed(isRecord(json) ? json.messages : undefined, decodeMessage)
+  // Only the entries kept are masked: the rest of a body is never looked at again.
+  const json = parse(text)
+  const errors = wellFormed(isRecord(json) ? json.errors : undefined, (e) => decodeErrorObject(mask.json(e)))
+  const messages = wellFormed(isRecord(json) ? json.messages : undefined, (m) => decodeMessage(mask.json(m)))
   const unreadable = errors.dropped + messages.dropped
   const fields = {
     status,
     errors: errors.kept,
     messages: messages.kept,
-    excerpt: excerpt(mask.text(text)),
+    excerpt: excerpt(mask.readable(text)),
     ...(unreadable > 0 ? { unreadable } : {})
   }
   switch (status) {

@@ -15,8 +15,9 @@ const previewEntries = 3
 /** Longest description of a failure. */
 export const maxDescriptionLength = 1000
 
-/** `text` cut to `length`, with an ellipsis when cut. */
-export const cap = (text: string, length: number): string => text.length > length ? text.slice(0, length) + "…" : text
+/** `text` cut to at most `length` characters, the last an ellipsis when cut. */
+export const cap = (text: string, length: number): string =>
+  text.length > length ? text.slice(0, length - 1) + "…" : text
 
 const quote = (s: string, mask: Mask): string => JSON.stringify(cap(mask.text(s), previewLength))
 

@@ -34,6 +34,12 @@ export interface Mask {
   /** `text` with every form of every secret replaced by `masked`. */
   readonly text: (text: string) => string
   /**
+   * `text` as a reader sees it, masked: JSON string escapes (`\/`, `\u002B`, `\"`) and HTML's
+   * character references (`&amp;`, `&#43;`) decoded first, so that a secret echoed by any JSON or
+   * HTML encoder is found. For excerpts of raw bodies.
+   */
+  readonly readable: (text: string) => string
+  /**
    * A parsed JSON value with every string (keys too) masked; depth costs no stack. It looks at
    * every string, as parsed: a secret is found however the JSON text escaped it.
    */
@@ -70,6 +76,26 @@ const mapStrings = (value: unknown, f: (s: string) => string): unknown => {
   return root
 }
 
+const jsonEscapes = /\\(["\\/bfnrt]|u[0-9a-fA-F]{4})/g
+const jsonEscapeChars: Readonly<Record<string, string>> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
+const htmlReferences = /&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|amp|lt|gt|quot|apos);/g
+const htmlNamed: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'" }
+
+const fromCodePoint = (code: number): string =>
+  code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : "\ufffd"
+
+/** `text` with its JSON string escapes and HTML character references decoded, in one pass each. */
+const decoded = (text: string): string =>
+  text
+    .replace(jsonEscapes, (_, e: string) =>
+      e.startsWith("u") ? String.fromCharCode(parseInt(e.slice(1), 16)) : (jsonEscapeChars[e] ?? e))
+    .replace(htmlReferences, (_, r: string) =>
+      r.startsWith("#x") || r.startsWith("#X")
+        ? fromCodePoint(parseInt(r.slice(2), 16))
+        : r.startsWith("#")
+        ? fromCodePoint(parseInt(r.slice(1), 10))
+        : (htmlNamed[r] ?? r))
+
 /** The mask of `secrets`; empty ones are ignored. */
 export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
   const forms = [...new Set(secrets.filter((s) => s !== "").flatMap(formsOf))]
@@ -77,8 +103,9 @@ export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
     .sort((a, b) => b.length - a.length)
   const found = (text: string) => forms.some((form) => text.includes(form))
   const text = (s: string) => found(s) ? forms.reduce((t, form) => t.split(form).join(masked), s) : s
-  return { text, json: (value) => mapStrings(value, text) }
+  // Masked before and after decoding: a form the decoding would alter is caught as it was sent.
+  return { text, readable: (s) => text(decoded(text(s))), json: (value) => mapStrings(value, text) }
 }
 
 /** The mask of no secret. */
-export const noMask: Mask = { text: (s) => s, json: (v) => v }
+export const noMask: Mask = { text: (s) => s, readable: (s) => s, json: (v) => v }

@@ -44,7 +44,7 @@ const decodeOAuthError = Schema.decodeUnknownOption(AccessToken.OAuthErrorRespon
  */
 const describeInvalid = (error: ParseResult.ParseError, mask: Mask): string =>
   cap(
-    ParseResult.ArrayFormatter.formatErrorSync(bounded(error, mask))
+    "not a token response: " + ParseResult.ArrayFormatter.formatErrorSync(bounded(error, mask))
       .map((issue) => {
         const path = issue.path.join(".")
         if (path === "") return "expected a JSON object with access_token, expires_in and token_type"
@@ -59,7 +59,7 @@ const describeInvalid = (error: ParseResult.ParseError, mask: Mask): string =>
 
 /** The RFC 6749 `error` and `error_description` of a body, when it has them, masked. */
 const oauthFields = (text: string, mask: Mask): { readonly error?: string; readonly errorDescription?: string } =>
-  Option.match(Option.flatMap(parseJson(mask.text(text)), decodeOAuthError), {
+  Option.match(Option.flatMap(parseJson(text), (json) => decodeOAuthError(mask.json(json))), {
     onNone: () => ({}),
     onSome: (o) =>
       o.error_description === undefined ? { error: o.error } : { error: o.error, errorDescription: o.error_description }
@@ -87,12 +87,12 @@ export const interpret = (
         new TokenError({
           reason: "InvalidResponse",
           status,
-          detail: `not a token response: ${describeInvalid(decoded.left, mask)}`
+          detail: describeInvalid(decoded.left, mask)
         })
       )
   }
   const rfc = oauthFields(text, mask)
-  const body = excerpt(mask.text(text)) || "no body"
+  const body = excerpt(mask.readable(text)) || "no body"
   if (status === 400 || status === 401 || status === 403) {
     return Either.left(
       new TokenError({
