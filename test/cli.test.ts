@@ -5,16 +5,18 @@
  * failure. `npm test` builds before it runs the tests.
  */
 import { HelpDoc, ValidationError as CliValidationError } from "@effect/cli"
-import { HttpServerError } from "@effect/platform"
+import { FileSystem, HttpServerError } from "@effect/platform"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { SystemError } from "@effect/platform/Error"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigError, Duration, Effect, Either, Option, Schema } from "effect"
+import { ConfigError, Duration, Effect, Either, Layer, Option, Schema } from "effect"
 import type { Scope } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { checkArguments } from "../src/cli/ArgumentChecks.js"
-import { valued } from "../src/cli/Cli.js"
+import { checkArguments, rewriteArguments } from "../src/cli/ArgumentChecks.js"
+import { names } from "../src/cli/Cli.js"
 import * as ExportFile from "../src/cli/ExportFile.js"
 import { exitCode, FileError, render, UsageError } from "../src/cli/failure.js"
 import { ApiError, Designs, Sandbox } from "../src/index.js"
@@ -530,6 +532,56 @@ describe("export files (ExportFile.scan)", () => {
   })
 })
 
+describe("export files (ExportFile.open)", () => {
+  const design = (n: string) => JSON.stringify({ number: n, title: "Chair" })
+  const noSpace = new SystemError({
+    reason: "Unknown",
+    module: "FileSystem",
+    method: "writeAll",
+    cause: { code: "ENOSPC" }
+  })
+
+  /** The node file system, but a write of more than `room` bytes writes `room` of them and fails. */
+  const cramped = (room: number, truncateFails: boolean) =>
+    Layer.effect(
+      FileSystem.FileSystem,
+      Effect.map(FileSystem.FileSystem, (real) => ({
+        ...real,
+        truncate: truncateFails ? () => Effect.fail(noSpace) : real.truncate,
+        open: (file: string, options?: FileSystem.OpenFileOptions) =>
+          Effect.map(real.open(file, options), (opened): FileSystem.File => ({
+            ...opened,
+            sync: opened.sync,
+            writeAll: (bytes: Uint8Array) =>
+              bytes.length <= room
+                ? opened.writeAll(bytes)
+                : Effect.zipRight(opened.writeAll(bytes.subarray(0, room)), Effect.fail(noSpace))
+          }))
+      }))
+    ).pipe(Layer.provide(NodeFileSystem.layer))
+
+  it.scoped("a write cut short (no space left) is cut back to the last whole line", () =>
+    Effect.gen(function*() {
+      const file = path.join(yield* tempDir, "x.jsonl")
+      for (const truncateFails of [false, true]) {
+        fs.writeFileSync(file, "")
+        const failed = yield* Effect.scoped(Effect.gen(function*() {
+          const opened = yield* ExportFile.open(file)
+          yield* opened.append(design("1"))
+          const error = yield* Effect.flip(opened.append(`${design("2")}${" ".repeat(100)}`))
+          return { error, intact: opened.intact() }
+        })).pipe(Effect.provide(cramped(60, truncateFails)))
+        expect(failed.error).toEqual(
+          new FileError({ path: file, detail: "cannot write to it: no space left on the device" })
+        )
+        expect(failed.intact).toBe(!truncateFails)
+        const content = fs.readFileSync(file, "utf8")
+        if (truncateFails) expect(content).toMatch(new RegExp(`^${design("1").replace(/[{}]/g, "\\$&")}\n.+[^\n]$`))
+        else expect(content).toBe(`${design("1")}\n`)
+      }
+    }))
+})
+
 describe("design-search refuses what it would otherwise guess", () => {
   it.scopedLive("a real environment named with no credentials is exit 3 with the hint, never the sandbox", () =>
     Effect.gen(function*() {
@@ -618,15 +670,45 @@ describe("design-search refuses what it would otherwise guess", () => {
         "--token-lifetime"
       ]
     ) {
-      expect(valued.has(name), name).toBe(true)
-      expect(Option.isSome(checkArguments(["search", "x", name], valued, false)), name).toBe(true)
-      expect(Option.isSome(checkArguments(["search", "x", name, "--json"], valued, false)), name).toBe(true)
-      expect(Option.isNone(checkArguments(["search", "x", name, "v", "--json"], valued, false)), name).toBe(true)
-      expect(Option.isNone(checkArguments(["search", "x", `${name}=--v`], valued, false)), name).toBe(true)
+      expect(names.valued.has(name), name).toBe(true)
+      expect(Option.isSome(checkArguments(["search", "x", name], names, false)), name).toBe(true)
+      expect(Option.isSome(checkArguments(["search", "x", name, "--json"], names, false)), name).toBe(true)
+      expect(Option.isNone(checkArguments(["search", "x", name, "v", "--json"], names, false)), name).toBe(true)
+      expect(Option.isNone(checkArguments(["search", "x", `${name}=--v`], names, false)), name).toBe(true)
     }
-    for (const flag of ["--json", "--show", "--help", "--version"]) expect(valued.has(flag), flag).toBe(false)
-    expect(Option.isNone(checkArguments(["search", "--", "--status"], valued, false))).toBe(true)
-    expect(Option.isNone(checkArguments(["search", "x", "--sort", "-number"], valued, false))).toBe(true)
+    for (const flag of ["--json", "--show", "--help", "--version"]) expect(names.valued.has(flag), flag).toBe(false)
+    expect(Option.isNone(checkArguments(["search", "--", "--status"], names, false))).toBe(true)
+    expect(Option.isNone(checkArguments(["search", "x", "--sort", "-number"], names, false))).toBe(true)
+  })
+
+  it("an option no command has is refused before --, and is a query after it", () => {
+    for (
+      const args of [["search", "--bogus"], ["search", "x", "-q"], ["get", "1", "--Json"], ["--nope=1", "search", "x"]]
+    ) {
+      const misuse = checkArguments(args, names, false)
+      expect(Option.isSome(misuse), args.join(" ")).toBe(true)
+      expect(Option.getOrThrow(misuse).detail).toMatch(/^unknown option "-/)
+    }
+    expect(Option.isNone(checkArguments(["search", "--", "--bogus"], names, false))).toBe(true)
+    expect(Option.isNone(checkArguments(["search", "x", "--json", "--limit=3", "-h"], names, false))).toBe(true)
+    // A value is not an option, whatever it looks like.
+    expect(Option.isNone(checkArguments(["search", "x", "--sort", "-number", "--seed", "-3"], names, false))).toBe(true)
+  })
+
+  it("--help before -- is the help of the command named; repeated options may be written --name=VALUE", () => {
+    const environments = ["sandbox", "test", "production"]
+    const rewrite = (args: ReadonlyArray<string>) => rewriteArguments(args, names, ["search", "get"], environments)
+    expect(rewrite(["search", "--json", "--help"])).toEqual(["search", "--help"])
+    expect(rewrite(["--env", "sandbox", "get", "1", "-h"])).toEqual(["get", "--help"])
+    expect(rewrite(["--limit", "3", "--help"])).toEqual(["--help"])
+    expect(rewrite(["export", "x", "--out", "-h"])).toEqual(["export", "x", "--out", "-h"])
+    expect(rewrite(["search", "--", "--help"])).toEqual(["search", "--", "--help"])
+    expect(rewrite(["search", "x", "--status=A", "--class=06=1", "--limit=3"])).toEqual(
+      ["search", "x", "--status", "A", "--class", "06=1", "--limit=3"]
+    )
+    expect(rewrite(["--env", "test", "search", "--", "--env", "test"])).toEqual(
+      ["--env=test", "search", "--", "--env", "test"]
+    )
   })
 
   it.scopedLive("an export file that cannot be opened is one line in the CLI's words, exit 2", () =>
@@ -646,6 +728,92 @@ describe("design-search refuses what it would otherwise guess", () => {
         expect(outcome.stderr).toMatch(new RegExp(`design-search: ${out}: cannot [a-z ]+: ${why}`))
         expect(outcome.stderr).not.toContain("FileSystem")
       }
+    }))
+
+  it.scopedLive("a FIFO, a device or a socket as --out is refused at once, nothing read or sent: 2", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const fifo = path.join(yield* tempDir, "fifo")
+      expect(spawnSync("mkfifo", [fifo]).status).toBe(0)
+      for (const out of [fifo, "/dev/zero", "/dev/null"]) {
+        const outcome = yield* run(["export", "chair", "--out", out], envFor(served), "10 seconds")
+        expectCleanFailure(outcome, 2)
+        expect(outcome.stderr).toContain(`${out}: cannot open it for writing: it is not a regular file`)
+      }
+      expect((yield* served.control.stats).requests.search).toBe(0)
+    }))
+
+  it("results that cannot be written to stdout are exit 1 in one line, not a silent 0", () => {
+    const full = fs.openSync("/dev/full", "w")
+    try {
+      const outcome = spawnSync(process.execPath, [cliPath, "search", "chair"], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        stdio: ["ignore", full, "pipe"],
+        encoding: "utf8",
+        timeout: 20_000
+      })
+      expect(outcome.status, outcome.stderr).toBe(1)
+      expect(outcome.stderr).toContain("design-search: cannot write the results to stdout: ENOSPC")
+    } finally {
+      fs.closeSync(full)
+    }
+  })
+
+  it.scopedLive("--help anywhere before -- shows the command's help and sends nothing; --status=VALUE repeats", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const env = envFor(served)
+      const help = yield* run(["search", "chair", "--json", "--help"], env)
+      expect(help.code, help.stderr).toBe(0)
+      expect(help.stdout).toContain("$ design-search search")
+      expect(help.stdout).toContain("--changed-since")
+      expect((yield* served.control.stats).requests.search).toBe(0)
+      const spaced = yield* run(["search", "ltd", "--status", "REGISTERED", "--status", "FILED", "--json"], env)
+      const joined = yield* run(["search", "ltd", "--status=REGISTERED", "--status=FILED", "--json"], env)
+      const all = yield* run(["search", "ltd", "--json"], env)
+      expect(joined.code, joined.stderr).toBe(0)
+      expect(joined.stdout).toBe(spaced.stdout)
+      expect(decodeSearchJson(joined.stdout).count).toBeLessThan(decodeSearchJson(all.stdout).count)
+    }))
+
+  it.scopedLive("a server's text reaches the terminal printable, one line each, and bounded by the library", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const env = envFor(served)
+      // Retitles the window, returns the cursor, clears the screen, recolours (C1 CSI), reverses the text.
+      const hostile = "\u001b]0;owned\u0007\r\u001b[2J\u009b31m\u202eevil\nFAKE: line"
+      // eslint-disable-next-line no-control-regex
+      const unprintable = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+      const record = { number: chair, title: hostile, messages: [{ code: "W", detail: hostile, severity: "warning" }] }
+      const design = {
+        target: "design",
+        status: 200,
+        body: JSON.stringify(record),
+        headers: { "content-type": "application/json" }
+      } as const
+      yield* served.control.injectFault(design)
+      const shown = yield* run(["get", chair], env)
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(`${shown.stdout}${shown.stderr}`).not.toMatch(unprintable)
+      expect(shown.stdout).toContain("\\u001b]0;owned\\u0007\\u000d\\u001b[2J\\u009b31m\\u202eevil")
+      expect(lines(shown.stderr).filter((line) => line.includes("FAKE"))).toHaveLength(1)
+      // The record itself, for programs, is the server's as sent.
+      yield* served.control.injectFault(design)
+      const json = yield* run(["get", chair, "--json"], env)
+      expect(Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ title: Schema.String })))(json.stdout).title)
+        .toBe(hostile)
+      const errors = Array.from({ length: 20 }, (_, i) => ({ code: `E${i}`, detail: `${hostile} ${"x".repeat(900)}` }))
+      yield* served.control.injectFault({
+        target: "search",
+        status: 500,
+        body: JSON.stringify({ errors }),
+        headers: { "content-type": "application/json" }
+      })
+      const failed = yield* run(["search", "chair"], env)
+      expectCleanFailure(failed, 1)
+      expect(failed.stderr).not.toMatch(unprintable)
+      expect(lines(failed.stderr)).toHaveLength(1)
+      expect(failed.stderr.length).toBeLessThan(1200)
     }))
 
   it.scopedLive("a design with a field nested 100,000 levels deep: get --json and export fail in one line, get shows the rest", () =>

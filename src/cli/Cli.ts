@@ -6,7 +6,8 @@
 import { CliConfig, Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Option, Ref } from "effect"
-import { checkArguments, valuedOptions } from "./ArgumentChecks.js"
+import { checkArguments, optionNames, rewriteArguments } from "./ArgumentChecks.js"
+import type { OptionNames } from "./ArgumentChecks.js"
 import { exportDesigns } from "./commands/export.js"
 import { get } from "./commands/get.js"
 import { sandbox } from "./commands/sandbox.js"
@@ -28,8 +29,11 @@ export const command = root.pipe(Command.withSubcommands([search, get, exportDes
 
 const cli = Command.run(command, { name: "design-search", version })
 
-/** Every option of the CLI that takes a value. */
-export const valued: ReadonlySet<string> = valuedOptions([
+/** The subcommands, by name. */
+const commandNames = ["search", "get", "export", "token", "sandbox"]
+
+/** Every option of the CLI. */
+export const names: OptionNames = optionNames([
   Command.getUsage(root),
   Command.getUsage(search),
   Command.getUsage(get),
@@ -37,25 +41,6 @@ export const valued: ReadonlySet<string> = valuedOptions([
   Command.getUsage(token),
   Command.getUsage(sandbox)
 ])
-
-/**
- * Joins `--env VALUE` into `--env=VALUE`. @effect/cli splits the arguments at the first one that
- * names a subcommand, so `design-search --env sandbox search x` would otherwise run `sandbox`.
- */
-export const normalizeArgs = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const out: Array<string> = []
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? ""
-    const next = argv[i + 1]
-    if (i >= 2 && arg === "--env" && next !== undefined && (environments as ReadonlyArray<string>).includes(next)) {
-      out.push(`--env=${next}`)
-      i++
-    } else {
-      out.push(arg)
-    }
-  }
-  return out
-}
 
 /** Renders a failed run on stderr and answers its exit code. */
 const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
@@ -70,11 +55,12 @@ const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
   Effect.gen(function*() {
     const interruptCode = yield* Ref.make<number>(ExitCode.interrupted)
-    const args = normalizeArgs(argv)
-    const misuse = checkArguments(args.slice(2), valued, yield* Effect.sync(() => process.stdin.isTTY === true))
+    const given = argv.slice(2)
+    const misuse = checkArguments(given, names, yield* Effect.sync(() => process.stdin.isTTY === true))
     if (Option.isSome(misuse)) return yield* report(Cause.fail(misuse.value))
+    const args = [...argv.slice(0, 2), ...rewriteArguments(given, names, commandNames, environments)]
     const outcome = cli(args).pipe(
-      withHelpConsole("design-search", ["search", "get", "export", "token", "sandbox"]),
+      withHelpConsole("design-search", commandNames),
       // Case-sensitive options: by default `--LIMIT 5` is matched, its value taken, then dropped.
       Effect.provide(CliConfig.layer({ isCaseSensitive: true })),
       Effect.provideService(InterruptExitCode, interruptCode),

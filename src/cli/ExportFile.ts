@@ -2,7 +2,8 @@
  * The JSONL file an export writes: one encoded design per line. Opening it reads what an earlier
  * run left (so those designs are skipped), drops a last line cut short by a crash so the file stays
  * valid JSONL, and refuses a file that holds anything but designs. Appends are whole lines,
- * serialized and uninterruptible, so an interrupted export leaves only complete records.
+ * serialized and uninterruptible, so an interrupted export leaves only complete records; a write
+ * that fails half-way (no space left) is cut back to the last whole line.
  */
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
@@ -19,6 +20,8 @@ export interface ExportFile {
   readonly repaired: Option.Option<string>
   /** Appends one line (a newline is added). */
   readonly append: (line: string) => Effect.Effect<void, FileError>
+  /** Whether the file holds only whole lines: false after a failed write that could not be cut back. */
+  readonly intact: () => boolean
 }
 
 const decodeDesignJson = Schema.decodeUnknownEither(Schema.parseJson(Designs.Design))
@@ -89,7 +92,7 @@ const fileError = (path: string, what: string) => (error: PlatformError) =>
   new FileError({ path, detail: `cannot ${what}: ${problemOf(error)}` })
 
 /**
- * Opens `path` for an export, creating it if need be. The file is synced to disk and closed when
+ * Opens `path` for an export, creating it if need be; anything but a regular file is refused. The file is synced to disk and closed when
  * the scope closes, interrupted or not.
  */
 export const open = (
@@ -98,6 +101,20 @@ export const open = (
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const exists = yield* Effect.mapError(fs.exists(path), fileError(path, "look for it"))
+    if (exists) {
+      // A device, a pipe or a socket would be read forever (`/dev/zero`) or block (a FIFO).
+      const { type } = yield* Effect.mapError(fs.stat(path), fileError(path, "look at it"))
+      if (type !== "File") {
+        return yield* new FileError({
+          path,
+          detail: `cannot open it for writing: ${
+            type === "Directory"
+              ? "it is a folder"
+              : "it is not a regular file (an export appends to a file it reads back)"
+          }`
+        })
+      }
+    }
     const found = exists ? yield* Effect.mapError(fs.readFile(path), fileError(path, "read it")) : new Uint8Array(0)
     const scanned = scan(found)
     if (Either.isLeft(scanned)) {
@@ -113,10 +130,21 @@ export const open = (
     yield* Effect.addFinalizer(() => Effect.ignore(file.sync))
     const lock = yield* Effect.makeSemaphore(1)
     const encoder = new TextEncoder()
-    const write = (text: string) =>
-      lock.withPermits(1)(Effect.mapError(file.writeAll(encoder.encode(text)), fileError(path, "write to it"))).pipe(
-        Effect.uninterruptible
-      )
+    // The length of the whole lines written; a write cut short (no space left) is cut back to it.
+    let size = tail === "partial" ? completeBytes : found.length
+    let intact = true
+    const write = (text: string) => {
+      const bytes = encoder.encode(text)
+      return lock.withPermits(1)(
+        file.writeAll(bytes).pipe(
+          Effect.tap(() => void (size += bytes.length)),
+          Effect.tapError(() =>
+            fs.truncate(path, size).pipe(Effect.match({ onFailure: () => void (intact = false), onSuccess: () => {} }))
+          ),
+          Effect.mapError(fileError(path, "write to it"))
+        )
+      ).pipe(Effect.uninterruptible)
+    }
     if (tail === "unterminated") yield* write("\n")
     return {
       existing: numbers,
@@ -125,6 +153,7 @@ export const open = (
         : tail === "unterminated"
         ? Option.some(`ended the last line of ${path} with a newline`)
         : Option.none(),
-      append: (line) => write(line + "\n")
+      append: (line) => write(line + "\n"),
+      intact: () => intact
     } satisfies ExportFile
   })

@@ -7,11 +7,33 @@ import { Effect } from "effect"
 
 const line = (text: string) => (text.endsWith("\n") ? text : text + "\n")
 
-/** Writes `text` as one line (or several) on stdout. */
-export const stdout = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stdout.write(line(text)))
+/**
+ * Control characters (C0, DEL, C1) and bidirectional overrides: text from a server (a title, an
+ * error's detail) must not move the cursor, recolour, retitle or reorder the terminal.
+ */
+// eslint-disable-next-line no-control-regex
+const unsafe = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
 
-/** Writes `text` as one line (or several) on stderr. */
-export const stderr = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stderr.write(line(text)))
+/**
+ * `text` with every unsafe character shown as its `\uXXXX` escape and a tab as a space; newlines
+ * are kept only when `lines` is true.
+ */
+const printable = (text: string, lines: boolean): string =>
+  text.replace(
+    unsafe,
+    (c) => (c === "\t" ? " " : c === "\n" && lines ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  )
+
+/** Writes `text` (printable) as one line or several on stdout: results for people. */
+export const stdout = (text: string): Effect.Effect<void> =>
+  Effect.sync(() => void process.stdout.write(line(printable(text, true))))
+
+/** Writes JSON text on stdout as is: results for programs, escaped by `JSON.stringify` already. */
+export const data = (json: string): Effect.Effect<void> => Effect.sync(() => void process.stdout.write(line(json)))
+
+/** Writes `text` on stderr as one printable line (the library bounds what a server's text adds to it). */
+export const stderr = (text: string): Effect.Effect<void> =>
+  Effect.sync(() => void process.stderr.write(line(printable(text, false))))
 
 /** Writes `text` on stderr as is: for a progress bar redrawn in place. */
 export const stderrRaw = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stderr.write(text))
@@ -20,7 +42,7 @@ export const stderrRaw = (text: string): Effect.Effect<void> => Effect.sync(() =
 export const stderrIsTTY: Effect.Effect<boolean> = Effect.sync(() => process.stderr.isTTY === true)
 
 /** Writes one JSON value as one line on stdout. */
-export const json = (value: unknown): Effect.Effect<void> => stdout(JSON.stringify(value))
+export const json = (value: unknown): Effect.Effect<void> => data(JSON.stringify(value))
 
 /** Lays rows out in columns padded to their widest cell; the last column is not padded. */
 export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {

@@ -6,7 +6,7 @@
  * | code | meaning |
  * |---|---|
  * | 0 | success |
- * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down) |
+ * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down), or stdout could not be written (`main.ts`) |
  * | 2 | bad usage (unknown flag, missing or malformed argument, a file the user named that cannot be read or written) or a request the service refuses as invalid (400, 422) |
  * | 3 | configuration, credentials, authentication or entitlement (401, 403) |
  * | 130 | interrupted by SIGINT or SIGTERM (`sandbox`, whose normal way to stop is a signal: 0) |

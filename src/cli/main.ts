@@ -8,9 +8,12 @@
 import { Effect, Exit } from "effect"
 import { run } from "./Cli.js"
 
-// A reader that goes away (`design-search search x --json | head -c1`) is not an error of ours.
+// A reader that goes away (`design-search search x --json | head -c1`) is not an error of ours; any
+// other failure to write the results (`> /dev/full`) is, and must not end in exit 0.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0)
+  process.stderr.write(`design-search: cannot write the results to stdout: ${error.code ?? error.message}\n`)
+  process.exit(1)
 })
 
 const keepAlive = setInterval(() => {}, 2 ** 31 - 1)

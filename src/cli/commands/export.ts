@@ -5,7 +5,7 @@
  * written as soon as it arrives, so FILE holds every record fetched whenever the run stops.
  */
 import { Command, Options } from "@effect/cli"
-import { Clock, Effect, Exit, Option } from "effect"
+import { Cause, Clock, Effect, Exit, Option } from "effect"
 import { DesignSearchClient } from "../../index.js"
 import type { Designs } from "../../index.js"
 import { designJson } from "../DesignText.js"
@@ -68,9 +68,11 @@ export const exportDesigns = Command.make("export", {
         const line = Exit.isSuccess(exit)
           ? `exported ${count.written} designs to ${args.out} in ${seconds}s (${already} already there${missing}; ${listed.length} listed)`
           : `${
-            Exit.isInterrupted(exit) ? "interrupted" : "stopped"
-          }: ${count.written} of ${todo.length} designs written to ` +
-            `${args.out}${missing}; it is valid JSONL, run the same command again to resume`
+            Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"
+          }: ${count.written} of ${todo.length} designs written to ${args.out}${missing}; ` +
+            (file.intact()
+              ? "it is valid JSONL, run the same command again to resume"
+              : "run the same command again to repair its last line and resume")
         return Effect.zipRight(progress.clear, Output.stderr(line))
       })
 

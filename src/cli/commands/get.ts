@@ -23,7 +23,7 @@ export const get = Command.make("get", {
     const { data, messages } = yield* client.getDesign(args.designNumber)
     for (const line of messageLines(messages)) yield* Output.stderr(line)
     yield* args.json
-      ? Effect.flatMap(designJson(data), Output.stdout)
+      ? Effect.flatMap(designJson(data), Output.data)
       : Effect.flatMap(encodeDesign(data), (encoded) => Output.stdout(designLines(encoded).join("\n")))
   }).pipe(provideClient(args.env))).pipe(
     Command.withDescription("Show everything known about one design, or --json for the record")
