@@ -148,6 +148,9 @@ export const Sort = Schema.Struct({
   direction: Schema.Literal("ASCENDING", "DESCENDING")
 })
 
+/** The fields a record or a request carries beyond those named: kept as sent. */
+const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
 /** A non-empty string once trimmed. */
 const Query = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0 || "expected a non-empty query"),
@@ -234,24 +237,186 @@ export const decodeQuickSearchRequest = (u: unknown): Either.Either<QuickSearchR
   return decodeQuickSearchRequestBySchema(u)
 }
 
-const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/** A text criterion: a non-empty string of at most 1000 characters. */
+const TextCriterion = Query
 
 /**
- * Quick search result: how many designs match, and their numbers.
+ * Known kinds of date a criterion ranges over, for autocompletion; any other string is sent as is.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const knownDateTypes = ["FILING", "REGISTRATION", "PRIORITY", "EXPIRY", "LAST_CHANGED"] as const
+
+/**
+ * A range of one kind of date, `from` and `to` inclusive; at least one of them.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const DateRange = Schema.Struct({
+  type: Schema.Union(Schema.Literal(...knownDateTypes), Schema.String),
+  from: Schema.optional(IsoDate),
+  to: Schema.optional(IsoDate)
+}).pipe(
+  Schema.filter((r) =>
+    r.from === undefined && r.to === undefined
+      ? "expected from, to or both"
+      : r.from !== undefined && r.to !== undefined && r.from > r.to
+      ? "expected from on or before to"
+      : true
+  )
+)
+
+/**
+ * What one row of an advanced search asks for: every criterion given must hold. Text criteria
+ * (`owner`, `designer`, `productName`) match the words of that field; `designNumber` is one number;
+ * `classification` a Locarno code, matching its subclasses as the quick search's filter does.
+ * Criteria the toolkit does not name pass through to the service as given.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Criteria = Schema.Struct({
+  owner: Schema.optional(TextCriterion),
+  designer: Schema.optional(TextCriterion),
+  productName: Schema.optional(TextCriterion),
+  designNumber: Schema.optional(TextCriterion),
+  classification: Schema.optional(TextCriterion),
+  statuses: Schema.optional(Schema.Array(FilterValue)),
+  date: Schema.optional(DateRange)
+}, Extensions).pipe(Schema.filter((c) => Object.keys(c).length > 0 || "expected at least one criterion"))
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Criteria = typeof Criteria.Type
+
+/**
+ * One row of an advanced search: its criteria, and how it joins the rows before it (`AND` keeps
+ * what both match, `OR` what either does, `AND_NOT` takes its matches away; a first row's `AND_NOT`
+ * is everything but its matches).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Row = Schema.Struct({
+  op: Schema.Literal("AND", "OR", "AND_NOT"),
+  query: Criteria
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Row = typeof Row.Type
+
+const advancedFields = {
+  rows: Schema.Array(Row).pipe(
+    Schema.minItems(1, { message: () => "expected at least one row" }),
+    Schema.maxItems(100, { message: () => "expected at most 100 rows" })
+  ),
+  sort: Schema.optional(Sort),
+  changedSinceDate: Schema.optional(IsoDate)
+}
+
+/**
+ * Advanced search request body (`POST {base}/search/advanced`), after the sibling trade mark API:
+ * rows of criteria, an optional sort and `changedSinceDate`. Other fields pass through as given.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const AdvancedSearchRequest = Schema.Struct(advancedFields, Extensions)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type AdvancedSearchRequest = typeof AdvancedSearchRequest.Type
+
+/**
+ * The most designs one page holds.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const maxPageSize = 100
+
+/**
+ * Paged advanced search request body (`POST {base}/page/advanced`): an advanced search with a
+ * `pageNumber` (from 0) and a `pageSize` (1 to 100).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const PageRequest = Schema.Struct({
+  ...advancedFields,
+  pageNumber: Schema.NonNegativeInt.annotations({ message: () => "expected a page number: an integer from 0" }),
+  pageSize: Schema.Int.pipe(Schema.between(1, maxPageSize)).annotations({
+    message: () => `expected a page size: an integer from 1 to ${maxPageSize}`
+  })
+}, Extensions)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type PageRequest = typeof PageRequest.Type
+
+/**
+ * Counts of the hits by a value of one field (`{ "REGISTERED": 12, "FILED": 3 }`), as the sibling
+ * trade mark API sends them.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Aggregation = Schema.Record({ key: Schema.String, value: Schema.Number })
+
+/**
+ * Aggregations of a search, by field (`status`, ...).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Aggregations = Schema.Record({ key: Schema.String, value: Aggregation })
+
+/**
+ * A search result (quick or advanced): how many designs match, and their numbers; the request as
+ * the service read it and the aggregations, when it sends them. Its decoder (`decodeSearchResult`)
+ * reads the numbers from `designNumbers` or, failing that, `designIds` (as the sibling trade mark
+ * API's `trademarkIds` suggests); this schema is the form after that reading.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const SearchResult = Schema.Struct({
+  count: Schema.NonNegativeInt,
+  designNumbers: Schema.Array(DesignNumber),
+  request: Schema.optional(Schema.Unknown),
+  aggregations: Schema.optional(Aggregations)
+}, Extensions)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type SearchResult = typeof SearchResult.Type
+
+/**
+ * The result of a quick search: a `SearchResult`.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const QuickSearchResult = Schema.Struct({
-  count: Schema.NonNegativeInt,
-  designNumbers: Schema.Array(DesignNumber)
-}, Extensions)
+export const QuickSearchResult = SearchResult
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type QuickSearchResult = typeof QuickSearchResult.Type
+export type QuickSearchResult = SearchResult
 
 /**
  * A Locarno classification: code (`06-01`) and title.
@@ -300,6 +465,26 @@ export const Design = Schema.Struct({
 export type Design = typeof Design.Type
 
 /**
+ * One page of a paged advanced search: how many designs match in all, the page's full records,
+ * and the request as read and the aggregations when the service sends them.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const DesignPage = Schema.Struct({
+  count: Schema.NonNegativeInt,
+  designs: Schema.Array(Design),
+  request: Schema.optional(Schema.Unknown),
+  aggregations: Schema.optional(Aggregations)
+}, Extensions)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type DesignPage = typeof DesignPage.Type
+
+/**
  * Checks a design number without the schema machinery, for hot paths.
  *
  * @since 0.1.0
@@ -307,30 +492,47 @@ export type Design = typeof Design.Type
  */
 export const isDesignNumber = (s: string): s is DesignNumber => /^[A-Za-z0-9]{1,12}$/.test(s)
 
-const decodeQuickSearchResultBySchema = Schema.decodeUnknownEither(QuickSearchResult)
+const decodeSearchResultBySchema = Schema.decodeUnknownEither(SearchResult)
 
 const isDesignNumberString = (u: unknown): boolean => typeof u === "string" && isDesignNumber(u)
 
+/** `u` with `designIds` read as `designNumbers` when only `designIds` is there. */
+const withDesignNumbers = (u: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
+  if (u.designNumbers !== undefined || u.designIds === undefined) return u
+  const { designIds, ...rest } = u
+  return { ...rest, designNumbers: designIds }
+}
+
 /**
- * Decodes a quick search result, as parsed from JSON, as `QuickSearchResult` does, the common case
- * (a safe non-negative integer count, design numbers) checked by hand and taken as parsed (README,
- * "Where the CPU goes"). Anything else goes through the schema, for its errors.
+ * Decodes a search result, as parsed from JSON, as `SearchResult` does, its numbers read from
+ * `designNumbers` or else `designIds`. The common case (a safe non-negative integer count, design
+ * numbers, no aggregations) is checked by hand and taken as parsed (README, "Where the CPU goes").
+ * Anything else goes through the schema, for its errors.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decodeSearchResult = (u: unknown): Either.Either<SearchResult, ParseResult.ParseError> => {
+  if (!isObject(u)) return decodeSearchResultBySchema(u)
+  const read = withDesignNumbers(u)
+  const { count, designNumbers, aggregations } = read
+  if (
+    Number.isSafeInteger(count) && (count as number) >= 0 && Array.isArray(designNumbers) &&
+    everyElement(designNumbers, isDesignNumberString) && aggregations === undefined
+  ) {
+    return Either.right(read as SearchResult)
+  }
+  return decodeSearchResultBySchema(read)
+}
+
+/**
+ * `decodeSearchResult`, under the name of the quick search.
  *
  * @since 0.2.0
  * @category decoding
  */
-export const decodeQuickSearchResult = (u: unknown): Either.Either<QuickSearchResult, ParseResult.ParseError> => {
-  if (isObject(u)) {
-    const { count, designNumbers } = u
-    if (
-      Number.isSafeInteger(count) && (count as number) >= 0 && Array.isArray(designNumbers) &&
-      everyElement(designNumbers, isDesignNumberString)
-    ) {
-      return Either.right(u as QuickSearchResult)
-    }
-  }
-  return decodeQuickSearchResultBySchema(u)
-}
+export const decodeQuickSearchResult: (u: unknown) => Either.Either<QuickSearchResult, ParseResult.ParseError> =
+  decodeSearchResult
 
 const decodeDesignBySchema = Schema.decodeUnknownEither(Design)
 
@@ -367,4 +569,30 @@ export const decodeDesign = (u: unknown): Either.Either<Design, ParseResult.Pars
     return Either.right(design as Design)
   }
   return decodeDesignBySchema(u)
+}
+
+const decodeDesignPageBySchema = Schema.decodeUnknownEither(DesignPage)
+
+/**
+ * Decodes a page, as parsed from JSON, as `DesignPage` does, each record by `decodeDesign`'s hand
+ * check when it can be.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decodeDesignPage = (u: unknown): Either.Either<DesignPage, ParseResult.ParseError> => {
+  if (isObject(u) && Number.isSafeInteger(u.count) && (u.count as number) >= 0 && u.aggregations === undefined) {
+    const { designs } = u
+    if (Array.isArray(designs)) {
+      const decoded: Array<Design> = []
+      for (let i = 0; i < designs.length; i++) {
+        const design = decodeDesign(designs[i])
+        if (Either.isLeft(design)) return decodeDesignPageBySchema(u)
+        decoded.push(design.right)
+      }
+      const page: Record<string, unknown> = { ...u, designs: decoded }
+      return Either.right(page as DesignPage)
+    }
+  }
+  return decodeDesignPageBySchema(u)
 }
