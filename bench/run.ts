@@ -7,7 +7,8 @@
  * processes of its own) and token economy (counts on simulated time) measure no time, so they run
  * side by side to keep the suite within its budget. The fleet token economy (counts again, from
  * worker processes and a `redis-server` of its own; `scripts/ensure-redis-server.sh` installs one)
- * runs next, then the sandbox search, which builds a 200,000-design index in this process.
+ * runs next, then the sandbox search, which builds a 200,000-design index in this process. The
+ * export by criteria (CLI child processes against a sandbox this process serves) runs after CLI start.
  *
  * The throughput and export benchmarks pin their server process to one core and every client they
  * measure to another (bench/cores.ts), so a client's figure is not a share of its server's core.
@@ -23,6 +24,7 @@ import { pinning } from "./cores.js"
 import * as Export from "./export.js"
 import * as Fleet from "./fleet.js"
 import * as Memory from "./memory.js"
+import * as PagedExport from "./pagedExport.js"
 import * as SandboxSearch from "./sandboxSearch.js"
 import { round } from "./stats.js"
 import * as Throughput from "./throughput.js"
@@ -93,6 +95,10 @@ const main = async () => {
     "CLI start (node dist/cli/main.js --help vs node -e 0)",
     () => CliStart.run({ rounds: quick ? 3 : 10 })
   )
+  const paged = await timedStep(
+    "export by criteria (CLI, served sandbox: a page of 100 a request vs one request per design)",
+    () => PagedExport.run(quick ? { rounds, designs: 2_000 } : { rounds })
+  )
   const fleet = await timedStep(
     "fleet token economy (worker processes × cold calls, sharing through redis-server vs each alone)",
     () => Fleet.run(quick ? { rounds, processes: 4, calls: 20 } : { rounds })
@@ -112,6 +118,7 @@ const main = async () => {
   const s = search.result
   const c = cli.result
   const f = fleet.result
+  const p = paged.result
   const headlines = {
     transportRatioC64: {
       value: atC64.variants.toolkitDefault.ratioToUndici,
@@ -195,6 +202,22 @@ const main = async () => {
       ratio: ratioOf(f.shared, f.alone),
       target: "= 1, no failed call",
       met: f.shared === 1 && f.failedCalls === 0
+    },
+    pagedExportRequestsPer1000: {
+      value: p.pagedExportRequestsPer1000,
+      baseline: p.perDesignRequestsPer1000,
+      baselineIs: "the same export with the paged search refused: an advanced search and a get per design (measured)",
+      ratio: ratioOf(p.pagedExportRequestsPer1000, p.perDesignRequestsPer1000),
+      target: `≤ ${p.target}`,
+      met: p.met
+    },
+    pagedExportVsPerDesign: {
+      value: p.pagedExportVsPerDesign,
+      baseline: p.perDesign.designsPerSecond,
+      baselineIs: "designs/s of the same export, one request per design, same run (the value is already the ratio)",
+      ratio: p.pagedExportVsPerDesign,
+      target: "none (reported)",
+      met: null
     },
     cliStartRatio: {
       value: c.cliStartRatio,
@@ -297,6 +320,12 @@ const main = async () => {
     verdict(headlines.fleetTokenRequests.met, headlines.fleetTokenRequests.target)
   ])
   rows.push([
+    `export by criteria: ${p.designsExported} designs (${p.command})`,
+    `${p.paged.requests} requests (${p.pagedExportRequestsPer1000} per 1,000), ${p.paged.designsPerSecond} designs/s`,
+    `one request per design: ${p.perDesign.requests} requests (${p.perDesignRequestsPer1000} per 1,000), ${p.perDesign.designsPerSecond} designs/s → designs/s ×${p.pagedExportVsPerDesign}`,
+    verdict(p.met, `≤ ${p.target} per 1,000`)
+  ])
+  rows.push([
     "CLI start: design-search --help",
     `${c.cliMs} ms`,
     `node -e 0 ${c.nodeMs} ms → ×${c.cliStartRatio}`,
@@ -324,7 +353,8 @@ const main = async () => {
       export: { seconds: exported.seconds, ...exported.result },
       sandboxSearch: { seconds: search.seconds, ...search.result },
       cliStart: { seconds: cli.seconds, ...cli.result },
-      fleet: { seconds: fleet.seconds, ...fleet.result }
+      fleet: { seconds: fleet.seconds, ...fleet.result },
+      pagedExport: { seconds: paged.seconds, ...paged.result }
     }
   }
   writeFileSync(new URL("./results.json", import.meta.url), JSON.stringify(results, null, 2) + "\n")

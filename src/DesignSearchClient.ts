@@ -9,8 +9,8 @@
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform"
-import type { ConfigError } from "effect"
-import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import type { ConfigError, ParseResult } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
 import type { LazyArg } from "effect/Function"
 import * as AccessToken from "./AccessToken.js"
 import { UnexpectedResponseError, ValidationError } from "./ApiError.js"
@@ -26,14 +26,37 @@ import type {
   TokenError,
   TransportError
 } from "./ApiError.js"
-import { decodeDesign, decodeQuickSearchRequest, decodeQuickSearchResult, isDesignNumber } from "./Designs.js"
-import type { Design, DesignNumber, QuickSearchRequest, QuickSearchResult } from "./Designs.js"
+import {
+  AdvancedSearchRequest,
+  decodeDesign,
+  decodeDesignPage,
+  decodeQuickSearchRequest,
+  decodeQuickSearchResult,
+  decodeSearchResult,
+  isDesignNumber,
+  PageRequest
+} from "./Designs.js"
+import type {
+  Design,
+  DesignNumber,
+  DesignPage,
+  QuickSearchRequest,
+  QuickSearchResult,
+  SearchResult
+} from "./Designs.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import { classify } from "./internal/answers.js"
 import type { Decode, StatusError } from "./internal/answers.js"
 import { catchFailure } from "./internal/catchFailure.js"
 import { chooseTransport } from "./internal/chooseTransport.js"
 import { mapInOrder } from "./internal/orderedParallel.js"
+import {
+  checkPagedOptions,
+  pagedDesigns,
+  pagedProblems,
+  pagedSearchUnavailable as pagedSearchUnavailableCode
+} from "./internal/pagedDesigns.js"
+import type { PagedOptions, Refusal } from "./internal/pagedDesigns.js"
 import { maskOf } from "./internal/secrets.js"
 import type { Mask } from "./internal/secrets.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
@@ -86,6 +109,30 @@ export type QuickSearchError = CommonError
 export type GetDesignError = CommonError | NotFoundError
 
 /**
+ * What `advancedSearch` fails with.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type AdvancedSearchError = CommonError
+
+/**
+ * What `searchPage` fails with: a 404 (no such operation for this client) is `NotFoundError`.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type SearchPageError = CommonError | NotFoundError
+
+/**
+ * What `advancedDesigns` fails with.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type AdvancedDesignsError = SearchPageError | AdvancedSearchError | GetDesignError
+
+/**
  * What `searchDesigns` fails with.
  *
  * @since 0.1.0
@@ -111,6 +158,34 @@ export interface SearchDesignsOptions {
 }
 
 /**
+ * Options of `advancedDesigns`: page size, the page to start from, requests at once, and what to
+ * tell of each page (`PageInfo`).
+ *
+ * @since 0.3.0
+ * @category options
+ */
+export type AdvancedDesignsOptions = PagedOptions
+
+export type {
+  /**
+   * What `advancedDesigns` tells of each page before its designs.
+   *
+   * @since 0.3.0
+   * @category models
+   */
+  PageInfo
+} from "./internal/pagedDesigns.js"
+
+/**
+ * The code of the warning in `PageInfo.messages` when the paged operation was refused (403, 404,
+ * 405) and `advancedDesigns` fetches each design on its own.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const pagedSearchUnavailable: typeof pagedSearchUnavailableCode = pagedSearchUnavailableCode
+
+/**
  * The operations of the design search API. Each fails only with its exact union of `ApiError`s.
  *
  * @since 0.1.0
@@ -130,6 +205,31 @@ export interface Service {
    * that is not 1 to 12 letters or digits.
    */
   readonly getDesign: (designNumber: string) => Effect.Effect<ApiResponse<Design>, GetDesignError>
+  /**
+   * `POST {base}/search/advanced`: the numbers of the designs matching rows of criteria. Fails with
+   * `AdvancedSearchError`: a client `ValidationError` for a request its schema refuses or that
+   * cannot be written as JSON (nothing sent).
+   */
+  readonly advancedSearch: (
+    request: AdvancedSearchRequest
+  ) => Effect.Effect<ApiResponse<SearchResult>, AdvancedSearchError>
+  /**
+   * `POST {base}/page/advanced`: one page of the full designs matching rows of criteria. Fails
+   * with `SearchPageError`: a client `ValidationError` for a `pageSize` outside 1–100, a negative
+   * `pageNumber` or another request its schema refuses (nothing sent).
+   */
+  readonly searchPage: (request: PageRequest) => Effect.Effect<ApiResponse<DesignPage>, SearchPageError>
+  /**
+   * Every full design matching an advanced search, in order, from `startPage` on: one request a
+   * page, `concurrency` pages at once. If the paged operation is refused (403, 404, 405), the
+   * designs come from `advancedSearch` and one `getDesign` each, in the same pages, and every
+   * later call does the same without asking again; `PageInfo` says so. Fails with the first
+   * failure (`AdvancedDesignsError`); bad options are a client `ValidationError`.
+   */
+  readonly advancedDesigns: (
+    request: AdvancedSearchRequest,
+    options?: AdvancedDesignsOptions
+  ) => Stream.Stream<Design, AdvancedDesignsError>
   /**
    * Searches, then fetches every hit in full with bounded concurrency, in search order. Fails with
    * the first failure of the search or of a fetch (`SearchDesignsError`), after which no fetch starts.
@@ -220,6 +320,9 @@ type CallError = StatusError | TransportError | TokenError
 
 const clientValidation = (errors: ValidationError["errors"]) =>
   new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })
+
+const decodeAdvancedSearchRequest = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })
+const decodePageRequest = Schema.decodeUnknownEither(PageRequest, { errors: "all" })
 
 /** A 404 where the operation has no such outcome is an unexpected response. */
 const notFoundIsUnexpected = (e: NotFoundError) =>
@@ -392,7 +495,52 @@ export const make = (
       )
     }
 
-    return { quickSearch, getDesign, searchDesigns } satisfies Service
+    /** A body of `schema`, checked and written, or the client `ValidationError` of why it cannot be sent. */
+    const bodyOf = <A>(decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>, request: unknown) => {
+      const valid = decode(request)
+      if (Either.isLeft(valid)) return Either.left(clientValidation(pointerErrors(valid.left)))
+      // Criteria the toolkit does not name are sent as given: they may hold what JSON cannot write.
+      return Either.mapLeft(
+        Either.try(() => JSON.stringify(valid.right)),
+        () => clientValidation([parameterError("body", "the request cannot be written as JSON")])
+      )
+    }
+
+    const advancedSearch = (request: AdvancedSearchRequest) =>
+      Effect.suspend(() => {
+        const body = bodyOf(decodeAdvancedSearchRequest, request)
+        if (Either.isLeft(body)) return Effect.fail(body.left)
+        return catchFailure(
+          authorized({ method: "POST", path: "/search/advanced", body: body.right }, decodeSearchResult),
+          (e) => Effect.fail(e._tag === "NotFoundError" ? notFoundIsUnexpected(e) : e)
+        )
+      }).pipe(withSpanWhenTraced("DesignSearchClient.advancedSearch"))
+
+    const searchPage = (request: PageRequest) =>
+      Effect.suspend(() => {
+        const body = bodyOf(decodePageRequest, request)
+        if (Either.isLeft(body)) return Effect.fail(body.left)
+        return authorized({ method: "POST", path: "/page/advanced", body: body.right }, decodeDesignPage)
+      }).pipe(withSpanWhenTraced("DesignSearchClient.searchPage"))
+
+    // The paged operation's refusal, remembered for the client's life.
+    let refused: Option.Option<Refusal> = Option.none()
+    const paged = {
+      searchPage,
+      advancedSearch,
+      getDesign,
+      refused: () => refused,
+      remember: (refusal: Refusal) => void (refused = Option.some(refusal))
+    }
+    const advancedDesigns = (request: AdvancedSearchRequest, pagedOptions: AdvancedDesignsOptions = {}) => {
+      const checked = checkPagedOptions(pagedOptions)
+      if (typeof checked === "string") {
+        return Stream.fail(clientValidation([parameterError(checked, pagedProblems[checked])]))
+      }
+      return pagedDesigns(paged, request, checked, pagedOptions)
+    }
+
+    return { quickSearch, getDesign, searchDesigns, advancedSearch, searchPage, advancedDesigns } satisfies Service
   })
 
 /**

@@ -496,6 +496,19 @@ const decodeSearchResultBySchema = Schema.decodeUnknownEither(SearchResult)
 
 const isDesignNumberString = (u: unknown): boolean => typeof u === "string" && isDesignNumber(u)
 
+/** Every own value of a plain object passes `check`. */
+const everyValue = (u: Readonly<Record<string, unknown>>, check: (value: unknown) => boolean): boolean => {
+  for (const key in u) {
+    if (Object.hasOwn(u, key) && !check(u[key])) return false
+  }
+  return true
+}
+
+/** Absent, or aggregations as `Aggregations` reads them: objects of objects of numbers. */
+const isOptionalAggregations = (u: unknown): boolean =>
+  u === undefined ||
+  isObject(u) && everyValue(u, (a) => isObject(a) && everyValue(a, (n) => typeof n === "number"))
+
 /** `u` with `designIds` read as `designNumbers` when only `designIds` is there. */
 const withDesignNumbers = (u: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
   if (u.designNumbers !== undefined || u.designIds === undefined) return u
@@ -506,7 +519,7 @@ const withDesignNumbers = (u: Readonly<Record<string, unknown>>): Readonly<Recor
 /**
  * Decodes a search result, as parsed from JSON, as `SearchResult` does, its numbers read from
  * `designNumbers` or else `designIds`. The common case (a safe non-negative integer count, design
- * numbers, no aggregations) is checked by hand and taken as parsed (README, "Where the CPU goes").
+ * numbers, aggregations of counts) is checked by hand and taken as parsed (README, "Where the CPU goes").
  * Anything else goes through the schema, for its errors.
  *
  * @since 0.3.0
@@ -518,7 +531,7 @@ export const decodeSearchResult = (u: unknown): Either.Either<SearchResult, Pars
   const { count, designNumbers, aggregations } = read
   if (
     Number.isSafeInteger(count) && (count as number) >= 0 && Array.isArray(designNumbers) &&
-    everyElement(designNumbers, isDesignNumberString) && aggregations === undefined
+    everyElement(designNumbers, isDesignNumberString) && isOptionalAggregations(aggregations)
   ) {
     return Either.right(read as SearchResult)
   }
@@ -581,7 +594,9 @@ const decodeDesignPageBySchema = Schema.decodeUnknownEither(DesignPage)
  * @category decoding
  */
 export const decodeDesignPage = (u: unknown): Either.Either<DesignPage, ParseResult.ParseError> => {
-  if (isObject(u) && Number.isSafeInteger(u.count) && (u.count as number) >= 0 && u.aggregations === undefined) {
+  if (
+    isObject(u) && Number.isSafeInteger(u.count) && (u.count as number) >= 0 && isOptionalAggregations(u.aggregations)
+  ) {
     const { designs } = u
     if (Array.isArray(designs)) {
       const decoded: Array<Design> = []

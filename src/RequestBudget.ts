@@ -139,6 +139,31 @@ export const layer = (options: Options): Layer.Layer<RequestBudget, ConfigError.
   Layer.effect(RequestBudget, make(options))
 
 /**
+ * The service's published cap: 600 requests a minute per client id ("Base Tier"), shared by every
+ * API of the provider that the client id calls.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const publishedRequestsPerMinute = 600
+
+/**
+ * A budget of this process at the published cap, slots evenly spaced (`publishedRequestsPerMinute`):
+ * `Effect.provide(RequestBudget.layerPublishedCap)` paces a bulk job. Each build holds its own budget.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerPublishedCap: Layer.Layer<RequestBudget> = Layer.sync(RequestBudget, () => {
+  const pace: Pace = {
+    intervalMillis: 60_000 / publishedRequestsPerMinute,
+    toleranceMillis: 0,
+    maxBackOffMillis: Duration.toMillis(budgetDefaults.maxBackOff)
+  }
+  return perClient(() => local(pace))
+})
+
+/**
  * Takes a slot on Redis's clock: `KEYS[1]` holds the next arrival, `KEYS[2]` lives as long as a
  * back-off; `ARGV` are the interval and the burst tolerance in milliseconds. Answers the wait.
  */

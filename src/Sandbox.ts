@@ -1,6 +1,6 @@
 /**
  * The sandbox: a simulation of the design search service that behaves as the specification says
- * the real one does (token endpoint, both API operations, spec-shaped errors), over a deterministic
+ * the real one does (token endpoint, the API's operations, spec-shaped errors), over a deterministic
  * dataset, with fault injection, token revocation and counters. `layer` puts it behind an
  * in-process `HttpClient` (no sockets) for an application's tests; `SandboxControl` drives it.
  *
@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import { positiveInt } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
+import type { ResultField } from "./sandbox/App.js"
 import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
@@ -23,6 +24,7 @@ import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as Server from "./sandbox/Server.js"
 import * as State from "./sandbox/State.js"
 
+export { type ResultField } from "./sandbox/App.js"
 export { type Control, type Sandbox, SandboxControl } from "./sandbox/Control.js"
 export { fixedNumbers } from "./sandbox/Dataset.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
@@ -50,7 +52,20 @@ export interface Options {
   readonly resultCap?: number | undefined
   /** Largest request body accepted (default 1 MiB). */
   readonly maxRequestBytes?: number | undefined
+  /**
+   * The field of a search result that lists the design numbers (default `designNumbers`): the live
+   * service's name for it is not public, and the client reads either.
+   */
+  readonly resultField?: ResultField | undefined
 }
+
+/**
+ * The names a search result may give its list of design numbers.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const resultFields: ReadonlyArray<ResultField> = ["designNumbers", "designIds"]
 
 /**
  * Defaults of `Options`.
@@ -65,7 +80,8 @@ export const defaults = {
   seed: 1,
   tokenLifetime: Duration.seconds(3600),
   resultCap: 10_000,
-  maxRequestBytes: 1024 * 1024
+  maxRequestBytes: 1024 * 1024,
+  resultField: "designNumbers"
 } as const
 
 /**
@@ -100,6 +116,15 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
     )
     const resultCap = yield* positiveInt("resultCap", options.resultCap ?? defaults.resultCap)
     const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
+    const resultField = options.resultField ?? defaults.resultField
+    if (!resultFields.includes(resultField)) {
+      return yield* Effect.fail(
+        ConfigError.InvalidData(
+          ["resultField"],
+          `resultField must be designNumbers or designIds, got ${String(resultField)}`
+        )
+      )
+    }
     const index = SearchIndex.make(generateDesigns(designs, seed))
     const state = State.make()
     const app = App.make({
@@ -107,6 +132,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
       clientSecret,
       tokenLifetimeSeconds,
       resultCap,
+      resultField,
       maxRequestBytes,
       signingKey: randomBytes(32),
       issuer: inProcessUrl,

@@ -88,7 +88,7 @@ describe("DesignSearchClient: operations", () => {
         const error = yield* Effect.flip(Stream.runDrain(client.searchDesigns({ query: "table" }, { concurrency })))
         expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
       }
-      expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0 })
+      expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0, advanced: 0, page: 0 })
     }).pipe(Effect.provide(clientLayer())))
 
   it.effect("searchDesigns emits the designs before a failing one, then its error", () =>
@@ -153,7 +153,7 @@ describe("DesignSearchClient: requests that fail their own schema are not sent",
         if (error._tag !== "ValidationError") return
         expect(error.origin).toBe("client")
         expect(error.errors.map((e) => e.source?.pointer)).toEqual([c.pointer])
-        expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0 })
+        expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0, advanced: 0, page: 0 })
       }).pipe(Effect.provide(clientLayer())))
   }
 
@@ -176,7 +176,7 @@ describe("DesignSearchClient: requests that fail their own schema are not sent",
         expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
         if (error._tag !== "ValidationError") return
         expect(error.errors[0]?.source?.parameter).toBe("ipRightIdentifier")
-        expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0 })
+        expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0, advanced: 0, page: 0 })
       }).pipe(Effect.provide(clientLayer())))
   }
 })
@@ -220,7 +220,7 @@ describe("DesignSearchClient: authentication", () => {
     Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Client).quickSearch({ query: "chair" }))
       expect(error).toMatchObject({ _tag: "TokenError", reason: "InvalidCredentials" })
-      expect((yield* sandboxStats).requests).toEqual({ token: 1, search: 0, design: 0 })
+      expect((yield* sandboxStats).requests).toEqual({ token: 1, search: 0, design: 0, advanced: 0, page: 0 })
     }).pipe(Effect.provide(clientLayer({ config: { clientId: "someone-else" } }))))
 })
 
@@ -231,7 +231,8 @@ describe("DesignSearchClient: every status gives its typed error", () => {
     html: "<html><body><h1>502 Bad Gateway</h1></body></html>",
     text: "upstream connect error",
     empty: "",
-    message: { message: "Endpoint request timed out" }
+    message: { message: "Endpoint request timed out" },
+    error: { error: "Design [123] not found" }
   } as const
 
   const rows: ReadonlyArray<readonly [number, string]> = [
@@ -260,6 +261,11 @@ describe("DesignSearchClient: every status gives its typed error", () => {
           if (!("errors" in error)) return
           if (format === "spec") {
             expect(error.errors).toEqual(bodies.spec.errors)
+          } else if (format === "message" || format === "error") {
+            // A gateway's or the sibling API's own shape: its text is the detail, its code the status.
+            const detail = format === "message" ? bodies.message.message : bodies.error.error
+            expect(error.errors).toEqual([{ code: String(status), detail }])
+            expect(error.message).toContain(detail)
           } else {
             expect(error.errors).toEqual([])
             expect(error.excerpt).toBe(typeof body === "string" ? body : JSON.stringify(body))

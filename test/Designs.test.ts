@@ -3,12 +3,16 @@ import type { ParseResult } from "effect"
 import { DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
 import {
   decodeDesign,
+  decodeDesignPage,
   decodeQuickSearchRequest,
   decodeQuickSearchResult,
+  decodeSearchResult,
   Design,
+  DesignPage,
   IsoDate,
   QuickSearchRequest,
   QuickSearchResult,
+  SearchResult,
   WireDate
 } from "../src/Designs.js"
 
@@ -145,6 +149,69 @@ describe("decodeQuickSearchResult", () => {
     const holes: Array<string> = ["1"]
     holes[2] = "3"
     expect(Either.isLeft(decodeQuickSearchResult({ count: 3, designNumbers: holes }))).toBe(true)
+  })
+})
+
+describe("decodeSearchResult: tolerant of the service's names", () => {
+  const bySchema = Schema.decodeUnknownEither(SearchResult)
+  const numbers = fc.array(fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), { maxLength: 4 })
+
+  it("reads designIds when designNumbers is absent, as designNumbers; designNumbers wins when both are sent", () => {
+    fc.assert(fc.property(fc.nat(), numbers, fc.option(numbers, { nil: undefined }), (count, ids, given) => {
+      const decoded = Either.getOrThrow(
+        decodeSearchResult({ count, designIds: ids, ...(given === undefined ? {} : { designNumbers: given }) })
+      )
+      expect(decoded.designNumbers).toEqual(given ?? ids)
+      // Read as designNumbers, designIds is not kept beside them; sent with them, it is an unknown field.
+      expect("designIds" in decoded).toBe(given !== undefined)
+    }))
+    expect(Either.isLeft(decodeSearchResult({ count: 1, designIds: ["not a number!"] }))).toBe(true)
+    expect(Either.isLeft(decodeSearchResult({ count: 1 }))).toBe(true)
+  })
+
+  it("keeps the request as read and the aggregations, and holds aggregations to their shape", () => {
+    const sent = {
+      request: { rows: [{ op: "AND", query: { owner: "acme" } }] },
+      count: 3,
+      designIds: ["1", "2", "3"],
+      aggregations: { status: { REGISTERED: 2, FILED: 1 } }
+    }
+    const decoded = Either.getOrThrow(decodeSearchResult(sent))
+    expect(decoded).toEqual({
+      request: sent.request,
+      count: 3,
+      designNumbers: ["1", "2", "3"],
+      aggregations: sent.aggregations
+    })
+    expect(Either.isLeft(decodeSearchResult({ ...sent, aggregations: { status: { REGISTERED: "2" } } }))).toBe(true)
+    expect(Either.isLeft(decodeSearchResult({ ...sent, aggregations: [1] }))).toBe(true)
+  })
+
+  it("decodes as the schema does once the numbers are read", () => {
+    const near = fc.record({
+      count: fc.oneof(fc.nat(), fc.integer(), fc.constantFrom(2 ** 53, "3")),
+      designNumbers: fc.oneof(numbers, fc.anything()),
+      aggregations: fc.oneof(fc.dictionary(fc.string(), fc.dictionary(fc.string(), fc.nat())), fc.anything())
+    }, { requiredKeys: [] })
+    expect(holdToSchema(decodeSearchResult, bySchema, near, { numRuns: 2000 })).toBeGreaterThan(50)
+  })
+})
+
+describe("decodeDesignPage", () => {
+  const bySchema = Schema.decodeUnknownEither(DesignPage)
+  const design = fc.record({
+    number: fc.oneof(fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), fc.constant("bad number")),
+    title: fc.oneof(fc.string(), fc.integer()),
+    filingDate: fc.constantFrom("2024-02-29", "2023-02-30", "2024-03-01T10:00:00Z", "x")
+  }, { requiredKeys: ["number"] })
+  const near = fc.record({
+    count: fc.oneof(fc.nat(), fc.constant(-1)),
+    designs: fc.oneof(fc.array(design, { maxLength: 3 }), fc.anything()),
+    extra: fc.jsonValue()
+  }, { requiredKeys: [] })
+
+  it("decodes as the schema does, each record as decodeDesign does", () => {
+    expect(holdToSchema(decodeDesignPage, bySchema, near, { numRuns: 2000 })).toBeGreaterThan(50)
   })
 })
 

@@ -1,8 +1,10 @@
 import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect, Schema, TestClock } from "effect"
+import { DateTime, Effect, FastCheck as fc, Schema, TestClock } from "effect"
 import { Designs, DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
+import { generateDesigns } from "../src/sandbox/Dataset.js"
+import * as SearchIndex from "../src/sandbox/SearchIndex.js"
 import { clientLayer } from "./support/layers.js"
 
 const base = Sandbox.inProcessUrl
@@ -172,11 +174,15 @@ describe("Sandbox API", () => {
         const statuses = [(yield* get).status, (yield* get).status, (yield* get).status]
         expect(statuses).toEqual([500, 500, 200])
         const stats = yield* sandbox.control.stats
-        expect(stats).toEqual({ tokensIssued: 2, requests: { token: 2, search: 0, design: 3 }, abandoned: 0 })
+        expect(stats).toEqual({
+          tokensIssued: 2,
+          requests: { token: 2, search: 0, design: 3, advanced: 0, page: 0 },
+          abandoned: 0
+        })
         yield* sandbox.control.reset
         expect(yield* sandbox.control.stats).toEqual({
           tokensIssued: 0,
-          requests: { token: 0, search: 0, design: 0 },
+          requests: { token: 0, search: 0, design: 0, advanced: 0, page: 0 },
           abandoned: 0
         })
       })
@@ -345,4 +351,239 @@ describe("Sandbox quick search filters", () => {
       }
       expect((yield* client.quickSearch({ query: "zzzzqqq" })).data).toEqual({ count: 0, designNumbers: [] })
     }).pipe(Effect.provide(clientLayer())))
+})
+
+describe("Sandbox advanced and paged search", () => {
+  const designs = generateDesigns(400, 7)
+  const index = SearchIndex.make(designs)
+  const ordered = designs.map((d) => d.number).sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
+  const byNumber = new Map(designs.map((d) => [d.number as string, d]))
+
+  /** The criteria of a row, evaluated on one design as the README says, with no index. */
+  const holds = (design: Designs.Design, criteria: Designs.Criteria): boolean => {
+    const hasWords = (texts: ReadonlyArray<string>, wanted: string) => {
+      const have = new Set(SearchIndex.words(texts.join(" ")))
+      return SearchIndex.words(wanted).every((w) => have.has(w))
+    }
+    const dateOf: Record<string, DateTime.Utc | undefined> = {
+      FILING: design.filingDate,
+      PRIORITY: design.filingDate,
+      REGISTRATION: design.registrationDate,
+      EXPIRY: design.expiryDate,
+      LAST_CHANGED: design.lastChanged
+    }
+    const day = (date: DateTime.Utc | undefined) =>
+      date === undefined ? undefined : DateTime.formatIso(date).slice(0, 10)
+    const code = (c: string) => c.toLowerCase().replace(/[^0-9a-z]/g, "")
+    const { classification, date, designNumber, designer, owner, productName, statuses } = criteria
+    const onDay = date === undefined ? undefined : day(dateOf[date.type])
+    return (owner === undefined || hasWords((design.owners ?? []).map((o) => o.name), owner)) &&
+      (designer === undefined || hasWords((design.designers ?? []).map((o) => o.name), designer)) &&
+      (productName === undefined || hasWords(design.productNames ?? [], productName)) &&
+      (designNumber === undefined || design.number === designNumber) &&
+      (classification === undefined ||
+        (design.classifications ?? []).some((c) =>
+          code(c.code).startsWith(code(classification)) || code(classification).startsWith(code(c.code))
+        )) &&
+      (statuses === undefined || statuses.some((s) => s.toUpperCase() === design.status)) &&
+      (date === undefined ||
+        onDay !== undefined && (date.from === undefined || date.from <= onDay) &&
+          (date.to === undefined || onDay <= date.to))
+  }
+
+  /** The numbers an advanced search should list, in its order. */
+  const expected = (request: Designs.AdvancedSearchRequest): Array<string> => {
+    const numbers = ordered.filter((n) => {
+      const design = byNumber.get(n)!
+      let kept = false
+      request.rows.forEach((row, i) => {
+        const m = holds(design, row.query)
+        kept = i === 0
+          ? (row.op === "AND_NOT" ? !m : m)
+          : row.op === "AND"
+          ? kept && m
+          : row.op === "OR"
+          ? kept || m
+          : kept && !m
+      })
+      const since = request.changedSinceDate
+      return kept && (since === undefined || DateTime.formatIso(design.lastChanged!).slice(0, 10) >= since)
+    })
+    return request.sort?.direction === "DESCENDING" ? numbers.reverse() : numbers
+  }
+
+  // Days of the dataset's own dates (a range's bounds are inclusive), and days between them.
+  const days = [...new Set(designs.flatMap((d) => [d.filingDate, d.registrationDate, d.expiryDate, d.lastChanged]))]
+    .flatMap((date) => date === undefined ? [] : [DateTime.formatIso(date).slice(0, 10)])
+  const year = fc.oneof(
+    fc.integer({ min: 1999, max: 2036 }).map((y) => `${y}-0${1 + (y % 9)}-1${y % 10}`),
+    fc.constantFrom(...days)
+  )
+  const criterion = {
+    owner: fc.constantFrom("ltd", "pty ltd", "coastal", "harbour designs", "wattle furniture", "zzz"),
+    designer: fc.constantFrom("chen", "olivia", "smith", "jack nguyen"),
+    productName: fc.constantFrom("chair", "chairs", "bottle", "lamp", "table"),
+    designNumber: fc.constantFrom(Sandbox.fixedNumbers.chair, ordered[17]!, ordered[300]!, "999999999"),
+    classification: fc.constantFrom("06", "06-01", "0202c", "09", "10-02", "32"),
+    statuses: fc.subarray(["registered", "FILED", "CERTIFIED", "EXPIRED", "LAPSED"], { minLength: 1 }),
+    date: fc.record({ type: fc.constantFrom(...Designs.knownDateTypes), from: year, to: year }, {
+      requiredKeys: ["type"]
+    })
+      .filter((r) => (r.from !== undefined || r.to !== undefined) && !(r.from! > r.to!)),
+    colour: fc.constant("red")
+  }
+  // One or two criteria a row, any of them: more would rarely match anything.
+  const criteria: fc.Arbitrary<Designs.Criteria> = fc.tuple(
+    fc.record(criterion),
+    fc.shuffledSubarray(Object.keys(criterion) as Array<keyof typeof criterion>, { minLength: 1, maxLength: 2 })
+  ).map(([all, names]) => Object.fromEntries(names.map((name) => [name, all[name]])))
+  const request: fc.Arbitrary<Designs.AdvancedSearchRequest> = fc.record({
+    rows: fc.array(
+      fc.record({ op: fc.constantFrom("AND" as const, "OR" as const, "AND_NOT" as const), query: criteria }),
+      {
+        minLength: 1,
+        maxLength: 4
+      }
+    ),
+    changedSinceDate: year,
+    sort: fc.record({
+      field: fc.constant("NUMBER"),
+      direction: fc.constantFrom("ASCENDING" as const, "DESCENDING" as const)
+    })
+  }, { requiredKeys: ["rows"] })
+
+  it("lists exactly the designs whose rows, joined left to right, hold; any window of them; statuses counted", () => {
+    let nonEmpty = 0
+    fc.assert(
+      fc.property(request, fc.nat(60), fc.integer({ min: 1, max: 50 }), (request, offset, limit) => {
+        const want = expected(request)
+        const hits = index.advanced(request, offset, limit)
+        expect(hits.count).toBe(want.length)
+        expect(hits.designs.map((d) => d.number)).toEqual(want.slice(offset, offset + limit))
+        const statuses: Record<string, number> = {}
+        for (const n of want) statuses[byNumber.get(n)!.status!] = (statuses[byNumber.get(n)!.status!] ?? 0) + 1
+        expect(hits.statuses).toEqual(statuses)
+        if (want.length > 0) nonEmpty++
+      }),
+      { numRuns: 400 }
+    )
+    // The generators reach searches with matches, not only empty ones.
+    expect(nonEmpty).toBeGreaterThan(100)
+  })
+
+  const post = (client: HttpClient.HttpClient, path: string, body: unknown) =>
+    Effect.flatMap(bearer(client), (authorization) =>
+      send(
+        client,
+        HttpClientRequest.post(`${api}${path}`).pipe(
+          HttpClientRequest.setHeader("authorization", authorization),
+          HttpClientRequest.bodyText(typeof body === "string" ? body : JSON.stringify(body), "application/json")
+        )
+      ))
+  const owners = { rows: [{ op: "AND", query: { owner: "ltd" } }] }
+
+  it.effect("bad requests are spec-shaped: 400 for JSON that is not, 422 with a pointer per problem", () =>
+    withSandbox((_, client) =>
+      Effect.gen(function*() {
+        for (const path of ["/search/advanced", "/page/advanced"]) {
+          const malformed = yield* post(client, path, "{\"rows\": [")
+          expect(malformed.status).toBe(400)
+          expect(malformed.json).toMatchObject({ errors: [{ code: "MALFORMED_JSON", source: { parameter: "body" } }] })
+        }
+        const pointers = (r: { readonly json?: Record<string, unknown> | undefined }) =>
+          (r.json?.errors as Array<{ source: { pointer: string } }>).map((e) => e.source.pointer).sort()
+        const rows = yield* post(client, "/search/advanced", {
+          rows: [{ op: "XOR", query: { owner: "ltd" } }, { op: "AND", query: {} }],
+          changedSinceDate: "soon"
+        })
+        expect(rows.status).toBe(422)
+        expect(pointers(rows)).toEqual(["/changedSinceDate", "/rows/0/op", "/rows/1/query"])
+        const dateType = yield* post(client, "/search/advanced", {
+          rows: [{ op: "AND", query: { date: { type: "RENEWAL_DUE", from: "2020-01-01" } } }]
+        })
+        expect(dateType.status).toBe(422)
+        expect(pointers(dateType)).toEqual(["/rows/0/query/date/type"])
+        for (
+          const [pageNumber, pageSize, pointer] of [[0, 0, "/pageSize"], [0, 101, "/pageSize"], [-1, 5, "/pageNumber"]]
+        ) {
+          const page = yield* post(client, "/page/advanced", { ...owners, pageNumber, pageSize })
+          expect(page.status).toBe(422)
+          expect(pointers(page)).toEqual([pointer])
+        }
+        const missing = yield* post(client, "/page/advanced", owners)
+        expect(pointers(missing)).toEqual(["/pageNumber", "/pageSize"])
+        const get = yield* send(
+          client,
+          HttpClientRequest.get(`${api}/page/advanced`).pipe(
+            HttpClientRequest.setHeader("authorization", yield* bearer(client))
+          )
+        )
+        expect(get.status).toBe(405)
+        expect(get.headers["allow"]).toBe("POST")
+      })
+    ))
+
+  it.effect("a page holds each design as get sends it; results name their numbers as configured", () =>
+    Effect.gen(function*() {
+      for (const resultField of Sandbox.resultFields) {
+        yield* withSandbox((_, client) =>
+          Effect.gen(function*() {
+            const search = yield* post(client, "/search/advanced", owners)
+            expect(search.status).toBe(200)
+            const numbers = search.json?.[resultField] as Array<string>
+            expect(Object.keys(search.json ?? {}).sort()).toEqual(["aggregations", "count", resultField].sort())
+            expect(numbers).toHaveLength(search.json?.count as number)
+            const statusCounts = (search.json?.aggregations as { status: Record<string, number> }).status
+            expect(Object.values(statusCounts).reduce((a, b) => a + b, 0)).toBe(search.json?.count)
+            const quick = yield* post(client, "/search/quick", { query: "chair" })
+            expect(quick.json?.[resultField]).toContain(Sandbox.fixedNumbers.chair)
+
+            const page = yield* post(client, "/page/advanced", { ...owners, pageNumber: 1, pageSize: 3 })
+            expect(page.json).toMatchObject({ count: search.json?.count, aggregations: search.json?.aggregations })
+            const records = page.json?.designs as Array<{ number: string }>
+            expect(records.map((d) => d.number)).toEqual(numbers.slice(3, 6))
+            const authorization = yield* bearer(client)
+            for (const record of records) {
+              const got = yield* send(
+                client,
+                HttpClientRequest.get(`${api}/design/${record.number}`).pipe(
+                  HttpClientRequest.setHeader("authorization", authorization)
+                )
+              )
+              expect(record).toEqual(got.json)
+            }
+          }), { resultField })
+      }
+    }))
+
+  it.effect("unknown criteria are ignored and named; a capped advanced search says so; faults hit their target only", () =>
+    withSandbox((sandbox, client) =>
+      Effect.gen(function*() {
+        const unknown = yield* post(client, "/search/advanced", {
+          rows: [{ op: "AND", query: { owner: "ltd", colour: "red", size: 3 } }]
+        })
+        const messages = unknown.json?.messages as Array<{ code: string; detail: string; severity: string }>
+        expect(messages.map((m) => [m.code, m.severity])).toEqual([["UNKNOWN_CRITERION", "information"]])
+        expect(messages[0]?.detail).toContain("colour, size")
+        const plain = yield* post(client, "/search/advanced", owners)
+        expect(unknown.json?.data).toEqual(plain.json)
+
+        const capped = yield* post(client, "/search/advanced", { rows: [{ op: "AND_NOT", query: { owner: "zzz" } }] })
+        expect((capped.json?.data as { count: number; designNumbers: Array<string> }).designNumbers).toHaveLength(40)
+        expect(capped.json?.messages).toMatchObject([{ code: "RESULT_LIMIT", severity: "warning" }])
+
+        yield* sandbox.control.injectFault({ target: "page", status: 503 })
+        yield* sandbox.control.injectFault({ target: "advanced", status: 500 })
+        expect((yield* post(client, "/search/quick", { query: "chair" })).status).toBe(200)
+        expect((yield* post(client, "/page/advanced", { ...owners, pageNumber: 0, pageSize: 1 })).status).toBe(503)
+        expect((yield* post(client, "/search/advanced", owners)).status).toBe(500)
+        expect((yield* post(client, "/search/advanced", owners)).status).toBe(200)
+        expect((yield* sandbox.control.stats).requests).toMatchObject({ search: 1, advanced: 5, page: 1 })
+      }), { designs: 60, resultCap: 40 }))
+
+  it.effect("a resultField that is neither name is a ConfigError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Sandbox.make({ resultField: "ids" as Sandbox.ResultField }))
+      expect(String(error)).toContain("resultField")
+    }))
 })

@@ -9,7 +9,7 @@ import { FileSystem, HttpServerError } from "@effect/platform"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { SystemError } from "@effect/platform/Error"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigError, Duration, Effect, Either, Layer, Option, Schema } from "effect"
+import { ConfigError, ConfigProvider, Duration, Effect, Either, Layer, Option, Schema } from "effect"
 import type { Scope } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -17,8 +17,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { checkArguments, rewriteArguments } from "../src/cli/ArgumentChecks.js"
 import { names } from "../src/cli/Cli.js"
+import type { Environment } from "../src/cli/Environment.js"
 import * as ExportFile from "../src/cli/ExportFile.js"
 import { exitCode, FileError, render, UsageError } from "../src/cli/failure.js"
+import { budgetFor } from "../src/cli/Pacing.js"
 import { ApiError, Designs, Sandbox } from "../src/index.js"
 import { cliPath, completeLines, envFor, jwtPattern, readExport, run, start, waitForFile } from "./support/cli.js"
 import type { Outcome } from "./support/cli.js"
@@ -81,7 +83,7 @@ describe("design-search search and get", () => {
       expect(result.designNumbers).toEqual([chair])
       expect(result.count).toBe(1)
       expect(outcome.stderr).toBe("")
-      expect((yield* served.control.stats).requests).toEqual({ token: 1, search: 1, design: 0 })
+      expect((yield* served.control.stats).requests).toEqual({ token: 1, search: 1, design: 0, advanced: 0, page: 0 })
     }))
 
   it.scopedLive("get prints the whole design for people, or encoded with the Design schema with --json", () =>
@@ -120,7 +122,7 @@ describe("design-search search and get", () => {
       expect(bare.stderr).toContain("no IPAUSTRALIA_* variable is set")
       expect(forced.stderr).toContain("--env sandbox")
       // The served sandbox was not asked.
-      expect((yield* served.control.stats).requests).toEqual({ token: 0, search: 0, design: 0 })
+      expect((yield* served.control.stats).requests).toEqual({ token: 0, search: 0, design: 0, advanced: 0, page: 0 })
     }))
 })
 
@@ -143,7 +145,9 @@ describe("design-search export", () => {
       expect(lines(first.stderr)).toHaveLength(1)
       expect(first.stderr).toMatch(
         new RegExp(
-          `^exported ${registered.length} designs to .+ in [\\d.]+s \\(0 already there; ${registered.length} listed\\)$`,
+          `^exported ${registered.length} designs to .+ in [\\d.]+s \\(0 already there; ${registered.length} listed; ${
+            registered.length + 1
+          } API requests\\)$`,
           "m"
         )
       )
@@ -206,6 +210,80 @@ describe("design-search export", () => {
       }),
     60_000
   )
+})
+
+describe("design-search by criteria", () => {
+  it.scopedLive("search with criteria and no query is one advanced search; a query with criteria, or neither, is bad usage", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const env = envFor(served)
+      const found = yield* run(["search", "--owner", "ltd", "--status", "REGISTERED", "--json"], env)
+      expect(found.code, found.stderr).toBe(0)
+      const result = decodeSearchJson(found.stdout)
+      expect(result.count).toBeGreaterThan(0)
+      expect((yield* served.control.stats).requests).toMatchObject({ advanced: 1, search: 0 })
+      const table = yield* run(["search", "--owner", "ltd", "--class", "06", "--class", "07", "--limit", "2"], env)
+      expect(table.code, table.stderr).toBe(0)
+      expect(table.stdout).toMatch(/^\d+ designs? match owner "ltd" and class 06 or 07$/m)
+      for (
+        const [args, why] of [
+          [["search", "chair", "--owner", "ltd"], "cannot be combined"],
+          [["search"], "needs a query, or criteria"],
+          [["export", "--out", "x.jsonl"], "needs a query, or criteria"]
+        ] as const
+      ) {
+        const outcome = yield* run(args, env)
+        expectCleanFailure(outcome, 2)
+        expect(outcome.stderr).toContain(why)
+      }
+      expect((yield* served.control.stats).requests).toMatchObject({ advanced: 2, search: 0 })
+    }))
+
+  it.scopedLive("export by criteria reads pages of 100, says how many requests it made, and resumes", () =>
+    Effect.gen(function*() {
+      const served = yield* serve({ designs: 1500 })
+      const env = envFor(served)
+      const file = path.join(yield* tempDir, "owners.jsonl")
+      const listed = decodeSearchJson((yield* run(["search", "--owner", "ltd", "--limit", "0", "--json"], env)).stdout)
+      expect(listed.count).toBeGreaterThan(200)
+      const pages = Math.ceil(listed.count / 100)
+      const before = yield* served.control.stats
+      const first = yield* run(["export", "--owner", "ltd", "--out", file], env)
+      expect(first.code, first.stderr).toBe(0)
+      expect(first.stderr).toMatch(
+        new RegExp(
+          `^exported ${listed.count} designs to .+ \\(0 already there; ${listed.count} listed; ${pages} API requests\\)$`,
+          "m"
+        )
+      )
+      const after = yield* served.control.stats
+      expect(after.requests.page - before.requests.page).toBe(pages)
+      expect(after.requests.design - before.requests.design).toBe(0)
+      const designs = Either.getOrThrow(readExport(file))
+      expect(designs.map((d) => d.number)).toEqual(listed.designNumbers)
+      expect(designs.every((d) => d.title !== undefined && d.owners !== undefined)).toBe(true)
+
+      const again = yield* run(["export", "--owner", "ltd", "--out", file], env)
+      expect(again.code, again.stderr).toBe(0)
+      expect(again.stderr).toContain(`exported 0 designs`)
+      expect(again.stderr).toContain(`(${listed.count} already there; ${listed.count} listed; ${pages} API requests)`)
+      expect(Either.getOrThrow(readExport(file))).toHaveLength(listed.count)
+    }))
+
+  it.scopedLive("where the paged search is refused, export says so and fetches each design", () =>
+    Effect.gen(function*() {
+      const served = yield* serve({ designs: 300 })
+      const env = envFor(served)
+      const file = path.join(yield* tempDir, "fallback.jsonl")
+      const listed = decodeSearchJson((yield* run(["search", "--owner", "ltd", "--limit", "0", "--json"], env)).stdout)
+      yield* served.control.injectFault({ target: "page", status: 404, count: 1 })
+      const outcome = yield* run(["export", "--owner", "ltd", "--out", file], env)
+      expect(outcome.code, outcome.stderr).toBe(0)
+      expect(outcome.stderr).toContain("warning: PAGED_SEARCH_UNAVAILABLE: the paged search was refused (HTTP 404)")
+      // the refused page, the advanced search, a get per design
+      expect(outcome.stderr).toContain(`; ${listed.count} listed; ${listed.count + 2} API requests)`)
+      expect(Either.getOrThrow(readExport(file)).map((d) => d.number)).toEqual(listed.designNumbers)
+    }))
 })
 
 describe("design-search token", () => {
@@ -355,6 +433,38 @@ describe("design-search sandbox", () => {
       const outcome = yield* sandbox.exit()
       expect(outcome.code, outcome.stderr).toBe(0)
       expect(outcome.stderr).toContain("sandbox: stopped")
+    }))
+
+  it.scopedLive("--result-field designIds names the numbers of search results so; the CLI reads them the same", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* start(["sandbox", "--port", "0", "--designs", "50", "--result-field", "designIds"])
+      yield* sandbox.waitForOutput(({ stdout }) => stdout.includes("IPAUSTRALIA_BASE_URL="))
+      const exported = Object.fromEntries(
+        lines(sandbox.output().stdout).map((line) => /^export (IPAUSTRALIA_[A-Z_]+)=(.*)$/.exec(line)!.slice(1, 3))
+      )
+      const raw = yield* Effect.promise(async () => {
+        const form = new URLSearchParams({
+          grant_type: "client_credentials",
+          client_id: exported["IPAUSTRALIA_CLIENT_ID"]!,
+          client_secret: exported["IPAUSTRALIA_CLIENT_SECRET"]!
+        })
+        const token = await fetch(`${exported["IPAUSTRALIA_AUTH_URL"]}/public/external-token-api/v1/access_token`, {
+          method: "POST",
+          body: form
+        }).then((r) => r.json() as Promise<{ access_token: string }>)
+        const search = await fetch(`${exported["IPAUSTRALIA_BASE_URL"]}/search/quick`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token.access_token}`, "content-type": "application/json" },
+          body: JSON.stringify({ query: "chair" })
+        })
+        return search.json() as Promise<Record<string, unknown>>
+      })
+      expect(Object.keys(raw).sort()).toEqual(["count", "designIds"])
+      const found = yield* run(["search", "chair", "--json"], exported)
+      expect(found.code, found.stderr).toBe(0)
+      expect(decodeSearchJson(found.stdout).designNumbers).toEqual(raw["designIds"])
+      const bad = yield* run(["sandbox", "--port", "0", "--result-field", "ids"])
+      expectCleanFailure(bad, 2)
     }))
 
   it.scopedLive("refuses a host that is not loopback: 3", () =>
@@ -582,6 +692,44 @@ describe("export files (ExportFile.open)", () => {
     }))
 })
 
+describe("export pacing (Pacing.budgetFor)", () => {
+  const client = { tokenUrl: "https://auth.example/token", clientId: "c" }
+  /** The waits of four slots in a row, and how many requests the budget counted. */
+  const waits = (rate: Option.Option<number>, env: Option.Option<Environment>, variables: Record<string, string>) =>
+    Effect.gen(function*() {
+      const counted = yield* budgetFor(rate, env)
+      const budget = counted.budget.forClient(client)
+      const taken = yield* Effect.forEach([1, 2, 3, 4], () => Effect.map(budget.reserve, Duration.toMillis))
+      return { taken, requests: counted.requests() }
+    }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables)))))
+
+  const credentials = { IPAUSTRALIA_CLIENT_ID: "id", IPAUSTRALIA_CLIENT_SECRET: "secret" }
+
+  it.effect("the published cap against the service's own hosts; no pace against the sandbox or URLs of one's own", () =>
+    Effect.gen(function*() {
+      const cap = [0, 100, 200, 300]
+      const none = [0, 0, 0, 0]
+      expect(yield* waits(Option.none(), Option.none(), credentials)).toEqual({ taken: cap, requests: 4 })
+      expect(yield* waits(Option.none(), Option.some("test"), credentials)).toEqual({ taken: cap, requests: 4 })
+      expect(yield* waits(Option.none(), Option.none(), { ...credentials, IPAUSTRALIA_ENV: "production" }))
+        .toEqual({ taken: cap, requests: 4 })
+      expect(yield* waits(Option.none(), Option.some("sandbox"), credentials)).toEqual({ taken: none, requests: 4 })
+      expect(yield* waits(Option.none(), Option.none(), {})).toEqual({ taken: none, requests: 4 })
+      expect(
+        yield* waits(Option.none(), Option.none(), { ...credentials, IPAUSTRALIA_BASE_URL: "http://127.0.0.1:1/v1" })
+      )
+        .toEqual({ taken: none, requests: 4 })
+      expect(yield* waits(Option.none(), Option.none(), { ...credentials, IPAUSTRALIA_AUTH_URL: "http://127.0.0.1:1" }))
+        .toEqual({ taken: none, requests: 4 })
+    }))
+
+  it.effect("--rate wins either way: requests a minute, 0 for none", () =>
+    Effect.gen(function*() {
+      expect((yield* waits(Option.some(120), Option.some("sandbox"), {})).taken).toEqual([0, 500, 1000, 1500])
+      expect((yield* waits(Option.some(0), Option.none(), credentials)).taken).toEqual([0, 0, 0, 0])
+    }))
+})
+
 describe("design-search refuses what it would otherwise guess", () => {
   it.scopedLive("a real environment named with no credentials is exit 3 with the hint, never the sandbox", () =>
     Effect.gen(function*() {
@@ -636,7 +784,7 @@ describe("design-search refuses what it would otherwise guess", () => {
         expectCleanFailure(outcome, 2)
         expect(outcome.stderr, args.join(" ")).toContain("needs a value")
       }
-      expect((yield* served.control.stats).requests).toEqual({ token: 0, search: 0, design: 0 })
+      expect((yield* served.control.stats).requests).toEqual({ token: 0, search: 0, design: 0, advanced: 0, page: 0 })
     }))
 
   it.scopedLive("an option written in another case is unknown, not matched and then dropped: 2", () =>

@@ -101,7 +101,13 @@ const tokenOf = (served: Sandbox.Served) =>
 const decodeErrors = Schema.decodeUnknownSync(ApiError.ErrorPayload)
 const Stats = Schema.Struct({
   tokensIssued: Schema.Number,
-  requests: Schema.Struct({ token: Schema.Number, search: Schema.Number, design: Schema.Number }),
+  requests: Schema.Struct({
+    token: Schema.Number,
+    search: Schema.Number,
+    design: Schema.Number,
+    advanced: Schema.Number,
+    page: Schema.Number
+  }),
   abandoned: Schema.Number
 })
 const decodeStats = Schema.decodeUnknownSync(Stats)
@@ -134,7 +140,7 @@ describe("Sandbox.serve", () => {
       expect(design).toMatchObject({ number: chair, title: "Chair", status: "REGISTERED" })
       expect(yield* statsOf(served)).toEqual({
         tokensIssued: 1,
-        requests: { token: 1, search: 1, design: 1 },
+        requests: { token: 1, search: 1, design: 1, advanced: 0, page: 0 },
         abandoned: 0
       })
     }))
@@ -171,7 +177,7 @@ describe("Sandbox.serve", () => {
       yield* client.quickSearch({ query: "chair" })
       expect(yield* statsOf(served)).toEqual({
         tokensIssued: 1,
-        requests: { token: 1, search: 1, design: 0 },
+        requests: { token: 1, search: 1, design: 0, advanced: 0, page: 0 },
         abandoned: 0
       })
       expect(yield* statsOf(served)).toEqual(yield* served.control.stats)
@@ -182,7 +188,7 @@ describe("Sandbox.serve", () => {
       // The revoked token got a 401; the client fetched a second token and tried again.
       expect(yield* statsOf(served)).toEqual({
         tokensIssued: 2,
-        requests: { token: 2, search: 3, design: 0 },
+        requests: { token: 2, search: 3, design: 0, advanced: 0, page: 0 },
         abandoned: 0
       })
 
@@ -191,7 +197,7 @@ describe("Sandbox.serve", () => {
       expect(reset.status).toBe(204)
       expect(yield* statsOf(served)).toEqual({
         tokensIssued: 0,
-        requests: { token: 0, search: 0, design: 0 },
+        requests: { token: 0, search: 0, design: 0, advanced: 0, page: 0 },
         abandoned: 0
       })
       // The fault is gone, and so is the token: the client is answered 401, refreshes, and succeeds.
@@ -269,7 +275,13 @@ describe("Sandbox.serve", () => {
         const errors = errorsOf(answer)
         c.check?.(errors, answer)
         // Still serving, and nothing was injected.
-        expect((yield* statsOf(served)).requests, c.name).toEqual({ token: 0, search: 0, design: 0 })
+        expect((yield* statsOf(served)).requests, c.name).toEqual({
+          token: 0,
+          search: 0,
+          design: 0,
+          advanced: 0,
+          page: 0
+        })
       }
       const client = yield* connect(served)
       expect((yield* client.getDesign(chair)).data.number).toBe(chair)
@@ -426,7 +438,7 @@ describe("Sandbox.serve answers only its own address, and control only from no p
         }
       }
       // None of them reached the sandbox: no request counted, nothing reset, revoked or injected.
-      expect((yield* served.control.stats).requests).toEqual({ token: 1, search: 0, design: 0 })
+      expect((yield* served.control.stats).requests).toEqual({ token: 1, search: 0, design: 0, advanced: 0, page: 0 })
       yield* untouched(served, token)
       for (const host of [`127.0.0.1:${served.port}`, `localhost:${served.port}`, `LocalHost:${served.port}`]) {
         expect((yield* raw(served, "GET", "/__sandbox/stats", { host })).status, host).toBe(200)

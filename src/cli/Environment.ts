@@ -60,6 +60,9 @@ const serviceVariables = [
   "IPAUSTRALIA_BASE_URL"
 ] as const
 
+/** The variables that point the CLI at URLs of the user's own. */
+const urlVariables = ["IPAUSTRALIA_AUTH_URL", "IPAUSTRALIA_BASE_URL"] as const
+
 const isEnvironment = (name: string): name is Environment => (environments as ReadonlyArray<string>).includes(name)
 
 /** `IPAUSTRALIA_ENV`, when set: one of `environments`, or a configuration error that lists them. */
@@ -77,22 +80,39 @@ const environmentVariable: Effect.Effect<Option.Option<Environment>, ConfigError
   })
 )
 
+/** Where the commands go: the embedded sandbox (and why), or the service (and whether at URLs the user set). */
+type Target =
+  | { readonly _tag: "sandbox"; readonly notice: string }
+  | { readonly _tag: "service"; readonly named: Option.Option<Environment>; readonly ownUrls: boolean }
+
 /**
- * The client for the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`. The embedded
+ * The target of the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`. The embedded
  * sandbox when that says `sandbox`, or when neither names an environment and no variable points at
  * the service.
  */
+const target = (env: Option.Option<Environment>): Effect.Effect<Target, ConfigError.ConfigError> =>
+  Effect.gen(function*() {
+    const named = Option.isSome(env) ? env : yield* environmentVariable
+    if (Option.getOrUndefined(named) === "sandbox") {
+      return { _tag: "sandbox", notice: Option.isSome(env) ? "--env sandbox" : "IPAUSTRALIA_ENV=sandbox" } as const
+    }
+    const pointed = yield* Effect.forEach(serviceVariables, (name) => Effect.map(nonEmpty(name), Option.isSome))
+    if (Option.isNone(named) && !pointed.some((set) => set)) {
+      return { _tag: "sandbox", notice: "no IPAUSTRALIA_* variable is set" } as const
+    }
+    const ownUrls = yield* Effect.map(Effect.forEach(urlVariables, nonEmpty), (urls) => urls.some(Option.isSome))
+    return { _tag: "service", named, ownUrls } as const
+  })
+
+/** The client for the chosen environment (see `target`). */
 export const clientLayer = (env: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
-    Effect.gen(function*() {
-      const named = Option.isSome(env) ? env : yield* environmentVariable
-      if (Option.getOrUndefined(named) === "sandbox") {
-        return sandboxClient(Option.isSome(env) ? "--env sandbox" : "IPAUSTRALIA_ENV=sandbox")
-      }
-      const pointed = yield* Effect.forEach(serviceVariables, nonEmpty)
-      if (Option.isNone(named) && pointed.every(Option.isNone)) {
-        return sandboxClient("no IPAUSTRALIA_* variable is set")
-      }
-      return serviceClient(named)
-    })
+    Effect.map(target(env), (to) => to._tag === "sandbox" ? sandboxClient(to.notice) : serviceClient(to.named))
   )
+
+/**
+ * Whether the chosen environment is the service at its own hosts (`test` or `production`, no URL
+ * the user set): where the published rate cap applies.
+ */
+export const atServiceHosts = (env: Option.Option<Environment>): Effect.Effect<boolean, ConfigError.ConfigError> =>
+  Effect.map(target(env), (to) => to._tag === "service" && !to.ownUrls)

@@ -12,6 +12,8 @@ export interface Progress {
   readonly advance: Effect.Effect<void>
   /** Erases the bar, so a summary line can take its place. */
   readonly clear: Effect.Effect<void>
+  /** Sets how many items there are, when that is known only once the work has begun. */
+  readonly setTotal: (total: number) => Effect.Effect<void>
 }
 
 const barWidth = 24
@@ -33,18 +35,19 @@ export const render = (done: number, total: number, elapsedMillis: number): stri
 /** A progress display for `total` items; silent unless `enabled`. */
 export const make = (total: number, enabled: boolean): Effect.Effect<Progress> =>
   Effect.map(Clock.currentTimeMillis, (started) => {
-    const state = { done: 0, drawnAt: Number.NEGATIVE_INFINITY, drawn: false }
+    const state = { done: 0, total, drawnAt: Number.NEGATIVE_INFINITY, drawn: false }
     const draw = (now: number) =>
       Effect.suspend(() => {
         state.drawnAt = now
         state.drawn = true
-        return Output.stderrRaw(`\r\x1b[2K${render(state.done, total, now - started)}`)
+        return Output.stderrRaw(`\r\x1b[2K${render(state.done, state.total, now - started)}`)
       })
     return {
       advance: Effect.flatMap(Clock.currentTimeMillis, (now) => {
         state.done++
-        return enabled && (now - state.drawnAt >= redrawMillis || state.done === total) ? draw(now) : Effect.void
+        return enabled && (now - state.drawnAt >= redrawMillis || state.done === state.total) ? draw(now) : Effect.void
       }),
-      clear: Effect.suspend(() => (state.drawn ? Output.stderrRaw("\r\x1b[2K") : Effect.void))
+      clear: Effect.suspend(() => (state.drawn ? Output.stderrRaw("\r\x1b[2K") : Effect.void)),
+      setTotal: (n) => Effect.sync(() => void (state.total = n))
     }
   })

@@ -19,7 +19,7 @@ import {
   ValidationError
 } from "../ApiError.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../ApiError.js"
-import { describe } from "./schemaIssues.js"
+import { cap, describe } from "./schemaIssues.js"
 import type { Mask } from "./secrets.js"
 import type { Answer } from "./transport.js"
 
@@ -147,6 +147,21 @@ export const decodeSuccess = <A>(
   })
 }
 
+/**
+ * The error object of a body with no `errors` but a text `error` or `message`: what the sibling
+ * trade mark API's 404 (`{"error": "Trade Mark [...] not found"}`) and gateways (`{"message": ...}`)
+ * send. Its code is the status, as spec 7.2 gives a 500.
+ */
+const gatewayError = (
+  status: number,
+  json: Readonly<Record<string, unknown>>,
+  mask: Mask
+): { readonly kept: ReadonlyArray<ErrorObject>; readonly dropped: number } => {
+  const text = typeof json.error === "string" ? json.error : typeof json.message === "string" ? json.message : undefined
+  if (text === undefined) return { kept: [], dropped: 0 }
+  return { kept: [{ code: String(status), detail: cap(mask.readable(text), 1000) }], dropped: 0 }
+}
+
 /** `Retry-After` in seconds or as an HTTP date, relative to `nowMillis`. */
 export const parseRetryAfter = (value: string | undefined, nowMillis: number): Duration.Duration | undefined => {
   if (value === undefined) return undefined
@@ -173,7 +188,9 @@ export const errorFromResponse = (
 ): StatusError => {
   // Only the entries kept are masked: the rest of a body is never looked at again.
   const json = parse(text)
-  const errors = wellFormed(isRecord(json) ? json.errors : undefined, (e) => decodeErrorObject(mask.json(e)))
+  const errors = isRecord(json) && json.errors === undefined
+    ? gatewayError(status, json, mask)
+    : wellFormed(isRecord(json) ? json.errors : undefined, (e) => decodeErrorObject(mask.json(e)))
   const messages = wellFormed(isRecord(json) ? json.messages : undefined, (m) => decodeMessage(mask.json(m)))
   const unreadable = errors.dropped + messages.dropped
   const fields = {

@@ -1,19 +1,21 @@
 /**
- * The sandbox as an `HttpApp`: the token endpoint (spec 4.1, 5.3) and the two operations of the
- * design search API, behaving as the spec says the service does. Requests are decoded and
- * responses encoded with the same schemas the client uses. Every answer is spec-shaped; nothing a
- * request carries makes the app fail.
+ * The sandbox as an `HttpApp`: the token endpoint (spec 4.1, 5.3) and the operations of the design
+ * search API (quick search, get, advanced search and paged advanced search), behaving as the spec
+ * says the service does. Requests are decoded and responses encoded with the same schemas the
+ * client uses. Every answer is spec-shaped; nothing a request carries makes the app fail.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
-import type { Message } from "../ApiError.js"
-import { Design, isDesignNumber, QuickSearchRequest, QuickSearchResult } from "../Designs.js"
+import type { ParseResult } from "effect"
+import type { ErrorObject, Message } from "../ApiError.js"
+import { AdvancedSearchRequest, Design, isDesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { parseJson } from "../internal/answers.js"
 import { parameterError, pointerErrors } from "../internal/validation.js"
 import { allowHeader, answers, errorAnswers, json, jsonBytes, pathOf, readBody } from "./Http.js"
 import * as Jwt from "./Jwt.js"
+import { unknownCriteria, unknownDateTypes } from "./SearchIndex.js"
 import type { SearchIndex } from "./SearchIndex.js"
 import { resetHeader, takeFault } from "./State.js"
 import type { Endpoint, Fault, State } from "./State.js"
@@ -24,6 +26,8 @@ export interface AppConfig {
   readonly clientSecret: string
   readonly tokenLifetimeSeconds: number
   readonly resultCap: number
+  /** The field of a search result that lists the design numbers. */
+  readonly resultField: ResultField
   readonly maxRequestBytes: number
   readonly signingKey: Uint8Array
   readonly issuer: string
@@ -47,10 +51,20 @@ const statusTexts: Readonly<Record<number, string>> = {
   504: "Gateway Timeout"
 }
 
+/**
+ * The field of a search result that lists the design numbers: `designNumbers`, or `designIds` as
+ * the sibling trade mark API's `trademarkIds` suggests the live service may name it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ResultField = "designNumbers" | "designIds"
+
 const encodeDesign = Schema.encodeSync(Design)
 const utf8 = new TextEncoder()
-const encodeResult = Schema.encodeSync(QuickSearchResult)
 const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all" })
+const decodeAdvancedRequest = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })
+const decodePageRequest = Schema.decodeUnknownEither(PageRequest, { errors: "all" })
 
 /** Builds the app over a dataset index and a state. */
 export const make = (config: AppConfig): HttpApp.Default => {
@@ -150,32 +164,109 @@ export const make = (config: AppConfig): HttpApp.Default => {
       return Option.none()
     })
 
-  const quickSearch = (request: HttpServerRequest.HttpServerRequest) =>
-    Effect.gen(function*() {
-      if (!answers("POST", request.method)) return statusError(405, { allow: allowHeader("POST") })
-      const body = yield* readRequestBody(request)
-      if (Either.isLeft(body)) return body.left
+  /**
+   * The body of a JSON operation, decoded: a 400 when it is not JSON, a 422 with one error object
+   * per problem when `decode` refuses it. `Left` is the answer to send instead.
+   */
+  const readJsonRequest = <A>(
+    request: HttpServerRequest.HttpServerRequest,
+    decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
+  ): Effect.Effect<Either.Either<A, HttpServerResponse.HttpServerResponse>> =>
+    Effect.map(readRequestBody(request), (body) => {
+      if (Either.isLeft(body)) return Either.left(body.left)
       const parsed = parseJson(body.right)
       if (Option.isNone(parsed)) {
-        return errors(400, [{
+        return Either.left(errors(400, [{
           code: "MALFORMED_JSON",
           detail: "the request body is not well-formed JSON",
           source: { parameter: "body" }
-        }])
+        }]))
       }
-      const decoded = decodeRequest(parsed.value)
-      if (Either.isLeft(decoded)) return errors(422, pointerErrors(decoded.left))
+      return Either.mapLeft(decode(parsed.value), (e) => errors(422, pointerErrors(e)))
+    })
+
+  /** A 200 with `data`, and `messages` beside it when there are any. */
+  const withMessages = (data: object, messages: ReadonlyArray<Message>) =>
+    json(messages.length === 0 ? data : { data, messages }, 200)
+
+  const resultLimit = (count: number): Message => ({
+    id: nextId(),
+    code: "RESULT_LIMIT",
+    detail: `${count} designs match; the first ${config.resultCap} are listed. Narrow the search to see the rest.`,
+    severity: "warning"
+  })
+
+  /** A search result naming its numbers in the configured field. */
+  const searchResult = (count: number, designs: ReadonlyArray<Design>, extra: object = {}) => ({
+    count,
+    [config.resultField]: designs.map((d) => d.number),
+    ...extra
+  })
+
+  const quickSearch = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function*() {
+      if (!answers("POST", request.method)) return statusError(405, { allow: allowHeader("POST") })
+      const decoded = yield* readJsonRequest(request, decodeRequest)
+      if (Either.isLeft(decoded)) return decoded.left
       const hits = config.index.search(decoded.right, config.resultCap)
-      const data = encodeResult({ count: hits.count, designNumbers: hits.designs.map((d) => d.number) })
-      if (hits.count <= config.resultCap) return json(data, 200)
-      const messages: ReadonlyArray<Message> = [{
+      return withMessages(
+        searchResult(hits.count, hits.designs),
+        hits.count > config.resultCap ? [resultLimit(hits.count)] : []
+      )
+    })
+
+  /**
+   * An advanced request the index can answer: `Left` is a 422 for a kind of date it does not hold.
+   * Criteria it does not know are ignored, and an information message names them.
+   */
+  const advancedQuery = <A extends AdvancedSearchRequest>(
+    decoded: Either.Either<A, HttpServerResponse.HttpServerResponse>
+  ): Either.Either<{ readonly request: A; readonly messages: Array<Message> }, HttpServerResponse.HttpServerResponse> =>
+    Either.flatMap(decoded, (request) => {
+      const badDates = unknownDateTypes(request)
+      if (badDates.length > 0) {
+        return Either.left(errors(
+          422,
+          badDates.map((pointer): Omit<ErrorObject, "id"> => ({
+            code: "INVALID_VALUE",
+            detail: "expected a date type: FILING, REGISTRATION, PRIORITY, EXPIRY or LAST_CHANGED",
+            source: { pointer }
+          }))
+        ))
+      }
+      const unknown = unknownCriteria(request)
+      const messages: Array<Message> = unknown.length === 0 ? [] : [{
         id: nextId(),
-        code: "RESULT_LIMIT",
-        detail:
-          `${hits.count} designs match; the first ${config.resultCap} are listed. Narrow the search to see the rest.`,
-        severity: "warning"
+        code: "UNKNOWN_CRITERION",
+        detail: `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`,
+        severity: "information"
       }]
-      return json({ data, messages }, 200)
+      return Either.right({ request, messages })
+    })
+
+  const advancedSearch = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function*() {
+      if (!answers("POST", request.method)) return statusError(405, { allow: allowHeader("POST") })
+      const query = advancedQuery(yield* readJsonRequest(request, decodeAdvancedRequest))
+      if (Either.isLeft(query)) return query.left
+      const { messages, request: advanced } = query.right
+      const hits = config.index.advanced(advanced, 0, config.resultCap)
+      if (hits.count > config.resultCap) messages.push(resultLimit(hits.count))
+      return withMessages(searchResult(hits.count, hits.designs, { aggregations: { status: hits.statuses } }), messages)
+    })
+
+  const searchPage = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function*() {
+      if (!answers("POST", request.method)) return statusError(405, { allow: allowHeader("POST") })
+      const query = advancedQuery(yield* readJsonRequest(request, decodePageRequest))
+      if (Either.isLeft(query)) return query.left
+      const { messages, request: page } = query.right
+      const hits = config.index.advanced(page, page.pageNumber * page.pageSize, page.pageSize)
+      // The records as `get` sends them, each encoded once.
+      const data = `{"count":${hits.count},"designs":[${hits.designs.map(designText).join(",")}],` +
+        `"aggregations":${JSON.stringify({ status: hits.statuses })}}`
+      const body = messages.length === 0 ? data : `{"data":${data},"messages":${JSON.stringify(messages)}}`
+      return jsonBytes(utf8.encode(body), 200)
     })
 
   const getDesign = (request: HttpServerRequest.HttpServerRequest, rawNumber: string) =>
@@ -192,14 +283,23 @@ export const make = (config: AppConfig): HttpApp.Default => {
 
   /**
    * The JSON of each design served, encoded once: designs never change (README, "Where the CPU
-   * goes"). Grows with the designs asked for, at most the dataset.
+   * goes"). Grows with the designs asked for, at most the dataset; as text for pages, as bytes for gets.
    */
-  const encodedDesigns = new WeakMap<Design, Uint8Array>()
+  const designTexts = new WeakMap<Design, string>()
+  const designText = (design: Design) => {
+    let text = designTexts.get(design)
+    if (text === undefined) {
+      text = JSON.stringify(encodeDesign(design))
+      designTexts.set(design, text)
+    }
+    return text
+  }
+  const designBytes = new WeakMap<Design, Uint8Array>()
   const designAnswer = (design: Design) => {
-    let body = encodedDesigns.get(design)
+    let body = designBytes.get(design)
     if (body === undefined) {
-      body = utf8.encode(JSON.stringify(encodeDesign(design)))
-      encodedDesigns.set(design, body)
+      body = utf8.encode(designText(design))
+      designBytes.set(design, body)
     }
     return jsonBytes(body, 200)
   }
@@ -216,6 +316,8 @@ export const make = (config: AppConfig): HttpApp.Default => {
   const route = (path: string): { endpoint: Endpoint; designNumber?: string } | undefined => {
     if (path === tokenPath) return { endpoint: "token" }
     if (path === `${apiPath}/search/quick`) return { endpoint: "search" }
+    if (path === `${apiPath}/search/advanced`) return { endpoint: "advanced" }
+    if (path === `${apiPath}/page/advanced`) return { endpoint: "page" }
     if (path.startsWith(designPrefix)) return { endpoint: "design", designNumber: path.slice(designPrefix.length) }
     return undefined
   }
@@ -233,9 +335,16 @@ export const make = (config: AppConfig): HttpApp.Default => {
     if (target.endpoint === "token") return yield* tokenEndpoint(request)
     const denied = yield* authenticate(request)
     if (Option.isSome(denied)) return denied.value
-    return target.endpoint === "search"
-      ? yield* quickSearch(request)
-      : yield* getDesign(request, target.designNumber ?? "")
+    switch (target.endpoint) {
+      case "search":
+        return yield* quickSearch(request)
+      case "advanced":
+        return yield* advancedSearch(request)
+      case "page":
+        return yield* searchPage(request)
+      default:
+        return yield* getDesign(request, target.designNumber ?? "")
+    }
   }).pipe(
     Effect.catchAllDefect(() => Effect.succeed(statusError(500)))
   )

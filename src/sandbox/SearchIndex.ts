@@ -1,10 +1,13 @@
 /**
  * The sandbox's in-memory search index: an inverted index from words to designs (kept in design
  * number order), so a quick search intersects a few posting lists instead of scanning every record.
- * Filters (status, classification prefix, changed since) apply to the intersection.
+ * Filters (status, classification prefix, changed since) apply to the intersection. An advanced
+ * search evaluates each row of criteria to a set of designs (per-field word lists for owner,
+ * designer and product name) and joins the rows left to right.
  */
 import { DateTime } from "effect"
-import type { Design, QuickSearchRequest } from "../Designs.js"
+import type { AdvancedSearchRequest, Criteria, Design, QuickSearchRequest } from "../Designs.js"
+import { knownDateTypes } from "../Designs.js"
 import { normalizeCode } from "./Locarno.js"
 
 /** A word as indexed and as searched: lower-case letters and digits, a plural `s` dropped. */
@@ -20,11 +23,47 @@ export interface SearchHits {
   readonly designs: ReadonlyArray<Design>
 }
 
+/** What an advanced search found: the designs of one window of the matches, and the matches' statuses. */
+export interface AdvancedHits extends SearchHits {
+  /** How many matches have each status. */
+  readonly statuses: Readonly<Record<string, number>>
+}
+
+/** The criteria an advanced search understands; others are ignored and named (`unknownCriteria`). */
+export const knownCriteria: ReadonlySet<string> = new Set([
+  "owner",
+  "designer",
+  "productName",
+  "designNumber",
+  "classification",
+  "statuses",
+  "date"
+])
+
+/** The criteria of `request` that the index does not understand, each named once, in order. */
+export const unknownCriteria = (request: AdvancedSearchRequest): ReadonlyArray<string> => [
+  ...new Set(request.rows.flatMap((row) => Object.keys(row.query).filter((name) => !knownCriteria.has(name))))
+]
+
+/** Where in `request` a date range names a kind of date the index does not hold: JSON pointers. */
+export const unknownDateTypes = (request: AdvancedSearchRequest): ReadonlyArray<string> =>
+  request.rows.flatMap((row, i) =>
+    row.query.date === undefined || (knownDateTypes as ReadonlyArray<string>).includes(row.query.date.type)
+      ? []
+      : [`/rows/${i}/query/date/type`]
+  )
+
 /** @since 0.1.0 */
 export interface SearchIndex {
   readonly size: number
   readonly get: (designNumber: string) => Design | undefined
   readonly search: (request: QuickSearchRequest, limit: number) => SearchHits
+  /**
+   * The matches of an advanced search from the `offset`-th on, at most `limit` of them. Criteria
+   * it does not know are ignored, and so is a date range of a kind it does not hold: the app
+   * refuses those first (`unknownDateTypes`).
+   */
+  readonly advanced: (request: AdvancedSearchRequest, offset: number, limit: number) => AdvancedHits
 }
 
 const searchableText = (design: Design): string =>
@@ -54,6 +93,39 @@ const intersect = (a: Int32Array, b: Int32Array): Int32Array => {
 
 const empty = new Int32Array(0)
 
+const dayMillis = 86_400_000
+
+/** Postings of a word list: each word's positions, in order. */
+const postingsOf = (lists: Map<string, Array<number>>): Map<string, Int32Array> => {
+  const postings = new Map<string, Int32Array>()
+  for (const [word, list] of lists) postings.set(word, Int32Array.from(list))
+  return postings
+}
+
+/** Adds `position` to the list of each distinct word of `texts`. */
+const addWords = (lists: Map<string, Array<number>>, texts: ReadonlyArray<string>, position: number) => {
+  for (const word of new Set(words(texts.join(" ")))) {
+    let list = lists.get(word)
+    if (list === undefined) lists.set(word, list = [])
+    list.push(position)
+  }
+}
+
+/** The positions holding every word of `text`, by the shortest list first. */
+const allWords = (postings: ReadonlyMap<string, Int32Array>, text: string): Int32Array => {
+  const candidates = [...new Set(words(text))].map((t) => postings.get(t) ?? empty).sort((a, b) => a.length - b.length)
+  let matches = candidates[0] ?? empty
+  for (let i = 1; i < candidates.length && matches.length > 0; i++) matches = intersect(matches, candidates[i]!)
+  return matches
+}
+
+const millisOf = (date: DateTime.Utc | undefined): number =>
+  date === undefined ? Number.NaN : DateTime.toEpochMillis(date)
+
+/** Whether a design's code matches a classification asked for, either being the other's prefix. */
+const codeMatches = (codes: ReadonlyArray<string>, wanted: ReadonlyArray<string>): boolean =>
+  codes.some((c) => wanted.some((f) => c.startsWith(f) || f.startsWith(c)))
+
 /**
  * Builds the index over `designs`. A classification filter matches a design whose code starts with
  * it (`06` finds `06-01`) or that it starts with (`0202c` finds `02-02`, the most specific we hold).
@@ -63,39 +135,59 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     a.number.length - b.number.length || (a.number < b.number ? -1 : a.number > b.number ? 1 : 0)
   )
   const byNumber = new Map<string, Design>(sorted.map((d) => [d.number, d]))
+  const positionOf = new Map<string, number>(sorted.map((d, position) => [d.number, position]))
   const lists = new Map<string, Array<number>>()
+  const fieldLists = {
+    owner: new Map<string, Array<number>>(),
+    designer: new Map<string, Array<number>>(),
+    productName: new Map<string, Array<number>>()
+  }
   const codes: Array<ReadonlyArray<string>> = []
   const statuses: Array<string> = []
   const changed = new Float64Array(sorted.length)
+  // The kinds of date a range can name. The sandbox's designs claim no earlier priority, so their
+  // priority date is their filing date.
+  const dates = {
+    FILING: new Float64Array(sorted.length),
+    REGISTRATION: new Float64Array(sorted.length),
+    PRIORITY: new Float64Array(sorted.length),
+    EXPIRY: new Float64Array(sorted.length),
+    LAST_CHANGED: new Float64Array(sorted.length)
+  }
   sorted.forEach((design, position) => {
-    for (const word of new Set(words(searchableText(design)))) {
-      let list = lists.get(word)
-      if (list === undefined) lists.set(word, list = [])
-      list.push(position)
-    }
+    addWords(lists, [searchableText(design)], position)
+    addWords(fieldLists.owner, (design.owners ?? []).map((o) => o.name), position)
+    addWords(fieldLists.designer, (design.designers ?? []).map((d) => d.name), position)
+    addWords(fieldLists.productName, design.productNames ?? [], position)
     codes.push((design.classifications ?? []).map((c) => normalizeCode(c.code)))
     statuses.push((design.status ?? "").toUpperCase())
     changed[position] = design.lastChanged === undefined
       ? Number.NEGATIVE_INFINITY
       : DateTime.toEpochMillis(design.lastChanged)
+    dates.FILING[position] = millisOf(design.filingDate)
+    dates.REGISTRATION[position] = millisOf(design.registrationDate)
+    dates.PRIORITY[position] = millisOf(design.filingDate)
+    dates.EXPIRY[position] = millisOf(design.expiryDate)
+    dates.LAST_CHANGED[position] = millisOf(design.lastChanged)
   })
-  const postings = new Map<string, Int32Array>()
-  for (const [word, list] of lists) postings.set(word, Int32Array.from(list))
+  const postings = postingsOf(lists)
+  const fieldPostings = {
+    owner: postingsOf(fieldLists.owner),
+    designer: postingsOf(fieldLists.designer),
+    productName: postingsOf(fieldLists.productName)
+  }
+
+  const sinceOf = (changedSinceDate: string | undefined) =>
+    changedSinceDate === undefined ? undefined : Date.parse(`${changedSinceDate}T00:00:00Z`)
 
   const search = (request: QuickSearchRequest, limit: number): SearchHits => {
-    const terms = [...new Set(words(request.query))]
-    const candidates = terms.map((t) => postings.get(t) ?? empty).sort((a, b) => a.length - b.length)
-    let matches = candidates[0] ?? empty
-    for (let i = 1; i < candidates.length && matches.length > 0; i++) matches = intersect(matches, candidates[i]!)
+    const matches = allWords(postings, request.query)
     const statusFilter = request.filters?.statusFilter?.map((s) => s.toUpperCase())
     const classFilter = request.filters?.classificationFilter?.map(normalizeCode)
-    const since = request.changedSinceDate === undefined
-      ? undefined
-      : Date.parse(`${request.changedSinceDate}T00:00:00Z`)
+    const since = sinceOf(request.changedSinceDate)
     const keep = (p: number): boolean =>
       (statusFilter === undefined || statusFilter.includes(statuses[p]!)) &&
-      (classFilter === undefined ||
-        codes[p]!.some((c) => classFilter.some((f) => c.startsWith(f) || f.startsWith(c)))) &&
+      (classFilter === undefined || codeMatches(codes[p]!, classFilter)) &&
       (since === undefined || changed[p]! >= since)
     const descending = request.sort?.direction === "DESCENDING"
     const hits: Array<Design> = []
@@ -109,5 +201,71 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     return { count, designs: hits }
   }
 
-  return { size: sorted.length, get: (n) => byNumber.get(n), search }
+  /** The designs one row's criteria match: every criterion it names and the index knows must hold. */
+  const rowMatches = (criteria: Criteria): Uint8Array => {
+    const matched = new Uint8Array(sorted.length)
+    // Word and number criteria narrow the candidates to a list; the others test each candidate.
+    let candidates: Int32Array | undefined
+    const narrow = (list: Int32Array) =>
+      void (candidates = candidates === undefined ? list : intersect(candidates, list))
+    for (const field of ["owner", "designer", "productName"] as const) {
+      const text = criteria[field]
+      if (text !== undefined) narrow(allWords(fieldPostings[field], text))
+    }
+    if (criteria.designNumber !== undefined) {
+      const position = positionOf.get(criteria.designNumber.trim())
+      narrow(position === undefined ? empty : Int32Array.of(position))
+    }
+    const wantedStatuses = criteria.statuses?.map((s) => s.toUpperCase())
+    const wantedCodes = criteria.classification === undefined ? undefined : [normalizeCode(criteria.classification)]
+    const range = criteria.date
+    const rangeDates = range === undefined ? undefined : dates[range.type as keyof typeof dates]
+    const from = range?.from === undefined ? Number.NEGATIVE_INFINITY : Date.parse(`${range.from}T00:00:00Z`)
+    const to = range?.to === undefined ? Number.POSITIVE_INFINITY : Date.parse(`${range.to}T00:00:00Z`) + dayMillis - 1
+    const test = (p: number) => {
+      if (wantedStatuses !== undefined && !wantedStatuses.includes(statuses[p]!)) return
+      if (wantedCodes !== undefined && !codeMatches(codes[p]!, wantedCodes)) return
+      if (rangeDates !== undefined && !(rangeDates[p]! >= from && rangeDates[p]! <= to)) return
+      matched[p] = 1
+    }
+    const list: Int32Array | undefined = candidates
+    if (list === undefined) { for (let p = 0; p < sorted.length; p++) test(p) }
+    else for (let i = 0; i < list.length; i++) test(list[i]!)
+    return matched
+  }
+
+  const advanced = (request: AdvancedSearchRequest, offset: number, limit: number): AdvancedHits => {
+    let joined: Uint8Array | undefined
+    for (const row of request.rows) {
+      const matched = rowMatches(row.query)
+      if (joined === undefined) {
+        joined = matched
+        if (row.op === "AND_NOT") { for (let p = 0; p < joined.length; p++) joined[p] = joined[p]! ^ 1 }
+        continue
+      }
+      for (let p = 0; p < joined.length; p++) {
+        joined[p] = row.op === "AND"
+          ? joined[p]! & matched[p]!
+          : row.op === "OR"
+          ? joined[p]! | matched[p]!
+          : joined[p]! & (matched[p]! ^ 1)
+      }
+    }
+    const since = sinceOf(request.changedSinceDate)
+    const descending = request.sort?.direction === "DESCENDING"
+    const hits: Array<Design> = []
+    const byStatus: Record<string, number> = {}
+    let count = 0
+    for (let i = 0; i < sorted.length; i++) {
+      const p = descending ? sorted.length - 1 - i : i
+      if (joined?.[p] !== 1 || (since !== undefined && !(changed[p]! >= since))) continue
+      if (count >= offset && hits.length < limit) hits.push(sorted[p]!)
+      count++
+      const status = sorted[p]!.status ?? ""
+      byStatus[status] = (byStatus[status] ?? 0) + 1
+    }
+    return { count, designs: hits, statuses: byStatus }
+  }
+
+  return { size: sorted.length, get: (n) => byNumber.get(n), search, advanced }
 }

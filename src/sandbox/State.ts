@@ -5,12 +5,13 @@
 import { Schema } from "effect"
 
 /**
- * What a fault applies to: an endpoint, or all three.
+ * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
+ * search, `page` the paged one), or all of them.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const FaultTarget = Schema.Literal("token", "search", "design", "any")
+export const FaultTarget = Schema.Literal("token", "search", "design", "advanced", "page", "any")
 
 /**
  * @since 0.1.0
@@ -88,7 +89,14 @@ export type Fault = typeof Fault.Type
  */
 export interface Stats {
   readonly tokensIssued: number
-  readonly requests: { readonly token: number; readonly search: number; readonly design: number }
+  /** Requests per endpoint: `search` the quick search, `advanced` the advanced one, `page` the paged one. */
+  readonly requests: {
+    readonly token: number
+    readonly search: number
+    readonly design: number
+    readonly advanced: number
+    readonly page: number
+  }
   /** Requests whose client went away (an interrupted call, a closed socket) before the answer. */
   readonly abandoned: number
 }
@@ -99,7 +107,7 @@ export interface State {
   /** `jti` of every token in force: revocation empties it. */
   readonly activeTokens: Set<string>
   tokensIssued: number
-  readonly requests: { token: number; search: number; design: number }
+  readonly requests: { [E in Endpoint]: number }
   abandoned: number
   /** Sequence of error ids and token ids. */
   sequence: number
@@ -109,7 +117,7 @@ export const make = (): State => ({
   faults: [],
   activeTokens: new Set(),
   tokensIssued: 0,
-  requests: { token: 0, search: 0, design: 0 },
+  requests: { token: 0, search: 0, design: 0, advanced: 0, page: 0 },
   abandoned: 0,
   sequence: 0
 })
@@ -119,9 +127,7 @@ export const reset = (state: State): void => {
   state.faults = []
   state.activeTokens.clear()
   state.tokensIssued = 0
-  state.requests.token = 0
-  state.requests.search = 0
-  state.requests.design = 0
+  for (const endpoint of Object.keys(state.requests) as Array<Endpoint>) state.requests[endpoint] = 0
   state.abandoned = 0
 }
 

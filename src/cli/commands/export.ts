@@ -1,22 +1,128 @@
 /**
  * `design-search export <query> --out FILE`: every hit of one quick search with its full record,
- * one JSON object per line. Designs already in FILE are skipped, so an interrupted or failed export
- * is resumed by running it again; details are fetched with bounded concurrency and each record is
- * written as soon as it arrives, so FILE holds every record fetched whenever the run stops.
+ * one JSON object per line; with criteria instead of a query, every design of one advanced search,
+ * read a page of 100 at a time (one request per design where the paged search is refused). Designs
+ * already in FILE are skipped, so an interrupted or failed export is resumed by running it again;
+ * each record, or page of records, is written as soon as it arrives in order, so FILE holds them
+ * whenever the run stops. Requests are paced (`Pacing.ts`) and counted for the summary.
  */
 import { Command, Options } from "@effect/cli"
-import { Cause, Clock, Effect, Exit, Option } from "effect"
-import { DesignSearchClient } from "../../index.js"
+import { Cause, Clock, Effect, Exit, Option, Stream } from "effect"
+import { DesignSearchClient, RequestBudget } from "../../index.js"
 import type { Designs } from "../../index.js"
 import { designJson } from "../DesignText.js"
 import { envOption } from "../Environment.js"
 import * as ExportFile from "../ExportFile.js"
 import * as Output from "../Output.js"
+import { budgetFor, rateOption } from "../Pacing.js"
 import * as Progress from "../Progress.js"
-import { provideClient } from "../Root.js"
-import { intInRange, messageLines, searchConfig, toRequest } from "../SearchOptions.js"
+import { provideClient, resolveEnv } from "../Root.js"
+import { intInRange, messageLines, searchConfig, toSearch } from "../SearchOptions.js"
+import type { SearchArgs } from "../SearchOptions.js"
 
 const defaultConcurrency = 8
+
+/** Pages fetched at once in an export by criteria: each is up to 100 designs. */
+const pageConcurrency = 4
+
+interface ExportArgs extends SearchArgs {
+  readonly out: string
+  readonly concurrency: number
+}
+
+/** What an export did, for its summary. */
+interface Tally {
+  written: number
+  already: number
+  missing: number
+  /** How many designs the search listed, once known. */
+  listed: number | undefined
+}
+
+const exportTo = (args: ExportArgs, requests: () => number) =>
+  Effect.gen(function*() {
+    const client = yield* DesignSearchClient.DesignSearchClient
+    const search = yield* toSearch(args)
+    const file = yield* ExportFile.open(args.out)
+    if (Option.isSome(file.repaired)) yield* Output.stderr(`design-search: ${file.repaired.value}`)
+    const started = yield* Clock.currentTimeMillis
+    const tally: Tally = { written: 0, already: 0, missing: 0, listed: undefined }
+    const progress = yield* Progress.make(0, yield* Output.stderrIsTTY)
+
+    /** Writes a design that is not in the file yet. */
+    const write = (design: Designs.Design) =>
+      file.existing.has(design.number)
+        ? Effect.sync(() => void tally.already++)
+        : designJson(design).pipe(Effect.flatMap(file.append), Effect.map(() => void tally.written++))
+
+    const summary = <E>(exit: Exit.Exit<void, E>) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const seconds = ((now - started) / 1000).toFixed(1)
+        const missing = tally.missing === 0 ? "" : `, ${tally.missing} no longer found`
+        const calls = `${requests()} API ${requests() === 1 ? "request" : "requests"}`
+        const line = Exit.isSuccess(exit)
+          ? `exported ${tally.written} designs to ${args.out} in ${seconds}s ` +
+            `(${tally.already} already there${missing}; ${tally.listed ?? 0} listed; ${calls})`
+          : `${Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"}: ` +
+            `${tally.written}${
+              tally.listed === undefined ? "" : ` of ${tally.listed - tally.already}`
+            } designs written to ${args.out}${missing} (${calls}); ` +
+            (file.intact()
+              ? "it is valid JSONL, run the same command again to resume"
+              : "run the same command again to repair its last line and resume")
+        return Effect.zipRight(progress.clear, Output.stderr(line))
+      })
+
+    const byQuick = (request: Designs.QuickSearchRequest) =>
+      Effect.gen(function*() {
+        const { data, messages } = yield* client.quickSearch(request)
+        for (const line of messageLines(messages)) yield* Output.stderr(line)
+        const listed = [...new Set(data.designNumbers)]
+        const todo = listed.filter((n) => !file.existing.has(n))
+        tally.listed = listed.length
+        tally.already = listed.length - todo.length
+        if (todo.length === 0) {
+          return yield* Output.stderr(
+            `nothing to export: all ${listed.length} listed designs are already in ${args.out}`
+          )
+        }
+        yield* progress.setTotal(todo.length)
+        // Once a record has arrived it is written even if the export is being interrupted.
+        const fetchOne = (n: Designs.DesignNumber) =>
+          Effect.uninterruptibleMask((restore) =>
+            restore(client.getDesign(n)).pipe(
+              Effect.flatMap(({ data: design }) => write(design)),
+              // Withdrawn between the search and now: not fatal, counted in the summary.
+              Effect.catchTag("NotFoundError", () => Effect.sync(() => void tally.missing++))
+            )
+          ).pipe(Effect.zipRight(progress.advance))
+        yield* Effect.forEach(todo, fetchOne, { concurrency: args.concurrency, discard: true }).pipe(
+          Effect.onExit(summary)
+        )
+      })
+
+    const byCriteria = (request: Designs.AdvancedSearchRequest) =>
+      client.advancedDesigns(request, {
+        concurrency: pageConcurrency,
+        onPage: (page) =>
+          Effect.gen(function*() {
+            if (tally.listed === undefined) {
+              tally.listed = page.count
+              yield* progress.setTotal(page.count)
+            }
+            for (const line of messageLines(page.messages)) yield* Output.stderr(line)
+          }),
+        onNotFound: () => Effect.sync(() => void tally.missing++)
+      }).pipe(
+        // A page that has arrived is written whole, even if the export is being interrupted.
+        Stream.runForEachChunk((designs) =>
+          Effect.uninterruptible(Effect.forEach(designs, (d) => Effect.zipRight(write(d), progress.advance)))
+        ),
+        Effect.onExit(summary)
+      )
+
+    return yield* search._tag === "quick" ? byQuick(search.request) : byCriteria(search.request)
+  })
 
 /** @since 0.1.0 */
 export const exportDesigns = Command.make("export", {
@@ -31,52 +137,18 @@ export const exportDesigns = Command.make("export", {
     Options.withDescription(`how many designs are fetched at once (default ${defaultConcurrency})`),
     Options.withDefault(defaultConcurrency)
   ),
+  rate: rateOption,
   env: envOption
 }, (args) =>
   Effect.gen(function*() {
-    const client = yield* DesignSearchClient.DesignSearchClient
-    const file = yield* ExportFile.open(args.out)
-    if (Option.isSome(file.repaired)) yield* Output.stderr(`design-search: ${file.repaired.value}`)
-    const { data, messages } = yield* client.quickSearch(toRequest(args))
-    for (const line of messageLines(messages)) yield* Output.stderr(line)
-    const listed = [...new Set(data.designNumbers)]
-    const todo = listed.filter((n) => !file.existing.has(n))
-    const already = listed.length - todo.length
-    if (todo.length === 0) {
-      return yield* Output.stderr(`nothing to export: all ${listed.length} listed designs are already in ${args.out}`)
-    }
-    const progress = yield* Progress.make(todo.length, yield* Output.stderrIsTTY)
-    const started = yield* Clock.currentTimeMillis
-    const count = { written: 0, missing: 0 }
-
-    // Once a record has arrived it is written even if the export is being interrupted.
-    const fetchOne = (n: Designs.DesignNumber) =>
-      Effect.uninterruptibleMask((restore) =>
-        restore(client.getDesign(n)).pipe(
-          Effect.flatMap(({ data: design }) => designJson(design)),
-          Effect.flatMap(file.append),
-          Effect.map(() => void count.written++),
-          // Withdrawn between the search and now: not fatal, counted in the summary.
-          Effect.catchTag("NotFoundError", () => Effect.sync(() => void count.missing++))
-        )
-      ).pipe(Effect.zipRight(progress.advance))
-
-    const summary = <E>(exit: Exit.Exit<void, E>) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const seconds = ((now - started) / 1000).toFixed(1)
-        const missing = count.missing === 0 ? "" : `, ${count.missing} no longer found`
-        const line = Exit.isSuccess(exit)
-          ? `exported ${count.written} designs to ${args.out} in ${seconds}s (${already} already there${missing}; ${listed.length} listed)`
-          : `${
-            Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"
-          }: ${count.written} of ${todo.length} designs written to ${args.out}${missing}; ` +
-            (file.intact()
-              ? "it is valid JSONL, run the same command again to resume"
-              : "run the same command again to repair its last line and resume")
-        return Effect.zipRight(progress.clear, Output.stderr(line))
-      })
-
-    yield* Effect.forEach(todo, fetchOne, { concurrency: args.concurrency, discard: true }).pipe(Effect.onExit(summary))
-  }).pipe(Effect.scoped, provideClient(args.env))).pipe(
-    Command.withDescription("Write every hit with its full record to a JSONL file; run again to resume")
+    const counted = yield* budgetFor(args.rate, yield* resolveEnv(args.env))
+    return yield* exportTo(args, counted.requests).pipe(
+      Effect.scoped,
+      provideClient(args.env),
+      Effect.provideService(RequestBudget.RequestBudget, counted.budget)
+    )
+  })).pipe(
+    Command.withDescription(
+      "Write every hit (of a query, or of criteria) with its full record to a JSONL file; run again to resume"
+    )
   )

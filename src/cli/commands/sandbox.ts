@@ -47,6 +47,12 @@ export const sandbox = Command.make("sandbox", {
   tokenLifetime: intInRange("token-lifetime", 1, 31_536_000).pipe(
     Options.withDescription(`expires_in of issued tokens, in seconds (default ${defaultTokenLifetime})`),
     Options.withDefault(defaultTokenLifetime)
+  ),
+  resultField: Options.choice("result-field", Sandbox.resultFields).pipe(
+    Options.withDescription(
+      `the field of a search result that lists the design numbers (default ${Sandbox.defaults.resultField})`
+    ),
+    Options.withDefault(Sandbox.defaults.resultField)
   )
 }, (args) =>
   Effect.gen(function*() {
@@ -57,7 +63,8 @@ export const sandbox = Command.make("sandbox", {
       seed: args.seed,
       clientId: args.clientId,
       clientSecret: args.clientSecret,
-      tokenLifetime: `${args.tokenLifetime} seconds`
+      tokenLifetime: `${args.tokenLifetime} seconds`,
+      resultField: args.resultField
     })
     yield* signalMeansSuccess
     yield* Output.stdout([

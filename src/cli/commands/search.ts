@@ -1,5 +1,6 @@
 /**
- * `design-search search <query>`: one quick search. For people, the count, any server messages
+ * `design-search search <query>`: one quick search, or with criteria instead of a query one advanced
+ * search. For people, the count, any server messages
  * (on stderr) and a table of the first hits with status and title; with `--json`, exactly one JSON
  * object `{count, designNumbers, messages}` on stdout and no further requests.
  */
@@ -10,7 +11,7 @@ import type { Designs } from "../../index.js"
 import { envOption } from "../Environment.js"
 import * as Output from "../Output.js"
 import { provideClient } from "../Root.js"
-import { intInRange, messageLines, searchConfig, toRequest } from "../SearchOptions.js"
+import { intInRange, messageLines, searchConfig, toSearch } from "../SearchOptions.js"
 
 /** Hits whose details the table shows unless `--limit` says otherwise. */
 const defaultLimit = 20
@@ -43,13 +44,16 @@ export const search = Command.make("search", {
 }, (args) =>
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient
-    const { data, messages } = yield* client.quickSearch(toRequest(args))
+    const search = yield* toSearch(args)
+    const { data, messages } = yield* search._tag === "quick"
+      ? client.quickSearch(search.request)
+      : client.advancedSearch(search.request)
     if (args.json) {
       return yield* Output.json({ count: data.count, designNumbers: data.designNumbers, messages })
     }
     for (const line of messageLines(messages)) yield* Output.stderr(line)
     const noun = data.count === 1 ? "design matches" : "designs match"
-    yield* Output.stdout(`${data.count} ${noun} ${JSON.stringify(args.query)}`)
+    yield* Output.stdout(`${data.count} ${noun} ${search.label}`)
     if (data.designNumbers.length === 0) return
     const lines: Array<string> = [""]
     if (args.limit === 0) {

@@ -1,0 +1,52 @@
+/**
+ * How fast the bulk commands call the API, and how many calls they made. `--rate N` (requests a
+ * minute, `0` for no pace) wins; without it a command paces at the service's published cap when
+ * it talks to the service's own hosts (`test`, `production`), and not at all against the sandbox or
+ * URLs the user set. A 429 backs the pace off either way. Every API request, retries included,
+ * takes a slot of the budget, which is where they are counted.
+ */
+import { Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import type { ConfigError } from "effect"
+import { RequestBudget } from "../index.js"
+import { atServiceHosts } from "./Environment.js"
+import type { Environment } from "./Environment.js"
+import { intInRange } from "./SearchOptions.js"
+
+/** `--rate`: requests a minute, absent for the default. */
+export const rateOption: Options.Options<Option.Option<number>> = intInRange("rate", 0, 1_000_000).pipe(
+  Options.withDescription(
+    `API requests a minute, 0 for no pace (default ${RequestBudget.publishedRequestsPerMinute}, the published cap, ` +
+      "against test and production; none against the sandbox or URLs you set)"
+  ),
+  Options.optional
+)
+
+/** A budget that counts the API requests it lets through. */
+export interface CountedBudget {
+  readonly budget: RequestBudget.Service
+  /** API requests so far. */
+  readonly requests: () => number
+}
+
+/** The budget of a bulk command: `rate` if given, else the published cap at the service's hosts. */
+export const budgetFor = (
+  rate: Option.Option<number>,
+  env: Option.Option<Environment>
+): Effect.Effect<CountedBudget, ConfigError.ConfigError> =>
+  Effect.gen(function*() {
+    const perMinute = Option.isSome(rate)
+      ? rate.value
+      : (yield* atServiceHosts(env))
+      ? RequestBudget.publishedRequestsPerMinute
+      : 0
+    const inner = yield* RequestBudget.make(perMinute === 0 ? {} : { requestsPerSecond: perMinute / 60 })
+    let requests = 0
+    const budget: RequestBudget.Service = {
+      forClient: (client) => {
+        const of = inner.forClient(client)
+        return { reserve: Effect.tap(of.reserve, () => void requests++), backOff: of.backOff }
+      }
+    }
+    return { budget, requests: () => requests }
+  })

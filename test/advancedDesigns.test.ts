@@ -1,0 +1,277 @@
+/**
+ * The advanced operations of the client against the sandbox in process: advanced search, one page
+ * of full designs, and `advancedDesigns`, every design by pages (or, where the paged operation is
+ * refused, by an advanced search and one get each, remembered for the client's life). Requests are
+ * counted by the sandbox.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Duration, Effect, Layer, Schedule, Stream } from "effect"
+import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
+import type { Designs } from "../src/index.js"
+import { clientLayer, sandboxStats } from "./support/layers.js"
+
+const Client = DesignSearchClient.DesignSearchClient
+const control = Sandbox.SandboxControl
+const noRetry = { client: { retrySchedule: Schedule.stop } }
+
+/** Many designs: an owner word most datasets hold, registered or filed. */
+const byOwner: Designs.AdvancedSearchRequest = {
+  rows: [{ op: "AND", query: { owner: "ltd", statuses: ["REGISTERED", "FILED"] } }]
+}
+
+const numbersOf = (designs: Chunk.Chunk<Designs.Design>) => Chunk.toReadonlyArray(designs).map((d) => d.number)
+
+/** Every request the sandbox has counted. */
+const allRequests = Effect.map(sandboxStats, (s) => Object.values(s.requests).reduce((a, b) => a + b, 0))
+
+describe("advancedSearch and searchPage", () => {
+  it.effect("a page outside its bounds is a client ValidationError pointing at it; nothing is sent", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      for (
+        const [pageNumber, pageSize, pointer] of [
+          [0, 0, "/pageSize"],
+          [0, 101, "/pageSize"],
+          [0, 1.5, "/pageSize"],
+          [-1, 10, "/pageNumber"],
+          [0.5, 10, "/pageNumber"]
+        ] as const
+      ) {
+        const error = yield* Effect.flip(client.searchPage({ ...byOwner, pageNumber, pageSize }))
+        expect(error).toMatchObject({ _tag: "ValidationError", status: 0, origin: "client" })
+        if (error._tag === "ValidationError") expect(error.errors.map((e) => e.source?.pointer)).toEqual([pointer])
+      }
+      expect(yield* allRequests).toBe(0)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("rows, ops and criteria are checked before sending, each problem pointed at", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const bad = {
+        rows: [
+          { op: "XOR", query: { owner: "ltd" } },
+          { op: "AND", query: {} },
+          { op: "OR", query: { date: { type: "FILING", from: "2020-02-01", to: "2020-01-01" } } }
+        ]
+      } as unknown as Designs.AdvancedSearchRequest
+      const error = yield* Effect.flip(client.advancedSearch(bad))
+      expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
+      if (error._tag === "ValidationError") {
+        expect(error.errors.map((e) => e.source?.pointer)).toEqual([
+          "/rows/0/op",
+          "/rows/1/query",
+          "/rows/2/query/date"
+        ])
+      }
+      const none = yield* Effect.flip(client.advancedSearch({ rows: [] }))
+      expect(none).toMatchObject({ _tag: "ValidationError", origin: "client" })
+      expect(yield* allRequests).toBe(0)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a request JSON cannot write (a bigint, a cycle among criteria of the user's own) is refused, nothing sent", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const cycle: Record<string, unknown> = {}
+      cycle.self = cycle
+      for (const extra of [10n, cycle]) {
+        const error = yield* Effect.flip(
+          client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", extra } }] })
+        )
+        expect(error).toMatchObject({
+          _tag: "ValidationError",
+          origin: "client",
+          errors: [{ detail: "the request cannot be written as JSON", source: { parameter: "body" } }]
+        })
+      }
+      expect(yield* allRequests).toBe(0)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("the pages of a search, in order, are its numbers; each page holds full records", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const { data: search } = yield* client.advancedSearch(byOwner)
+      expect(search.count).toBeGreaterThan(20)
+      expect(search.designNumbers).toHaveLength(search.count)
+      const pageSize = 9
+      const paged: Array<string> = []
+      for (let pageNumber = 0; pageNumber * pageSize < search.count; pageNumber++) {
+        const { data: page } = yield* client.searchPage({ ...byOwner, pageNumber, pageSize })
+        expect(page.count).toBe(search.count)
+        expect(page.designs.length).toBeLessThanOrEqual(pageSize)
+        expect(page.designs.every((d) => d.title !== undefined && d.owners !== undefined)).toBe(true)
+        paged.push(...page.designs.map((d) => d.number))
+      }
+      expect(paged).toEqual(search.designNumbers)
+      const past = yield* client.searchPage({ ...byOwner, pageNumber: 1000, pageSize })
+      expect(past.data.designs).toEqual([])
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("criteria the toolkit does not name are sent as given", () =>
+    Effect.gen(function*() {
+      const { messages } = yield* (yield* Client).advancedSearch({
+        rows: [{ op: "AND", query: { owner: "ltd", colour: "red" } }]
+      })
+      // The sandbox does not know the criterion, and says which one it left out.
+      expect(messages.find((m) => m.code === "UNKNOWN_CRITERION")?.detail).toContain("colour")
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("results that name their numbers designIds are read the same", () =>
+    Effect.gen(function*() {
+      const { data } = yield* (yield* Client).advancedSearch(byOwner)
+      expect(data.designNumbers.length).toBe(data.count)
+      const quick = yield* (yield* Client).quickSearch({ query: "chair" })
+      expect(quick.data.designNumbers).toContain(Sandbox.fixedNumbers.chair)
+    }).pipe(Effect.provide(clientLayer({ sandbox: { resultField: "designIds" } }))))
+})
+
+describe("advancedDesigns", () => {
+  it.effect("every design, in order, for one request a page and no get", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const { data: search } = yield* client.advancedSearch(byOwner)
+      const before = yield* sandboxStats
+      const pageSize = 7
+      const told: Array<DesignSearchClient.PageInfo> = []
+      const designs = yield* Stream.runCollect(client.advancedDesigns(byOwner, {
+        pageSize,
+        concurrency: 3,
+        onPage: (page) => Effect.sync(() => void told.push(page))
+      }))
+      expect(numbersOf(designs)).toEqual(search.designNumbers)
+      const pages = Math.ceil(search.count / pageSize)
+      const after = yield* sandboxStats
+      expect(after.requests.page - before.requests.page).toBe(pages)
+      expect(after.requests.design - before.requests.design).toBe(0)
+      expect(told.map((p) => p.pageNumber)).toEqual(Array.from({ length: pages }, (_, i) => i))
+      expect(told.every((p) => p.pages === pages && p.count === search.count && !p.fallback)).toBe(true)
+      expect(told.reduce((n, p) => n + p.designs, 0)).toBe(search.count)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("resumes from a page: the designs from there on, for the pages from there on", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const { data: search } = yield* client.advancedSearch(byOwner)
+      const before = (yield* sandboxStats).requests.page
+      const designs = yield* Stream.runCollect(client.advancedDesigns(byOwner, { pageSize: 5, startPage: 2 }))
+      expect(numbersOf(designs)).toEqual(search.designNumbers.slice(10))
+      expect((yield* sandboxStats).requests.page - before).toBe(Math.ceil(search.count / 5) - 2)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("no match: one request, one page told, nothing emitted", () =>
+    Effect.gen(function*() {
+      const told: Array<DesignSearchClient.PageInfo> = []
+      const designs = yield* Stream.runCollect((yield* Client).advancedDesigns(
+        { rows: [{ op: "AND", query: { designNumber: "000000000" } }] },
+        { onPage: (page) => Effect.sync(() => void told.push(page)) }
+      ))
+      expect(Chunk.size(designs)).toBe(0)
+      expect(told).toMatchObject([{ pageNumber: 0, pages: 0, count: 0, designs: 0, fallback: false }])
+      expect((yield* sandboxStats).requests.page).toBe(1)
+    }).pipe(Effect.provide(clientLayer())))
+
+  for (const status of [403, 404, 405]) {
+    it.effect(`a ${status} from the paged operation: an advanced search and a get each, asked once for the client's life`, () =>
+      Effect.gen(function*() {
+        const client = yield* Client
+        const { data: search } = yield* client.advancedSearch(byOwner)
+        yield* (yield* control).injectFault({ target: "page", status, count: 1 })
+        const before = yield* sandboxStats
+        const told: Array<DesignSearchClient.PageInfo> = []
+        const onPage = (page: DesignSearchClient.PageInfo) => Effect.sync(() => void told.push(page))
+        const first = yield* Stream.runCollect(client.advancedDesigns(byOwner, { pageSize: 10, onPage }))
+        expect(numbersOf(first)).toEqual(search.designNumbers)
+        const middle = yield* sandboxStats
+        expect(middle.requests.page - before.requests.page).toBe(1)
+        expect(middle.requests.advanced - before.requests.advanced).toBe(1)
+        expect(middle.requests.design - before.requests.design).toBe(search.count)
+        expect(told.every((p) => p.fallback)).toBe(true)
+        expect(told.map((p) => p.pageNumber)).toEqual(Array.from({ length: Math.ceil(search.count / 10) }, (_, i) => i))
+        expect(told[0]?.messages[0]).toMatchObject({
+          code: DesignSearchClient.pagedSearchUnavailable,
+          severity: "warning"
+        })
+        expect(told[0]?.messages[0]?.detail).toContain(`HTTP ${status}`)
+
+        // Remembered: the next stream does not ask for a page again, and still says why.
+        told.length = 0
+        const second = yield* Stream.runCollect(client.advancedDesigns(byOwner, { pageSize: 10, startPage: 1, onPage }))
+        expect(numbersOf(second)).toEqual(search.designNumbers.slice(10))
+        expect((yield* sandboxStats).requests.page).toBe(middle.requests.page)
+        expect(told[0]?.messages[0]?.code).toBe(DesignSearchClient.pagedSearchUnavailable)
+      }).pipe(Effect.provide(clientLayer(noRetry))))
+  }
+
+  it.effect("in the fallback, a design no longer found is told and left out; unheeded, it fails the stream", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const { data: search } = yield* client.advancedSearch(byOwner)
+      const sandbox = yield* control
+      yield* sandbox.injectFault({ target: "page", status: 404, count: 1 })
+      yield* sandbox.injectFault({ target: "design", status: 404, count: 1 })
+      const missing: Array<string> = []
+      const designs = yield* Stream.runCollect(client.advancedDesigns(byOwner, {
+        concurrency: 1,
+        onNotFound: (n) => Effect.sync(() => void missing.push(n))
+      }))
+      expect(missing).toEqual(search.designNumbers.slice(0, 1))
+      expect(numbersOf(designs)).toEqual(search.designNumbers.slice(1))
+      yield* sandbox.injectFault({ target: "design", status: 404, count: 1 })
+      const error = yield* Effect.flip(Stream.runDrain(client.advancedDesigns(byOwner, { concurrency: 1 })))
+      expect(error._tag).toBe("NotFoundError")
+    }).pipe(Effect.provide(clientLayer(noRetry))))
+
+  it.effect("a failure that is no refusal fails the stream, and nothing falls back", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({ target: "page", status: 500, count: 1 })
+      const error = yield* Effect.flip(Stream.runDrain((yield* Client).advancedDesigns(byOwner)))
+      expect(error._tag).toBe("ServerError")
+      expect((yield* sandboxStats).requests.advanced).toBe(0)
+      // Not remembered as a refusal: the next stream pages.
+      yield* Stream.runDrain((yield* Client).advancedDesigns(byOwner))
+      expect((yield* sandboxStats).requests.advanced).toBe(0)
+    }).pipe(Effect.provide(clientLayer(noRetry))))
+
+  it.effect("bad options are a client ValidationError naming the option; nothing is sent", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      for (
+        const [options, name] of [
+          [{ pageSize: 0 }, "pageSize"],
+          [{ pageSize: 101 }, "pageSize"],
+          [{ startPage: -1 }, "startPage"],
+          [{ startPage: 0.5 }, "startPage"],
+          [{ concurrency: 0 }, "concurrency"],
+          [{ concurrency: Number.NaN }, "concurrency"]
+        ] as const
+      ) {
+        const error = yield* Effect.flip(Stream.runDrain(client.advancedDesigns(byOwner, options)))
+        expect(error).toMatchObject({
+          _tag: "ValidationError",
+          origin: "client",
+          errors: [{ source: { parameter: name } }]
+        })
+      }
+      expect(yield* allRequests).toBe(0)
+    }).pipe(Effect.provide(clientLayer())))
+})
+
+describe("RequestBudget.layerPublishedCap", () => {
+  const client = { tokenUrl: "https://auth.example/token", clientId: "c" }
+  const waits = Effect.gen(function*() {
+    const budget = (yield* RequestBudget.RequestBudget).forClient(client)
+    return yield* Effect.forEach(Array.from({ length: 4 }), () => Effect.map(budget.reserve, Duration.toMillis))
+  })
+
+  it.effect("spaces the slots of a client evenly at the published cap, 600 a minute; each build holds its own", () =>
+    Effect.gen(function*() {
+      expect(RequestBudget.publishedRequestsPerMinute).toBe(600)
+      const step = 60_000 / RequestBudget.publishedRequestsPerMinute
+      expect(yield* waits).toEqual([0, step, 2 * step, 3 * step])
+      expect(yield* Effect.provide(waits, Layer.fresh(RequestBudget.layerPublishedCap))).toEqual([
+        0,
+        step,
+        2 * step,
+        3 * step
+      ])
+    }).pipe(Effect.provide(RequestBudget.layerPublishedCap)))
+})
