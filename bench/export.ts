@@ -74,7 +74,7 @@ interface ServerReport {
   readonly cpuMs: number
 }
 
-interface Endpoints extends Record<Mode, { readonly authUrl: string; readonly baseUrl: string }> {
+export interface Endpoints extends Record<Mode, { readonly authUrl: string; readonly baseUrl: string }> {
   readonly clientId: string
   readonly clientSecret: string
   readonly report: string
@@ -237,7 +237,7 @@ const serve = (latencyMs: number) =>
     return yield* Effect.never
   })
 
-const startServer = (latencyMs: number) =>
+export const startServer = (latencyMs: number) =>
   new Promise<{ endpoints: Endpoints; stop: () => void }>((resolvePromise, reject) => {
     const child = fork(new URL(import.meta.url), ["serve", String(latencyMs)], {
       execArgv: ["--import", "tsx"],
@@ -261,7 +261,7 @@ const startServer = (latencyMs: number) =>
 // ---------------------------------------------------------------------------------------------
 // The client side
 
-interface Target {
+export interface Target {
   readonly authUrl: string
   readonly baseUrl: string
   readonly clientId: string
@@ -293,7 +293,7 @@ const timed = async (go: (onSearch: () => void) => Promise<number>): Promise<Tim
 }
 
 /** The toolkit: a fresh client (cold token, new connections), as one run of an export would be. */
-const toolkitExport = (target: Target, concurrency: number) =>
+export const toolkitExport = (target: Target, concurrency: number) =>
   timed((onSearch) =>
     Effect.runPromise(
       Effect.gen(function*() {

@@ -19,6 +19,7 @@ import { writeFileSync } from "node:fs"
 import { cpus, loadavg, release, totalmem } from "node:os"
 import { performance } from "node:perf_hooks"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
+import * as CliExport from "./cliExport.js"
 import * as CliStart from "./cliStart.js"
 import { pinning } from "./cores.js"
 import * as Export from "./export.js"
@@ -95,6 +96,10 @@ const main = async () => {
     "CLI start (node dist/cli/main.js --help vs node -e 0)",
     () => CliStart.run({ rounds: quick ? 3 : 10 })
   )
+  const cliExport = await timedStep(
+    "CLI export (10,000 designs, 2 ms latency: the CLI at concurrency 16 and 64, searchDesigns at 16)",
+    () => CliExport.run({ rounds })
+  )
   const paged = await timedStep(
     "export by criteria (CLI, served sandbox: a page of 100 a request vs one request per design)",
     () => PagedExport.run(quick ? { rounds, designs: 2_000 } : { rounds })
@@ -119,6 +124,7 @@ const main = async () => {
   const c = cli.result
   const f = fleet.result
   const p = paged.result
+  const x = cliExport.result
   const headlines = {
     transportRatioC64: {
       value: atC64.variants.toolkitDefault.ratioToUndici,
@@ -218,6 +224,24 @@ const main = async () => {
       ratio: p.pagedExportVsPerDesign,
       target: "none (reported)",
       met: null
+    },
+    cliExportC64VsC16: {
+      value: x.cliExportC64VsC16,
+      baseline: x.designsPerSecond.cliC16,
+      baselineIs:
+        "designs/s of the CLI's export at concurrency 16, same run (the value is already the ratio, a median of paired rounds)",
+      ratio: x.cliExportC64VsC16,
+      target: `≥ ${x.targets.cliExportC64VsC16}`,
+      met: x.met.cliExportC64VsC16
+    },
+    cliExportVsStream: {
+      value: x.cliExportVsStream,
+      baseline: x.designsPerSecond.streamC16,
+      baselineIs:
+        "designs/s of searchDesigns in process at concurrency 16, same server, same run (the value is already the ratio)",
+      ratio: x.cliExportVsStream,
+      target: `≥ ${x.targets.cliExportVsStream}`,
+      met: x.met.cliExportVsStream
     },
     cliStartRatio: {
       value: c.cliStartRatio,
@@ -326,6 +350,18 @@ const main = async () => {
     verdict(p.met, `≤ ${p.target} per 1,000`)
   ])
   rows.push([
+    `CLI export: ${x.designs} designs, concurrency 64 vs 16`,
+    `${x.designsPerSecond.cliC64} designs/s at 64`,
+    `${x.designsPerSecond.cliC16} designs/s at 16 → ×${x.cliExportC64VsC16}`,
+    verdict(x.met.cliExportC64VsC16, `≥ ${x.targets.cliExportC64VsC16}`)
+  ])
+  rows.push([
+    `CLI export vs searchDesigns, concurrency 16`,
+    `${x.designsPerSecond.cliC16} designs/s`,
+    `searchDesigns ${x.designsPerSecond.streamC16} designs/s → ×${x.cliExportVsStream}`,
+    verdict(x.met.cliExportVsStream, `≥ ${x.targets.cliExportVsStream}`)
+  ])
+  rows.push([
     "CLI start: design-search --help",
     `${c.cliMs} ms`,
     `node -e 0 ${c.nodeMs} ms → ×${c.cliStartRatio}`,
@@ -354,7 +390,8 @@ const main = async () => {
       sandboxSearch: { seconds: search.seconds, ...search.result },
       cliStart: { seconds: cli.seconds, ...cli.result },
       fleet: { seconds: fleet.seconds, ...fleet.result },
-      pagedExport: { seconds: paged.seconds, ...paged.result }
+      pagedExport: { seconds: paged.seconds, ...paged.result },
+      cliExport: { seconds: cliExport.seconds, ...cliExport.result }
     }
   }
   writeFileSync(new URL("./results.json", import.meta.url), JSON.stringify(results, null, 2) + "\n")

@@ -84,6 +84,12 @@ const wireDate = (s: string): DateTime.Utc | undefined => {
   return Option.getOrUndefined(Option.map(DateTime.make(s), DateTime.toUtc))
 }
 
+/** A date as the wire writes it: midnight UTC as `YYYY-MM-DD`, anything else as an ISO 8601 timestamp. */
+const wireDateText = (d: DateTime.Utc): string => {
+  const iso = DateTime.formatIso(d)
+  return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso
+}
+
 /**
  * A date on the wire, as a `DateTime.Utc` in code. Decodes `YYYY-MM-DD` (midnight UTC) and full
  * ISO 8601 timestamps; encodes midnight as `YYYY-MM-DD`, anything else as a timestamp, so both
@@ -100,10 +106,7 @@ export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtc
       ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an ISO 8601 date"))
       : ParseResult.succeed(date)
   },
-  encode: (d) => {
-    const iso = DateTime.formatIso(d)
-    return ParseResult.succeed(iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso)
-  }
+  encode: (d) => ParseResult.succeed(wireDateText(d))
 })
 
 /**
@@ -611,3 +614,52 @@ export const decodeDesignPage = (u: unknown): Either.Either<DesignPage, ParseRes
   }
   return decodeDesignPageBySchema(u)
 }
+
+/** `record`'s fields in `named` order, each through `encode`, then its other own fields as they are. */
+const inSchemaOrder = (
+  record: Readonly<Record<string, unknown>>,
+  named: ReadonlyArray<string>,
+  encode: (name: string, value: unknown) => unknown
+): Record<string, unknown> => {
+  const entries: Array<readonly [string, unknown]> = []
+  for (const name of named) {
+    if (Object.hasOwn(record, name)) entries.push([name, encode(name, record[name])])
+  }
+  for (const name of Object.keys(record)) {
+    if (!named.includes(name)) entries.push([name, record[name]])
+  }
+  // `fromEntries` defines each field, so a field named `__proto__` stays a field.
+  return Object.fromEntries(entries)
+}
+
+const asIs = (_: string, value: unknown) => value
+const classificationFields = ["code", "title"]
+const partyFields = ["name"]
+const designFields = Object.keys(Design.fields)
+const isDateField = (name: string): name is (typeof dateFields)[number] =>
+  (dateFields as ReadonlyArray<string>).includes(name)
+
+const encodeDesignField = (name: string, value: unknown): unknown => {
+  if (value === undefined) return value
+  if (isDateField(name)) return wireDateText(value as DateTime.Utc)
+  if (name === "classifications") {
+    return (value as ReadonlyArray<Readonly<Record<string, unknown>>>).map((c) =>
+      inSchemaOrder(c, classificationFields, asIs)
+    )
+  }
+  if (name === "owners" || name === "designers") {
+    return (value as ReadonlyArray<Readonly<Record<string, unknown>>>).map((p) => inSchemaOrder(p, partyFields, asIs))
+  }
+  return value
+}
+
+/**
+ * A design's wire form, the same as `Schema.encode(Design)` writes it (the schema's fields in its
+ * order, then the unknown ones as they are; dates as `WireDate` writes them), without the schema
+ * machinery: an export encodes every design it writes (README, "Where the CPU goes").
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
+export const encodeDesign = (design: Design): typeof Design.Encoded =>
+  inSchemaOrder(design, designFields, encodeDesignField) as typeof Design.Encoded

@@ -9,6 +9,7 @@ import {
   decodeSearchResult,
   Design,
   DesignPage,
+  encodeDesign,
   IsoDate,
   QuickSearchRequest,
   QuickSearchResult,
@@ -237,8 +238,17 @@ describe("decodeDesign", () => {
     { arbitrary: nearDates, weight: 1 }
   ))
   const arrayOf = <A>(element: fc.Arbitrary<A>) => nearly(fc.array(element, { maxLength: 3 }))
-  const classification = nearly(fc.record({ code: text, title: text, extra: fc.jsonValue() }, { requiredKeys: [] }))
-  const party = nearly(fc.record({ name: text, extra: fc.jsonValue() }, { requiredKeys: [] }))
+  /** The same fields in any order, as a server may send them. */
+  const anyOrder = <A extends object>(record: fc.Arbitrary<A>) =>
+    record.chain((r) => {
+      const entries = Object.entries(r)
+      return fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length })
+        .map((e) => Object.fromEntries(e) as A)
+    })
+  const classification = nearly(
+    anyOrder(fc.record({ code: text, title: text, extra: fc.jsonValue() }, { requiredKeys: [] }))
+  )
+  const party = nearly(anyOrder(fc.record({ name: text, extra: fc.jsonValue() }, { requiredKeys: [] })))
   const nearDesigns = fc.record({
     number: designNumber,
     title: text,
@@ -258,6 +268,22 @@ describe("decodeDesign", () => {
   it("decodes as the schema does", () => {
     // the generators reach both outcomes
     expect(holdToSchema(decodeDesign, bySchema, nearDesigns, { numRuns: 4000 })).toBeGreaterThan(400)
+  })
+
+  it("encodeDesign writes what the schema's encoding writes, byte for byte, whatever the order of the fields", () => {
+    const encodeBySchema = Schema.encodeSync(Design)
+    const shuffled = anyOrder(nearDesigns)
+    let encoded = 0
+    fc.assert(
+      fc.property(shuffled, (u) => {
+        const design = decodeDesign(u)
+        if (Either.isLeft(design)) return
+        encoded++
+        expect(JSON.stringify(encodeDesign(design.right))).toBe(JSON.stringify(encodeBySchema(design.right)))
+      }),
+      { numRuns: 3000 }
+    )
+    expect(encoded).toBeGreaterThan(500)
   })
 
   it("reads calendar dates and timestamps, and keeps unknown fields", () => {

@@ -677,8 +677,8 @@ describe("export files (ExportFile.open)", () => {
         fs.writeFileSync(file, "")
         const failed = yield* Effect.scoped(Effect.gen(function*() {
           const opened = yield* ExportFile.open(file)
-          yield* opened.append(design("1"))
-          const error = yield* Effect.flip(opened.append(`${design("2")}${" ".repeat(100)}`))
+          yield* opened.append([design("1")])
+          const error = yield* Effect.flip(opened.append([`${design("2")}${" ".repeat(100)}`]))
           return { error, intact: opened.intact() }
         })).pipe(Effect.provide(cramped(60, truncateFails)))
         expect(failed.error).toEqual(

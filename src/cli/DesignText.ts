@@ -1,13 +1,9 @@
 /**
- * Designs as the CLI writes them: encoded with the `Designs.Design` schema (dates as ISO strings,
+ * Designs as the CLI writes them: in their wire form (`Designs.encodeDesign`: dates as ISO strings,
  * unknown fields kept) for JSON and JSONL, and as labelled lines for people.
  */
-import { Effect, Either, Schema } from "effect"
+import { Either } from "effect"
 import { ApiError, Designs } from "../index.js"
-import { describe } from "../internal/schemaIssues.js"
-import { noMask } from "../internal/secrets.js"
-
-const encode = Schema.encode(Designs.Design)
 
 const unwritable = (design: Designs.Design, why: string) =>
   new ApiError.UnexpectedResponseError({
@@ -23,18 +19,12 @@ const unwritable = (design: Designs.Design, why: string) =>
 const stringify = (value: unknown): Either.Either<string, string> =>
   Either.try({ try: () => JSON.stringify(value), catch: () => "it is nested too deeply" })
 
-/** The wire form of a design. A record that cannot be encoded is an unexpected answer of the service. */
-export const encodeDesign = (
-  design: Designs.Design
-): Effect.Effect<typeof Designs.Design.Encoded, ApiError.UnexpectedResponseError> =>
-  Effect.mapError(encode(design), (error) => unwritable(design, describe(error, noMask)))
-
-/** A design as one line of JSON (its wire form), for `--json` and export files. */
-export const designJson = (design: Designs.Design): Effect.Effect<string, ApiError.UnexpectedResponseError> =>
-  Effect.flatMap(
-    encodeDesign(design),
-    (encoded) => Either.mapLeft(stringify(encoded), (why) => unwritable(design, why))
-  )
+/**
+ * A design as one line of JSON (its wire form), for `--json` and export files. A record too deep to
+ * write is an unexpected answer of the service.
+ */
+export const designJson = (design: Designs.Design): Either.Either<string, ApiError.UnexpectedResponseError> =>
+  Either.mapLeft(stringify(Designs.encodeDesign(design)), (why) => unwritable(design, why))
 
 const known = new Set([
   "number",

@@ -1,9 +1,9 @@
 /**
  * The JSONL file an export writes: one encoded design per line. Opening it reads what an earlier
  * run left (so those designs are skipped), drops a last line cut short by a crash so the file stays
- * valid JSONL, and refuses a file that holds anything but designs. Appends are whole lines,
- * serialized and uninterruptible, so an interrupted export leaves only complete records; a write
- * that fails half-way (no space left) is cut back to the last whole line.
+ * valid JSONL, and refuses a file that holds anything but designs. Appends are whole lines, as many
+ * as are ready in one write, serialized and uninterruptible, so an interrupted export leaves only
+ * complete records; a write that fails half-way (no space left) is cut back to the last whole line.
  */
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
@@ -18,8 +18,8 @@ export interface ExportFile {
   readonly existing: ReadonlySet<string>
   /** What opening repaired, if anything, to tell the user. */
   readonly repaired: Option.Option<string>
-  /** Appends one line (a newline is added). */
-  readonly append: (line: string) => Effect.Effect<void, FileError>
+  /** Appends lines in one write (a newline is added to each). */
+  readonly append: (lines: ReadonlyArray<string>) => Effect.Effect<void, FileError>
   /** Whether the file holds only whole lines: false after a failed write that could not be cut back. */
   readonly intact: () => boolean
 }
@@ -153,7 +153,7 @@ export const open = (
         : tail === "unterminated"
         ? Option.some(`ended the last line of ${path} with a newline`)
         : Option.none(),
-      append: (line) => write(line + "\n"),
+      append: (lines) => lines.length === 0 ? Effect.void : write(lines.join("\n") + "\n"),
       intact: () => intact
     } satisfies ExportFile
   })

@@ -8,8 +8,8 @@ import * as Output from "./Output.js"
 
 /** A progress counter and its display. */
 export interface Progress {
-  /** Counts one more item done. */
-  readonly advance: Effect.Effect<void>
+  /** Counts `items` more done. */
+  readonly advance: (items: number) => Effect.Effect<void>
   /** Erases the bar, so a summary line can take its place. */
   readonly clear: Effect.Effect<void>
   /** Sets how many items there are, when that is known only once the work has begun. */
@@ -43,10 +43,13 @@ export const make = (total: number, enabled: boolean): Effect.Effect<Progress> =
         return Output.stderrRaw(`\r\x1b[2K${render(state.done, state.total, now - started)}`)
       })
     return {
-      advance: Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        state.done++
-        return enabled && (now - state.drawnAt >= redrawMillis || state.done === state.total) ? draw(now) : Effect.void
-      }),
+      advance: (items) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          state.done += items
+          return enabled && (now - state.drawnAt >= redrawMillis || state.done === state.total)
+            ? draw(now)
+            : Effect.void
+        }),
       clear: Effect.suspend(() => (state.drawn ? Output.stderrRaw("\r\x1b[2K") : Effect.void)),
       setTotal: (n) => Effect.sync(() => void (state.total = n))
     }

@@ -9,7 +9,8 @@ import type { HttpApp } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
 import type { ParseResult } from "effect"
 import type { ErrorObject, Message } from "../ApiError.js"
-import { AdvancedSearchRequest, Design, isDesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
+import { AdvancedSearchRequest, encodeDesign, isDesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
+import type { Design } from "../Designs.js"
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { parseJson } from "../internal/answers.js"
 import { parameterError, pointerErrors } from "../internal/validation.js"
@@ -60,7 +61,6 @@ const statusTexts: Readonly<Record<number, string>> = {
  */
 export type ResultField = "designNumbers" | "designIds"
 
-const encodeDesign = Schema.encodeSync(Design)
 const utf8 = new TextEncoder()
 const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all" })
 const decodeAdvancedRequest = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })

@@ -7,12 +7,13 @@
  * whenever the run stops. Requests are paced (`Pacing.ts`) and counted for the summary.
  */
 import { Command, Options } from "@effect/cli"
-import { Cause, Clock, Effect, Exit, Option, Stream } from "effect"
+import { Cause, Clock, Effect, Either, Exit, Fiber, Mailbox, Option, Stream } from "effect"
 import { DesignSearchClient, RequestBudget } from "../../index.js"
-import type { Designs } from "../../index.js"
+import type { ApiError, Designs } from "../../index.js"
 import { designJson } from "../DesignText.js"
 import { envOption } from "../Environment.js"
 import * as ExportFile from "../ExportFile.js"
+import type { FileError } from "../failure.js"
 import * as Output from "../Output.js"
 import { budgetFor, rateOption } from "../Pacing.js"
 import * as Progress from "../Progress.js"
@@ -29,6 +30,12 @@ interface ExportArgs extends SearchArgs {
   readonly out: string
   readonly concurrency: number
 }
+
+/** How a fetch of a design fails the export (a design no longer found does not). */
+type GetDesignFailure = Exclude<DesignSearchClient.GetDesignError, ApiError.NotFoundError>
+
+/** How writing fails the export. */
+type ExportFailure = ApiError.UnexpectedResponseError | FileError
 
 /** What an export did, for its summary. */
 interface Tally {
@@ -49,15 +56,38 @@ const exportTo = (args: ExportArgs, requests: () => number) =>
     const tally: Tally = { written: 0, already: 0, missing: 0, listed: undefined }
     const progress = yield* Progress.make(0, yield* Output.stderrIsTTY)
 
-    /** Writes a design that is not in the file yet. */
-    const write = (design: Designs.Design) =>
-      file.existing.has(design.number)
-        ? Effect.sync(() => void tally.already++)
-        : designJson(design).pipe(Effect.flatMap(file.append), Effect.map(() => void tally.written++))
+    /**
+     * Writes the designs not in the file yet, in one write. A record that cannot be written fails
+     * the export once those before it are written.
+     */
+    const write = (designs: Iterable<Designs.Design>) =>
+      Effect.suspend(() => {
+        const lines: Array<string> = []
+        let unwritable: ApiError.UnexpectedResponseError | undefined
+        let seen = 0
+        for (const design of designs) {
+          seen++
+          if (file.existing.has(design.number)) {
+            tally.already++
+            continue
+          }
+          const line = designJson(design)
+          if (Either.isLeft(line)) {
+            unwritable = line.left
+            break
+          }
+          lines.push(line.right)
+        }
+        return file.append(lines).pipe(
+          Effect.zipRight(Effect.sync(() => void (tally.written += lines.length))),
+          Effect.zipRight(progress.advance(seen)),
+          Effect.zipRight(unwritable === undefined ? Effect.void : Effect.fail(unwritable))
+        )
+      }).pipe(Effect.uninterruptible)
 
     const summary = <E>(exit: Exit.Exit<void, E>) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const seconds = ((now - started) / 1000).toFixed(1)
+        const seconds = ((now - started) / 1000).toFixed(2)
         const missing = tally.missing === 0 ? "" : `, ${tally.missing} no longer found`
         const calls = `${requests()} API ${requests() === 1 ? "request" : "requests"}`
         const line = Exit.isSuccess(exit)
@@ -87,16 +117,31 @@ const exportTo = (args: ExportArgs, requests: () => number) =>
           )
         }
         yield* progress.setTotal(todo.length)
-        // Once a record has arrived it is written even if the export is being interrupted.
+        // The fetches put what arrives in `ready`; this fiber alone writes, every design that has
+        // arrived in one write (README, "Where the CPU goes"). A fetch whose record has arrived
+        // puts it there even if the export is being interrupted, and all of them are written.
+        const ready = yield* Mailbox.make<Designs.Design, GetDesignFailure>()
         const fetchOne = (n: Designs.DesignNumber) =>
           Effect.uninterruptibleMask((restore) =>
             restore(client.getDesign(n)).pipe(
-              Effect.flatMap(({ data: design }) => write(design)),
+              Effect.flatMap(({ data: design }) => ready.offer(design)),
               // Withdrawn between the search and now: not fatal, counted in the summary.
               Effect.catchTag("NotFoundError", () => Effect.sync(() => void tally.missing++))
             )
-          ).pipe(Effect.zipRight(progress.advance))
-        yield* Effect.forEach(todo, fetchOne, { concurrency: args.concurrency, discard: true }).pipe(
+          )
+        const fetching = yield* Effect.fork(
+          Effect.forEach(todo, fetchOne, { concurrency: args.concurrency, discard: true }).pipe(
+            Effect.onExit((exit) => ready.done(Exit.asVoid(exit)))
+          )
+        )
+        const writeAll: Effect.Effect<void, GetDesignFailure | ExportFailure> = Effect.flatMap(
+          ready.takeAll,
+          ([designs, done]) => Effect.zipRight(write(designs), done ? Effect.void : writeAll)
+        )
+        // Interrupted, the fetches stop first; what they had put in `ready` is written still.
+        const rest = Effect.zipRight(Fiber.interrupt(fetching), Effect.flatMap(ready.clear, write))
+        yield* writeAll.pipe(
+          Effect.onInterrupt(() => Effect.ignore(rest)),
           Effect.onExit(summary)
         )
       })
@@ -115,9 +160,7 @@ const exportTo = (args: ExportArgs, requests: () => number) =>
         onNotFound: () => Effect.sync(() => void tally.missing++)
       }).pipe(
         // A page that has arrived is written whole, even if the export is being interrupted.
-        Stream.runForEachChunk((designs) =>
-          Effect.uninterruptible(Effect.forEach(designs, (d) => Effect.zipRight(write(d), progress.advance)))
-        ),
+        Stream.runForEachChunk(write),
         Effect.onExit(summary)
       )
 

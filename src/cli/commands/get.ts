@@ -5,8 +5,8 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
-import { DesignSearchClient } from "../../index.js"
-import { designJson, designLines, encodeDesign } from "../DesignText.js"
+import { Designs, DesignSearchClient } from "../../index.js"
+import { designJson, designLines } from "../DesignText.js"
 import { envOption } from "../Environment.js"
 import * as Output from "../Output.js"
 import { provideClient } from "../Root.js"
@@ -24,7 +24,7 @@ export const get = Command.make("get", {
     for (const line of messageLines(messages)) yield* Output.stderr(line)
     yield* args.json
       ? Effect.flatMap(designJson(data), Output.data)
-      : Effect.flatMap(encodeDesign(data), (encoded) => Output.stdout(designLines(encoded).join("\n")))
+      : Output.stdout(designLines(Designs.encodeDesign(data)).join("\n"))
   }).pipe(provideClient(args.env))).pipe(
     Command.withDescription("Show everything known about one design, or --json for the record")
   )
