@@ -216,52 +216,59 @@ export const make = (config: AppConfig): HttpApp.Default => {
     })
 
   /**
-   * An advanced request the index can answer: `Left` is a 422 for a kind of date it does not hold.
-   * Criteria it does not know are ignored, and an information message names them.
+   * An advanced request (a POST) the index can answer: `Left` is the answer to send instead, a 422
+   * for a kind of date it does not hold among them. Criteria it does not know are ignored, and an
+   * information message names them.
    */
-  const advancedQuery = <A extends AdvancedSearchRequest>(
-    decoded: Either.Either<A, HttpServerResponse.HttpServerResponse>
-  ): Either.Either<{ readonly request: A; readonly messages: Array<Message> }, HttpServerResponse.HttpServerResponse> =>
-    Either.flatMap(decoded, (request) => {
-      const badDates = unknownDateTypes(request)
-      if (badDates.length > 0) {
-        return Either.left(errors(
-          422,
-          badDates.map((pointer): Omit<ErrorObject, "id"> => ({
-            code: "INVALID_VALUE",
-            detail: "expected a date type: FILING, REGISTRATION, PRIORITY, EXPIRY or LAST_CHANGED",
-            source: { pointer }
-          }))
-        ))
-      }
-      const unknown = unknownCriteria(request)
-      const messages: Array<Message> = unknown.length === 0 ? [] : [{
-        id: nextId(),
-        code: "UNKNOWN_CRITERION",
-        detail: `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`,
-        severity: "information"
-      }]
-      return Either.right({ request, messages })
-    })
+  const advancedRequest = <A extends AdvancedSearchRequest>(
+    request: HttpServerRequest.HttpServerRequest,
+    decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
+  ): Effect.Effect<
+    Either.Either<{ readonly query: A; readonly messages: Array<Message> }, HttpServerResponse.HttpServerResponse>
+  > => {
+    if (!answers("POST", request.method)) {
+      return Effect.succeed(Either.left(statusError(405, { allow: allowHeader("POST") })))
+    }
+    return Effect.map(
+      readJsonRequest(request, decode),
+      Either.flatMap((query) => {
+        const badDates = unknownDateTypes(query)
+        if (badDates.length > 0) {
+          return Either.left(errors(
+            422,
+            badDates.map((pointer): Omit<ErrorObject, "id"> => ({
+              code: "INVALID_VALUE",
+              detail: "expected a date type: FILING, REGISTRATION, PRIORITY, EXPIRY or LAST_CHANGED",
+              source: { pointer }
+            }))
+          ))
+        }
+        const unknown = unknownCriteria(query)
+        const messages: Array<Message> = unknown.length === 0 ? [] : [{
+          id: nextId(),
+          code: "UNKNOWN_CRITERION",
+          detail: `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`,
+          severity: "information"
+        }]
+        return Either.right({ query, messages })
+      })
+    )
+  }
 
   const advancedSearch = (request: HttpServerRequest.HttpServerRequest) =>
-    Effect.gen(function*() {
-      if (!answers("POST", request.method)) return statusError(405, { allow: allowHeader("POST") })
-      const query = advancedQuery(yield* readJsonRequest(request, decodeAdvancedRequest))
-      if (Either.isLeft(query)) return query.left
-      const { messages, request: advanced } = query.right
-      const hits = config.index.advanced(advanced, 0, config.resultCap)
+    Effect.map(advancedRequest(request, decodeAdvancedRequest), (read) => {
+      if (Either.isLeft(read)) return read.left
+      const { messages, query } = read.right
+      const hits = config.index.advanced(query, 0, config.resultCap)
       if (hits.count > config.resultCap) messages.push(resultLimit(hits.count))
       return withMessages(searchResult(hits.count, hits.designs, { aggregations: { status: hits.statuses } }), messages)
     })
 
   const searchPage = (request: HttpServerRequest.HttpServerRequest) =>
-    Effect.gen(function*() {
-      if (!answers("POST", request.method)) return statusError(405, { allow: allowHeader("POST") })
-      const query = advancedQuery(yield* readJsonRequest(request, decodePageRequest))
-      if (Either.isLeft(query)) return query.left
-      const { messages, request: page } = query.right
-      const hits = config.index.advanced(page, page.pageNumber * page.pageSize, page.pageSize)
+    Effect.map(advancedRequest(request, decodePageRequest), (read) => {
+      if (Either.isLeft(read)) return read.left
+      const { messages, query } = read.right
+      const hits = config.index.advanced(query, query.pageNumber * query.pageSize, query.pageSize)
       // The records as `get` sends them, each encoded once.
       const data = `{"count":${hits.count},"designs":[${hits.designs.map(designText).join(",")}],` +
         `"aggregations":${JSON.stringify({ status: hits.statuses })}}`
