@@ -52,9 +52,11 @@ import { chooseTransport } from "./internal/chooseTransport.js"
 import { mapInOrder } from "./internal/orderedParallel.js"
 import {
   checkPagedOptions,
+  fewerThanCounted as fewerThanCountedCode,
   pagedDesigns,
   pagedProblems,
-  pagedSearchUnavailable as pagedSearchUnavailableCode
+  pagedSearchUnavailable as pagedSearchUnavailableCode,
+  repeatedDesigns as repeatedDesignsCode
 } from "./internal/pagedDesigns.js"
 import type { PagedOptions, Refusal } from "./internal/pagedDesigns.js"
 import { maskOf } from "./internal/secrets.js"
@@ -184,6 +186,25 @@ export type {
  * @category constants
  */
 export const pagedSearchUnavailable: typeof pagedSearchUnavailableCode = pagedSearchUnavailableCode
+
+/**
+ * The code of the warning in `PageInfo.messages` when the service's pages or list hold fewer
+ * designs than it counted: a page before the last held fewer than `pageSize` (no later page is asked
+ * for), or in the fallback the search listed fewer numbers than it counted (its cap).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const fewerThanCounted: typeof fewerThanCountedCode = fewerThanCountedCode
+
+/**
+ * The code of the warning in `PageInfo.messages` when a page held designs an earlier page of the
+ * same stream held (the results changed while they were read): each design is emitted once.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const repeatedDesigns: typeof repeatedDesignsCode = repeatedDesignsCode
 
 /**
  * The operations of the design search API. Each fails only with its exact union of `ApiError`s.
@@ -321,6 +342,51 @@ type CallError = StatusError | TransportError | TokenError
 const clientValidation = (errors: ValidationError["errors"]) =>
   new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })
 
+/**
+ * `read` of what the caller gave, or the client `ValidationError` naming `what` when reading it
+ * throws (a getter, a Proxy): the caller's values are read nowhere else before they are checked.
+ */
+const readCaller = <A>(
+  what: string,
+  read: () => Either.Either<A, ValidationError>
+): Either.Either<A, ValidationError> =>
+  Either.flatMap(
+    Either.try({
+      try: read,
+      catch: () => clientValidation([parameterError(what, "could not be read: reading it threw")])
+    }),
+    (result) => result
+  )
+
+/**
+ * `JSON.stringify` of a checked request whose criteria the toolkit does not name are sent as given:
+ * a value JSON cannot write (a function, a symbol, a `bigint`, a cycle) is refused, not dropped.
+ */
+const requestJson = (request: unknown): Either.Either<string, ValidationError> => {
+  let unwritable = false
+  const json = Either.try(() =>
+    JSON.stringify(request, (_, value: unknown) => {
+      if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") unwritable = true
+      return value
+    })
+  )
+  return Either.isRight(json) && !unwritable
+    ? Either.right(json.right)
+    : Either.left(clientValidation([parameterError("body", "the request cannot be written as JSON")]))
+}
+
+/** The body of a quick search, checked and written (`readCaller` without a closure: it is hot). */
+const quickSearchBody = (request: unknown): Either.Either<string, ValidationError> => {
+  try {
+    const valid = decodeQuickSearchRequest(request)
+    if (Either.isLeft(valid)) return Either.left(clientValidation(pointerErrors(valid.left)))
+    // the request schema has no transformations: the decoded request is its own wire form
+    return Either.right(JSON.stringify(valid.right))
+  } catch {
+    return Either.left(clientValidation([parameterError("body", "could not be read: reading it threw")]))
+  }
+}
+
 const decodeAdvancedSearchRequest = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })
 const decodePageRequest = Schema.decodeUnknownEither(PageRequest, { errors: "all" })
 
@@ -454,21 +520,17 @@ export const make = (
     const quickSearchSpan = withSpanWhenTraced("DesignSearchClient.quickSearch")
     const quickSearch = (request: QuickSearchRequest) =>
       Effect.suspend(() => {
-        const valid = decodeQuickSearchRequest(request)
-        if (Either.isLeft(valid)) return Effect.fail(clientValidation(pointerErrors(valid.left)))
-        // the request schema has no transformations: the decoded request is its own wire form
+        const body = quickSearchBody(request)
+        if (Either.isLeft(body)) return Effect.fail(body.left)
         return catchFailure(
-          authorized(
-            { method: "POST", path: "/search/quick", body: JSON.stringify(valid.right) },
-            decodeQuickSearchResult
-          ),
+          authorized({ method: "POST", path: "/search/quick", body: body.right }, decodeQuickSearchResult),
           (e) => Effect.fail(e._tag === "NotFoundError" ? notFoundIsUnexpected(e) : e)
         )
       }).pipe(quickSearchSpan)
 
     const getDesign = (designNumber: string) =>
       Effect.suspend(() => {
-        if (!isDesignNumber(designNumber)) {
+        if (typeof designNumber !== "string" || !isDesignNumber(designNumber)) {
           return Effect.fail(clientValidation([
             parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")
           ]))
@@ -477,13 +539,17 @@ export const make = (
       }).pipe(withSpanWhenTraced("DesignSearchClient.getDesign", () => ({ designNumber })))
 
     const searchDesigns = (request: QuickSearchRequest, searchOptions: SearchDesignsOptions = {}) => {
-      const concurrency = searchOptions.concurrency ?? 8
-      if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
-        return Stream.fail(clientValidation([parameterError("concurrency", "expected a positive integer")]))
-      }
+      const read = readCaller("options", () => {
+        const { concurrency = 8, onSearch } = searchOptions
+        return Number.isSafeInteger(concurrency) && concurrency >= 1
+          ? Either.right({ concurrency, onSearch })
+          : Either.left(clientValidation([parameterError("concurrency", "expected a positive integer")]))
+      })
+      if (Either.isLeft(read)) return Stream.fail(read.left)
+      const { concurrency, onSearch } = read.right
       return Stream.unwrap(
         quickSearch(request).pipe(
-          Effect.tap((response) => searchOptions.onSearch?.(response) ?? Effect.void),
+          Effect.tap((response) => onSearch?.(response) ?? Effect.void),
           Effect.map((response) =>
             mapInOrder(
               response.data.designNumbers,
@@ -496,15 +562,12 @@ export const make = (
     }
 
     /** A body of `schema`, checked and written, or the client `ValidationError` of why it cannot be sent. */
-    const bodyOf = <A>(decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>, request: unknown) => {
-      const valid = decode(request)
-      if (Either.isLeft(valid)) return Either.left(clientValidation(pointerErrors(valid.left)))
-      // Criteria the toolkit does not name are sent as given: they may hold what JSON cannot write.
-      return Either.mapLeft(
-        Either.try(() => JSON.stringify(valid.right)),
-        () => clientValidation([parameterError("body", "the request cannot be written as JSON")])
-      )
-    }
+    const bodyOf = <A>(decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>, request: unknown) =>
+      readCaller("body", () => {
+        const valid = decode(request)
+        if (Either.isLeft(valid)) return Either.left(clientValidation(pointerErrors(valid.left)))
+        return requestJson(valid.right)
+      })
 
     const advancedSearch = (request: AdvancedSearchRequest) =>
       Effect.suspend(() => {
@@ -533,11 +596,16 @@ export const make = (
       remember: (refusal: Refusal) => void (refused = Option.some(refusal))
     }
     const advancedDesigns = (request: AdvancedSearchRequest, pagedOptions: AdvancedDesignsOptions = {}) => {
-      const checked = checkPagedOptions(pagedOptions)
-      if (typeof checked === "string") {
-        return Stream.fail(clientValidation([parameterError(checked, pagedProblems[checked])]))
-      }
-      return pagedDesigns(paged, request, checked, pagedOptions)
+      const read = readCaller("options", () => {
+        const { concurrency, onNotFound, onPage, pageSize, startPage } = pagedOptions
+        const given = { concurrency, onNotFound, onPage, pageSize, startPage }
+        const checked = checkPagedOptions(given)
+        return typeof checked === "string"
+          ? Either.left(clientValidation([parameterError(checked, pagedProblems[checked])]))
+          : Either.right({ checked, given })
+      })
+      if (Either.isLeft(read)) return Stream.fail(read.left)
+      return pagedDesigns(paged, request, read.right.checked, read.right.given)
     }
 
     return { quickSearch, getDesign, searchDesigns, advancedSearch, searchPage, advancedDesigns } satisfies Service

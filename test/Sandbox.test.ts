@@ -382,9 +382,10 @@ describe("Sandbox advanced and paged search", () => {
       (productName === undefined || hasWords(design.productNames ?? [], productName)) &&
       (designNumber === undefined || design.number === designNumber) &&
       (classification === undefined ||
-        (design.classifications ?? []).some((c) =>
-          code(c.code).startsWith(code(classification)) || code(classification).startsWith(code(c.code))
-        )) &&
+        code(classification) !== "" &&
+          (design.classifications ?? []).some((c) =>
+            code(c.code).startsWith(code(classification)) || code(classification).startsWith(code(c.code))
+          )) &&
       (statuses === undefined || statuses.some((s) => s.toUpperCase() === design.status)) &&
       (date === undefined ||
         onDay !== undefined && (date.from === undefined || date.from <= onDay) &&
@@ -424,7 +425,7 @@ describe("Sandbox advanced and paged search", () => {
     designer: fc.constantFrom("chen", "olivia", "smith", "jack nguyen"),
     productName: fc.constantFrom("chair", "chairs", "bottle", "lamp", "table"),
     designNumber: fc.constantFrom(Sandbox.fixedNumbers.chair, ordered[17]!, ordered[300]!, "999999999"),
-    classification: fc.constantFrom("06", "06-01", "0202c", "09", "10-02", "32"),
+    classification: fc.constantFrom("06", "06-01", "0202c", "09", "10-02", "32", "((((", "-"),
     statuses: fc.subarray(["registered", "FILED", "CERTIFIED", "EXPIRED", "LAPSED"], { minLength: 1 }),
     date: fc.record({ type: fc.constantFrom(...Designs.knownDateTypes), from: year, to: year }, {
       requiredKeys: ["type"]

@@ -5,9 +5,11 @@
  * counted by the sandbox.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Duration, Effect, Layer, Schedule, Stream } from "effect"
+import { Chunk, Duration, Effect, Fiber, Layer, Option, Schedule, Stream, TestClock } from "effect"
 import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
-import type { Designs } from "../src/index.js"
+import type { ApiError, Designs } from "../src/index.js"
+import { pagedDesigns } from "../src/internal/pagedDesigns.js"
+import type { PagedDeps } from "../src/internal/pagedDesigns.js"
 import { clientLayer, sandboxStats } from "./support/layers.js"
 
 const Client = DesignSearchClient.DesignSearchClient
@@ -274,4 +276,156 @@ describe("RequestBudget.layerPublishedCap", () => {
         3 * step
       ])
     }).pipe(Effect.provide(RequestBudget.layerPublishedCap)))
+})
+
+describe("advancedDesigns over a service whose numbers cannot be trusted", () => {
+  const design = (n: number) => ({ number: String(n) }) as Designs.Design
+  const request: Designs.AdvancedSearchRequest = { rows: [{ op: "AND", query: { owner: "x" } }] }
+  const page = (count: number, numbers: ReadonlyArray<number>): ApiError.ApiResponse<Designs.DesignPage> => ({
+    data: { count, designs: numbers.map(design) },
+    messages: []
+  })
+  /** Deps whose pages are `answer(n)`, each after `delay(n)` on the test clock, counted. */
+  const deps = (
+    answer: (n: number) => ApiError.ApiResponse<Designs.DesignPage>,
+    delay: (n: number) => number = () => 0
+  ) => {
+    const asked: Array<number> = []
+    const d: PagedDeps<never> = {
+      searchPage: (r) =>
+        Effect.sync(() => asked.push(r.pageNumber)).pipe(
+          Effect.zipRight(Effect.sleep(Duration.millis(delay(r.pageNumber)))),
+          Effect.as(answer(r.pageNumber))
+        ),
+      advancedSearch: () => Effect.die("not used"),
+      getDesign: () => Effect.die("not used"),
+      refused: () => Option.none(),
+      remember: () => {}
+    }
+    return { deps: d, asked }
+  }
+  const collect = (d: PagedDeps<never>, options: { pageSize: number; concurrency: number; startPage?: number }) =>
+    Effect.gen(function*() {
+      const told: Array<DesignSearchClient.PageInfo> = []
+      const fiber = yield* Effect.fork(Stream.runCollect(pagedDesigns(
+        d,
+        request,
+        { startPage: 0, ...options },
+        { onPage: (p) => Effect.sync(() => void told.push(p)) }
+      )))
+      yield* TestClock.adjust("1 minute")
+      const designs = yield* Fiber.join(fiber)
+      return { numbers: numbersOf(designs), told }
+    })
+
+  it.effect("a count past any array's length or 2^53 is no defect: a short page ends the stream, with a warning", () =>
+    Effect.gen(function*() {
+      for (const count of [2 ** 53 - 1, 1e12, 1e300, Number.MAX_VALUE]) {
+        const { asked, deps: d } = deps(() => page(count, [1]))
+        const { numbers, told } = yield* collect(d, { pageSize: 100, concurrency: 4 })
+        expect(numbers).toEqual(["1"])
+        expect(asked).toEqual([0])
+        expect(told[0]?.messages.map((m) => m.code)).toEqual([DesignSearchClient.fewerThanCounted])
+      }
+    }))
+
+  it.effect("a short page before the last ends the stream after at most `concurrency` more requests", () =>
+    Effect.gen(function*() {
+      // 1e9 counted, full pages 0 and 1, then one design a page
+      const { asked, deps: d } = deps((n) => page(1e9, n < 2 ? [n * 10 + 1, n * 10 + 2] : [n * 10 + 1]))
+      const { numbers, told } = yield* collect(d, { pageSize: 2, concurrency: 3 })
+      expect(numbers).toEqual(["1", "2", "11", "12", "21"])
+      expect(asked.length).toBeLessThanOrEqual(3 + 3)
+      expect(told.map((p) => p.pageNumber)).toEqual([0, 1, 2])
+      expect(told[2]?.messages.map((m) => m.code)).toEqual([DesignSearchClient.fewerThanCounted])
+    }))
+
+  it.effect("pages that repeat designs emit each design once and say so", () =>
+    Effect.gen(function*() {
+      const { deps: d } = deps((n) => page(6, n === 2 ? [3, 5] : [1 + n, 2 + n]))
+      const { numbers, told } = yield* collect(d, { pageSize: 2, concurrency: 2 })
+      expect(numbers).toEqual(["1", "2", "3", "5"])
+      expect(told.map((p) => p.designs)).toEqual([2, 1, 1])
+      expect(told.map((p) => p.messages.map((m) => m.code))).toEqual([
+        [],
+        [DesignSearchClient.repeatedDesigns],
+        [DesignSearchClient.repeatedDesigns]
+      ])
+    }))
+
+  it.effect("pages answered out of order are told and emitted in order", () =>
+    Effect.gen(function*() {
+      const pages = 12
+      const { deps: d } = deps((n) => page(pages * 2, [2 * n, 2 * n + 1]), (n) => (pages - n) * 10)
+      const { numbers, told } = yield* collect(d, { pageSize: 2, concurrency: 4 })
+      expect(told.map((p) => p.pageNumber)).toEqual(Array.from({ length: pages }, (_, i) => i))
+      expect(numbers).toEqual(Array.from({ length: pages * 2 }, (_, i) => String(i)))
+    }))
+
+  it.effect("run twice, the same stream emits the same designs", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const stream = client.advancedDesigns(byOwner, { pageSize: 10 })
+      const first = numbersOf(yield* Stream.runCollect(stream))
+      expect(first.length).toBeGreaterThan(20)
+      expect(numbersOf(yield* Stream.runCollect(stream))).toEqual(first)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("in the fallback, a search that lists fewer numbers than it counts says so", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      yield* (yield* control).injectFault({ target: "page", status: 403 })
+      const told: Array<DesignSearchClient.PageInfo> = []
+      const designs = yield* Stream.runCollect(client.advancedDesigns(byOwner, {
+        onPage: (p) => Effect.sync(() => void told.push(p))
+      }))
+      expect(Chunk.size(designs)).toBe(20)
+      expect(told[0]?.count).toBeGreaterThan(20)
+      expect(told[0]?.messages.map((m) => m.code)).toEqual([
+        DesignSearchClient.pagedSearchUnavailable,
+        DesignSearchClient.fewerThanCounted,
+        "RESULT_LIMIT"
+      ])
+    }).pipe(Effect.provide(clientLayer({ ...noRetry, sandbox: { resultCap: 20 } }))))
+})
+
+describe("what the caller gives is read once, guarded", () => {
+  const throwing = <A extends object>(target: A): A =>
+    new Proxy(target, {
+      get: () => {
+        throw new Error("boom")
+      },
+      ownKeys: () => {
+        throw new Error("boom")
+      }
+    })
+  const getterThrows = {
+    op: "AND",
+    get query(): never {
+      throw new Error("boom")
+    }
+  } as unknown as Designs.Row
+
+  it.effect("a getter or a Proxy that throws, and a value that is not a string, is a client ValidationError; nothing is sent", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const failures = [
+        client.quickSearch(throwing({ query: "chair" })),
+        client.advancedSearch({ rows: [getterThrows] }),
+        client.advancedSearch(throwing(byOwner)),
+        client.searchPage({ rows: [getterThrows], pageNumber: 0, pageSize: 10 }),
+        client.getDesign(null as unknown as string),
+        client.getDesign({ toString: () => "201900001" } as unknown as string),
+        client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", f: () => 1 } }] }),
+        client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", s: Symbol("x") } }] }),
+        Stream.runDrain(client.advancedDesigns(byOwner, null as unknown as DesignSearchClient.AdvancedDesignsOptions)),
+        Stream.runDrain(client.advancedDesigns(byOwner, throwing({}))),
+        Stream.runDrain(client.searchDesigns({ query: "chair" }, throwing({})))
+      ]
+      for (const failure of failures) {
+        const error = yield* Effect.flip(failure)
+        expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
+      }
+      expect(yield* allRequests).toBe(0)
+    }).pipe(Effect.provide(clientLayer())))
 })

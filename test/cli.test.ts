@@ -9,7 +9,19 @@ import { FileSystem, HttpServerError } from "@effect/platform"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { SystemError } from "@effect/platform/Error"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigError, ConfigProvider, Duration, Effect, Either, Layer, Option, Schema } from "effect"
+import {
+  Clock,
+  ConfigError,
+  ConfigProvider,
+  Duration,
+  Effect,
+  Either,
+  Fiber,
+  Layer,
+  Option,
+  Schema,
+  TestClock
+} from "effect"
 import type { Scope } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -694,13 +706,18 @@ describe("export files (ExportFile.open)", () => {
 
 describe("export pacing (Pacing.budgetFor)", () => {
   const client = { tokenUrl: "https://auth.example/token", clientId: "c" }
-  /** The waits of four slots in a row, and how many requests the budget counted. */
+  /** When four slots in a row were had, on the test clock, and how many requests the budget counted. */
   const waits = (rate: Option.Option<number>, env: Option.Option<Environment>, variables: Record<string, string>) =>
     Effect.gen(function*() {
       const counted = yield* budgetFor(rate, env)
       const budget = counted.budget.forClient(client)
-      const taken = yield* Effect.forEach([1, 2, 3, 4], () => Effect.map(budget.reserve, Duration.toMillis))
-      return { taken, requests: counted.requests() }
+      const slots = yield* Effect.fork(
+        Effect.forEach([1, 2, 3, 4], () => Effect.zipRight(budget.reserve, Clock.currentTimeMillis))
+      )
+      yield* TestClock.adjust("1 minute")
+      const times = yield* Fiber.join(slots)
+      // from the first slot on
+      return { taken: times.map((t) => t - times[0]!), requests: counted.requests() }
     }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables)))))
 
   const credentials = { IPAUSTRALIA_CLIENT_ID: "id", IPAUSTRALIA_CLIENT_SECRET: "secret" }
@@ -727,6 +744,20 @@ describe("export pacing (Pacing.budgetFor)", () => {
     Effect.gen(function*() {
       expect((yield* waits(Option.some(120), Option.some("sandbox"), {})).taken).toEqual([0, 500, 1000, 1500])
       expect((yield* waits(Option.some(0), Option.none(), credentials)).taken).toEqual([0, 0, 0, 0])
+    }))
+
+  it.effect("a request interrupted while it waits for its slot is not counted", () =>
+    Effect.gen(function*() {
+      const counted = yield* budgetFor(Option.some(60), Option.none())
+      const budget = counted.budget.forClient(client)
+      yield* budget.reserve
+      const waiting = yield* Effect.fork(budget.reserve)
+      yield* TestClock.adjust("500 millis")
+      yield* Fiber.interrupt(waiting)
+      expect(counted.requests()).toBe(1)
+      yield* Effect.fork(budget.reserve)
+      yield* TestClock.adjust("2 seconds")
+      expect(counted.requests()).toBe(2)
     }))
 })
 

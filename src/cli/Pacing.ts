@@ -6,7 +6,7 @@
  * takes a slot of the budget, which is where they are counted.
  */
 import { Options } from "@effect/cli"
-import { Effect, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import type { ConfigError } from "effect"
 import { RequestBudget } from "../index.js"
 import { atServiceHosts } from "./Environment.js"
@@ -45,7 +45,15 @@ export const budgetFor = (
     const budget: RequestBudget.Service = {
       forClient: (client) => {
         const of = inner.forClient(client)
-        return { reserve: Effect.tap(of.reserve, () => void requests++), backOff: of.backOff }
+        // The wait for the slot is taken here, and the request counted once it is over: a request
+        // interrupted while it waits is never sent.
+        return {
+          reserve: Effect.map(RequestBudget.take(of), () => {
+            requests++
+            return Duration.zero
+          }),
+          backOff: of.backOff
+        }
       }
     }
     return { budget, requests: () => requests }

@@ -46,6 +46,19 @@ export interface PagedOptions {
 /** The code of the notice that the paged operation was refused and the fallback is used. */
 export const pagedSearchUnavailable = "PAGED_SEARCH_UNAVAILABLE"
 
+/**
+ * The code of the warning that the service's pages or lists hold fewer designs than it counted: a
+ * page before the last held fewer than a page holds (no later page is asked for), or the search of
+ * the fallback listed fewer numbers than it counted (its cap).
+ */
+export const fewerThanCounted = "FEWER_THAN_COUNTED"
+
+/**
+ * The code of the warning that a page held designs an earlier page of the same stream held (the
+ * results changed while they were read): they are emitted once.
+ */
+export const repeatedDesigns = "REPEATED_DESIGNS"
+
 /** A refusal of the paged operation: not subscribed (403) or absent (404, 405). */
 export type Refusal = ForbiddenError | NotFoundError | UnexpectedResponseError
 
@@ -93,9 +106,15 @@ const pageOf = (request: AdvancedSearchRequest, pageNumber: number, pageSize: nu
   pageSize
 })
 
+const warning = (code: string, detail: string): Message => ({ code, detail, severity: "warning" })
+
 /**
- * The designs of `request` from page `startPage` on, in order. `E` is the operations' failure; a
- * refusal of the first page request switches to the fallback instead of failing.
+ * The designs of `request` from page `startPage` on, in order, each once. `E` is the operations'
+ * failure; a refusal of the first page request switches to the fallback instead of failing.
+ *
+ * The service's numbers are not trusted for sizes: pages are asked for one after another as the
+ * stream is read (at most `concurrency` ahead), and a page holding fewer designs than a page holds
+ * is the last one asked for, whatever the count said, with a warning when the count said more.
  */
 export const pagedDesigns = <E extends { readonly _tag: string }>(
   deps: PagedDeps<E>,
@@ -108,40 +127,73 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
   options: PagedOptions
 ): Stream.Stream<Design, E | NotFoundError> => {
   const onPage = options.onPage ?? (() => Effect.void)
-  const told = (page: PageInfo, designs: ReadonlyArray<Design>) => Effect.as(onPage(page), designs)
 
-  const paged = (first: ApiResponse<DesignPage>): Stream.Stream<Design, E> => {
+  /** A run of the stream over the paged operation; `emitted` is that run's own. */
+  const paged = (first: ApiResponse<DesignPage>, emitted: Set<string>): Stream.Stream<Design, E> => {
+    /** The designs of a page not emitted before, and a warning for those that were. */
+    const fresh = (designs: ReadonlyArray<Design>) => {
+      const kept = designs.filter((d) => !emitted.has(d.number) && (emitted.add(d.number), true))
+      const repeated = designs.length - kept.length
+      const notice = repeated === 0 ? [] : [warning(
+        repeatedDesigns,
+        `${repeated} of this page's designs were on an earlier page (the results changed while they were read): ` +
+          "each is emitted once, and a design may have moved onto a page read before"
+      )]
+      return { kept, notice }
+    }
+    /** Tells of a page, in order, then emits its designs. */
+    const told = (page: Omit<PageInfo, "designs">, designs: ReadonlyArray<Design>) =>
+      Stream.unwrap(Effect.sync(() => {
+        const { kept, notice } = fresh(designs)
+        const info: PageInfo = { ...page, designs: kept.length, messages: [...page.messages, ...notice] }
+        return Stream.fromIterableEffect(Effect.as(onPage(info), kept))
+      }))
+
     const { count } = first.data
     const pages = pagesOf(count, pageSize)
-    const info = (pageNumber: number, page: ApiResponse<DesignPage>): PageInfo => ({
-      pageNumber,
-      pages,
-      count,
-      designs: page.data.designs.length,
-      fallback: false,
-      messages: page.messages
-    })
-    const rest = Array.from({ length: Math.max(0, pages - startPage - 1) }, (_, i) => startPage + 1 + i)
-    const later = mapInOrder(
-      rest,
-      (n: number) =>
-        Effect.flatMap(deps.searchPage(pageOf(request, n, pageSize)), (page) => told(info(n, page), page.data.designs)),
-      concurrency
-    )
-    return Stream.concat(
-      Stream.fromIterableEffect(told(info(startPage, first), first.data.designs)),
-      Stream.flattenIterables(later)
-    )
+    /** Whether a page ends the search: it holds fewer designs than a page holds. */
+    const isLast = (page: ApiResponse<DesignPage>) => page.data.designs.length < pageSize
+    const tell = (pageNumber: number, page: ApiResponse<DesignPage>) => {
+      const early = isLast(page) && pageNumber < pages - 1
+      const messages = early
+        ? [
+          ...page.messages,
+          warning(
+            fewerThanCounted,
+            `page ${pageNumber} held ${page.data.designs.length} designs where ${pageSize} were asked for, ` +
+              `though ${count} were counted (${pages} pages): no later page is asked for`
+          )
+        ]
+        : page.messages
+      return told({ pageNumber, pages, count, fallback: false, messages }, page.data.designs)
+    }
+    const rest = isLast(first) || startPage + 1 > pages - 1
+      ? Stream.empty
+      : Stream.range(startPage + 1, pages - 1).pipe(
+        Stream.mapEffect(
+          (n) => Effect.map(deps.searchPage(pageOf(request, n, pageSize)), (page) => [n, page] as const),
+          { concurrency }
+        ),
+        Stream.takeUntil(([, page]) => isLast(page)),
+        Stream.flatMap(([n, page]) => tell(n, page))
+      )
+    return Stream.concat(tell(startPage, first), rest)
   }
 
   const fallback = (refusal: Refusal): Stream.Stream<Design, E | NotFoundError> =>
     Stream.unwrap(Effect.map(deps.advancedSearch(request), (search) => {
-      const numbers = search.data.designNumbers
+      const numbers = [...new Set(search.data.designNumbers)]
       const pages = pagesOf(numbers.length, pageSize)
-      const notice: Message = {
+      const notices: Array<Message> = [{
         code: pagedSearchUnavailable,
         detail: `the paged search was refused (HTTP ${refusal.status}); each design is fetched on its own`,
         severity: "warning"
+      }]
+      if (search.data.count > numbers.length) {
+        notices.push(warning(
+          fewerThanCounted,
+          `the search counted ${search.data.count} designs and listed ${numbers.length}: only those listed are fetched`
+        ))
       }
       // Like the paged operation, a page past the end is told, with no designs.
       const pageNumbers = Array.from({ length: Math.max(1, pages - startPage) }, (_, i) => startPage + i)
@@ -164,7 +216,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
           count: search.data.count,
           designs: slice.length,
           fallback: true,
-          messages: pageNumber === startPage ? [notice, ...search.messages] : []
+          messages: pageNumber === startPage ? [...notices, ...search.messages] : []
         }
         return Stream.unwrap(Effect.as(onPage(page), Stream.filterMap(mapInOrder(slice, get, concurrency), (d) => d)))
       })
@@ -175,7 +227,8 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
     if (Option.isSome(known)) return fallback(known.value)
     return Stream.unwrap(
       deps.searchPage(pageOf(request, startPage, pageSize)).pipe(
-        Effect.map(paged),
+        // The numbers emitted so far: a design the results moved onto a later page is emitted once.
+        Effect.map((first) => paged(first, new Set())),
         Effect.catchIf(isRefusal, (refusal) => Effect.sync(() => (deps.remember(refusal), fallback(refusal))))
       )
     )

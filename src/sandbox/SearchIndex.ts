@@ -122,9 +122,12 @@ const allWords = (postings: ReadonlyMap<string, Int32Array>, text: string): Int3
 const millisOf = (date: DateTime.Utc | undefined): number =>
   date === undefined ? Number.NaN : DateTime.toEpochMillis(date)
 
-/** Whether a design's code matches a classification asked for, either being the other's prefix. */
+/**
+ * Whether a design's code matches a classification asked for, either being the other's prefix. A
+ * classification with no letter or digit (`((((`) names no class, so it matches none.
+ */
 const codeMatches = (codes: ReadonlyArray<string>, wanted: ReadonlyArray<string>): boolean =>
-  codes.some((c) => wanted.some((f) => c.startsWith(f) || f.startsWith(c)))
+  codes.some((c) => wanted.some((f) => f !== "" && (c.startsWith(f) || f.startsWith(c))))
 
 /**
  * Builds the index over `designs`. A classification filter matches a design whose code starts with
