@@ -12,6 +12,7 @@ import { ConfigError, Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
+import * as OptionalPeer from "./internal/optionalPeer.js"
 import { positiveInt } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
 import * as Control from "./sandbox/Control.js"
@@ -19,14 +20,14 @@ import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
+import type * as Listen from "./sandbox/Listen.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
-import * as Server from "./sandbox/Server.js"
 import * as State from "./sandbox/State.js"
 
 export { type Control, type Sandbox, SandboxControl } from "./sandbox/Control.js"
 export { fixedNumbers } from "./sandbox/Dataset.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
-export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Server.js"
+export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Listen.js"
 export { Fault, FaultTarget, type Stats } from "./sandbox/State.js"
 
 /**
@@ -149,7 +150,7 @@ export const layer = (
  * @since 0.1.0
  * @category options
  */
-export interface ServeOptions extends Options, Server.ListenOptions {}
+export interface ServeOptions extends Options, Listen.ListenOptions {}
 
 /**
  * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as
@@ -158,11 +159,21 @@ export interface ServeOptions extends Options, Server.ListenOptions {}
  * request whose `Host` is not the sandbox's address gets a 421, a control request from a page (an
  * `Origin` other than the sandbox's own) a 403, a fault sent as anything but `application/json` a
  * 415. The result says where it listens (`url`, `port`) and holds the in-process `control` too.
+ * Serving needs `@effect/platform-node`, an optional peer dependency: without it, `serve` fails
+ * with `ConfigError.MissingData` naming the package (`make` and `layer` never need it).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const serve = (
   options: ServeOptions = {}
-): Effect.Effect<Server.Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
-  Effect.flatMap(make(options), (sandbox) => Server.serve(sandbox, options))
+): Effect.Effect<Listen.Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
+  Effect.flatMap(loadServer, (Server) => Effect.flatMap(make(options), (sandbox) => Server.serve(sandbox, options)))
+
+/** The server, with `@effect/platform-node`, loaded when a sandbox is first served. */
+const loadServer = OptionalPeer.load({
+  packageName: "@effect/platform-node",
+  feature: "Sandbox.serve",
+  install: "npm install @effect/platform-node@^0.108",
+  load: () => import("./sandbox/Server.js")
+})
