@@ -19,6 +19,7 @@ import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
+import { defaults } from "./sandbox/Defaults.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
 import type * as Listen from "./sandbox/Listen.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
@@ -53,21 +54,7 @@ export interface Options {
   readonly maxRequestBytes?: number | undefined
 }
 
-/**
- * Defaults of `Options`.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaults = {
-  clientId: "sandbox-client",
-  clientSecret: "sandbox-secret",
-  designs: 500,
-  seed: 1,
-  tokenLifetime: Duration.seconds(3600),
-  resultCap: 10_000,
-  maxRequestBytes: 1024 * 1024
-} as const
+export { defaults }
 
 /**
  * Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out.
