@@ -19,7 +19,7 @@ import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
-import { defaults } from "./sandbox/Defaults.js"
+import * as SandboxDefaults from "./sandbox/Defaults.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
 import type * as Listen from "./sandbox/Listen.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
@@ -54,7 +54,13 @@ export interface Options {
   readonly maxRequestBytes?: number | undefined
 }
 
-export { defaults }
+/**
+ * Defaults of `Options`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults = SandboxDefaults.defaults
 
 /**
  * Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out.
