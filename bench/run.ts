@@ -248,8 +248,8 @@ const main = async () => {
       baseline: c.nodeMs,
       baselineIs: "`node -e 0`, in ms (the value is already the ratio to it)",
       ratio: c.cliStartRatio,
-      target: "none (reported)",
-      met: null
+      target: "≤ 3",
+      met: c.cliStartRatio <= 3
     }
   } satisfies Record<string, Headline>
   const summary = Object.fromEntries(Object.entries(headlines).map(([k, h]) => [k, h.value])) as Record<
@@ -365,7 +365,7 @@ const main = async () => {
     "CLI start: design-search --help",
     `${c.cliMs} ms`,
     `node -e 0 ${c.nodeMs} ms → ×${c.cliStartRatio}`,
-    "— (reported)"
+    `≤ 3: ${c.cliStartRatio <= 3 ? "met" : "not met"}`
   ])
 
   const durationSeconds = seconds(started)

@@ -11,6 +11,7 @@ import { Clock, ConfigError, Context, Data, Duration, Effect, Either, Layer } fr
 import type { Scope } from "effect"
 import type { Redis } from "ioredis"
 import { createHash } from "node:crypto"
+import * as OptionalPeer from "./internal/optionalPeer.js"
 import { positive } from "./internal/optionChecks.js"
 
 /**
@@ -237,8 +238,9 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
 
 /**
  * The service over its own `ioredis` connection, closed with the scope. Building it waits up to
- * `connectTimeout` for Redis and fails only on bad options: a fleet whose Redis is down starts
- * working alone.
+ * `connectTimeout` for Redis and fails only on bad options, or with `ConfigError.MissingData` naming
+ * `ioredis` when that optional package is not installed (`npm install ioredis`): a fleet whose
+ * Redis is down starts working alone.
  *
  * @since 0.2.0
  * @category layers
@@ -260,10 +262,20 @@ export const layerClient = (
   options: Options = {}
 ): Layer.Layer<FleetRedis, ConfigError.ConfigError> => Layer.effect(FleetRedis, make(redis, options))
 
-// `ioredis` is loaded when a fleet is built, not by every user of `TokenService`.
-const connect = (checked: CheckedOptions): Effect.Effect<Redis, never, Scope.Scope> =>
+/**
+ * `ioredis`, an optional peer dependency: loaded when a fleet's own connection is made, not by every
+ * user of `TokenService`, and not installed by an application without a fleet.
+ */
+const loadIoredis = OptionalPeer.load({
+  packageName: "ioredis",
+  feature: "FleetRedis.layer (and Fleet.layer)",
+  install: "npm install ioredis",
+  load: () => import("ioredis")
+})
+
+const connect = (checked: CheckedOptions): Effect.Effect<Redis, ConfigError.ConfigError, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.map(Effect.promise(() => import("ioredis")), ({ Redis }) => {
+    Effect.map(loadIoredis, ({ Redis }) => {
       const redis = new Redis(checked.url, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,

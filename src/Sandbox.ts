@@ -12,23 +12,26 @@ import { ConfigError, Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
+import * as OptionalPeer from "./internal/optionalPeer.js"
 import { positiveInt } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
-import type { ResultField } from "./sandbox/App.js"
 import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
+import { resultFields } from "./sandbox/Defaults.js"
+import type { ResultField } from "./sandbox/Defaults.js"
+import * as SandboxDefaults from "./sandbox/Defaults.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
+import type * as Listen from "./sandbox/Listen.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
-import * as Server from "./sandbox/Server.js"
 import * as State from "./sandbox/State.js"
 
-export { type ResultField } from "./sandbox/App.js"
 export { type Control, type Sandbox, SandboxControl } from "./sandbox/Control.js"
 export { fixedNumbers } from "./sandbox/Dataset.js"
+export { type ResultField, resultFields } from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
-export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Server.js"
+export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Listen.js"
 export { Fault, FaultTarget, type Stats } from "./sandbox/State.js"
 
 /**
@@ -60,29 +63,12 @@ export interface Options {
 }
 
 /**
- * The names a search result may give its list of design numbers.
- *
- * @since 0.3.0
- * @category constants
- */
-export const resultFields: ReadonlyArray<ResultField> = ["designNumbers", "designIds"]
-
-/**
  * Defaults of `Options`.
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaults = {
-  clientId: "sandbox-client",
-  clientSecret: "sandbox-secret",
-  designs: 500,
-  seed: 1,
-  tokenLifetime: Duration.seconds(3600),
-  resultCap: 10_000,
-  maxRequestBytes: 1024 * 1024,
-  resultField: "designNumbers"
-} as const
+export const defaults = SandboxDefaults.defaults
 
 /**
  * Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out.
@@ -175,7 +161,7 @@ export const layer = (
  * @since 0.1.0
  * @category options
  */
-export interface ServeOptions extends Options, Server.ListenOptions {}
+export interface ServeOptions extends Options, Listen.ListenOptions {}
 
 /**
  * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as
@@ -184,11 +170,21 @@ export interface ServeOptions extends Options, Server.ListenOptions {}
  * request whose `Host` is not the sandbox's address gets a 421, a control request from a page (an
  * `Origin` other than the sandbox's own) a 403, a fault sent as anything but `application/json` a
  * 415. The result says where it listens (`url`, `port`) and holds the in-process `control` too.
+ * Serving needs `@effect/platform-node`, an optional peer dependency: without it, `serve` fails
+ * with `ConfigError.MissingData` naming the package (`make` and `layer` never need it).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const serve = (
   options: ServeOptions = {}
-): Effect.Effect<Server.Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
-  Effect.flatMap(make(options), (sandbox) => Server.serve(sandbox, options))
+): Effect.Effect<Listen.Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
+  Effect.flatMap(loadServer, (Server) => Effect.flatMap(make(options), (sandbox) => Server.serve(sandbox, options)))
+
+/** The server, with `@effect/platform-node`, loaded when a sandbox is first served. */
+const loadServer = OptionalPeer.load({
+  packageName: "@effect/platform-node",
+  feature: "Sandbox.serve",
+  install: "npm install @effect/platform-node@^0.108",
+  load: () => import("./sandbox/Server.js")
+})

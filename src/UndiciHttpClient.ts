@@ -15,12 +15,12 @@
  */
 import { Cookies, Headers, HttpClient, HttpClientError, HttpIncomingMessage, UrlParams } from "@effect/platform"
 import type { HttpBody, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Context, Effect, Inspectable, Layer, Option } from "effect"
 import type { Stream } from "effect"
 import { EventEmitter } from "node:events"
 import { Agent } from "undici"
 import type { Dispatcher as UndiciDispatcher } from "undici"
+import * as NodeStreams from "./internal/nodeStreams.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
 import type { Base } from "./internal/transport.js"
 import { splitUrl } from "./internal/transport.js"
@@ -136,7 +136,7 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
   }
 
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
-    return NodeStream.fromReadable<HttpClientError.ResponseError, Uint8Array>(
+    return NodeStreams.fromReadable<HttpClientError.ResponseError>(
       () => this.source.body,
       (cause) => this.failure(cause)
     )
@@ -160,7 +160,7 @@ const toBody = (body: HttpBody.HttpBody): Effect.Effect<RequestBody> => {
     case "FormData":
       return Effect.succeed(body.formData as unknown as RequestBody)
     case "Stream":
-      return NodeStream.toReadable(body.stream)
+      return NodeStreams.toReadable(body.stream)
   }
 }
 

@@ -10,8 +10,9 @@
  */
 import { Options } from "@effect/cli"
 import { Config, ConfigError, Effect, Layer, Option } from "effect"
-import type { TokenService } from "../index.js"
-import { DesignSearchClient, DesignSearchConfig, Sandbox, UndiciHttpClient } from "../index.js"
+import * as DesignSearchClient from "../DesignSearchClient.js"
+import * as DesignSearchConfig from "../DesignSearchConfig.js"
+import type * as TokenService from "../TokenService.js"
 import * as Output from "./Output.js"
 
 /** The environments `--env` accepts: the embedded sandbox, or one of the service's. */
@@ -34,22 +35,34 @@ const nonEmpty = (name: string) =>
 
 const sandboxClient = (notice: string): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
-    Effect.as(
+    Effect.zipRight(
       Output.stderr(`design-search: ${notice}; using the embedded sandbox (simulated data, not the real service)`),
-      DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))
+      // loaded when it answers, as the default transport is (below)
+      Effect.map(Effect.promise(() => import("../Sandbox.js")), (Sandbox) =>
+        DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer())))
     )
   )
 
+/**
+ * The default transport, and undici with it, loaded only when the service is called: `--help`, the
+ * sandbox and bad usage never pay for loading it (see "CLI start" under "Performance" in the README).
+ */
+const undiciHttpClient = Effect.promise(() => import("../UndiciHttpClient.js"))
+
 const serviceClient = (environment: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
-    Effect.map(DesignSearchConfig.optionsConfig, (options) =>
-      DesignSearchClient.layer().pipe(
-        Layer.provide(DesignSearchConfig.layer(Option.match(environment, {
-          onNone: () => options,
-          onSome: (env) => ({ ...options, environment: env })
-        }))),
-        Layer.provide(UndiciHttpClient.layer)
-      ))
+    Effect.zipWith(
+      DesignSearchConfig.optionsConfig,
+      undiciHttpClient,
+      (options, UndiciHttpClient) =>
+        DesignSearchClient.layer().pipe(
+          Layer.provide(DesignSearchConfig.layer(Option.match(environment, {
+            onNone: () => options,
+            onSome: (env) => ({ ...options, environment: env })
+          }))),
+          Layer.provide(UndiciHttpClient.layer)
+        )
+    )
   )
 
 /** The variables that point the CLI at the service: any of them set, and the sandbox never stands in. */

@@ -14,6 +14,7 @@ import type { Design } from "../Designs.js"
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { parseJson } from "../internal/answers.js"
 import { parameterError, pointerErrors } from "../internal/validation.js"
+import type { ResultField } from "./Defaults.js"
 import { allowHeader, answers, errorAnswers, json, jsonBytes, pathOf, readBody } from "./Http.js"
 import * as Jwt from "./Jwt.js"
 import { unknownCriteria, unknownDateTypes } from "./SearchIndex.js"
@@ -51,15 +52,6 @@ const statusTexts: Readonly<Record<number, string>> = {
   503: "Service Unavailable",
   504: "Gateway Timeout"
 }
-
-/**
- * The field of a search result that lists the design numbers: `designNumbers`, or `designIds` as
- * the sibling trade mark API's `trademarkIds` suggests the live service may name it.
- *
- * @since 0.3.0
- * @category models
- */
-export type ResultField = "designNumbers" | "designIds"
 
 const utf8 = new TextEncoder()
 const decodeRequest = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all" })

@@ -1,5 +1,6 @@
 /**
- * Serving a sandbox over loopback HTTP with `@effect/platform-node`: the very `HttpApp` that
+ * Serving a sandbox over loopback HTTP with `@effect/platform-node` (an optional peer dependency:
+ * `Sandbox.serve` loads this module when it is called): the very `HttpApp` that
  * `Sandbox.make` builds, plus the `/__sandbox/*` control routes on the same port. Only loopback
  * addresses are allowed, since the sandbox hands out tokens to anyone who knows its (well-known)
  * credentials; and it answers only requests addressed to it (`Host`), and control requests from no
@@ -19,56 +20,13 @@ import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { positiveInt } from "../internal/optionChecks.js"
 import * as Address from "./Address.js"
-import type { Control, Sandbox } from "./Control.js"
+import type { Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
+import { listenDefaults } from "./Listen.js"
+import type { ListenOptions, Served } from "./Listen.js"
 import { resetHeader } from "./State.js"
 
-/**
- * Where and how a sandbox is served.
- *
- * @since 0.1.0
- * @category options
- */
-export interface ListenOptions {
-  /** TCP port (default 8787); `0` lets the system pick a free one, reported in `Served.port`. */
-  readonly port?: number | undefined
-  /** Loopback address to listen on (default `127.0.0.1`): `localhost`, `127.x.y.z` or `::1`. */
-  readonly host?: string | undefined
-  /** How long closing waits for requests in flight before dropping their connections (default 3 s). */
-  readonly shutdownTimeout?: Duration.DurationInput | undefined
-  /** Largest request body a control route reads (default 1 MiB). */
-  readonly maxControlBodyBytes?: number | undefined
-}
-
-/**
- * @since 0.1.0
- * @category constants
- */
-export const listenDefaults = {
-  port: 8787,
-  host: "127.0.0.1",
-  shutdownTimeout: Duration.seconds(3),
-  maxControlBodyBytes: 1024 * 1024
-} as const
-
-/**
- * A sandbox being served, and how to reach it.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Served {
-  /** `http://host:port`, with the address actually bound: the token host (`IPAUSTRALIA_AUTH_URL`). */
-  readonly url: string
-  /** The API base below `url` (`IPAUSTRALIA_BASE_URL`). */
-  readonly baseUrl: string
-  readonly host: string
-  readonly port: number
-  readonly sandbox: Sandbox
-  readonly control: Control
-  /** Options for `DesignSearchConfig.layer` that point a client at this server with the sandbox's credentials. */
-  readonly clientOptions: DesignSearchConfig.Options
-}
+export { listenDefaults, type ListenOptions, type Served } from "./Listen.js"
 
 const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
 

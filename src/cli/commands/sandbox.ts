@@ -5,7 +5,8 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
-import { Sandbox } from "../../index.js"
+import { defaults, resultFields } from "../../sandbox/Defaults.js"
+import { listenDefaults } from "../../sandbox/Listen.js"
 import { signalMeansSuccess } from "../Interruption.js"
 import * as Output from "../Output.js"
 import { int, intInRange } from "../SearchOptions.js"
@@ -21,12 +22,12 @@ const defaultTokenLifetime = 3600
 /** @since 0.1.0 */
 export const sandbox = Command.make("sandbox", {
   port: intInRange("port", 0, 65535).pipe(
-    Options.withDescription(`TCP port, 0 picks a free one (default ${Sandbox.listenDefaults.port})`),
-    Options.withDefault(Sandbox.listenDefaults.port)
+    Options.withDescription(`TCP port, 0 picks a free one (default ${listenDefaults.port})`),
+    Options.withDefault(listenDefaults.port)
   ),
   host: Options.text("host").pipe(
-    Options.withDescription(`loopback address to listen on (default ${Sandbox.listenDefaults.host})`),
-    Options.withDefault(Sandbox.listenDefaults.host)
+    Options.withDescription(`loopback address to listen on (default ${listenDefaults.host})`),
+    Options.withDefault(listenDefaults.host)
   ),
   designs: intInRange("designs", 1, 200_000).pipe(
     Options.withDescription(`how many designs the dataset holds (default ${defaultDesigns})`),
@@ -37,25 +38,27 @@ export const sandbox = Command.make("sandbox", {
     Options.withDefault(defaultSeed)
   ),
   clientId: Options.text("client-id").pipe(
-    Options.withDescription(`the client id the sandbox accepts (default ${Sandbox.defaults.clientId})`),
-    Options.withDefault(Sandbox.defaults.clientId)
+    Options.withDescription(`the client id the sandbox accepts (default ${defaults.clientId})`),
+    Options.withDefault(defaults.clientId)
   ),
   clientSecret: Options.text("client-secret").pipe(
-    Options.withDescription(`the client secret the sandbox accepts (default ${Sandbox.defaults.clientSecret})`),
-    Options.withDefault(Sandbox.defaults.clientSecret)
+    Options.withDescription(`the client secret the sandbox accepts (default ${defaults.clientSecret})`),
+    Options.withDefault(defaults.clientSecret)
   ),
   tokenLifetime: intInRange("token-lifetime", 1, 31_536_000).pipe(
     Options.withDescription(`expires_in of issued tokens, in seconds (default ${defaultTokenLifetime})`),
     Options.withDefault(defaultTokenLifetime)
   ),
-  resultField: Options.choice("result-field", Sandbox.resultFields).pipe(
+  resultField: Options.choice("result-field", resultFields).pipe(
     Options.withDescription(
-      `the field of a search result that lists the design numbers (default ${Sandbox.defaults.resultField})`
+      `the field of a search result that lists the design numbers (default ${defaults.resultField})`
     ),
-    Options.withDefault(Sandbox.defaults.resultField)
+    Options.withDefault(defaults.resultField)
   )
 }, (args) =>
   Effect.gen(function*() {
+    // loaded when it is served: the help and the other commands never load the sandbox's server
+    const Sandbox = yield* Effect.promise(() => import("../../Sandbox.js"))
     const served = yield* Sandbox.serve({
       port: args.port,
       host: args.host,

@@ -1,0 +1,51 @@
+/**
+ * Loading an optional peer dependency (`ioredis` for a fleet, `@effect/platform-node` for a served
+ * sandbox) when the feature that needs it is built, never when a module is imported: an application
+ * that uses neither installs neither. A package that cannot be loaded is a `ConfigError` naming it
+ * and the line that installs it, never a defect.
+ */
+import { ConfigError, Context, Effect } from "effect"
+
+/**
+ * Imports that stand in for the real `import()` of the packages they name, each failing as the
+ * import of a missing package would: how the tests see a feature built without its package.
+ */
+export class FailingImports extends Context.Reference<FailingImports>()(
+  "effect-design-search/internal/optionalPeer/FailingImports",
+  { defaultValue: (): ReadonlyMap<string, () => Promise<never>> => new Map() }
+) {}
+
+/** What the import's failure says, without a stack: the code Node gives it, else its message. */
+const reasonOf = (error: unknown): string => {
+  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") {
+    return error.code
+  }
+  return error instanceof Error ? error.message.split("\n")[0] ?? error.name : "unknown failure"
+}
+
+/**
+ * The message of a package that could not be loaded: what needed it, the package, and how to
+ * install it.
+ */
+export const missingMessage = (feature: string, packageName: string, install: string): string =>
+  `${feature} needs the optional package ${packageName}, which could not be loaded; install it: ${install}`
+
+/**
+ * Loads `packageName` through `load` (an `import()` of a literal specifier, so that bundlers see
+ * it) for `feature`; a failure is `ConfigError.MissingData` at `[packageName]`.
+ */
+export const load = <A>(options: {
+  readonly packageName: string
+  readonly feature: string
+  readonly install: string
+  readonly load: () => Promise<A>
+}): Effect.Effect<A, ConfigError.ConfigError> =>
+  Effect.flatMap(FailingImports, (failing) =>
+    Effect.tryPromise({
+      try: failing.get(options.packageName) ?? options.load,
+      catch: (error) =>
+        ConfigError.MissingData(
+          [options.packageName],
+          `${missingMessage(options.feature, options.packageName, options.install)} (${reasonOf(error)})`
+        )
+    }))
