@@ -6,13 +6,14 @@
  * silently passes off simulated data as the service's. When `--env` or `IPAUSTRALIA_ENV` names
  * `test` or `production`, the client is configured from the `IPAUSTRALIA_*` variables and reaches
  * the service over the default Node transport; missing credentials are then a configuration error,
- * never the sandbox standing in.
+ * never the sandbox standing in. The service's token is kept between runs (`TokenCache.ts`).
  */
 import { Options } from "@effect/cli"
 import { Config, ConfigError, Effect, Layer, Option } from "effect"
 import type { TokenService } from "../index.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, UndiciHttpClient } from "../index.js"
 import * as Output from "./Output.js"
+import * as TokenCache from "./TokenCache.js"
 
 /** The environments `--env` accepts: the embedded sandbox, or one of the service's. */
 export const environments = ["sandbox", ...DesignSearchConfig.environments] as const
@@ -40,16 +41,25 @@ const sandboxClient = (notice: string): Layer.Layer<ClientServices, ConfigError.
     )
   )
 
-const serviceClient = (environment: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
+/**
+ * The client of the service; its token kept in the user's cache folder between runs (`TokenCache`)
+ * unless `tokenCache` is off or `DESIGN_SEARCH_NO_TOKEN_CACHE` says so.
+ */
+const serviceClient = (
+  environment: Option.Option<Environment>,
+  tokenCache: boolean
+): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
-    Effect.map(DesignSearchConfig.optionsConfig, (options) =>
-      DesignSearchClient.layer().pipe(
+    Effect.zipWith(DesignSearchConfig.optionsConfig, TokenCache.disabledByEnvironment, (options, disabled) => {
+      const client = DesignSearchClient.layer()
+      return (tokenCache && !disabled ? client.pipe(Layer.provide(TokenCache.layer)) : client).pipe(
         Layer.provide(DesignSearchConfig.layer(Option.match(environment, {
           onNone: () => options,
           onSome: (env) => ({ ...options, environment: env })
         }))),
         Layer.provide(UndiciHttpClient.layer)
-      ))
+      )
+    })
   )
 
 /** The variables that point the CLI at the service: any of them set, and the sandbox never stands in. */
@@ -80,9 +90,13 @@ const environmentVariable: Effect.Effect<Option.Option<Environment>, ConfigError
 /**
  * The client for the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`. The embedded
  * sandbox when that says `sandbox`, or when neither names an environment and no variable points at
- * the service.
+ * the service. The service's token is cached between runs unless `tokenCache` is `false`; the
+ * embedded sandbox's never is: it is made afresh for each run, and holds no token of another.
  */
-export const clientLayer = (env: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
+export const clientLayer = (
+  env: Option.Option<Environment>,
+  tokenCache: boolean = true
+): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const named = Option.isSome(env) ? env : yield* environmentVariable
@@ -93,6 +107,6 @@ export const clientLayer = (env: Option.Option<Environment>): Layer.Layer<Client
       if (Option.isNone(named) && pointed.every(Option.isNone)) {
         return sandboxClient("no IPAUSTRALIA_* variable is set")
       }
-      return serviceClient(named)
+      return serviceClient(named, tokenCache)
     })
   )
