@@ -11,10 +11,10 @@ import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer, TestClock } from "effect"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
-import { DesignSearchClient, DesignSearchConfig, UndiciHttpClient } from "../src/index.js"
+import { DesignSearchClient, DesignSearchConfig, TokenService, UndiciHttpClient } from "../src/index.js"
 import { listening } from "./support/loopback.js"
 
 /** A request as the server saw it: its path and its trace header. */
@@ -25,10 +25,29 @@ interface Seen {
 
 const tokenPath = "/public/external-token-api/v1/access_token"
 
+interface Served {
+  readonly url: string
+  readonly seen: Array<Seen>
+  /** Waits until the requests seen satisfy `predicate`. */
+  readonly awaitSeen: (predicate: (seen: ReadonlyArray<Seen>) => boolean) => Effect.Effect<void>
+}
+
 /** A loopback server of the service: a token, a design, an empty search; every request recorded. */
-const serve: Effect.Effect<{ readonly url: string; readonly seen: Array<Seen> }, never, Scope.Scope> = Effect.suspend(
+const serve: Effect.Effect<Served, never, Scope.Scope> = Effect.suspend(
   () => {
     const seen: Array<Seen> = []
+    const listeners = new Set<() => void>()
+    const awaitSeen = (predicate: (seen: ReadonlyArray<Seen>) => boolean) =>
+      Effect.async<void>((resume) => {
+        const check = () => {
+          if (!predicate(seen)) return
+          listeners.delete(check)
+          resume(Effect.void)
+        }
+        listeners.add(check)
+        check()
+        return Effect.sync(() => void listeners.delete(check))
+      })
     const server = createServer((request, response) => {
       request.resume()
       request.on("end", () => {
@@ -41,9 +60,10 @@ const serve: Effect.Effect<{ readonly url: string; readonly seen: Array<Seen> },
           ? { number: path.slice("/api/design/".length) }
           : { count: 0, designNumbers: [] }
         response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body))
+        listeners.forEach((listener) => listener())
       })
     })
-    return Effect.map(listening(server), (port) => ({ url: `http://127.0.0.1:${port}`, seen }))
+    return Effect.map(listening(server), (port) => ({ url: `http://127.0.0.1:${port}`, seen, awaitSeen }))
   }
 )
 
@@ -154,6 +174,44 @@ describe("traces across the wire", () => {
       expect(fetch.links.map((l) => l.context.spanId)).toEqual([getDesign.spanContext().spanId])
       expect(parsed(seen[0]?.traceparent)).toEqual(ids(fetch))
       expect(parsed(seen[1]?.traceparent)).toEqual(ids(getDesign))
+    }).pipe(Effect.scoped))
+
+  it.scoped("a refresh ahead of expiry is a span of the layer too, its token request under it", () =>
+    Effect.gen(function*() {
+      const exporter = new InMemorySpanExporter()
+      const { awaitSeen, seen, url } = yield* serve
+      const spans = yield* Effect.gen(function*() {
+        const client = yield* DesignSearchClient.DesignSearchClient
+        const tokens = yield* TokenService.TokenService
+        yield* client.getDesign("201900001")
+        yield* client.getDesign("201900002") // the token is now in use, so it is refreshed
+        // past the refresh (a minute ahead of expiry) and the skew (30 s): the refresh's token is needed
+        yield* TestClock.adjust(Duration.seconds(59 * 60 + 45))
+        yield* awaitSeen((all) => all.filter((s) => s.path === tokenPath).length === 2)
+        yield* tokens.get
+      }).pipe(
+        Effect.withSpan("app.request"),
+        Effect.provide(transports["the default transport's dispatcher"](url).pipe(Layer.withSpan("app.start"))),
+        Effect.zipRight(finished(exporter)),
+        Effect.provide(otel(exporter))
+      )
+      const refresh = named(spans, "TokenService.refresh")
+      expect(parentOf(refresh)).toBe(named(spans, "app.start").spanContext().spanId)
+      expect(refresh.links).toEqual([])
+      expect(parsed(seen.filter((s) => s.path === tokenPath)[1]?.traceparent)).toEqual(ids(refresh))
+    }))
+
+  it.live("Effect.locally(HttpClient.currentTracerPropagation, false) around a call keeps the header off", () =>
+    Effect.gen(function*() {
+      const exporter = new InMemorySpanExporter()
+      const { seen, url } = yield* serve
+      yield* Effect.flatMap(DesignSearchClient.DesignSearchClient, (client) => client.getDesign("201900001")).pipe(
+        Effect.locally(HttpClient.currentTracerPropagation, false),
+        Effect.withSpan("app.request"),
+        Effect.provide(transports["the default transport's dispatcher"](url).pipe(Layer.withSpan("app.start"))),
+        Effect.provide(otel(exporter))
+      )
+      expect(seen.map((s) => s.traceparent)).toEqual([undefined, undefined])
     }).pipe(Effect.scoped))
 
   it.live("under the built-in tracer: no header without a span; the caller's span, never on the token request", () =>
