@@ -25,7 +25,8 @@ import {
   Queue,
   Redacted,
   Ref,
-  Schedule
+  Schedule,
+  Tracer
 } from "effect"
 import type { Scope } from "effect"
 import * as AccessToken from "./AccessToken.js"
@@ -33,6 +34,7 @@ import { TokenError } from "./ApiError.js"
 import { DesignSearchConfig } from "./DesignSearchConfig.js"
 import { chooseTransport } from "./internal/chooseTransport.js"
 import * as TokenEndpoint from "./internal/tokenEndpoint.js"
+import { withOwnSpan } from "./internal/tracing.js"
 import * as TokenStore from "./TokenStore.js"
 
 /**
@@ -146,6 +148,10 @@ export const make = (
       onNone: () => TokenStore.memory,
       onSome: (s) => s
     }).forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId })
+    // Token fetches and refreshes are spans of their own (`TokenService.fetch`, `.refresh`), under
+    // the span the service is built in, or root spans when it is built in none; a fetch is linked
+    // to the span of the call that started it. Why not that call's span: `withOwnSpan`.
+    const owner = yield* Effect.serviceOption(Tracer.ParentSpan)
     const skewMillis = Duration.toMillis(config.expirySkew)
     const refreshBeforeMillis = Duration.toMillis(config.refreshBefore)
 
@@ -227,7 +233,7 @@ export const make = (
               while: (e) => isTransient(e) ? stillValid() : Effect.succeed(false)
             }),
             (token) => expiresMillis(token) > expiresMillis(expiring)
-          )
+          ).pipe(withOwnSpan("TokenService.refresh", owner, false))
           // Claiming the fetch and starting it go together, or its waiters would wait forever.
           const exit = yield* Effect.uninterruptibleMask((restore) =>
             Effect.flatMap(
@@ -260,7 +266,9 @@ export const make = (
       runFetch(
         deferred,
         Effect.interruptible(
-          obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () => true)
+          obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () => true).pipe(
+            withOwnSpan("TokenService.fetch", owner, true)
+          )
         )
       ).pipe(
         // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.

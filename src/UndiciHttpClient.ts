@@ -4,8 +4,8 @@
  * (interruption aborts the request, bodies stream, failures are `HttpClientError`s) without what
  * costs most per request on the stock path: a span per request (made here only when a tracer
  * other than Effect's built-in one is installed), a finalization registry entry per response, and
- * headers rebuilt on every access. It does not add trace propagation headers, and sets no timeout
- * of its own: the toolkit's clients bound each call themselves.
+ * headers rebuilt on every access. A request sent from a span carries that span's `traceparent`
+ * (and `b3`), as the platform's clients send them. It sets no timeout of its own: the toolkit's clients bound each call themselves.
  *
  * A `DesignSearchClient` or `TokenService` made over `layer`'s `HttpClient` finds its
  * `Dispatcher` and sends on it directly (README, "Performance"). Any other `HttpClient` works with
@@ -14,14 +14,15 @@
  * @since 0.1.0
  */
 import { Cookies, Headers, HttpClient, HttpClientError, HttpIncomingMessage, UrlParams } from "@effect/platform"
-import type { HttpBody, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
+import type { HttpBody, HttpClientResponse } from "@effect/platform"
 import { Context, Effect, Inspectable, Layer, Option } from "effect"
 import type { Stream } from "effect"
 import { EventEmitter } from "node:events"
 import { Agent } from "undici"
 import type { Dispatcher as UndiciDispatcher } from "undici"
 import * as NodeStreams from "./internal/nodeStreams.js"
-import { withSpanWhenTraced } from "./internal/tracing.js"
+import { traceHeaders, withSpanWhenTraced } from "./internal/tracing.js"
 import type { Base } from "./internal/transport.js"
 import { splitUrl } from "./internal/transport.js"
 import { Dispatcher } from "./internal/undiciTransport.js"
@@ -214,7 +215,16 @@ export const make = (dispatcher: UndiciDispatcher): HttpClient.HttpClient =>
       Effect.flatMap(effect, (request) =>
         Effect.flatMap(targetOf(request), (target) =>
           Effect.flatMap(toBody(request.body), (body) =>
-            send(dispatcher, request, target, body).pipe(
+            Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((fiber) => {
+              // the trace headers of the request span, or of the caller's span when there is none
+              const trace = traceHeaders(fiber)
+              return send(
+                dispatcher,
+                trace === undefined ? request : HttpClientRequest.setHeaders(request, trace),
+                target,
+                body
+              )
+            }).pipe(
               withSpanWhenTraced(`http.client ${request.method}`, () => ({
                 "http.request.method": request.method,
                 "url.full": request.url

@@ -9,7 +9,8 @@
  *
  * Each is a usage error, exit 2. A query that begins with `-` goes after `--`. Then `--help`
  * anywhere before `--` asks for help (after a flag it was taken as the query), and a repeated
- * option written `--status=VALUE` is split in two, the only form @effect/cli reads for it.
+ * option written `--status=VALUE` is split in two, the only form @effect/cli reads for it, and the
+ * global `--no-token-cache` is moved before the command, where @effect/cli reads it.
  */
 import type { Usage } from "@effect/cli/Usage"
 import { Option } from "effect"
@@ -118,7 +119,7 @@ export const checkArguments = (
  * the help of the command named (`search --json --help` is `search --help`); otherwise each
  * `--name=VALUE` of a repeated option split into `--name VALUE`, and `--env VALUE` joined into
  * `--env=VALUE` (the parser splits the arguments at the first word that names a subcommand, so
- * `--env sandbox search x` would otherwise run `sandbox`).
+ * `--env sandbox search x` would otherwise run `sandbox`), and `--no-token-cache` moved first (once).
  */
 export const rewriteArguments = (
   args: ReadonlyArray<string>,
@@ -133,11 +134,14 @@ export const rewriteArguments = (
     return command !== undefined && commands.includes(command) ? [command, "--help"] : ["--help"]
   }
   const out: Array<string> = []
+  const global: Array<string> = []
   for (let i = 0; i < options.length; i++) {
     const arg = options[i] ?? ""
     const option = optionOf(arg)
     const next = options[i + 1]
-    if (option !== undefined && option !== arg && names.repeated.has(option)) {
+    if (globalFlags.includes(arg)) {
+      if (global.length === 0) global.push(arg)
+    } else if (option !== undefined && option !== arg && names.repeated.has(option)) {
       out.push(option, arg.slice(option.length + 1))
     } else if (arg === "--env" && next !== undefined && environments.includes(next)) {
       out.push(`--env=${next}`)
@@ -146,8 +150,11 @@ export const rewriteArguments = (
       out.push(arg)
     }
   }
-  return end === -1 ? out : [...out, ...args.slice(end)]
+  return end === -1 ? [...global, ...out] : [...global, ...out, ...args.slice(end)]
 }
+
+/** Flags of the root command that may be written anywhere before `--`: they are moved before the command. */
+const globalFlags: ReadonlyArray<string> = ["--no-token-cache"]
 
 /** The first argument that is neither an option nor an option's value. */
 const firstWord = (args: ReadonlyArray<string>, names: OptionNames): string | undefined => {

@@ -6,7 +6,7 @@
  * silently passes off simulated data as the service's. When `--env` or `IPAUSTRALIA_ENV` names
  * `test` or `production`, the client is configured from the `IPAUSTRALIA_*` variables and reaches
  * the service over the default Node transport; missing credentials are then a configuration error,
- * never the sandbox standing in.
+ * never the sandbox standing in. The service's token is kept between runs (`TokenCache.ts`).
  */
 import { Options } from "@effect/cli"
 import { Config, ConfigError, Effect, Layer, Option } from "effect"
@@ -14,6 +14,7 @@ import * as DesignSearchClient from "../DesignSearchClient.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import type * as TokenService from "../TokenService.js"
 import * as Output from "./Output.js"
+import * as TokenCache from "./TokenCache.js"
 
 /** The environments `--env` accepts: the embedded sandbox, or one of the service's. */
 export const environments = ["sandbox", ...DesignSearchConfig.environments] as const
@@ -49,19 +50,26 @@ const sandboxClient = (notice: string): Layer.Layer<ClientServices, ConfigError.
  */
 const undiciHttpClient = Effect.promise(() => import("../UndiciHttpClient.js"))
 
-const serviceClient = (environment: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
+/**
+ * The client of the service; its token kept in the user's cache folder between runs (`TokenCache`)
+ * unless `tokenCache` is off or `DESIGN_SEARCH_NO_TOKEN_CACHE` says so.
+ */
+const serviceClient = (
+  environment: Option.Option<Environment>,
+  tokenCache: boolean
+): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
-    Effect.zipWith(
-      DesignSearchConfig.optionsConfig,
-      undiciHttpClient,
-      (options, UndiciHttpClient) =>
-        DesignSearchClient.layer().pipe(
+    Effect.all([DesignSearchConfig.optionsConfig, TokenCache.disabledByEnvironment, undiciHttpClient]).pipe(
+      Effect.map(([options, disabled, UndiciHttpClient]) => {
+        const client = DesignSearchClient.layer()
+        return (tokenCache && !disabled ? client.pipe(Layer.provide(TokenCache.layer)) : client).pipe(
           Layer.provide(DesignSearchConfig.layer(Option.match(environment, {
             onNone: () => options,
             onSome: (env) => ({ ...options, environment: env })
           }))),
           Layer.provide(UndiciHttpClient.layer)
         )
+      })
     )
   )
 
@@ -117,10 +125,20 @@ const target = (env: Option.Option<Environment>): Effect.Effect<Target, ConfigEr
     return { _tag: "service", named, ownUrls } as const
   })
 
-/** The client for the chosen environment (see `target`). */
-export const clientLayer = (env: Option.Option<Environment>): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
+/**
+ * The client for the chosen environment (see `target`). The service's token is cached between runs
+ * unless `tokenCache` is `false`; the embedded sandbox's never is: it is made afresh for each run,
+ * and holds no token of another.
+ */
+export const clientLayer = (
+  env: Option.Option<Environment>,
+  tokenCache: boolean = true
+): Layer.Layer<ClientServices, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
-    Effect.map(target(env), (to) => to._tag === "sandbox" ? sandboxClient(to.notice) : serviceClient(to.named))
+    Effect.map(
+      target(env),
+      (to) => to._tag === "sandbox" ? sandboxClient(to.notice) : serviceClient(to.named, tokenCache)
+    )
   )
 
 /**

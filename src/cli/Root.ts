@@ -1,14 +1,22 @@
 /**
- * The `design-search` root command and what it holds for its subcommands: the global `--env`.
- * Subcommands read it by yielding `root`, so they take `--env` before or after their own name.
+ * The `design-search` root command and what it holds for its subcommands: the global `--env` and
+ * `--no-token-cache`. Subcommands read them by yielding `root`, so they take `--env` before or after
+ * their own name (`--no-token-cache` is moved before it, see `ArgumentChecks.ts`).
  */
-import { Command } from "@effect/cli"
+import { Command, Options } from "@effect/cli"
 import { Effect, Layer, Option } from "effect"
 import { clientLayer, envOption } from "./Environment.js"
 import type { Environment } from "./Environment.js"
 
 /** The root command, without its subcommands (they are attached in `Cli.ts`). */
-export const root = Command.make("design-search", { env: envOption }).pipe(
+export const root = Command.make("design-search", {
+  env: envOption,
+  noTokenCache: Options.boolean("no-token-cache").pipe(
+    Options.withDescription(
+      "keep the token of this run to itself, not in $XDG_CACHE_HOME/design-search (or ~/.cache) for the next; so does DESIGN_SEARCH_NO_TOKEN_CACHE=1"
+    )
+  )
+}).pipe(
   Command.withDescription("Search IP Australia's registered designs (or the embedded sandbox without credentials)")
 )
 
@@ -17,8 +25,14 @@ export const resolveEnv = (local: Option.Option<Environment>) =>
   Effect.map(root, (global) => Option.orElse(local, () => global.env))
 
 /**
- * Provides the client for the environment a subcommand runs in (see `Environment.clientLayer`).
- * The layer is built per command, so `sandbox` and `--help` never read credentials.
+ * Provides the client for the environment a subcommand runs in (see `Environment.clientLayer`), its
+ * token cached between runs unless `--no-token-cache` is given. The layer is built per command, so
+ * `sandbox` and `--help` never read credentials.
  */
 export const provideClient = (local: Option.Option<Environment>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provide(effect, Layer.unwrapEffect(Effect.map(resolveEnv(local), clientLayer)))
+  Effect.provide(
+    effect,
+    Layer.unwrapEffect(
+      Effect.map(root, (global) => clientLayer(Option.orElse(local, () => global.env), !global.noTokenCache))
+    )
+  )

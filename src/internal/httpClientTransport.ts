@@ -7,6 +7,7 @@
 import { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Effect, Option, Stream } from "effect"
+import { traceHeaders } from "./tracing.js"
 import type { Answer, Base, Call, Limits, SendError, Transport } from "./transport.js"
 import { bodyTooLarge, CappedBody, declaredOverCap, originOf, timeoutDetail, transportError } from "./transport.js"
 
@@ -94,17 +95,25 @@ const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): Htt
 }
 
 /**
- * Drops the `Authorization` header from any request that leaves `origin`, such as a redirect
- * followed by a `transformClient`: the token goes to the configured API and nowhere else. It sits
- * below `transformClient`, at the last step before the wire, where redirected requests pass too.
+ * The last step before the wire, below `transformClient`, where redirected requests pass too:
+ *
+ * - drops the `Authorization` header from any request that leaves `origin`, such as a redirect
+ *   followed by a `transformClient`: the token goes to the configured API and nowhere else;
+ * - adds the trace headers of the span the request is sent from (`internal/tracing.ts`), for a
+ *   client that does not (a client made with `HttpClient.make` replaces them with its own request
+ *   span's), unless a `transformClient` turned propagation off.
  */
-const confineAuthorization = (client: HttpClient.HttpClient, origin: string): HttpClient.HttpClient =>
+const lastStep = (client: HttpClient.HttpClient, origin: string): HttpClient.HttpClient =>
   HttpClient.makeWith(
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
       Effect.flatMap(request, (r) =>
-        client.execute(
-          r.headers["authorization"] === undefined || originOf(r.url) === origin ? r : withoutAuthorization(r)
-        )),
+        Effect.withFiberRuntime((fiber) => {
+          const confined = r.headers["authorization"] === undefined || originOf(r.url) === origin
+            ? r
+            : withoutAuthorization(r)
+          const trace = traceHeaders(fiber)
+          return client.execute(trace === undefined ? confined : HttpClientRequest.setHeaders(confined, trace))
+        })),
     Effect.succeed
   )
 
@@ -117,7 +126,8 @@ const toRequest = (call: Call, url: string): HttpClientRequest.HttpClientRequest
 
 /**
  * The transport of calls below `base` over `client`, with `transform` (a `transformClient`)
- * applied to it. The `Authorization` header never leaves `base`'s origin.
+ * applied to it. The `Authorization` header never leaves `base`'s origin; a call sent from a span
+ * carries its trace headers.
  */
 export const make = (
   client: HttpClient.HttpClient,
@@ -125,7 +135,7 @@ export const make = (
   limits: Limits,
   transform: (client: HttpClient.HttpClient) => HttpClient.HttpClient = (c) => c
 ): Transport => {
-  const confined = transform(confineAuthorization(client, base.origin))
+  const confined = transform(lastStep(client, base.origin))
   const baseUrl = base.origin + base.path
   return {
     send: (call) => {

@@ -5,9 +5,10 @@
  * its `HttpClient` (README, "Where the CPU goes").
  */
 import type { HttpClient } from "@effect/platform"
-import { Context, Duration, Effect } from "effect"
+import { Context, Duration, Effect, Fiber } from "effect"
 import type { IncomingHttpHeaders } from "node:http"
 import type * as Undici from "undici"
+import { traceHeaders } from "./tracing.js"
 import type { Answer, Base, Call, Limits, SendError, Transport } from "./transport.js"
 import { bodyTooLarge, CappedBody, declaredOverCap, timeoutDetail, transportError, wirePath } from "./transport.js"
 
@@ -145,7 +146,21 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
   }
 }
 
-/** The transport of calls below `base` over `dispatcher`. Interruption aborts a call's request. */
+/**
+ * The headers of `call` as sent: with the trace headers of the span the sending fiber runs in, if
+ * any. The fiber is the one running the `Effect.async` step, read where it is (no step of its own);
+ * with no span, the call's own headers go as they are.
+ */
+const headersOf = (call: Call): Readonly<Record<string, string>> => {
+  const fiber = Fiber.getCurrentFiber()
+  const trace = fiber._tag === "Some" ? traceHeaders(fiber.value) : undefined
+  return trace === undefined ? call.headers : { ...call.headers, ...trace }
+}
+
+/**
+ * The transport of calls below `base` over `dispatcher`. Interruption aborts a call's request. A
+ * call sent from a span carries its `traceparent` (`internal/tracing.ts`).
+ */
 export const make = (dispatcher: Undici.Dispatcher, base: Base, limits: Limits): Transport => ({
   send: (call) =>
     Effect.async<Answer, SendError>((resume) => {
@@ -154,7 +169,7 @@ export const make = (dispatcher: Undici.Dispatcher, base: Base, limits: Limits):
         origin: base.origin,
         path: wirePath(base, call),
         method: call.method,
-        headers: call.headers,
+        headers: headersOf(call),
         body: call.body ?? null,
         // the deadline is the only timeout
         headersTimeout: 0,

@@ -7,6 +7,7 @@ import { Data, Deferred, Duration, Effect, Either, Schema } from "effect"
 import type { Scope } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Sandbox } from "../../src/index.js"
@@ -42,11 +43,22 @@ export interface Running {
 
 const defaultTimeout = Duration.seconds(20)
 
-/** Only what the CLI needs: no `IPAUSTRALIA_*` leaks in from the environment of the test run. */
-const childEnv = (env: Record<string, string>): Record<string, string> => ({
+/**
+ * Only what the CLI needs: no `IPAUSTRALIA_*` leaks in from the environment of the test run, and a
+ * cache folder of the run's own (`cacheHome`, fresh and empty) unless the test gives one, so that no
+ * run reuses another's token and none writes to the user's cache.
+ */
+const childEnv = (env: Record<string, string>, cacheHome: string): Record<string, string> => ({
   PATH: process.env.PATH ?? "/usr/bin:/bin",
+  XDG_CACHE_HOME: cacheHome,
   ...env
 })
+
+/** A fresh, empty folder, removed with the scope. */
+const freshFolder: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "design-search-cache-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
 
 /** Starts the CLI with `args`; the scope kills it if it is still running when the test ends. */
 export const start = (
@@ -57,12 +69,16 @@ export const start = (
     if (!fs.existsSync(cliPath)) {
       return yield* new CliTestError({ message: `${cliPath} is missing: run \`npm run build\` first` })
     }
+    const cacheHome = yield* freshFolder
     const exited = yield* Deferred.make<Outcome>()
     const out = { stdout: "", stderr: "" }
     const listeners = new Set<() => void>()
     const child = yield* Effect.acquireRelease(
       Effect.sync(() =>
-        spawn(process.execPath, [cliPath, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+        spawn(process.execPath, [cliPath, ...args], {
+          env: childEnv(env, cacheHome),
+          stdio: ["ignore", "pipe", "pipe"]
+        })
       ),
       (child) => Effect.sync(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")))
     )
