@@ -25,7 +25,7 @@ import * as Server from "./sandbox/Server.js"
 import * as State from "./sandbox/State.js"
 
 export { type ResultField } from "./sandbox/App.js"
-export { type Control, type Sandbox, SandboxControl } from "./sandbox/Control.js"
+export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export { fixedNumbers } from "./sandbox/Dataset.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
 export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Server.js"
@@ -139,7 +139,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
       index,
       state
     })
-    return { app, control: Control.make(state), clientId, clientSecret, designCount: index.size }
+    return { app, control: Control.make(state, index), clientId, clientSecret, designCount: index.size }
   })
 
 /**
