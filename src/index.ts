@@ -40,3 +40,6 @@ export * as TokenStore from "./TokenStore.js"
 
 /** @since 0.1.0 */
 export * as UndiciHttpClient from "./UndiciHttpClient.js"
+
+/** @since 0.3.0 */
+export * as DesignMirror from "./DesignMirror.js"
