@@ -27,6 +27,7 @@ import * as Memory from "./memory.js"
 import * as PagedExport from "./pagedExport.js"
 import * as SandboxSearch from "./sandboxSearch.js"
 import { round } from "./stats.js"
+import * as Sync from "./sync.js"
 import * as Throughput from "./throughput.js"
 import * as TokenEconomy from "./tokenEconomy.js"
 
@@ -103,6 +104,10 @@ const main = async () => {
     "fleet token economy (worker processes × cold calls, sharing through redis-server vs each alone)",
     () => Fleet.run(quick ? { rounds, processes: 4, calls: 20 } : { rounds })
   )
+  const mirrored = await timedStep(
+    "mirror sync into SQLite (served sandbox: 10,000 designs, then 1% changed, beside a full re-export)",
+    () => Sync.run(quick ? { rounds, designs: 2_000 } : { rounds })
+  )
   const search = await timedStep(
     "sandbox search (200,000 designs)",
     () => quick ? SandboxSearch.run(20_000, 5) : SandboxSearch.run()
@@ -119,6 +124,7 @@ const main = async () => {
   const c = cli.result
   const f = fleet.result
   const p = paged.result
+  const y = mirrored.result
   const headlines = {
     transportRatioC64: {
       value: atC64.variants.toolkitDefault.ratioToUndici,
@@ -216,6 +222,23 @@ const main = async () => {
       baseline: p.perDesign.designsPerSecond,
       baselineIs: "designs/s of the same export, one request per design, same run (the value is already the ratio)",
       ratio: p.pagedExportVsPerDesign,
+      target: "none (reported)",
+      met: null
+    },
+    syncIncrementalVsFullRequests: {
+      value: y.syncIncrementalVsFullRequests,
+      baseline: y.reExport.requests,
+      baselineIs:
+        `requests of a full re-export of the same ${y.datasetSize} designs (the value is already the incremental sync's requests over it)`,
+      ratio: y.syncIncrementalVsFullRequests,
+      target: `≤ ${y.target}`,
+      met: y.met
+    },
+    syncDesignsPerSecond: {
+      value: y.full.designsPerSecond,
+      baseline: y.full.requests,
+      baselineIs: "requests of that first sync (a page of 100 each, and the listing search)",
+      ratio: null,
       target: "none (reported)",
       met: null
     },
@@ -326,6 +349,12 @@ const main = async () => {
     verdict(p.met, `≤ ${p.target} per 1,000`)
   ])
   rows.push([
+    `mirror sync into SQLite: ${y.datasetSize} designs, then ${y.changed} changed`,
+    `first ${y.full.requests} requests, ${y.full.designsPerSecond} designs/s; then ${y.incremental.requests} requests in ${y.incremental.seconds} s`,
+    `full re-export ${y.reExport.requests} requests → ×${y.syncIncrementalVsFullRequests}`,
+    verdict(y.met, `≤ ${y.target}`)
+  ])
+  rows.push([
     "CLI start: design-search --help",
     `${c.cliMs} ms`,
     `node -e 0 ${c.nodeMs} ms → ×${c.cliStartRatio}`,
@@ -354,7 +383,8 @@ const main = async () => {
       sandboxSearch: { seconds: search.seconds, ...search.result },
       cliStart: { seconds: cli.seconds, ...cli.result },
       fleet: { seconds: fleet.seconds, ...fleet.result },
-      pagedExport: { seconds: paged.seconds, ...paged.result }
+      pagedExport: { seconds: paged.seconds, ...paged.result },
+      sync: { seconds: mirrored.seconds, ...mirrored.result }
     }
   }
   writeFileSync(new URL("./results.json", import.meta.url), JSON.stringify(results, null, 2) + "\n")
