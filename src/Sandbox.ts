@@ -180,10 +180,10 @@ export interface ServeOptions extends Options, Server.ListenOptions {}
 /**
  * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as
  * `make`, plus the control routes `POST /__sandbox/faults`, `GET /__sandbox/stats`,
- * `POST /__sandbox/revoke-tokens` and `POST /__sandbox/reset`. `HEAD` is answered like `GET`. A
+ * `POST /__sandbox/touch`, `POST /__sandbox/revoke-tokens` and `POST /__sandbox/reset`. `HEAD` is answered like `GET`. A
  * request whose `Host` is not the sandbox's address gets a 421, a control request from a page (an
- * `Origin` other than the sandbox's own) a 403, a fault sent as anything but `application/json` a
- * 415. The result says where it listens (`url`, `port`) and holds the in-process `control` too.
+ * `Origin` other than the sandbox's own) a 403, a fault or a touch sent as anything but
+ * `application/json` a 415. The result says where it listens (`url`, `port`) and holds the in-process `control` too.
  *
  * @since 0.1.0
  * @category constructors
