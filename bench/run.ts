@@ -28,6 +28,7 @@ import * as Memory from "./memory.js"
 import * as PagedExport from "./pagedExport.js"
 import * as SandboxSearch from "./sandboxSearch.js"
 import { round } from "./stats.js"
+import * as Sync from "./sync.js"
 import * as Throughput from "./throughput.js"
 import * as TokenEconomy from "./tokenEconomy.js"
 
@@ -108,6 +109,10 @@ const main = async () => {
     "fleet token economy (worker processes × cold calls, sharing through redis-server vs each alone)",
     () => Fleet.run(quick ? { rounds, processes: 4, calls: 20 } : { rounds })
   )
+  const mirrored = await timedStep(
+    "mirror sync into SQLite (served sandbox: 10,000 designs, then 1% changed, beside a full re-export)",
+    () => Sync.run(quick ? { rounds, designs: 2_000 } : { rounds })
+  )
   const search = await timedStep(
     "sandbox search (200,000 designs)",
     () => quick ? SandboxSearch.run(20_000, 5) : SandboxSearch.run()
@@ -125,6 +130,7 @@ const main = async () => {
   const f = fleet.result
   const p = paged.result
   const x = cliExport.result
+  const y = mirrored.result
   const headlines = {
     transportRatioC64: {
       value: atC64.variants.toolkitDefault.ratioToUndici,
@@ -242,6 +248,23 @@ const main = async () => {
       ratio: x.cliExportVsStream,
       target: `≥ ${x.targets.cliExportVsStream}`,
       met: x.met.cliExportVsStream
+    },
+    syncIncrementalVsFullRequests: {
+      value: y.syncIncrementalVsFullRequests,
+      baseline: y.reExport.requests,
+      baselineIs:
+        `requests of a full re-export of the same ${y.datasetSize} designs (the value is already the incremental sync's requests over it)`,
+      ratio: y.syncIncrementalVsFullRequests,
+      target: `≤ ${y.target}`,
+      met: y.met
+    },
+    syncDesignsPerSecond: {
+      value: y.full.designsPerSecond,
+      baseline: y.full.requests,
+      baselineIs: "requests of that first sync (a page of 100 each, and the listing search)",
+      ratio: null,
+      target: "none (reported)",
+      met: null
     },
     cliStartRatio: {
       value: c.cliStartRatio,
@@ -362,6 +385,12 @@ const main = async () => {
     verdict(x.met.cliExportVsStream, `≥ ${x.targets.cliExportVsStream}`)
   ])
   rows.push([
+    `mirror sync into SQLite: ${y.datasetSize} designs, then ${y.changed} changed`,
+    `first ${y.full.requests} requests, ${y.full.designsPerSecond} designs/s; then ${y.incremental.requests} requests in ${y.incremental.seconds} s`,
+    `full re-export ${y.reExport.requests} requests → ×${y.syncIncrementalVsFullRequests}`,
+    verdict(y.met, `≤ ${y.target}`)
+  ])
+  rows.push([
     "CLI start: design-search --help",
     `${c.cliMs} ms`,
     `node -e 0 ${c.nodeMs} ms → ×${c.cliStartRatio}`,
@@ -391,7 +420,8 @@ const main = async () => {
       cliStart: { seconds: cli.seconds, ...cli.result },
       fleet: { seconds: fleet.seconds, ...fleet.result },
       pagedExport: { seconds: paged.seconds, ...paged.result },
-      cliExport: { seconds: cliExport.seconds, ...cliExport.result }
+      cliExport: { seconds: cliExport.seconds, ...cliExport.result },
+      sync: { seconds: mirrored.seconds, ...mirrored.result }
     }
   }
   writeFileSync(new URL("./results.json", import.meta.url), JSON.stringify(results, null, 2) + "\n")

@@ -27,7 +27,7 @@ import type * as Listen from "./sandbox/Listen.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as State from "./sandbox/State.js"
 
-export { type Control, type Sandbox, SandboxControl } from "./sandbox/Control.js"
+export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export { fixedNumbers } from "./sandbox/Dataset.js"
 export { type ResultField, resultFields } from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
@@ -125,7 +125,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
       index,
       state
     })
-    return { app, control: Control.make(state), clientId, clientSecret, designCount: index.size }
+    return { app, control: Control.make(state, index), clientId, clientSecret, designCount: index.size }
   })
 
 /**
@@ -166,12 +166,14 @@ export interface ServeOptions extends Options, Listen.ListenOptions {}
 /**
  * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as
  * `make`, plus the control routes `POST /__sandbox/faults`, `GET /__sandbox/stats`,
- * `POST /__sandbox/revoke-tokens` and `POST /__sandbox/reset`. `HEAD` is answered like `GET`. A
+ * `POST /__sandbox/touch`, `POST /__sandbox/revoke-tokens` and `POST /__sandbox/reset`. `HEAD` is
+ * answered like `GET`. A
  * request whose `Host` is not the sandbox's address gets a 421, a control request from a page (an
- * `Origin` other than the sandbox's own) a 403, a fault sent as anything but `application/json` a
- * 415. The result says where it listens (`url`, `port`) and holds the in-process `control` too.
- * Serving needs `@effect/platform-node`, an optional peer dependency: without it, `serve` fails
- * with `ConfigError.MissingData` naming the package (`make` and `layer` never need it).
+ * `Origin` other than the sandbox's own) a 403, a fault or a touch sent as anything but
+ * `application/json` a 415. The result says where it listens (`url`, `port`) and holds the
+ * in-process `control` too. Serving needs `@effect/platform-node`, an optional peer dependency:
+ * without it, `serve` fails with `ConfigError.MissingData` naming the package (`make` and `layer`
+ * never need it).
  *
  * @since 0.1.0
  * @category constructors

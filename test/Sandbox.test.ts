@@ -588,3 +588,50 @@ describe("Sandbox advanced and paged search", () => {
       expect(String(error)).toContain("resultField")
     }))
 })
+
+describe("SandboxControl.touch", () => {
+  const dec2 = Date.UTC(2026, 11, 2)
+  const { bottle, chair, wristWatch } = Sandbox.fixedNumbers
+
+  it.effect("amends each title, sets lastChanged to the sandbox's today, and every search by changedSinceDate finds exactly those", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(dec2 + 15 * 3_600_000)
+      const client = yield* DesignSearchClient.DesignSearchClient
+      const control = yield* Sandbox.SandboxControl
+      const before = (yield* client.getDesign(chair)).data
+      yield* control.touch([chair, bottle])
+      const after = (yield* client.getDesign(chair)).data
+      expect(after.title).toBe(`${before.title} (amended)`)
+      expect(after.lastChanged).toEqual(DateTime.unsafeMake(dec2))
+      expect({ ...after, title: before.title, lastChanged: before.lastChanged }).toEqual(before)
+
+      const since = { changedSinceDate: "2026-12-02" }
+      const everything: Designs.AdvancedSearchRequest = {
+        rows: [{ op: "AND", query: { date: { type: "FILING", from: "1900-01-01" } } }]
+      }
+      expect((yield* client.advancedSearch({ ...everything, ...since })).data.designNumbers).toEqual([chair, bottle])
+      const page = (yield* client.searchPage({ ...everything, ...since, pageNumber: 0, pageSize: 10 })).data
+      expect(page.designs.map((d) => [d.number, d.title?.endsWith(" (amended)")])).toEqual([[chair, true], [
+        bottle,
+        true
+      ]])
+      // The title's new word is indexed; the day before finds more, the next day none.
+      expect((yield* client.quickSearch({ query: "amended" })).data.designNumbers).toEqual([chair, bottle])
+      expect((yield* client.quickSearch({ query: "amended", ...since })).data.count).toBe(2)
+      expect((yield* client.quickSearch({ query: "amended", changedSinceDate: "2026-12-03" })).data.count).toBe(0)
+      expect((yield* client.advancedSearch({ ...everything, changedSinceDate: "2026-12-01" })).data.count)
+        .toBe(2)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("an unknown number fails with UnknownDesignsError naming it, and nothing is touched", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(dec2)
+      const client = yield* DesignSearchClient.DesignSearchClient
+      const control = yield* Sandbox.SandboxControl
+      const error = yield* Effect.flip(control.touch([wristWatch, "999999999", "x1"]))
+      expect(error).toBeInstanceOf(Sandbox.UnknownDesignsError)
+      expect(error.numbers).toEqual(["999999999", "x1"])
+      expect((yield* client.getDesign(wristWatch)).data.title).not.toMatch(/amended/)
+      expect((yield* client.quickSearch({ query: "amended" })).data.count).toBe(0)
+    }).pipe(Effect.provide(clientLayer())))
+})

@@ -8,6 +8,7 @@ import { HelpDoc, ValidationError as CliValidationError } from "@effect/cli"
 import { FileSystem, HttpServerError } from "@effect/platform"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { SystemError } from "@effect/platform/Error"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import {
   Clock,
@@ -33,6 +34,7 @@ import type { Environment } from "../src/cli/Environment.js"
 import * as ExportFile from "../src/cli/ExportFile.js"
 import { exitCode, FileError, render, UsageError } from "../src/cli/failure.js"
 import { budgetFor } from "../src/cli/Pacing.js"
+import * as DesignMirror from "../src/DesignMirror.js"
 import { ApiError, Designs, Sandbox } from "../src/index.js"
 import { cliPath, completeLines, envFor, jwtPattern, readExport, run, start, waitForFile } from "./support/cli.js"
 import type { Outcome } from "./support/cli.js"
@@ -298,6 +300,105 @@ describe("design-search by criteria", () => {
     }))
 })
 
+describe("design-search sync", () => {
+  const ownerRows = (file: string) =>
+    Effect.scoped(Effect.flatMap(
+      Layer.build(DesignMirror.layerSqlite({ url: `file:${file}` })),
+      (context) =>
+        Effect.provide(
+          Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) =>
+              sql<
+                { number: string; record: string; state: string }
+              >`SELECT number, record, state FROM designs ORDER BY number`
+          ),
+          context
+        )
+    ))
+
+  it.scopedLive("mirrors into a SQLite file as get --json prints; a run with nothing changed makes two requests; a touched design is fetched again", () =>
+    Effect.gen(function*() {
+      const served = yield* serve({ designs: 400 })
+      const env = envFor(served)
+      const file = path.join(yield* tempDir, "mirror.db")
+      const listed = decodeSearchJson((yield* run(["search", "--owner", "ltd", "--limit", "0", "--json"], env)).stdout)
+      const pages = Math.ceil(listed.count / 100)
+      const first = yield* run(["sync", "--owner", "ltd", "--db", file], env)
+      expect(first.code, first.stderr).toBe(0)
+      expect(first.stderr).toMatch(
+        new RegExp(
+          `^synced ${listed.count} designs of owner "ltd" into ${file} in [\\d.]+s \\(all: ${listed.count} fetched, ` +
+            `${listed.count} new, 0 updated, 0 unchanged; 0 no longer matching, 0 not found; ${
+              pages + 1
+            } API requests; ` +
+            `watermark \\d{4}-\\d\\d-\\d\\d\\)$`,
+          "m"
+        )
+      )
+      const stored = yield* ownerRows(file)
+      expect(stored.map((r) => r.number)).toEqual([...listed.designNumbers].sort())
+      const sample = stored[Math.floor(stored.length / 2)]!
+      const got = yield* run(["get", sample.number, "--json"], env)
+      expect(sample.record).toBe(got.stdout.trim())
+
+      const second = yield* run(["sync", "--owner", "ltd", "--db", file], env)
+      expect(second.stderr).toMatch(
+        /\(changed since [\d-]+: 0 fetched, 0 new, 0 updated, 0 unchanged; .*; 2 API requests;/
+      )
+
+      yield* served.control.touch([sample.number])
+      const third = yield* run(["sync", "--owner", "ltd", "--db", file], env)
+      expect(third.stderr).toMatch(/: 1 fetched, 0 new, 1 updated, 0 unchanged; .*; 2 API requests;/)
+      const touched = (yield* ownerRows(file)).find((r) => r.number === sample.number)!
+      expect(touched.record).toBe((yield* run(["get", sample.number, "--json"], env)).stdout.trim())
+      expect(touched.record).toContain("(amended)")
+    }))
+
+  it.scopedLive("interrupted, it leaves the database consistent (exit 130) and the same command goes on; bad --db values are one line", () =>
+    Effect.gen(function*() {
+      const served = yield* serve({ designs: 400 })
+      const env = envFor(served)
+      const dir = yield* tempDir
+      const file = path.join(dir, "mirror.db")
+      // Every page is held: the run has started (its state is committed) and waits for its first page.
+      yield* served.control.injectFault({ target: "page", status: 503, count: 1_000_000, delayMs: 60_000 })
+      const child = yield* start(["sync", "--owner", "ltd", "--db", file, "--concurrency", "1"], env)
+      yield* waitForFile(file, (content) => content.includes(`"kind":"advanced"`))
+      yield* child.kill("SIGINT")
+      const outcome = yield* child.exit()
+      expect(outcome.code, outcome.stderr).toBe(130)
+      expect(outcome.stderr).toMatch(
+        /^interrupted: 0 designs committed to .*mirror\.db \(\d+ API requests?\); the database is consistent, run the same command again to go on$/m
+      )
+      expect(yield* ownerRows(file)).toEqual([])
+
+      yield* served.control.reset
+      const rerun = yield* run(["sync", "--owner", "ltd", "--db", file], env)
+      expect(rerun.code, rerun.stderr).toBe(0)
+      expect(rerun.stderr).toMatch(/^synced \d+ designs .*\(all: /m)
+      expect((yield* ownerRows(file)).length).toBeGreaterThan(100)
+
+      for (
+        const [db, words] of [
+          ["", "--db is empty"],
+          [dir, "is not a regular file"],
+          [path.join(dir, "none", "m.db"), "no such directory"],
+          ["mysql://user:pw@host/db", "names no database this command knows (mysql://)"]
+        ] as const
+      ) {
+        const bad = yield* run(["sync", "--owner", "ltd", "--db", db], env)
+        expectCleanFailure(bad, 2)
+        expect(bad.stderr).toContain(words)
+        expect(bad.stderr).not.toContain("pw@")
+      }
+      const unreachable = yield* run(["sync", "--owner", "ltd", "--db", "postgres://user:pw@127.0.0.1:1/db"], env)
+      expectCleanFailure(unreachable, 1)
+      expect(unreachable.stderr).toContain("the mirror's database failed: connecting to PostgreSQL")
+      expect(unreachable.stderr).not.toContain("pw")
+    }))
+})
+
 describe("design-search token", () => {
   it.scopedLive("shows type, expiry and claims, and the token only with --show", () =>
     Effect.gen(function*() {
@@ -491,6 +592,18 @@ describe("design-search failures (failure.ts)", () => {
   const fields = { status: 0, errors: [], messages: [], excerpt: "" }
   const serverError = { id: "x", code: "500", detail: "Internal Server Error" }
   const cases: ReadonlyArray<readonly [string, Parameters<typeof exitCode>[0], number, string]> = [
+    [
+      "MirrorDatabaseError",
+      new DesignMirror.MirrorDatabaseError({ detail: "connecting to PostgreSQL: connect ECONNREFUSED 127.0.0.1:1" }),
+      1,
+      "the mirror's database failed: connecting to PostgreSQL: connect ECONNREFUSED"
+    ],
+    [
+      "SqlDriverMissingError",
+      new DesignMirror.SqlDriverMissingError({ packageName: "@effect/sql-pg" }),
+      3,
+      "the SQL driver @effect/sql-pg is not installed: npm install @effect/sql-pg"
+    ],
     [
       "ServerError",
       new ApiError.ServerError({ ...fields, status: 500, errors: [serverError] }),

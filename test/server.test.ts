@@ -206,6 +206,30 @@ describe("Sandbox.serve", () => {
       expect((yield* statsOf(served)).tokensIssued).toBe(1)
     }))
 
+  it.scopedLive("POST /__sandbox/touch amends the designs named; an unknown one is a 422 naming it, other bodies 415 or 422", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const client = yield* connect(served)
+      const bottle = Sandbox.fixedNumbers.bottle
+      const touched = yield* call(served, "POST", "/__sandbox/touch", JSON.stringify({ numbers: [chair] }))
+      expect(touched.status).toBe(204)
+      expect((yield* client.getDesign(chair)).data.title).toMatch(/ \(amended\)$/)
+      const today = new Date().toISOString().slice(0, 10)
+      expect((yield* client.quickSearch({ query: "amended", changedSinceDate: today })).data.designNumbers)
+        .toEqual([chair])
+
+      const unknown = yield* call(served, "POST", "/__sandbox/touch", JSON.stringify({ numbers: [bottle, "123"] }))
+      expect(unknown.status).toBe(422)
+      expect(unknown.body).toMatchObject({
+        errors: [{ code: "UNKNOWN_DESIGN", detail: "no design numbered 123", source: { pointer: "/numbers/1" } }]
+      })
+      expect((yield* client.getDesign(bottle)).data.title).not.toMatch(/amended/)
+      const extra = yield* call(served, "POST", "/__sandbox/touch", JSON.stringify({ numbers: [], also: 1 }))
+      expect(extra.status).toBe(422)
+      const plain = yield* raw(served, "POST", "/__sandbox/touch", { "content-type": "text/plain" }, "{\"numbers\":[]}")
+      expect(plain.status).toBe(415)
+    }))
+
   it.scopedLive("bad control input gets a spec-shaped error with a fitting status, and the server keeps serving", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0 })
@@ -390,6 +414,7 @@ describe("Sandbox.serve answers only its own address, and control only from no p
       { method: "POST", path: "/__sandbox/reset", headers: {} },
       { method: "POST", path: "/__sandbox/revoke-tokens", headers: {} },
       { method: "POST", path: "/__sandbox/faults", headers: json, body: faultBody },
+      { method: "POST", path: "/__sandbox/touch", headers: json, body: JSON.stringify({ numbers: [chair] }) },
       { method: "GET", path: "/__sandbox/stats", headers: {} },
       { method: "GET", path: designPath(chair), headers: bearer },
       {

@@ -12,6 +12,7 @@ import { exportDesigns } from "./commands/export.js"
 import { get } from "./commands/get.js"
 import { sandbox } from "./commands/sandbox.js"
 import { search } from "./commands/search.js"
+import { sync } from "./commands/sync.js"
 import { token } from "./commands/token.js"
 import { environments } from "./Environment.js"
 import { ExitCode, fromCause } from "./failure.js"
@@ -25,12 +26,12 @@ import { root } from "./Root.js"
 export const version = "0.2.0"
 
 /** The whole command tree. */
-export const command = root.pipe(Command.withSubcommands([search, get, exportDesigns, token, sandbox]))
+export const command = root.pipe(Command.withSubcommands([search, get, exportDesigns, sync, token, sandbox]))
 
 const cli = Command.run(command, { name: "design-search", version })
 
 /** The subcommands, by name. */
-const commandNames = ["search", "get", "export", "token", "sandbox"]
+const commandNames = ["search", "get", "export", "sync", "token", "sandbox"]
 
 /** Every option of the CLI. */
 export const names: OptionNames = optionNames([
@@ -38,6 +39,7 @@ export const names: OptionNames = optionNames([
   Command.getUsage(search),
   Command.getUsage(get),
   Command.getUsage(exportDesigns),
+  Command.getUsage(sync),
   Command.getUsage(token),
   Command.getUsage(sandbox)
 ])

@@ -6,15 +6,16 @@
  * | code | meaning |
  * |---|---|
  * | 0 | success |
- * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down), or stdout could not be written (`main.ts`) |
+ * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down), the mirror's database failed or cannot be reached, or stdout could not be written (`main.ts`) |
  * | 2 | bad usage (unknown flag, missing or malformed argument, a file the user named that cannot be read or written) or a request the service refuses as invalid (400, 422) |
- * | 3 | configuration, credentials, authentication or entitlement (401, 403) |
+ * | 3 | configuration, credentials, authentication or entitlement (401, 403), or a SQL driver that is not installed |
  * | 130 | interrupted by SIGINT or SIGTERM (`sandbox`, whose normal way to stop is a signal: 0) |
  */
 import { ValidationError as CliValidationError } from "@effect/cli"
 import type { HttpServerError } from "@effect/platform"
 import type { ConfigError } from "effect"
 import { Cause, Schema } from "effect"
+import type * as DesignMirror from "../DesignMirror.js"
 import type { ApiError } from "../index.js"
 
 /** Exit codes of the `design-search` command. */
@@ -51,6 +52,8 @@ export type Failure =
   | UsageError
   | FileError
   | HttpServerError.ServeError
+  | DesignMirror.MirrorDatabaseError
+  | DesignMirror.SqlDriverMissingError
 
 const isCliValidationError = (failure: Failure): failure is CliValidationError.ValidationError =>
   CliValidationError.isValidationError(failure)
@@ -67,6 +70,7 @@ export const exitCode = (failure: Failure): number => {
     case "ConfigError":
     case "AuthenticationError":
     case "ForbiddenError":
+    case "SqlDriverMissingError":
       return ExitCode.configuration
     case "TokenError":
       return failure.reason === "InvalidCredentials" ? ExitCode.configuration : ExitCode.failure

@@ -3,9 +3,24 @@
  * built sandbox is: the app that answers like the service, its control and its credentials.
  */
 import type { HttpApp } from "@effect/platform"
-import { Context, Effect, Schema } from "effect"
+import { Clock, Context, DateTime, Effect, Schema } from "effect"
 import type { ParseResult } from "effect"
+import type { SearchIndex } from "./SearchIndex.js"
 import * as State from "./State.js"
+
+/**
+ * `touch` was given numbers of designs the sandbox does not hold: it touched none.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class UnknownDesignsError extends Schema.TaggedError<UnknownDesignsError>()("UnknownDesignsError", {
+  numbers: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `no design numbered ${this.numbers.join(", ")}`
+  }
+}
 
 /**
  * Drives a sandbox from a test or a tool.
@@ -22,6 +37,12 @@ export interface Control {
   readonly stats: Effect.Effect<State.Stats>
   /** Drops faults, tokens and counters. Never fails. */
   readonly reset: Effect.Effect<void>
+  /**
+   * Changes designs as the register would: appends " (amended)" to each title and sets its
+   * `lastChanged` to today (UTC midnight, by the sandbox's clock), so searches by `changedSinceDate`
+   * find it. Fails with `UnknownDesignsError`, touching none, if a number is not in the sandbox.
+   */
+  readonly touch: (numbers: ReadonlyArray<string>) => Effect.Effect<void, UnknownDesignsError>
 }
 
 /**
@@ -48,8 +69,8 @@ export interface Sandbox {
 
 const decodeFault = Schema.decodeUnknown(State.Fault)
 
-/** The control of a sandbox's `state`. */
-export const make = (state: State.State): Control => ({
+/** The control of a sandbox's `state` and of the designs of its `index`. */
+export const make = (state: State.State, index: SearchIndex): Control => ({
   injectFault: (fault) =>
     Effect.flatMap(
       decodeFault(fault),
@@ -57,5 +78,11 @@ export const make = (state: State.State): Control => ({
     ),
   revokeTokens: Effect.sync(() => state.activeTokens.clear()),
   stats: Effect.sync(() => State.stats(state)),
-  reset: Effect.sync(() => State.reset(state))
+  reset: Effect.sync(() => State.reset(state)),
+  touch: (numbers) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const today = DateTime.startOf(DateTime.unsafeMake(now), "day")
+      const unknown = index.touch(numbers, today)
+      return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
+    })
 })

@@ -1,7 +1,7 @@
 /**
  * The `/__sandbox/*` routes a served sandbox answers beside the service, so that tools and tests in
  * another process can drive it as `SandboxControl` does in process: inject faults, read counters,
- * revoke tokens, reset. Bad input to them gets a spec-shaped error body (spec 7.1) with a fitting
+ * revoke tokens, reset, touch designs. Bad input to them gets a spec-shaped error body (spec 7.1) with a fitting
  * status and never stops the server.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
@@ -36,6 +36,10 @@ interface Route {
 const decodeFault = Schema.decodeUnknownEither(Fault, { errors: "all", onExcessProperty: "error" })
 const encodeFault = Schema.encodeSync(Fault)
 
+/** The body of `POST /__sandbox/touch`: the numbers of the designs to change, at most 10,000. */
+const TouchBody = Schema.Struct({ numbers: Schema.Array(Schema.String).pipe(Schema.maxItems(10_000)) })
+const decodeTouch = Schema.decodeUnknownEither(TouchBody, { errors: "all", onExcessProperty: "error" })
+
 /**
  * Whether a `Content-Type` is JSON: `application/json`, in any case, with any parameters (`;
  * charset=utf-8`). Nothing else is read as a control body, so a page cannot post one as a "simple"
@@ -55,36 +59,44 @@ export const isControlPath = (url: string): boolean => {
  * Wraps a sandbox's app so that requests below `prefix` reach the control routes and every other
  * request reaches `app` unchanged. A control request that carries an `Origin` other than the
  * sandbox's own comes from a page, and gets a 403 whatever its route (see `Address.ts`); a body that
- * is not `application/json` gets a 415.
+ * is not `application/json` (a fault, a touch) gets a 415.
  */
 export const withControlRoutes = (app: HttpApp.Default, control: Control, options: ControlOptions): HttpApp.Default => {
   let sequence = 0
   const errors = errorAnswers(() => `ctl-${(++sequence).toString(36)}`)
   const fail = (status: number, error: Omit<ErrorObject, "id">) => errors(status, [error])
 
-  const injectFault = (request: HttpServerRequest.HttpServerRequest) =>
+  /** The JSON body of a control request, or the error answer of why it cannot be read: 415, 413, 400. */
+  const jsonBody = (request: HttpServerRequest.HttpServerRequest, what: string) =>
     Effect.gen(function*() {
       const contentType = request.headers["content-type"]
       if (!isJson(contentType)) {
-        return fail(415, {
+        return Either.left(fail(415, {
           code: "UNSUPPORTED_MEDIA_TYPE",
-          detail: `a fault is sent as application/json, not ${
+          detail: `${what} is sent as application/json, not ${
             contentType === undefined ? "without Content-Type" : JSON.stringify(contentType)
           }`,
           source: { header: "Content-Type" }
-        })
+        }))
       }
       const body = yield* readBody(request, options.maxBodyBytes, fail)
-      if (Either.isLeft(body)) return body.left
+      if (Either.isLeft(body)) return Either.left(body.left)
       const parsed = parseJson(body.right)
       if (Option.isNone(parsed)) {
-        return fail(400, {
+        return Either.left(fail(400, {
           code: "MALFORMED_JSON",
           detail: "the request body is not well-formed JSON",
           source: { parameter: "body" }
-        })
+        }))
       }
-      const fault = decodeFault(parsed.value)
+      return Either.right(parsed.value)
+    })
+
+  const injectFault = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function*() {
+      const parsed = yield* jsonBody(request, "a fault")
+      if (Either.isLeft(parsed)) return parsed.left
+      const fault = decodeFault(parsed.right)
       if (Either.isLeft(fault)) return errors(422, pointerErrors(fault.left))
       const encoded = encodeFault(fault.right)
       return yield* control.injectFault(encoded).pipe(
@@ -93,8 +105,31 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, option
       )
     })
 
+  const touch = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function*() {
+      const parsed = yield* jsonBody(request, "a touch")
+      if (Either.isLeft(parsed)) return parsed.left
+      const body = decodeTouch(parsed.right)
+      if (Either.isLeft(body)) return errors(422, pointerErrors(body.left))
+      const { numbers } = body.right
+      return yield* control.touch(numbers).pipe(
+        Effect.as(HttpServerResponse.empty({ status: 204 })),
+        Effect.catchAll((error) =>
+          Effect.succeed(errors(
+            422,
+            error.numbers.map((number) => ({
+              code: "UNKNOWN_DESIGN",
+              detail: `no design numbered ${number}`,
+              source: { pointer: `/numbers/${numbers.indexOf(number)}` }
+            }))
+          ))
+        )
+      )
+    })
+
   const routes: Readonly<Record<string, Route>> = {
     [`${prefix}/faults`]: { method: "POST", handle: injectFault },
+    [`${prefix}/touch`]: { method: "POST", handle: touch },
     [`${prefix}/stats`]: { method: "GET", handle: () => Effect.map(control.stats, (stats) => json(stats, 200)) },
     [`${prefix}/revoke-tokens`]: {
       method: "POST",

@@ -3,7 +3,8 @@
  * number order), so a quick search intersects a few posting lists instead of scanning every record.
  * Filters (status, classification prefix, changed since) apply to the intersection. An advanced
  * search evaluates each row of criteria to a set of designs (per-field word lists for owner,
- * designer and product name) and joins the rows left to right.
+ * designer and product name) and joins the rows left to right. `touch` amends designs in place, so
+ * that a mirror's incremental sync has changes to find.
  */
 import { DateTime } from "effect"
 import type { AdvancedSearchRequest, Criteria, Design, QuickSearchRequest } from "../Designs.js"
@@ -64,6 +65,12 @@ export interface SearchIndex {
    * refuses those first (`unknownDateTypes`).
    */
   readonly advanced: (request: AdvancedSearchRequest, offset: number, limit: number) => AdvancedHits
+  /**
+   * Appends " (amended)" to each design's title and sets its `lastChanged` to `lastChanged`: each
+   * becomes a new object (the app caches the JSON of a design object) and its new title words are
+   * indexed. Touches nothing and returns the numbers it does not hold if there are any.
+   */
+  readonly touch: (numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc) => ReadonlyArray<string>
 }
 
 const searchableText = (design: Design): string =>
@@ -270,5 +277,39 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     return { count, designs: hits, statuses: byStatus }
   }
 
-  return { size: sorted.length, get: (n) => byNumber.get(n), search, advanced }
+  /** Adds `position` to the posting list of `word`, kept in order, unless it is there already. */
+  const addPosting = (word: string, position: number) => {
+    const list = postings.get(word) ?? empty
+    let lo = 0, hi = list.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (list[mid]! < position) lo = mid + 1
+      else hi = mid
+    }
+    if (list[lo] === position) return
+    const next = new Int32Array(list.length + 1)
+    next.set(list.subarray(0, lo))
+    next[lo] = position
+    next.set(list.subarray(lo), lo + 1)
+    postings.set(word, next)
+  }
+
+  const touch = (numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc): ReadonlyArray<string> => {
+    const unknown = [...new Set(numbers.filter((n) => !positionOf.has(n)))]
+    if (unknown.length > 0) return unknown
+    const millis = DateTime.toEpochMillis(lastChanged)
+    for (const number of new Set(numbers)) {
+      const position = positionOf.get(number)!
+      const before = sorted[position]!
+      const after: Design = { ...before, title: `${before.title ?? ""} (amended)`.trimStart(), lastChanged }
+      sorted[position] = after
+      byNumber.set(number, after)
+      changed[position] = millis
+      dates.LAST_CHANGED[position] = millis
+      for (const word of new Set(words(after.title ?? ""))) addPosting(word, position)
+    }
+    return []
+  }
+
+  return { size: sorted.length, get: (n) => byNumber.get(n), search, advanced, touch }
 }

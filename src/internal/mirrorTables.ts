@@ -1,0 +1,136 @@
+/**
+ * The mirror's tables, their migrations and every statement the mirror runs on them: SQL that
+ * SQLite (libSQL) and PostgreSQL both accept, through `@effect/sql`'s `SqlClient`.
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option } from "effect"
+
+/** The table where the migrator records the migrations it has run. */
+export const migrationsTable = "design_mirror_migrations"
+
+/** What a design's row says of it. */
+export type RowState = "current" | "no_longer_matching" | "not_found"
+
+const migrations = {
+  "1_designs_and_sync_state": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`CREATE TABLE designs (
+  number TEXT PRIMARY KEY NOT NULL,
+  record TEXT NOT NULL,
+  last_changed TEXT,
+  synced_at TEXT NOT NULL,
+  criteria_key TEXT NOT NULL,
+  state TEXT NOT NULL
+)`,
+      sql`CREATE INDEX designs_criteria_key ON designs (criteria_key, state)`,
+      sql`CREATE TABLE design_sync_state (
+  criteria_key TEXT PRIMARY KEY NOT NULL,
+  criteria TEXT NOT NULL,
+  watermark TEXT,
+  run_day TEXT,
+  run_since TEXT,
+  run_position INTEGER NOT NULL,
+  updated_at TEXT NOT NULL
+)`
+    ], { discard: true }))
+}
+
+/** Creates the tables, or brings them up to date: run once when the mirror is made. */
+export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+
+/** A design as a row of `designs`. */
+export interface DesignRow {
+  readonly number: string
+  readonly record: string
+  readonly last_changed: string | null
+  readonly synced_at: string
+  readonly criteria_key: string
+  readonly state: RowState
+}
+
+/** The sync state of one criteria. */
+export interface SyncRow {
+  readonly criteria_key: string
+  readonly criteria: string
+  /** The day (UTC, `YYYY-MM-DD`) the last complete run started: the next run asks for changes since it. */
+  readonly watermark: string | null
+  /** The day the run in progress started, if one is in progress (stopped before it finished). */
+  readonly run_day: string | null
+  /** The `changedSinceDate` the run in progress asks with; none for a full run. */
+  readonly run_since: string | null
+  /** How many designs of the run's search are committed, counted from its first. */
+  readonly run_position: number
+  readonly updated_at: string
+}
+
+/** Rows per statement where a statement names many numbers (well under both engines' parameter caps). */
+const chunkSize = 500
+
+const chunks = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> =>
+  Array.from({ length: Math.ceil(items.length / chunkSize) }, (_, i) => items.slice(i * chunkSize, (i + 1) * chunkSize))
+
+/** The statements of the mirror, over the ambient `SqlClient`. */
+export const make = Effect.map(SqlClient.SqlClient, (sql) => {
+  const syncRow = (key: string): Effect.Effect<Option.Option<SyncRow>, SqlError> =>
+    Effect.map(
+      sql<SyncRow>`SELECT * FROM design_sync_state WHERE criteria_key = ${key}`,
+      (rows) => Option.fromNullable(rows[0])
+    )
+
+  const putSyncRow = (row: SyncRow): Effect.Effect<void, SqlError> =>
+    Effect.asVoid(sql`INSERT INTO design_sync_state ${sql.insert({ ...row })}
+ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark = excluded.watermark,
+  run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
+  updated_at = excluded.updated_at`)
+
+  const setPosition = (key: string, position: number, at: string): Effect.Effect<void, SqlError> =>
+    Effect.asVoid(
+      sql`UPDATE design_sync_state SET run_position = ${position}, updated_at = ${at} WHERE criteria_key = ${key}`
+    )
+
+  /** The rows of `numbers` that exist, with what decides whether a write changes them. */
+  const existing = (numbers: ReadonlyArray<string>) =>
+    Effect.map(
+      Effect.forEach(chunks(numbers), (chunk) =>
+        sql<Pick<DesignRow, "number" | "record" | "criteria_key" | "state">>`SELECT number, record, criteria_key, state
+FROM designs WHERE ${sql.in("number", chunk)}`),
+      (parts) =>
+        new Map(parts.flat().map((row) => [row.number, row]))
+    )
+
+  const upsert = (rows: ReadonlyArray<DesignRow>): Effect.Effect<void, SqlError> =>
+    rows.length === 0 ? Effect.void : Effect.asVoid(sql`INSERT INTO designs ${sql.insert(rows.map((r) => ({ ...r })))}
+ON CONFLICT (number) DO UPDATE SET record = excluded.record, last_changed = excluded.last_changed,
+  synced_at = excluded.synced_at, criteria_key = excluded.criteria_key, state = excluded.state`)
+
+  const mark = (numbers: ReadonlyArray<string>, state: RowState, at: string): Effect.Effect<void, SqlError> =>
+    Effect.forEach(
+      chunks(numbers),
+      (chunk) => sql`UPDATE designs SET state = ${state}, synced_at = ${at} WHERE ${sql.in("number", chunk)}`,
+      { discard: true }
+    )
+
+  /** The numbers of the rows current for `key`. */
+  const currentFor = (key: string): Effect.Effect<ReadonlyArray<string>, SqlError> =>
+    Effect.map(
+      sql<{ number: string }>`SELECT number FROM designs WHERE criteria_key = ${key} AND state = 'current'`,
+      (rows) => rows.map((r) => r.number)
+    )
+
+  return {
+    sql,
+    syncRow,
+    putSyncRow,
+    setPosition,
+    existing,
+    upsert,
+    mark,
+    currentFor,
+    transaction: sql.withTransaction
+  }
+})
+
+/** The statements of the mirror. */
+export type Tables = Effect.Effect.Success<typeof make>

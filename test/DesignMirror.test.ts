@@ -1,0 +1,281 @@
+/**
+ * The mirror on both engines it supports: SQLite files in a temporary folder (through
+ * `@effect/sql-libsql`) and a real PostgreSQL server on loopback (through `@effect/sql-pg`), fed by
+ * the in-process sandbox, with time on the `TestClock`.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { expect, layer } from "@effect/vitest"
+import { Effect, Either, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as DesignMirror from "../src/DesignMirror.js"
+import type { Designs } from "../src/index.js"
+import { DesignSearchClient, Sandbox } from "../src/index.js"
+import { clientLayer } from "./support/layers.js"
+import * as Pg from "./support/postgres.js"
+
+const designs = 240
+/** Every design of the sandbox: 3 pages of 100. */
+const everything: Designs.AdvancedSearchRequest = {
+  rows: [{ op: "AND", query: { date: { type: "FILING", from: "1900-01-01" } } }]
+}
+const dec1 = Date.UTC(2026, 11, 1, 9)
+const day = 86_400_000
+
+type Engine = "sqlite" | "postgres"
+let databases = 0
+
+/** A `SqlClient` on a new empty database of `engine`, for the rest of the scope. */
+const database = (engine: Engine) =>
+  Effect.gen(function*() {
+    if (engine === "sqlite") {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "mirror-test-"))),
+        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      )
+      return DesignMirror.layerSqlite({ url: `file:${join(dir, "mirror.db")}` })
+    }
+    const server = yield* Pg.Postgres
+    const url = yield* server.database(`mirror_${process.pid}_${++databases}`)
+    return DesignMirror.layerPostgres({ url })
+  })
+
+interface Row {
+  readonly number: string
+  readonly record: string
+  readonly last_changed: string | null
+  readonly synced_at: string
+  readonly criteria_key: string
+  readonly state: string
+}
+
+const rows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<Row>`SELECT * FROM designs ORDER BY number`)
+
+/** Requests the sandbox has answered on the API (tokens not counted). */
+const apiRequests = Effect.flatMap(
+  Sandbox.SandboxControl,
+  (c) => Effect.map(c.stats, ({ requests }) => requests.search + requests.advanced + requests.page + requests.design)
+)
+
+/** `effect`'s result, and how many API requests the sandbox answered while it ran. */
+const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const before = yield* apiRequests
+    const result = yield* effect
+    return [result, (yield* apiRequests) - before] as const
+  })
+
+/** Runs `test` on a fresh sandbox and a fresh database of `engine`, the clock at 1 December 2026. */
+const onEngine = <A, E>(
+  engine: Engine,
+  test: Effect.Effect<
+    A,
+    E,
+    DesignMirror.DesignMirror | SqlClient.SqlClient | DesignSearchClient.DesignSearchClient | Sandbox.SandboxControl
+  >
+) =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(dec1)
+    const sql = yield* database(engine)
+    const deps = Layer.merge(sql, clientLayer({ sandbox: { designs } }))
+    return yield* Effect.provide(test, DesignMirror.layer().pipe(Layer.provideMerge(deps)))
+  }).pipe(Effect.scoped)
+
+const record = (n: string) =>
+  Effect.flatMap(
+    DesignSearchClient.DesignSearchClient,
+    (c) => Effect.map(c.getDesign(n), (r) => Either.getOrThrow(DesignMirror.recordOf(r.data)))
+  )
+
+layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
+  for (const engine of ["sqlite", "postgres"] as const) {
+    it.effect(`${engine}: a first sync stores every matching design as get prints it; a second with nothing changed makes two requests`, () =>
+      onEngine(
+        engine,
+        Effect.gen(function*() {
+          const mirror = yield* DesignMirror.DesignMirror
+          const first = yield* mirror.sync(everything)
+          expect(first).toMatchObject({
+            full: true,
+            resumed: false,
+            watermark: "2026-12-01",
+            searched: designs,
+            matching: designs,
+            fetched: designs,
+            inserted: designs,
+            updated: 0,
+            unchanged: 0,
+            noLongerMatching: 0,
+            // three pages and the listing
+            requests: 4
+          })
+          expect(yield* apiRequests).toBe(4)
+          const stored = yield* rows
+          expect(stored).toHaveLength(designs)
+          expect(new Set(stored.map((r) => r.state))).toEqual(new Set(["current"]))
+          expect(new Set(stored.map((r) => r.criteria_key))).toEqual(new Set([first.criteriaKey]))
+          for (const row of [stored[0]!, stored[117]!, stored[designs - 1]!]) {
+            expect(row.record).toBe(yield* record(row.number))
+          }
+          expect(Option.map(yield* mirror.state(everything), (s) => [s.watermark, s.inProgress])).toEqual(
+            Option.some([Option.some("2026-12-01"), false])
+          )
+
+          yield* TestClock.adjust(day)
+          const [second, requests] = yield* counted(mirror.sync(everything))
+          expect(second).toMatchObject({
+            full: false,
+            changedSince: "2026-12-01",
+            watermark: "2026-12-02",
+            fetched: 0,
+            inserted: 0,
+            updated: 0,
+            matching: designs,
+            requests: 2
+          })
+          expect(requests).toBeLessThanOrEqual(2)
+          expect(yield* rows).toEqual(stored)
+        })
+      ))
+
+    it.effect(`${engine}: after touch, exactly the touched designs are fetched again and their rows updated`, () =>
+      onEngine(
+        engine,
+        Effect.gen(function*() {
+          const mirror = yield* DesignMirror.DesignMirror
+          const control = yield* Sandbox.SandboxControl
+          yield* mirror.sync(everything)
+          const before = yield* rows
+          const touched = [before[3]!.number, before[150]!.number, before[200]!.number]
+          yield* TestClock.adjust(day)
+          yield* control.touch(touched)
+          const [report, requests] = yield* counted(mirror.sync(everything))
+          expect(report).toMatchObject({ searched: 3, fetched: 3, updated: 3, inserted: 0, unchanged: 0, requests: 2 })
+          expect(requests).toBe(2)
+          const after = yield* rows
+          const changed = after.filter((r, i) => r.record !== before[i]!.record).map((r) => r.number)
+          expect(changed).toEqual(touched)
+          for (const n of touched) {
+            const row = after.find((r) => r.number === n)!
+            expect(row.record).toBe(yield* record(n))
+            expect(JSON.parse(row.record).title).toMatch(/ \(amended\)$/)
+            expect(row.last_changed).toBe("2026-12-02T00:00:00.000Z")
+          }
+          // A sync the same day asks for that day again: the touched designs come back, unchanged.
+          const again = yield* mirror.sync(everything)
+          expect(again).toMatchObject({ changedSince: "2026-12-02", fetched: 3, unchanged: 3, updated: 0 })
+        })
+      ))
+
+    it.effect(`${engine}: a run interrupted half-way, then one that fails, lose nothing; the next ends with every row and the first run's watermark`, () =>
+      onEngine(
+        engine,
+        Effect.gen(function*() {
+          const mirror = yield* DesignMirror.DesignMirror
+          const control = yield* Sandbox.SandboxControl
+          // Interrupted once 100 designs (a page, a transaction) are committed.
+          const exit = yield* mirror.sync(everything, {
+            concurrency: 1,
+            onProgress: ({ committed }) => committed >= 100 ? Effect.interrupt : Effect.void
+          }).pipe(Effect.fork, Effect.flatMap(Fiber.await))
+          expect(Exit.isInterrupted(exit)).toBe(true)
+          const half = yield* rows
+          expect(half).toHaveLength(100)
+          const stopped = Option.getOrThrow(yield* mirror.state(everything))
+          expect([stopped.watermark, stopped.inProgress]).toEqual([Option.none(), true])
+
+          // The next day it goes on from there, and fails at the listing: every row is in, no watermark yet.
+          yield* TestClock.adjust(day)
+          yield* control.injectFault({ target: "advanced", status: 400 })
+          const pagesBefore = (yield* control.stats).requests.page
+          const failed = yield* Effect.flip(mirror.sync(everything))
+          expect(failed._tag).toBe("BadRequestError")
+          // pages 1 and 2: the first was committed
+          expect((yield* control.stats).requests.page - pagesBefore).toBe(2)
+          expect(yield* rows).toHaveLength(designs)
+          expect(Option.getOrThrow(yield* mirror.state(everything)).watermark).toEqual(Option.none())
+
+          const [resumed, requests] = yield* counted(mirror.sync(everything))
+          expect(resumed).toMatchObject({ resumed: true, full: true, watermark: "2026-12-01", inserted: 0 })
+          // the last page again (its rows were committed, the run was not), and the listing
+          expect(requests).toBe(2)
+          const all = yield* rows
+          expect(all).toHaveLength(designs)
+          expect(all.every((r) => r.state === "current")).toBe(true)
+          expect(Option.getOrThrow(yield* mirror.state(everything))).toMatchObject({
+            watermark: Option.some("2026-12-01"),
+            inProgress: false
+          })
+        })
+      ))
+
+    it.effect(`${engine}: designs that no longer match are marked no_longer_matching, and current again when they match`, () =>
+      onEngine(
+        engine,
+        Effect.gen(function*() {
+          const mirror = yield* DesignMirror.DesignMirror
+          const control = yield* Sandbox.SandboxControl
+          // Designs last changed before December: a touch takes a design out.
+          const unchanged: Designs.AdvancedSearchRequest = {
+            rows: [{ op: "AND", query: { date: { type: "LAST_CHANGED", to: "2026-11-30" } } }]
+          }
+          yield* mirror.sync(unchanged)
+          const before = yield* rows
+          const out = [before[10]!.number, before[20]!.number]
+          yield* control.touch(out)
+          const [report, requests] = yield* counted(mirror.sync(unchanged))
+          expect(report).toMatchObject({ fetched: 0, noLongerMatching: 2, matching: designs - 2, requests: 2 })
+          expect(requests).toBe(2)
+          const after = yield* rows
+          expect(after).toHaveLength(designs)
+          expect(after.filter((r) => r.state !== "current").map((r) => [r.number, r.state])).toEqual(
+            out.map((n) => [n, "no_longer_matching"])
+          )
+
+          // Another criteria that lists them again makes them current again, with their new record.
+          const everyOne = yield* mirror.sync({ rows: [{ op: "AND", query: { designNumber: out[0]! } }] })
+          expect(everyOne).toMatchObject({ fetched: 1, updated: 1 })
+          const row = (yield* rows).find((r) => r.number === out[0])!
+          expect([row.state, row.record]).toEqual(["current", yield* record(out[0]!)])
+        })
+      ))
+  }
+
+  it.effect("sqlite: a quick search is mirrored by search and gets; a design the service no longer finds is marked not_found", () =>
+    onEngine(
+      "sqlite",
+      Effect.gen(function*() {
+        const mirror = yield* DesignMirror.DesignMirror
+        const control = yield* Sandbox.SandboxControl
+        const chair: Designs.QuickSearchRequest = { query: "chair" }
+        const first = yield* mirror.sync(chair)
+        const listed = (yield* Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.quickSearch(chair))).data
+        expect(first).toMatchObject({ fetched: listed.count, inserted: listed.count, requests: listed.count + 2 })
+        expect((yield* rows).map((r) => r.number)).toEqual([...listed.designNumbers].sort())
+
+        // Touched designs are got again; one the service answers 404 for is marked.
+        const [gone, amended] = listed.designNumbers
+        yield* TestClock.adjust(day)
+        yield* control.touch([gone!, amended!])
+        yield* control.injectFault({ target: "design", status: 404 })
+        const second = yield* mirror.sync(chair, { concurrency: 1 })
+        expect(second).toMatchObject({ fetched: 1, updated: 1, notFound: 1 })
+        expect((yield* rows).filter((r) => r.state !== "current").map((r) => r.number)).toEqual([gone])
+      })
+    ))
+
+  it.effect("a libSQL URL that is none, or a database that cannot be opened, is a MirrorDatabaseError", () =>
+    Effect.gen(function*() {
+      const build = (
+        l: Layer.Layer<SqlClient.SqlClient, DesignMirror.MirrorDatabaseError | DesignMirror.SqlDriverMissingError>
+      ) => Effect.flip(Effect.scoped(Layer.build(l)))
+      const notUrl = yield* build(DesignMirror.layerSqlite({ url: "mirror.db" }))
+      expect(notUrl._tag).toBe("MirrorDatabaseError")
+      const below = yield* build(DesignMirror.layerSqlite({ url: "file:/proc/no/such/dir/mirror.db" }))
+      expect(below._tag).toBe("MirrorDatabaseError")
+      const refused = yield* build(DesignMirror.layerPostgres({ url: "postgres://nobody@127.0.0.1:1/none" }))
+      expect(refused).toMatchObject({ _tag: "MirrorDatabaseError" })
+      expect(refused.message).toContain("PostgreSQL")
+    }))
+})
