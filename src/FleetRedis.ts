@@ -3,7 +3,8 @@
  * rate budget. Redis is an optimisation, never a dependency of a request: a command that fails or
  * is slower than `commandTimeout` is a `FleetUnavailable`, which every user of the connection
  * answers locally. One warning is logged when Redis goes away and one line when it is back; while
- * it is away, commands fail at once but for one probe every `probeInterval`.
+ * it is away, commands fail at once but for one probe every `probeInterval`, or at once when Redis
+ * shows it is back (a late answer to a command that timed out, a new connection).
  *
  * @since 0.2.0
  */
@@ -27,6 +28,8 @@ export interface Connection {
   readonly connect: () => Promise<unknown>
   /** Sends one command with its arguments and answers Redis's reply. */
   readonly call: (command: string, ...args: Array<string | number>) => Promise<unknown>
+  /** Where given, tells of a new connection (`ready`), so that a Redis back from a restart is tried at once. */
+  readonly on?: ((event: "ready", listener: () => void) => unknown) | undefined
 }
 
 /**
@@ -60,6 +63,18 @@ export interface Service {
    * `FleetUnavailable` when Redis is away, refuses it, or answers later than `commandTimeout`.
    */
   readonly command: (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
+  /**
+   * `command`, sent even while Redis is away as long as the connection is open: a paused or
+   * partitioned Redis carries it out as soon as it answers again, before anything sent later and
+   * even if this process is gone by then. For the few writes the fleet must hear at once (a
+   * refused token); fails like `command`.
+   */
+  readonly urgent: (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
+  /**
+   * Waits until Redis may answer again: at once while it does; otherwise until it shows it is back
+   * (a late answer, a new connection), after which the next command is let through. Never fails.
+   */
+  readonly reachable: Effect.Effect<void>
   /** `keyOf` under this connection's prefix. Never fails. */
   readonly key: (client: ClientIdentity, name: string) => string
 }
@@ -170,8 +185,17 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
   const probeMillis = checked.probeIntervalMillis
   let healthy = true
   let nextProbeAt = 0
+  /** Who waits in `reachable`. */
+  const waiting = new Set<() => void>()
+  /** Redis showed it is back: the next command is a probe, sent at once, and the waiters go on. */
+  const heard = () => {
+    nextProbeAt = 0
+    for (const wake of waiting) wake()
+    waiting.clear()
+  }
   // a client made with `lazyConnect` connects on its first command, which `send` never issues
   if (redis.status === "wait") redis.connect().catch(() => {})
+  redis.on?.("ready", heard)
 
   /** Sends only over a ready connection: ioredis's own refusal while disconnected says less. */
   const send = (name: string, args: Array<string | number>): Effect.Effect<unknown, FleetUnavailable> =>
@@ -192,7 +216,11 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
           }
           // A command that throws synchronously is a failure like any other.
           Promise.resolve().then(() => redis.call(name, ...args)).then(
-            (value) => settle(Effect.succeed(value)),
+            (value) => {
+              // an answer after the timeout: Redis was slow or paused, and is back
+              if (done) heard()
+              settle(Effect.succeed(value))
+            },
             (error: unknown) => settle(Effect.fail(new FleetUnavailable({ detail: describe(error) })))
           )
           return Effect.sync(() => {
@@ -202,9 +230,13 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
         })
     )
 
-  const command = (name: string, ...args: Array<string | number>): Effect.Effect<unknown, FleetUnavailable> =>
+  const command = (
+    gated: boolean,
+    name: string,
+    args: Array<string | number>
+  ): Effect.Effect<unknown, FleetUnavailable> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      if (!healthy) {
+      if (!healthy && gated) {
         if (now < nextProbeAt) return Effect.fail(new FleetUnavailable({ detail: "Redis is away" }))
         nextProbeAt = now + probeMillis
       }
@@ -229,8 +261,18 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
       )
     })
 
+  const reachable = Effect.suspend(() =>
+    healthy ? Effect.void : Effect.async<void>((resume) => {
+      const wake = () => resume(Effect.void)
+      waiting.add(wake)
+      return Effect.sync(() => void waiting.delete(wake))
+    })
+  )
+
   return {
-    command,
+    command: (name, ...args) => command(true, name, args),
+    urgent: (name, ...args) => command(false, name, args),
+    reachable,
     key: (client, name) => keyOf(prefix, client, name)
   } satisfies Service
 }
