@@ -28,8 +28,6 @@ export interface Connection {
   readonly connect: () => Promise<unknown>
   /** Sends one command with its arguments and answers Redis's reply. */
   readonly call: (command: string, ...args: Array<string | number>) => Promise<unknown>
-  /** Where given, tells of a new connection (`ready`), so that a Redis back from a restart is tried at once. */
-  readonly on?: ((event: "ready", listener: () => void) => unknown) | undefined
 }
 
 /**
@@ -72,7 +70,8 @@ export interface Service {
   readonly urgent: (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
   /**
    * Waits until Redis may answer again: at once while it does; otherwise until it shows it is back
-   * (a late answer, a new connection), after which the next command is let through. Never fails.
+   * (a late answer; a new connection of the client `layer` makes), after which the next command is
+   * let through. Never fails.
    */
   readonly reachable: Effect.Effect<void>
   /** `keyOf` under this connection's prefix. Never fails. */
@@ -179,7 +178,16 @@ const describe = (error: unknown): string =>
 export const make = (redis: Connection, options: Options = {}): Effect.Effect<Service, ConfigError.ConfigError> =>
   Effect.map(checkOptions(options), (checked) => over(redis, checked))
 
-const over = (redis: Connection, checked: CheckedOptions): Service => {
+/**
+ * The service over `redis`. `onReady`, where given, is how `layer` tells of each new connection of
+ * its own client, so that a Redis back from a restart is tried at once; a caller's client is left
+ * without a listener of ours.
+ */
+const over = (
+  redis: Connection,
+  checked: CheckedOptions,
+  onReady?: (listener: () => void) => void
+): Service => {
   const prefix = checked.keyPrefix
   const timeoutMillis = checked.commandTimeoutMillis
   const probeMillis = checked.probeIntervalMillis
@@ -195,7 +203,7 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
   }
   // a client made with `lazyConnect` connects on its first command, which `send` never issues
   if (redis.status === "wait") redis.connect().catch(() => {})
-  redis.on?.("ready", heard)
+  onReady?.(heard)
 
   /** Sends only over a ready connection: ioredis's own refusal while disconnected says less. */
   const send = (name: string, args: Array<string | number>): Effect.Effect<unknown, FleetUnavailable> =>
@@ -288,7 +296,9 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
 export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
   Layer.scoped(
     FleetRedis,
-    Effect.flatMap(checkOptions(options), (checked) => Effect.map(connect(checked), (redis) => over(redis, checked)))
+    Effect.flatMap(checkOptions(options), (checked) =>
+      Effect.map(connect(checked), (redis) =>
+        over(redis, checked, (listener) => void redis.on("ready", listener))))
   )
 
 /**
