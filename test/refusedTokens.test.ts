@@ -1,7 +1,8 @@
 /**
  * A token the API refused is never handed out again while it lives, whatever Redis went through in
- * between: paused (SIGSTOP, as a partition looks), or restarted keeping its data. One process, the
- * in-process sandbox, a real `redis-server`; the sandbox's revocation stands for the API's.
+ * between: paused (SIGSTOP, as a partition looks), or restarted keeping its data. One process, then
+ * two (each its own `FleetRedis` connection and `TokenService`), over the in-process sandbox and a
+ * real `redis-server`; the sandbox's revocation stands for the API's, its counters count requests.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Option, Schedule, Scope } from "effect"
