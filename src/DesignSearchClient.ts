@@ -429,15 +429,16 @@ interface ApiCall {
 }
 
 /**
- * `once` again after it failed with `first`: a 401 gets one more try with a fresh token; transient
- * failures are retried on `schedule`, set up only now.
+ * `once` again after it failed with `first`: a 401 is followed by `afterRefusal` (the tries with a
+ * fresh token); transient failures are retried on `schedule`, set up only now.
  */
 const recover = <A>(
   once: Effect.Effect<ApiResponse<A>, CallError>,
+  afterRefusal: Effect.Effect<ApiResponse<A>, CallError>,
   first: CallError,
   schedule: Schedule.Schedule<unknown, DesignSearchError>
 ): Effect.Effect<ApiResponse<A>, CallError> => {
-  const onceMoreAfter401 = (e: CallError) => e._tag === "AuthenticationError" ? once : Effect.fail(e)
+  const onceMoreAfter401 = (e: CallError) => e._tag === "AuthenticationError" ? afterRefusal : Effect.fail(e)
   const retried = (error: CallError) =>
     Effect.flatMap(Schedule.driver(schedule), (driver) => {
       const attempt = Effect.catchAll(once, onceMoreAfter401)
@@ -490,9 +491,13 @@ export const make = (
         Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
       )
 
-    /** One try: a token, the call sent with it, the answer classified; a 401 forgets that token. */
-    const attempt = <A>(call: ApiCall, decode: Decode<A>) =>
-      paced(Effect.flatMap(tokens.get, (token) => {
+    /** One try: a token (from `get`), the call sent with it, the answer classified; a 401 forgets that token. */
+    const attempt = <A>(
+      call: ApiCall,
+      decode: Decode<A>,
+      tokenOfTry: Effect.Effect<AccessToken.AccessToken, TokenError> = tokens.get
+    ) =>
+      paced(Effect.flatMap(tokenOfTry, (token) => {
         const shared = forToken(token)
         return catchFailure(
           Effect.flatMap(
@@ -511,10 +516,34 @@ export const make = (
         )
       }))
 
+    /**
+     * The tries after a 401: one with the token `get` hands out, and, when that one is refused too
+     * without being known to have been fetched since the first 401 (a store may hand out a token
+     * any process fetched before it), one last with a token fetched here since (`renew`). So a call
+     * fails with `AuthenticationError` only when a token fetched after its first refusal is refused
+     * too; three tries at most.
+     */
+    const afterRefusal = <A>(call: ApiCall, decode: Decode<A>): Effect.Effect<ApiResponse<A>, CallError> =>
+      Effect.clockWith((clock) => {
+        const since = clock.unsafeCurrentTimeMillis()
+        let retried: AccessToken.AccessToken | undefined
+        return Effect.catchTag(
+          attempt(call, decode, Effect.tap(tokens.get, (token) => void (retried = token))),
+          "AuthenticationError",
+          (e) =>
+            retried === undefined ?
+              Effect.fail(e) :
+              Effect.flatMap(
+                tokens.renew(retried, since),
+                (fresh) => Option.isNone(fresh) ? Effect.fail(e) : attempt(call, decode, Effect.succeed(fresh.value))
+              )
+        )
+      })
+
     /** `attempt`, then `recover` after a failure. A call that succeeds passes two failure-only frames. */
     const authorized = <A>(call: ApiCall, decode: Decode<A>): Effect.Effect<ApiResponse<A>, CallError> => {
       const once = attempt(call, decode)
-      return catchFailure(once, (e) => recover(once, e, retrySchedule))
+      return catchFailure(once, (e) => recover(once, afterRefusal(call, decode), e, retrySchedule))
     }
 
     const quickSearchSpan = withSpanWhenTraced("DesignSearchClient.quickSearch")

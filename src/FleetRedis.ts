@@ -3,7 +3,8 @@
  * rate budget. Redis is an optimisation, never a dependency of a request: a command that fails or
  * is slower than `commandTimeout` is a `FleetUnavailable`, which every user of the connection
  * answers locally. One warning is logged when Redis goes away and one line when it is back; while
- * it is away, commands fail at once but for one probe every `probeInterval`.
+ * it is away, commands fail at once but for one probe every `probeInterval`, or at once when Redis
+ * shows it is back (a late answer to a command that timed out, a new connection).
  *
  * @since 0.2.0
  */
@@ -61,6 +62,19 @@ export interface Service {
    * `FleetUnavailable` when Redis is away, refuses it, or answers later than `commandTimeout`.
    */
   readonly command: (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
+  /**
+   * `command`, sent even while Redis is away as long as the connection is open: a paused or
+   * partitioned Redis carries it out as soon as it answers again, before anything sent later and
+   * even if this process is gone by then. For the few writes the fleet must hear at once (a
+   * refused token); fails like `command`.
+   */
+  readonly urgent: (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
+  /**
+   * Waits until Redis may answer again: at once while it does; otherwise until it shows it is back
+   * (a late answer; a new connection of the client `layer` makes), after which the next command is
+   * let through. Never fails.
+   */
+  readonly reachable: Effect.Effect<void>
   /** `keyOf` under this connection's prefix. Never fails. */
   readonly key: (client: ClientIdentity, name: string) => string
 }
@@ -165,14 +179,32 @@ const describe = (error: unknown): string =>
 export const make = (redis: Connection, options: Options = {}): Effect.Effect<Service, ConfigError.ConfigError> =>
   Effect.map(checkOptions(options), (checked) => over(redis, checked))
 
-const over = (redis: Connection, checked: CheckedOptions): Service => {
+/**
+ * The service over `redis`. `onReady`, where given, is how `layer` tells of each new connection of
+ * its own client, so that a Redis back from a restart is tried at once; a caller's client is left
+ * without a listener of ours.
+ */
+const over = (
+  redis: Connection,
+  checked: CheckedOptions,
+  onReady?: (listener: () => void) => void
+): Service => {
   const prefix = checked.keyPrefix
   const timeoutMillis = checked.commandTimeoutMillis
   const probeMillis = checked.probeIntervalMillis
   let healthy = true
   let nextProbeAt = 0
+  /** Who waits in `reachable`. */
+  const waiting = new Set<() => void>()
+  /** Redis showed it is back: the next command is a probe, sent at once, and the waiters go on. */
+  const heard = () => {
+    nextProbeAt = 0
+    for (const wake of waiting) wake()
+    waiting.clear()
+  }
   // a client made with `lazyConnect` connects on its first command, which `send` never issues
   if (redis.status === "wait") redis.connect().catch(() => {})
+  onReady?.(heard)
 
   /** Sends only over a ready connection: ioredis's own refusal while disconnected says less. */
   const send = (name: string, args: Array<string | number>): Effect.Effect<unknown, FleetUnavailable> =>
@@ -193,7 +225,11 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
           }
           // A command that throws synchronously is a failure like any other.
           Promise.resolve().then(() => redis.call(name, ...args)).then(
-            (value) => settle(Effect.succeed(value)),
+            (value) => {
+              // an answer after the timeout: Redis was slow or paused, and is back
+              if (done) heard()
+              settle(Effect.succeed(value))
+            },
             (error: unknown) => settle(Effect.fail(new FleetUnavailable({ detail: describe(error) })))
           )
           return Effect.sync(() => {
@@ -203,9 +239,13 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
         })
     )
 
-  const command = (name: string, ...args: Array<string | number>): Effect.Effect<unknown, FleetUnavailable> =>
+  const command = (
+    gated: boolean,
+    name: string,
+    args: Array<string | number>
+  ): Effect.Effect<unknown, FleetUnavailable> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      if (!healthy) {
+      if (!healthy && gated) {
         if (now < nextProbeAt) return Effect.fail(new FleetUnavailable({ detail: "Redis is away" }))
         nextProbeAt = now + probeMillis
       }
@@ -230,8 +270,18 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
       )
     })
 
+  const reachable = Effect.suspend(() =>
+    healthy ? Effect.void : Effect.async<void>((resume) => {
+      const wake = () => resume(Effect.void)
+      waiting.add(wake)
+      return Effect.sync(() => void waiting.delete(wake))
+    })
+  )
+
   return {
-    command,
+    command: (name, ...args) => command(true, name, args),
+    urgent: (name, ...args) => command(false, name, args),
+    reachable,
     key: (client, name) => keyOf(prefix, client, name)
   } satisfies Service
 }
@@ -248,7 +298,9 @@ const over = (redis: Connection, checked: CheckedOptions): Service => {
 export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
   Layer.scoped(
     FleetRedis,
-    Effect.flatMap(checkOptions(options), (checked) => Effect.map(connect(checked), (redis) => over(redis, checked)))
+    Effect.flatMap(checkOptions(options), (checked) =>
+      Effect.map(connect(checked), (redis) =>
+        over(redis, checked, (listener) => void redis.on("ready", listener))))
   )
 
 /**

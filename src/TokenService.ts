@@ -74,6 +74,19 @@ export interface Service {
    * 401 for an old token leaves a newer token alone. Never fails.
    */
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
+  /**
+   * For a call whose first token got a 401 at `since` (epoch milliseconds of the `Clock`) and
+   * whose retry's `token` got one too: none when `token` was fetched by this service since then (a
+   * token fetched after the refusal is refused as well: the call fails); otherwise a token this
+   * service fetched since then, the cached one or one fetched now (through the `TokenStore`, which
+   * stores it for the fleet, taking no token from it), one fetch for every call that asks at once.
+   * A store may hand out a token fetched before the refusal, by any process, which the API refuses
+   * too. Fails with `TokenError` as `get` does.
+   */
+  readonly renew: (
+    token: AccessToken.AccessToken,
+    since: number
+  ) => Effect.Effect<Option.Option<AccessToken.AccessToken>, TokenError>
   /** The counters of the service's work since it started. Never fails. */
   readonly stats: Effect.Effect<Stats>
 }
@@ -116,6 +129,11 @@ interface State {
   /** Whether `token` was handed out from the cache since it was fetched. */
   readonly used: boolean
   readonly inflight: Deferred.Deferred<AccessToken.AccessToken, TokenError> | undefined
+  /** The fetch in flight for `renew`, which takes no token from the store, and when it began. */
+  readonly renewal: {
+    readonly deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>
+    readonly since: number
+  } | undefined
 }
 
 const isTransient = (error: TokenError): boolean => error.reason === "Unavailable"
@@ -141,7 +159,13 @@ export const make = (
     })
     const scope = yield* Effect.scope
     const retrySchedule = options.retrySchedule ?? defaultRetrySchedule
-    const state = yield* Ref.make<State>({ token: undefined, validUntil: 0, used: false, inflight: undefined })
+    const state = yield* Ref.make<State>({
+      token: undefined,
+      validUntil: 0,
+      used: false,
+      inflight: undefined,
+      renewal: undefined
+    })
     const refreshFiber = yield* FiberHandle.make<void, never>()
     const counters = { tokenRequests: 0, waits: 0, refreshes: 0, sharedTokens: 0 }
     const store = Option.match(yield* Effect.serviceOption(TokenStore.TokenStore), {
@@ -155,11 +179,22 @@ export const make = (
     const skewMillis = Duration.toMillis(config.expirySkew)
     const refreshBeforeMillis = Duration.toMillis(config.refreshBefore)
 
-    /** One token request, counted. */
-    const requestToken = Effect.zipRight(
-      Effect.sync(() => void counters.tokenRequests++),
-      TokenEndpoint.requestToken(transport, config, config.tokenUrl, config.tokenTimeout)
-    )
+    /**
+     * Tokens fetched here, with when their request was sent (epoch milliseconds): whether a token
+     * was fetched after a refusal is known only of these; a store's token is another object.
+     */
+    const fetchedHere = new WeakMap<AccessToken.AccessToken, number>()
+    const fetchedSince = (token: AccessToken.AccessToken, since: number) =>
+      (fetchedHere.get(token) ?? Number.NEGATIVE_INFINITY) >= since
+    /** One token request, counted, its token remembered as fetched here. */
+    const requestToken = Effect.clockWith((clock) => {
+      counters.tokenRequests++
+      const sent = clock.unsafeCurrentTimeMillis()
+      return Effect.tap(
+        TokenEndpoint.requestToken(transport, config, config.tokenUrl, config.tokenTimeout),
+        (token) => void fetchedHere.set(token, sent)
+      )
+    })
     const expiresMillis = (token: AccessToken.AccessToken) => DateTime.toEpochMillis(token.expiresAt)
     // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
     const validUntil = (token: AccessToken.AccessToken) =>
@@ -204,14 +239,17 @@ export const make = (
       fetch: Effect.Effect<AccessToken.AccessToken, TokenError>
     ) =>
       Effect.onExit(fetch, (exit) =>
-        Ref.update(state, (s): State =>
-          Exit.isSuccess(exit)
-            ? { token: exit.value, validUntil: validUntil(exit.value), used: false, inflight: undefined }
-            : s.inflight === deferred
-            ? { ...s, inflight: undefined }
-            : s).pipe(
-            Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit))
-          ))
+        Ref.update(state, (s): State => {
+          const flights = {
+            inflight: s.inflight === deferred ? undefined : s.inflight,
+            renewal: s.renewal?.deferred === deferred ? undefined : s.renewal
+          }
+          return Exit.isSuccess(exit)
+            ? { token: exit.value, validUntil: validUntil(exit.value), used: false, ...flights }
+            : { ...s, ...flights }
+        }).pipe(
+          Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit))
+        ))
 
     /** Waits until `refreshBefore` ahead of expiry; refreshes only a token that was used meanwhile. */
     const refreshAhead = (first: AccessToken.AccessToken) =>
@@ -262,11 +300,14 @@ export const make = (
      * `get` forks it uninterruptibly; only the request itself is interruptible, so that closing the
      * scope stops it and its waiters still hear of it.
      */
-    const startFetch = (deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>) =>
+    const startFetch = (
+      deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>,
+      fromStore: boolean
+    ) =>
       runFetch(
         deferred,
         Effect.interruptible(
-          obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () => true).pipe(
+          obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () => fromStore).pipe(
             withOwnSpan("TokenService.fetch", owner, true)
           )
         )
@@ -304,7 +345,7 @@ export const make = (
           if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
           const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
           return [
-            Effect.zipRight(startFetch(deferred), restore(Deferred.await(deferred))),
+            Effect.zipRight(startFetch(deferred, true), restore(Deferred.await(deferred))),
             { ...s, inflight: deferred }
           ]
         }))
@@ -339,7 +380,37 @@ export const make = (
         ).pipe(Effect.zipRight(told ? Effect.void : Queue.offer(unheard, token)))
       }))
 
-    return { get, invalidate, stats: Effect.sync((): Stats => ({ ...counters })) } satisfies Service
+    /**
+     * A token fetched here at or after `since`: the cached one, the renewal in flight if it began
+     * since, or a new renewal. Not on the path of a call that succeeds; like `acquire`, installing a
+     * flight and starting it are not torn apart.
+     */
+    const fetchedAfter = (since: number): Effect.Effect<AccessToken.AccessToken, TokenError> =>
+      Effect.clockWith((clock) =>
+        Effect.uninterruptibleMask((restore) =>
+          Effect.flatten(Ref.modify(state, (s): [Effect.Effect<AccessToken.AccessToken, TokenError>, State] => {
+            const now = clock.unsafeCurrentTimeMillis()
+            if (s.token !== undefined && now < s.validUntil && fetchedSince(s.token, since)) {
+              return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
+            }
+            if (closed) return [Effect.fail(closedError), s]
+            counters.waits++
+            if (s.renewal !== undefined && s.renewal.since >= since) {
+              return [restore(Deferred.await(s.renewal.deferred)), s]
+            }
+            const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
+            return [
+              Effect.zipRight(startFetch(deferred, false), restore(Deferred.await(deferred))),
+              { ...s, renewal: { deferred, since: now } }
+            ]
+          }))
+        )
+      )
+
+    const renew = (token: AccessToken.AccessToken, since: number) =>
+      Effect.suspend(() => fetchedSince(token, since) ? Effect.succeedNone : Effect.asSome(fetchedAfter(since)))
+
+    return { get, invalidate, renew, stats: Effect.sync((): Stats => ({ ...counters })) } satisfies Service
   })
 
 /**

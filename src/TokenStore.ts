@@ -3,25 +3,14 @@
  * it tells when a token is refused. The default (`memory`) is this process alone; `layerRedis`
  * shares one token per client across a fleet of processes, with one fetch at a time fleet-wide (a
  * lock its holder renews while it fetches and that expires when it dies, so a dead holder does
- * not block the fleet) and compare-and-delete invalidation. A `TokenService` uses the
- * `TokenStore` it finds in its context.
+ * not block the fleet), compare-and-delete invalidation, and a record of the tokens refused by any
+ * process, which the store never hands out again. A `TokenService` uses the `TokenStore` it finds
+ * in its context.
  *
  * @since 0.2.0
  */
-import {
-  Clock,
-  type ConfigError,
-  Context,
-  DateTime,
-  Duration,
-  Effect,
-  Layer,
-  Option,
-  Redacted,
-  Schedule,
-  Schema
-} from "effect"
-import { randomUUID } from "node:crypto"
+import { Clock, type ConfigError, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { createHash, randomUUID } from "node:crypto"
 import * as AccessToken from "./AccessToken.js"
 import type { TokenError } from "./ApiError.js"
 import { FleetRedis } from "./FleetRedis.js"
@@ -56,9 +45,11 @@ export interface ClientTokens {
     accept: (token: AccessToken.AccessToken, now: number) => boolean
   ) => Effect.Effect<Obtained, TokenError>
   /**
-   * Removes `token` from the store if it is still the stored one. While the store is away it keeps
-   * trying, until the removal is done or the token has expired: a refused token never outlives an
-   * outage in the store. Run it in the background; never fails.
+   * Records `token` as refused, for every process, until it expires, and removes it from the store
+   * if it is still the stored one: the store hands out no refused token it has heard of. While the
+   * store is away it keeps trying, at once when the store is back, until it is heard or the token
+   * has expired: a refused token never outlives an outage in the store. Run it in the background;
+   * never fails.
    */
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
 }
@@ -155,12 +146,39 @@ const decode = (text: unknown): Option.Option<AccessToken.AccessToken> =>
 /** Deletes `KEYS[1]` only while it holds `ARGV[1]`. */
 const compareAndDelete = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`
 
+/**
+ * Records a refused token: sets its mark `KEYS[2]` for `ARGV[2]` milliseconds (the token's remaining
+ * life), then deletes the token `KEYS[1]` only while it holds `ARGV[1]`. One script, so that no
+ * process can take the token between the two.
+ */
+const refuse = `redis.call("SET", KEYS[2], "1", "PX", ARGV[2])
+if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`
+
+/**
+ * The stored token `KEYS[1]`, unless it is marked refused (a mark under `ARGV[1]` followed by the
+ * SHA-1 of its token string, what `markOf` names): then it is deleted and nothing is answered.
+ * Marks are read under the token key's own hash tag, so they share its Redis Cluster slot.
+ */
+const loadUnrefused = `local stored = redis.call("GET", KEYS[1])
+if not stored then return false end
+local ok, value = pcall(cjson.decode, stored)
+if ok and type(value) == "table" and type(value.token) == "string"
+  and redis.call("EXISTS", ARGV[1] .. redis.sha1hex(value.token)) == 1 then
+  redis.call("DEL", KEYS[1])
+  return false
+end
+return stored`
+
+/** The mark of a refused token under `prefix`: a digest of the token, never the token. */
+const markOf = (prefix: string, token: AccessToken.AccessToken): string =>
+  prefix + createHash("sha1").update(Redacted.value(token.token)).digest("hex")
+
 /** Sets the expiry of `KEYS[1]` to `ARGV[2]` milliseconds only while it holds `ARGV[1]`. */
 const compareAndExpire =
   `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) end return 0`
 
-/** Waits between tries of an invalidation while Redis is away: 50 ms, doubling up to 1 s. */
-const invalidationRetries = Schedule.union(Schedule.exponential("50 millis"), Schedule.spaced("1 second"))
+/** Waits between tries of an invalidation while Redis is away: 50 ms, doubling up to 1 s, unless it is back sooner. */
+const nextRetry = (pause: number) => Math.min(pause * 2, 1000)
 
 /** Waits between looks at the store while another process fetches: 5 ms, doubling up to 100 ms. */
 const nextPause = (pause: number) => Math.min(pause * 2, 100)
@@ -183,7 +201,8 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
       forClient: (client) => {
         const tokenKey = redis.key(client, "token")
         const lockKey = redis.key(client, "lock")
-        const load = Effect.map(redis.command("GET", tokenKey), decode)
+        const refusedPrefix = redis.key(client, "refused:")
+        const load = Effect.map(redis.command("EVAL", loadUnrefused, 1, tokenKey, refusedPrefix), decode)
         const save = (token: AccessToken.AccessToken) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const remaining = DateTime.toEpochMillis(token.expiresAt) - now
@@ -241,13 +260,28 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
 
         const invalidate = (token: AccessToken.AccessToken) => {
           const expiresAt = DateTime.toEpochMillis(token.expiresAt)
-          return redis.command("EVAL", compareAndDelete, 1, tokenKey, encode(token)).pipe(
-            Effect.retry({
-              schedule: invalidationRetries,
-              while: () => Effect.map(Clock.currentTimeMillis, (now) => now < expiresAt)
-            }),
-            Effect.ignore
-          )
+          const stored = encode(token)
+          const mark = markOf(refusedPrefix, token)
+          /** One try through `send`; nothing to do for a token that has expired. */
+          const tell = (send: typeof redis.command) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              now >= expiresAt
+                ? Effect.void
+                : Effect.asVoid(send("EVAL", refuse, 2, tokenKey, mark, stored, expiresAt - now)))
+          /** Tries again after `pause`, or as soon as Redis is back, until it hears or the token expires. */
+          const again = (pause: number): Effect.Effect<void> =>
+            Effect.raceFirst(redis.reachable, Effect.sleep(Duration.millis(pause))).pipe(
+              Effect.zipRight(tell(redis.command)),
+              Effect.catchAll(() =>
+                Effect.flatMap(
+                  Clock.currentTimeMillis,
+                  (now) => now >= expiresAt ? Effect.void : again(nextRetry(pause))
+                )
+              )
+            )
+          // The first try goes out even while Redis looks away: a paused Redis runs it first thing
+          // when it resumes, even if this process is gone by then.
+          return Effect.catchAll(tell(redis.urgent), () => again(50))
         }
 
         return { obtain, invalidate }

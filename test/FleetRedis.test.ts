@@ -5,7 +5,7 @@
  * failures are `FleetUnavailable` and never defects.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
 import type { Scope } from "effect"
 import { Redis } from "ioredis"
 import { FleetRedis } from "../src/index.js"
@@ -95,6 +95,51 @@ describe("FleetRedis", () => {
     expect(FleetRedis.keyOf("p", { ...client, tokenUrl: "https://auth.example/other" }, "token")).not.toBe(key)
     expect(FleetRedis.keyOf("p", client, "lock")).toBe(key.replace(/token$/, "lock"))
   })
+})
+
+/** `FleetRedis.layer` over `url`, quick to give Redis up and looking again only once an hour. */
+const patient = (url: string) =>
+  Effect.map(
+    Layer.build(Layer.orDie(FleetRedis.layer({ url, commandTimeout: "200 millis", probeInterval: "1 hour" }))),
+    Context.get(FleetRedis.FleetRedis)
+  )
+
+describe("FleetRedis: Redis back", () => {
+  it.scopedLive(
+    "a paused Redis that answers late is back at once, whatever the probe interval; an urgent command sent meanwhile was carried out",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* redisServer
+        const fleet = yield* patient(server.url)
+        yield* server.pause
+        expectUnavailable(yield* Effect.exit(fleet.command("PING")))
+        // sent while Redis looks away, where a command is refused at once
+        expectUnavailable(yield* Effect.exit(fleet.urgent("SET", "urgent", "heard", "PX", 60_000)))
+        expect(yield* Effect.flip(fleet.command("GET", "urgent"))).toMatchObject({ detail: "Redis is away" })
+        const back = yield* Effect.fork(fleet.reachable)
+        yield* server.resume
+        yield* Fiber.join(back)
+        expect(yield* fleet.command("GET", "urgent")).toBe("heard")
+      }),
+    30_000
+  )
+
+  it.scopedLive(
+    "a Redis restarted is back as soon as the connection is, whatever the probe interval",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* redisServer
+        const fleet = yield* patient(server.url)
+        yield* server.stop
+        expectUnavailable(yield* Effect.exit(fleet.command("PING")))
+        expect(yield* Effect.flip(fleet.command("PING"))).toMatchObject({ detail: "Redis is away" })
+        const back = yield* Effect.fork(fleet.reachable)
+        yield* server.start
+        yield* Fiber.join(back)
+        expect(yield* fleet.command("PING")).toBe("PONG")
+      }),
+    30_000
+  )
 })
 
 describe("FleetRedis.Connection", () => {

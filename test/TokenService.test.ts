@@ -276,6 +276,50 @@ describe("TokenService with a TokenStore", () => {
       ))
     }))
 
+  it.effect("a retry handed a store's token fetched before the refusal, refused too, tries once more with one fetched here", () =>
+    Effect.gen(function*() {
+      const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(undefined)
+      yield* Effect.gen(function*() {
+        const client = yield* DesignSearchClient.DesignSearchClient
+        const search = client.quickSearch({ query: "chair" })
+        yield* search
+        // another process stored a token the API refuses, and this store never lets it go
+        yield* Ref.set(offered, yield* tokenFor("stored-before-the-refusal", "1 hour"))
+        yield* (yield* control).revokeTokens
+        yield* search
+        // 401 with T1, 401 with the store's token, success with one fetched here
+        expect((yield* sandboxStats).requests).toMatchObject({ token: 2, search: 4 })
+        expect(yield* (yield* tokens).stats).toMatchObject({ tokenRequests: 2, sharedTokens: 1 })
+
+        // a store's token refused, then one fetched here refused as well: the call fails, on its third try
+        yield* Ref.set(offered, yield* tokenFor("another-stored", "1 hour"))
+        yield* (yield* control).injectFault({ target: "search", status: 401, count: 3 })
+        const error = yield* Effect.flip(search)
+        expect(error._tag).toBe("AuthenticationError")
+        expect((yield* sandboxStats).requests).toMatchObject({ token: 3, search: 7 })
+      }).pipe(Effect.provide(
+        DesignSearchClient.layer().pipe(Layer.provide(offeringStore(offered)), Layer.provideMerge(sandboxLayer()))
+      ))
+    }))
+
+  it.effect("calls refused at once share one fetch for their last try", () =>
+    Effect.gen(function*() {
+      const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(undefined)
+      yield* Effect.gen(function*() {
+        const client = yield* DesignSearchClient.DesignSearchClient
+        const search = client.quickSearch({ query: "chair" })
+        yield* search
+        yield* Ref.set(offered, yield* tokenFor("stored-before-the-refusal", "1 hour"))
+        yield* (yield* control).revokeTokens
+        yield* Effect.all(Array.from({ length: 20 }, () => search), { concurrency: "unbounded" })
+        const stats = yield* sandboxStats
+        expect(stats.requests.token).toBe(2)
+        expect(stats.requests.search).toBe(1 + 20 * 3)
+      }).pipe(Effect.provide(
+        DesignSearchClient.layer().pipe(Layer.provide(offeringStore(offered)), Layer.provideMerge(sandboxLayer()))
+      ))
+    }))
+
   it.effect("a refresh takes a newer token from the store instead of fetching one", () =>
     Effect.gen(function*() {
       const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(undefined)

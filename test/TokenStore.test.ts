@@ -46,6 +46,30 @@ describe("TokenStore.layerRedis", () => {
       expect([fetched.shared, valueOf(fetched)]).toEqual([false, "newer"])
     }))
 
+  it.scopedLive("a refused token is marked for the fleet for its remaining life: put back in the store, it is never handed out", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const [a, b] = yield* pair(redis.url)
+      const key = a.redis.key(client, "token")
+      const refused = yield* tokenOf("refused-token-value", 60)
+      yield* a.tokens.obtain(Effect.succeed(refused), always)
+      const stored = yield* a.redis.command("GET", key)
+      yield* a.tokens.invalidate(refused)
+      expect(yield* a.redis.command("EXISTS", key)).toBe(0)
+      // one mark, named by a digest of the token and never the token, living as long as the token
+      const marks = yield* a.redis.command("KEYS", a.redis.key(client, "refused:*"))
+      expect(Array.isArray(marks) ? marks.length : marks).toBe(1)
+      expect(String(marks)).not.toContain("refused-token-value")
+      const ttl = yield* a.redis.command("PTTL", String(marks))
+      expect(ttl).toBeGreaterThan(50_000)
+      expect(ttl).toBeLessThanOrEqual(60_000)
+      // brought back (a snapshot from before the refusal, a writer that never heard of it): not handed out, and gone
+      yield* a.redis.command("SET", key, String(stored), "PX", 60_000)
+      const obtained = yield* b.tokens.obtain(tokenOf("fresh"), always)
+      expect([obtained.shared, valueOf(obtained)]).toEqual([false, "fresh"])
+      expect(valueOf(yield* a.tokens.obtain(Effect.die("must not fetch"), always))).toBe("fresh")
+    }))
+
   it.scopedLive("while one process fetches under the lock, the other waits for its token instead of fetching", () =>
     Effect.gen(function*() {
       const redis = yield* redisServer

@@ -1,10 +1,11 @@
 /**
  * A token the API refused is never handed out again while it lives, whatever Redis went through in
- * between: paused (SIGSTOP, as a partition looks), or restarted keeping its data. One process, the
- * in-process sandbox, a real `redis-server`; the sandbox's revocation stands for the API's.
+ * between: paused (SIGSTOP, as a partition looks), or restarted keeping its data. One process, then
+ * two (each its own `FleetRedis` connection and `TokenService`), over the in-process sandbox and a
+ * real `redis-server`; the sandbox's revocation stands for the API's, its counters count requests.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Option, Schedule } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Option, Schedule, Scope } from "effect"
 import { DesignSearchClient, FleetRedis, RequestBudget, Sandbox, TokenService, TokenStore } from "../src/index.js"
 import { client as fleetClient, freshPrefix, member, tokenOf, valueOf } from "./support/fleetLayers.js"
 import { sandboxLayer, sandboxStats } from "./support/layers.js"
@@ -167,6 +168,131 @@ describe("TokenStore.layerRedis: an invalidation Redis did not hear is made once
           yield* a.redis.command("DEL", key)
         }
       }),
+    30_000
+  )
+})
+
+/** Waits until `effect` answers `true`, looking every 20 ms for at most 10 s: an event of Redis's, not a sleep. */
+const until = (effect: Effect.Effect<boolean, unknown>, what: string) =>
+  Effect.retry(
+    Effect.filterOrFail(Effect.orElseSucceed(effect, () => false), (ok) => ok, () => `not yet: ${what}`),
+    Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds"))
+  )
+
+/** Whether Redis, asked through `redis`, holds no token for the test's client. */
+const noStoredToken = (redis: FleetRedis.Service) =>
+  Effect.map(redis.command("GET", redis.key(fleetClient, "token")), (stored) => stored === null)
+
+/** The sandbox's token and search requests so far. */
+const counts = Effect.map(sandboxStats, (s) => ({ token: s.requests.token, search: s.requests.search }))
+
+/**
+ * Two processes A and B, each with its own `Fleet` connection and `TokenService`. A stores T1;
+ * Redis goes away; the API refuses T1 and A succeeds with its own T2, which Redis never hears of;
+ * Redis comes back still holding T1 (`back`, then `settled`: what the test waits for before B's
+ * call); B calls; the API refuses every token; A calls, then B. No call fails.
+ */
+const twoProcesses = (
+  redis: RedisServer,
+  options: {
+    readonly away: Effect.Effect<void, unknown>
+    readonly back: Effect.Effect<void, unknown>
+    /** Closes A's scope before Redis is back: its invalidation dies with it. */
+    readonly aExits?: boolean
+    readonly settled: (a: FleetRedis.Service, b: FleetRedis.Service) => Effect.Effect<void, unknown>
+  }
+) =>
+  Effect.gen(function*() {
+    const keyPrefix = freshPrefix()
+    const aScope = yield* Scope.make()
+    const a = yield* Scope.extend(clientProcess(redis, keyPrefix), aScope)
+    const b = yield* clientProcess(redis, keyPrefix)
+    yield* search(a.client)
+    expect(yield* counts).toEqual({ token: 1, search: 1 })
+    yield* options.away
+    yield* revoke
+    yield* search(a.client)
+    expect(yield* counts).toEqual({ token: 2, search: 3 })
+    if (options.aExits === true) yield* Scope.close(aScope, Exit.void)
+    yield* options.back
+    yield* reachable(b.redis)
+    yield* options.settled(a.redis, b.redis)
+    const beforeB = yield* counts
+    yield* search(b.client)
+    const afterB = yield* counts
+    if (options.aExits !== true) {
+      yield* revoke
+      // A's T2 is refused; the store hands it B's T3, refused too: A fetches T4 itself
+      yield* search(a.client)
+      // B's T3 is refused; the store hands it A's T4
+      yield* search(b.client)
+    }
+    return { b: { token: afterB.token - beforeB.token, search: afterB.search - beforeB.search }, all: yield* counts }
+  })
+
+describe("two processes: a token refused in one is never the reason a call fails in another", () => {
+  it.scopedLive(
+    "Redis paused and resumed: B, calling as soon as Redis answers it, is not handed T1; A's call after a revocation of every token succeeds",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const result = yield* twoProcesses(redis, {
+          away: redis.pause,
+          back: redis.resume,
+          settled: () => Effect.void
+        })
+        // B: one token request, one search; A: 401 with T2, 401 with B's T3, T4, success; B: 401, A's T4
+        expect(result.b).toEqual({ token: 1, search: 1 })
+        expect(result.all).toEqual({ token: 4, search: 9 })
+      }).pipe(Effect.provide(sandboxLayer())),
+    30_000
+  )
+
+  it.scopedLive(
+    "Redis paused, A gone before it resumes: the refusal A sent reaches Redis all the same",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const result = yield* twoProcesses(redis, {
+          away: redis.pause,
+          back: redis.resume,
+          aExits: true,
+          settled: () => Effect.void
+        })
+        expect(result.b).toEqual({ token: 1, search: 1 })
+      }).pipe(Effect.provide(sandboxLayer())),
+    30_000
+  )
+
+  it.scopedLive(
+    "Redis restarted with its data: once A is connected again its refusal is made, and B is not handed T1",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServerKeepingData
+        const result = yield* twoProcesses(redis, {
+          away: redis.stop,
+          back: redis.start,
+          settled: (a) => until(noStoredToken(a), "A's refusal of T1 heard")
+        })
+        expect(result.b).toEqual({ token: 1, search: 1 })
+        expect(result.all).toEqual({ token: 4, search: 9 })
+      }).pipe(Effect.provide(sandboxLayer())),
+    30_000
+  )
+
+  it.scopedLive(
+    "Redis restarted with its data, A gone before: B is handed T1, refused, and fetches its own; one more request",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServerKeepingData
+        const result = yield* twoProcesses(redis, {
+          away: redis.stop,
+          back: redis.start,
+          aExits: true,
+          settled: () => Effect.void
+        })
+        expect(result.b).toEqual({ token: 1, search: 2 })
+      }).pipe(Effect.provide(sandboxLayer())),
     30_000
   )
 })
