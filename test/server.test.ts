@@ -483,6 +483,30 @@ describe("Sandbox.serve answers only its own address, and control only from no p
       expect(absolute).toMatch(/^HTTP\/1\.1 200 /)
     }))
 
+  it.scopedLive("a fault whose JSON body nests 5,000 levels is a spec-shaped 422, and the sandbox keeps serving", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const deep = "[".repeat(5000) + "]".repeat(5000)
+      const answer = yield* raw(
+        served,
+        "POST",
+        "/__sandbox/faults",
+        { "content-type": "application/json" },
+        `{"target":"search","status":500,"body":${deep}}`
+      )
+      expect(answer.status).toBe(422)
+      expect(errorsOf(answer)[0]).toMatchObject({ source: { pointer: "/body" } })
+      expect((yield* raw(served, "GET", "/__sandbox/stats")).status).toBe(200)
+      const asText = yield* raw(
+        served,
+        "POST",
+        "/__sandbox/faults",
+        { "content-type": "application/json" },
+        JSON.stringify({ target: "search", status: 500, body: deep })
+      )
+      expect(asText.status).toBe(201)
+    }))
+
   it.scopedLive("the address bound and [::1] with the bound port are the sandbox's own Host", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, host: "127.0.0.2" })
