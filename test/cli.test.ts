@@ -1068,6 +1068,31 @@ describe("design-search refuses what it would otherwise guess", () => {
       expect(decodeSearchJson(joined.stdout).count).toBeLessThan(decodeSearchJson(all.stdout).count)
     }))
 
+  it.scopedLive("a server's newline ends no line: each value is escaped where it is placed, in a table and a heading", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const env = envFor(served)
+      const title = "\u001b[31mred\r\nX\u2028Y\u0085Z"
+      const design = {
+        target: "design",
+        status: 200,
+        body: JSON.stringify({ number: chair, title, status: "REG\nISTERED" }),
+        headers: { "content-type": "application/json" }
+      } as const
+      yield* served.control.injectFault(design)
+      const table = yield* run(["search", "chair", "--limit", "1"], env)
+      expect(table.code, table.stderr).toBe(0)
+      const rows = lines(table.stdout).filter((line) => line.includes(chair))
+      expect(rows).toEqual([expect.stringContaining("\\u001b[31mred\\u000d\\u000aX")])
+      expect(rows[0]).toContain("REG\\u000aISTERED")
+      expect(lines(table.stdout).some((line) => line.startsWith("X"))).toBe(false)
+      yield* served.control.injectFault(design)
+      const shown = yield* run(["get", chair], env)
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(lines(shown.stdout)[0]).toBe(`Design ${chair} — \\u001b[31mred\\u000d\\u000aX\\u2028Y\\u0085Z`)
+      expect(lines(shown.stdout).some((line) => line.startsWith("X"))).toBe(false)
+    }))
+
   it.scopedLive("a server's text reaches the terminal printable, one line each, and bounded by the library", () =>
     Effect.gen(function*() {
       const served = yield* serve()

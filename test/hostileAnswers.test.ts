@@ -7,7 +7,7 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Schedule } from "effect"
+import { Cause, Effect, Exit, Layer, Redacted, Schedule } from "effect"
 import type { Scope } from "effect"
 import type { IncomingMessage } from "node:http"
 import { createServer } from "node:http"
@@ -103,7 +103,20 @@ const formsOf = (s: string) =>
     const json = JSON.stringify(form).slice(1, -1)
     return [form, json, ...Object.values(encoders).map((encode) => encode(json)), encoders.html(form)]
   })
-const secrets = [...formsOf(secret), ...formsOf(tokenValue)]
+/** Encodings no list of forms would hold: each must be read back, and masked, all the same. */
+const readBackEncodings = {
+  "HTML-escaped": (s: string) =>
+    s.replace(/&/g, "&amp;").replace(/\+/g, "&#43;").replace(/"/g, "&quot;").replace(/\//g, "&#x2F;"),
+  "percent-encoded leaving / as is (Python's quote)": (s: string) => encodeURIComponent(s).replace(/%2F/g, "/"),
+  "percent-encoded with mixed-case hex": (s: string) =>
+    encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (e, i: number) => (i % 2 === 0 ? e.toLowerCase() : e)),
+  "percent-encoded twice": (s: string) => encodeURIComponent(encodeURIComponent(s)),
+  "HTML-escaped, then percent-encoded, then JSON-escaped": (s: string) =>
+    JSON.stringify(encodeURIComponent(s.replace(/&/g, "&amp;").replace(/\+/g, "&#43;"))).slice(1, -1)
+} as const
+const secrets = [...formsOf(secret), ...formsOf(tokenValue)].concat(
+  Object.values(readBackEncodings).flatMap((encode) => [encode(secret), encode(tokenValue)])
+)
 
 /** Fails the test if any text of `error` (its fields at any depth, its message) holds a secret. */
 const expectNoSecret = (error: unknown) => {
@@ -169,6 +182,47 @@ for (const transport of transports) {
           expect(JSON.stringify(error).length).toBeLessThanOrEqual(4000)
         }))
     }
+
+    it.scopedLive("texts of megabytes in every field an error keeps are cut to 1,000 characters, by one rule", () =>
+      Effect.gen(function*() {
+        const huge = (c: string) => c.repeat(10_000_000)
+        // nine fields of 800,000 characters in each of two entries: 14 MB, under the body cap
+        const big = (c: string) => c.repeat(800_000)
+        const entry = (c: string) => ({
+          id: big(c),
+          code: big(c),
+          detail: big(c),
+          title: big(c),
+          source: { pointer: big(c), parameter: big(c), header: big(c) },
+          [big(c)]: big(c)
+        })
+        const cases: ReadonlyArray<readonly [Responder, Responder, string]> = [
+          [goodToken, () => json(400, { errors: [entry("d")], messages: [entry("m")] }), "BadRequestError"],
+          [goodToken, () => json(400, { errors: [{ code: "C", detail: huge("d") }] }), "BadRequestError"],
+          [goodToken, () => json(500, { error: huge("g") }), "ServerError"],
+          [goodToken, () => json(422, { errors: [{ code: "C", detail: huge("v") }] }), "ValidationError"],
+          [
+            () => json(400, { error: huge("e").slice(0, 5_000_000), error_description: huge("f").slice(0, 5_000_000) }),
+            goodToken,
+            "TokenError"
+          ],
+          [() => json(503, { error: huge("e"), error_description: huge("f") }), goodToken, "TokenError"]
+        ]
+        for (const [tokenResponder, apiResponder, tag] of cases) {
+          const { origin } = yield* service(tokenResponder, apiResponder)
+          const error = yield* failureOf(Effect.provide(search, clientOf(origin, transport.layer)))
+          expect(error._tag).toBe(tag)
+          const longest = (value: unknown): number =>
+            typeof value === "string"
+              ? value.length
+              : typeof value === "object" && value !== null
+              ? Math.max(0, ...Object.entries(value).map(([k, v]) => Math.max(k.length, longest(v))))
+              : 0
+          expect(longest(error)).toBeLessThanOrEqual(1000)
+          expect(error.message.length).toBeLessThanOrEqual(4000)
+          expect(JSON.stringify(error).length).toBeLessThanOrEqual(20_000)
+        }
+      }))
 
     it.scopedLive("a 200 whose messages are nested 3,000 levels, or malformed: a success, with a warning counting them", () =>
       Effect.gen(function*() {
@@ -325,6 +379,53 @@ for (const transport of transports) {
           { token: 1, api: 1 }
         ] as const
       ]),
+      ...Object.entries(readBackEncodings).flatMap(([name, encode]) => [
+        [
+          `a 500 whose errors[].detail holds the token ${name}`,
+          goodToken,
+          (seen: Seen) =>
+            json(500, {
+              errors: [{ code: "500", detail: `got ${encode(String(seen.headers.authorization))}` }]
+            }),
+          (e: unknown) =>
+            expect(e).toMatchObject({
+              _tag: "ServerError",
+              errors: [{ detail: expect.stringContaining("[redacted]") }],
+              excerpt: expect.stringContaining("[redacted]")
+            }),
+          { token: 1, api: 1 }
+        ] as const,
+        [
+          `an error_description holding the secret ${name}`,
+          () => json(401, { error: "invalid_client", error_description: `secret ${encode(secret)} is wrong` }),
+          goodToken,
+          (e: unknown) =>
+            expect(e).toMatchObject({
+              reason: "InvalidCredentials",
+              errorDescription: expect.stringContaining("[redacted]")
+            }),
+          { token: 1, api: 0 }
+        ] as const,
+        [
+          `a token endpoint's 503 page that reflects the form ${name}`,
+          (seen: Seen) => ({ status: 503, body: `<pre>${encode(seen.body)}</pre>` }),
+          goodToken,
+          (e: unknown) =>
+            expect(e).toMatchObject({ reason: "Unavailable", detail: expect.stringContaining("[redacted]") }),
+          { token: 1, api: 0 }
+        ] as const
+      ]),
+      [
+        "a token response whose expires_in repeats the access token it carries",
+        () => json(200, { access_token: tokenValue, token_type: "Bearer", expires_in: tokenValue }),
+        goodToken,
+        (e) =>
+          expect(e).toMatchObject({
+            reason: "InvalidResponse",
+            detail: expect.stringContaining("expires_in: Expected number, actual \"[redacted]\"")
+          }),
+        { token: 1, api: 0 }
+      ],
       [
         "a 401 for every token, quoting it",
         goodToken,
@@ -392,12 +493,27 @@ describe("an errors array with malformed entries keeps every well-formed one", (
 })
 
 describe("the token itself", () => {
+  it.scopedLive("a token of 8 KiB, the most a header is held to carry, is taken and sent", () =>
+    Effect.gen(function*() {
+      const long = "a".repeat(8192)
+      const { origin, requests } = yield* service(
+        () => json(200, { access_token: long, expires_in: 3600, token_type: "Bearer" }),
+        goodToken
+      )
+      const layer = TokenService.layer().pipe(Layer.provide(UndiciHttpClient.layer), Layer.provide(configOf(origin)))
+      const got = yield* Effect.provide(token, layer)
+      expect(Redacted.value(got.token)).toBe(long)
+      expect(requests).toEqual({ token: 1, api: 0 })
+    }))
+
   it.scopedLive("a token of another type, or one no header can carry, is InvalidResponse after one request", () =>
     Effect.gen(function*() {
       for (
         const body of [
           { access_token: tokenValue, expires_in: 3600, token_type: "mac" },
-          { access_token: "abc\r\nX-Injected: 1", expires_in: 3600, token_type: "Bearer" }
+          { access_token: "abc\r\nX-Injected: 1", expires_in: 3600, token_type: "Bearer" },
+          { access_token: "a".repeat(8193), expires_in: 3600, token_type: "Bearer" },
+          { access_token: "a".repeat(10_000_000), expires_in: 3600, token_type: "Bearer" }
         ]
       ) {
         const { origin, requests } = yield* service(() => json(200, body), goodToken)
@@ -408,6 +524,7 @@ describe("the token itself", () => {
         )
         const error = yield* failureOf(Effect.provide(token, layer))
         expect(error).toMatchObject({ _tag: "TokenError", reason: "InvalidResponse" })
+        expect(JSON.stringify(error).length).toBeLessThan(2000)
         expect(requests).toEqual({ token: 1, api: 0 })
       }
     }))

@@ -12,15 +12,32 @@ const secret = "pr0p-Secret/+= é&\"q"
 const tokenValue = "pr0p.Tok-en~/+=="
 const goodToken = JSON.stringify({ access_token: tokenValue, expires_in: 3600, token_type: "Bearer" })
 
-/** How a server may echo a secret: as sent, percent-encoded, form-encoded, JSON-escaped, in a header line. */
-const echoOf = fc.constantFrom(
-  (s: string) => s,
+/** One way of writing a text: as sent, encoded for a URL or a form, escaped for JSON or HTML. */
+const encodings: ReadonlyArray<(s: string) => string> = [
+  (s) => s,
   encodeURIComponent,
-  (s: string) => new URLSearchParams({ s }).toString().slice(2),
-  (s: string) => JSON.stringify(s).slice(1, -1),
-  (s: string) => `Authorization: Bearer ${s}`,
-  (s: string) => `grant_type=client_credentials&client_id=id&client_secret=${encodeURIComponent(s)}`
+  (s) => new URLSearchParams({ s }).toString().slice(2),
+  (s) => JSON.stringify(s).slice(1, -1),
+  (s) => s.replace(/&/g, "&amp;").replace(/\+/g, "&#43;").replace(/\//g, "&#x2f;").replace(/"/g, "&quot;"),
+  (s) => encodeURIComponent(s).replace(/%2F/g, "/"),
+  (s) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (e, i: number) => (i % 3 === 0 ? e.toLowerCase() : e)),
+  (s) => s.replace(/[^a-zA-Z0-9]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"))
+]
+
+/** Any composition of a few encodings, applied in any order. */
+const encodingChain = fc.array(fc.integer({ min: 0, max: encodings.length - 1 }), { maxLength: 4 }).map(
+  (chain) => (s: string) => chain.reduce((text, i) => (encodings[i] ?? ((t: string) => t))(text), s)
 )
+
+/** How a server may echo a secret: encoded any of those ways, in a header line or the form it got. */
+const echoOf = fc.tuple(
+  encodingChain,
+  fc.constantFrom(
+    (s: string) => s,
+    (s: string) => `Authorization: Bearer ${s}`,
+    (s: string) => `grant_type=client_credentials&client_id=id&client_secret=${encodeURIComponent(s)}`
+  )
+).map(([encode, frame]) => (s: string) => encode(frame(s)))
 const echoed = fc.tuple(echoOf, fc.constantFrom(secret, tokenValue)).map(([echo, s]) => echo(s))
 
 /** Bodies of an echoing server: the secret or the token, echoed, anywhere a text is kept. */
@@ -37,7 +54,8 @@ const echoingBody = fc.oneof(
   echoed.map((e) => JSON.stringify({ count: e, designNumbers: [e] })),
   echoed.map((e) => JSON.stringify({ number: e, filingDate: e })),
   echoed.map((e) => JSON.stringify({ error: "invalid_client", error_description: e })),
-  echoed.map((e) => JSON.stringify({ access_token: "abc", token_type: "Bearer", expires_in: e }))
+  echoed.map((e) => JSON.stringify({ access_token: "abc", token_type: "Bearer", expires_in: e })),
+  echoed.map((e) => JSON.stringify({ access_token: e, token_type: "Bearer", expires_in: e }))
 )
 
 /** A body wrapped in arrays a few, a hundred or thousands of levels deep, or a JSON value that deep. */
@@ -101,27 +119,52 @@ const fakeService = (
 
 const config = DesignSearchConfig.layer({ clientId: "id", clientSecret: secret })
 
-/** Every form of `secrets` a server may echo. */
-const formsOf = (secrets: ReadonlyArray<string>) =>
-  secrets.flatMap((s) => [
-    s,
-    encodeURIComponent(s),
-    new URLSearchParams({ s }).toString().slice(2),
-    JSON.stringify(s).slice(1, -1)
-  ])
+/**
+ * `text` and each reading of it that a decoder gives, layer after layer: HTML references, percent
+ * escapes (any case), JSON escapes. Written apart from the toolkit's own, to check it.
+ */
+const readings = (text: string): ReadonlyArray<string> => {
+  const layers = [text]
+  for (let current = text, i = 0; i < 10; i++) {
+    const next = current
+      .replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+      .replace(/\\(["\\/])/g, "$1")
+      .replace(/&#[xX]([0-9a-fA-F]+);?/g, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
+      .replace(/&#([0-9]+);?/g, (_, d: string) => String.fromCodePoint(parseInt(d, 10)))
+      .replace(
+        /&(amp|quot|lt|gt|apos);/g,
+        (_, n: string) => ({ amp: "&", quot: "\"", lt: "<", gt: ">", apos: "'" })[n] ?? n
+      )
+      .replace(/(%[0-9a-fA-F]{2})+/g, (run) => {
+        try {
+          return decodeURIComponent(run)
+        } catch {
+          return run
+        }
+      })
+    if (next === current) break
+    layers.push(next)
+    current = next
+  }
+  return layers
+}
 
 /** The API's answers may echo both; the token endpoint is sent the secret only. */
-const apiSecrets = formsOf([secret, tokenValue])
-const tokenEndpointSecrets = formsOf([secret])
+const apiSecrets = [secret, tokenValue]
+const tokenEndpointSecrets = [secret]
 
-/** No text of an outcome (a failure's fields and message, a success's messages) holds one of `secretForms`. */
-const holdsNoSecret = <A>(exit: Exit.Exit<A, unknown>, secretForms: ReadonlyArray<string>): boolean => {
+/**
+ * No text of an outcome (a failure's fields and message, a success's messages), read through any
+ * number of decodings, holds one of `secrets` (or it with its spaces as `+`, as forms write them).
+ */
+const holdsNoSecret = <A>(exit: Exit.Exit<A, unknown>, secrets: ReadonlyArray<string>): boolean => {
   const shown = Exit.isSuccess(exit)
     ? JSON.stringify(exit.value)
     : Cause.failureOption(exit.cause).pipe(
       Option.match({ onNone: () => "", onSome: (e) => JSON.stringify(e) + String(e) })
     )
-  return secretForms.every((form) => !shown.includes(form))
+  const forms = secrets.flatMap((s) => [s, s.replaceAll(" ", "+")])
+  return readings(shown).every((text) => forms.every((form) => !text.includes(form)))
 }
 
 const apiErrorTags = new Set([

@@ -24,6 +24,16 @@ describe("maskOf", () => {
     expect(mask.text(`before ${form} after ${form}`)).toBe(`before ${masked} after ${masked}`)
   })
 
+  it.each([
+    ["HTML-escaped", secret.replace(/&/g, "&amp;").replace(/\+/g, "&#43;").replace(/"/g, "&quot;")],
+    ["percent-encoded with / left as is", encodeURIComponent(secret).replace(/%2F/g, "/")],
+    ["percent-encoded with mixed-case hex", encodeURIComponent(secret).replace(/%2B/g, "%2b")],
+    ["percent-encoded twice", encodeURIComponent(encodeURIComponent(secret))],
+    ["form-encoded, then HTML-escaped", new URLSearchParams({ s: secret }).toString().slice(2).replace(/%/g, "&#37;")]
+  ])("reads back a secret %s and keeps the text decoded with it masked", (_, form) => {
+    expect(mask.text(`client_secret=${form}`)).toBe(`client_secret=${masked}`)
+  })
+
   it("leaves a text without a secret as it is, and an empty secret masks nothing", () => {
     const text = "nothing to see: a/b c= tok en"
     expect(mask.text(text)).toBe(text)

@@ -7,6 +7,7 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Context, Effect, Either, Layer, Schema, Stream } from "effect"
+import * as Net from "node:net"
 import { request as undiciRequest } from "undici"
 import { ApiError, DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 
@@ -468,6 +469,67 @@ describe("Sandbox.serve answers only its own address, and control only from no p
       for (const host of [`127.0.0.1:${served.port}`, `localhost:${served.port}`, `LocalHost:${served.port}`]) {
         expect((yield* raw(served, "GET", "/__sandbox/stats", { host })).status, host).toBe(200)
       }
+    }))
+
+  /** Sends `request` as written on a socket of its own and gives back all the server answered. */
+  const onSocket = (served: Sandbox.Served, request: string) =>
+    Effect.async<string>((resume) => {
+      const socket = Net.connect(served.port, served.host)
+      const chunks: Array<Buffer> = []
+      socket.on("data", (chunk: Buffer) => chunks.push(chunk))
+      socket.on("close", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
+      socket.on("error", () => undefined)
+      socket.end(request)
+    })
+
+  it.scopedLive("a request without Host, or whose absolute-form target names another authority, gets a spec-shaped 421", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const own = `127.0.0.1:${served.port}`
+      for (
+        const request of [
+          `GET /__sandbox/stats HTTP/1.1\r\nconnection: close\r\n\r\n`,
+          `GET http://evil.example/__sandbox/stats HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
+          `GET http://evil.example:${served.port}${
+            designPath(chair)
+          } HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
+          `GET http://user@${own}/__sandbox/stats HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
+          `POST https://${own}/__sandbox/reset HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`
+        ]
+      ) {
+        const answer = yield* onSocket(served, request)
+        expect(answer, request).toMatch(/^HTTP\/1\.1 421 /)
+        expect(answer, request).toContain("MISDIRECTED_REQUEST")
+      }
+      const absolute = yield* onSocket(
+        served,
+        `GET http://${own}/__sandbox/stats HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`
+      )
+      expect(absolute).toMatch(/^HTTP\/1\.1 200 /)
+    }))
+
+  it.scopedLive("a fault whose JSON body nests 5,000 levels is a spec-shaped 422, and the sandbox keeps serving", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const deep = "[".repeat(5000) + "]".repeat(5000)
+      const answer = yield* raw(
+        served,
+        "POST",
+        "/__sandbox/faults",
+        { "content-type": "application/json" },
+        `{"target":"search","status":500,"body":${deep}}`
+      )
+      expect(answer.status).toBe(422)
+      expect(errorsOf(answer)[0]).toMatchObject({ source: { pointer: "/body" } })
+      expect((yield* raw(served, "GET", "/__sandbox/stats")).status).toBe(200)
+      const asText = yield* raw(
+        served,
+        "POST",
+        "/__sandbox/faults",
+        { "content-type": "application/json" },
+        JSON.stringify({ target: "search", status: 500, body: deep })
+      )
+      expect(asText.status).toBe(201)
     }))
 
   it.scopedLive("the address bound and [::1] with the bound port are the sandbox's own Host", () =>

@@ -7,7 +7,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Either, FastCheck as fc, Redacted, TestClock } from "effect"
 import type { AccessToken } from "../src/index.js"
 import { ApiError } from "../src/index.js"
-import { noMask } from "../src/internal/secrets.js"
 import { interpret, requestToken, sendFailure, tokenCall } from "../src/internal/tokenEndpoint.js"
 import type { Call, Transport } from "../src/internal/transport.js"
 import { bodyTooLarge } from "../src/internal/transport.js"
@@ -17,7 +16,7 @@ const tokenValue = "tok-4f3a9c-very-secret"
 const tokenUrl = "https://auth.example/oauth2/token"
 const noHeaders = {}
 
-const interpreted = (status: number, text: string) => interpret(status, noHeaders, text, receivedAt, noMask)
+const interpreted = (status: number, text: string) => interpret(status, noHeaders, text, receivedAt, [])
 
 /** The token of an answer that must be one. */
 const tokenOf = (result: Either.Either<AccessToken.AccessToken, ApiError.TokenError>): AccessToken.AccessToken => {

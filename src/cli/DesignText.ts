@@ -4,6 +4,7 @@
  */
 import { Either } from "effect"
 import { ApiError, Designs } from "../index.js"
+import { field } from "./Output.js"
 
 const unwritable = (design: Designs.Design, why: string) =>
   new ApiError.UnexpectedResponseError({
@@ -43,7 +44,10 @@ const known = new Set([
 
 const names = (parties: ReadonlyArray<{ readonly name: string }> | undefined) => parties?.map((p) => p.name).join("; ")
 
-/** An encoded design as labelled lines, the fields it lacks left out, unknown fields as JSON. */
+/**
+ * An encoded design as labelled lines, the fields it lacks left out, unknown fields as JSON. Every
+ * value (and an unknown field's name) is escaped where it is placed, so none can break its line.
+ */
 export const designLines = (design: typeof Designs.Design.Encoded): ReadonlyArray<string> => {
   const fields: Array<readonly [string, string | undefined]> = [
     ["Status", design.status],
@@ -64,9 +68,9 @@ export const designLines = (design: typeof Designs.Design.Encoded): ReadonlyArra
     .filter(([key]) => !known.has(key))
     .map(([key, value]): readonly [string, string] => [key, Either.getOrElse(stringify(value), (why) => `(${why})`)])
   const present = [...fields, ...extra].filter((f): f is readonly [string, string] => f[1] !== undefined && f[1] !== "")
-  const width = Math.max(0, ...present.map(([label]) => label.length))
+  const width = Math.max(0, ...present.map(([label]) => field(label).length))
   return [
-    `Design ${design.number}${design.title === undefined ? "" : ` — ${design.title}`}`,
-    ...present.map(([label, value]) => `  ${(label + ":").padEnd(width + 1)}  ${value}`)
+    `Design ${field(design.number)}${design.title === undefined ? "" : ` — ${field(design.title)}`}`,
+    ...present.map(([label, value]) => `  ${(field(label) + ":").padEnd(width + 1)}  ${field(value)}`)
   ]
 }

@@ -8,11 +8,11 @@ import { Effect } from "effect"
 const line = (text: string) => (text.endsWith("\n") ? text : text + "\n")
 
 /**
- * Control characters (C0, DEL, C1) and bidirectional overrides: text from a server (a title, an
+ * * Control characters (C0, DEL, C1), Unicode line and paragraph separators and bidirectional overrides: text from a server (a title, an
  * error's detail) must not move the cursor, recolour, retitle or reorder the terminal.
  */
 // eslint-disable-next-line no-control-regex
-const unsafe = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+const unsafe = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 /**
  * `text` with every unsafe character shown as its `\uXXXX` escape and a tab as a space; newlines
@@ -24,7 +24,16 @@ const printable = (text: string, lines: boolean): string =>
     (c) => (c === "\t" ? " " : c === "\n" && lines ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
   )
 
-/** Writes `text` (printable) as one line or several on stdout: results for people. */
+/**
+ * A value from the service as it is placed into a line: every unsafe character escaped, CR and LF
+ * among them, so that no value can end its line, forge a table row or a heading.
+ */
+export const field = (text: string): string => printable(text, false)
+
+/**
+ * Writes `text` (printable) as one line or several on stdout: results for people. Its newlines are
+ * the CLI's own: each value from the service in it went through `field`.
+ */
 export const stdout = (text: string): Effect.Effect<void> =>
   Effect.sync(() => void process.stdout.write(line(printable(text, true))))
 

@@ -19,19 +19,10 @@ import {
   ValidationError
 } from "../ApiError.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../ApiError.js"
-import { cap, describe } from "./schemaIssues.js"
+import { describe } from "./schemaIssues.js"
 import type { Mask } from "./secrets.js"
+import { keptExcerpt, keptJson, keptText } from "./serverText.js"
 import type { Answer } from "./transport.js"
-
-/** How much of a body an error keeps. */
-const excerptLength = 500
-
-/** The start of a body, for error messages: capped, control characters folded. */
-export const excerpt = (text: string): string => {
-  // eslint-disable-next-line no-control-regex
-  const folded = text.slice(0, excerptLength * 2).replace(/[\u0000-\u001f\u007f]+/g, " ").trim()
-  return folded.length > excerptLength ? folded.slice(0, excerptLength) + "…" : folded
-}
 
 /** What `parse` returns for text that is not JSON. */
 const notJson: unique symbol = Symbol("notJson")
@@ -106,7 +97,7 @@ const unwrap = (json: unknown): { readonly data: unknown; readonly messages: unk
 }
 
 const unexpected = (status: number, text: string, issue: string, mask: Mask) =>
-  new UnexpectedResponseError({ status, excerpt: excerpt(mask.readable(text)), issue })
+  new UnexpectedResponseError({ status, excerpt: keptExcerpt(mask, text), issue })
 
 const noMessages: ReadonlyArray<Message> = []
 
@@ -115,7 +106,7 @@ const noMessages: ReadonlyArray<Message> = []
  * out, and a warning of the toolkit's own (`UNREADABLE_MESSAGES`) says how many were.
  */
 const successMessages = (messages: unknown, mask: Mask): ReadonlyArray<Message> => {
-  const { dropped, kept } = wellFormed(messages, (m) => decodeMessage(mask.json(m)))
+  const { dropped, kept } = wellFormed(messages, (m) => decodeMessage(keptJson(mask, m)))
   return dropped === 0 ? kept : [...kept, {
     code: unreadableMessages,
     detail: `${dropped} of the answer's messages fit no message object and were left out`,
@@ -159,7 +150,7 @@ const gatewayError = (
 ): { readonly kept: ReadonlyArray<ErrorObject>; readonly dropped: number } => {
   const text = typeof json.error === "string" ? json.error : typeof json.message === "string" ? json.message : undefined
   if (text === undefined) return { kept: [], dropped: 0 }
-  return { kept: [{ code: String(status), detail: cap(mask.readable(text), 1000) }], dropped: 0 }
+  return { kept: [{ code: String(status), detail: keptText(mask, text) }], dropped: 0 }
 }
 
 /** `Retry-After` in seconds or as an HTTP date, relative to `nowMillis`. */
@@ -186,18 +177,18 @@ export const errorFromResponse = (
   nowMillis: number,
   mask: Mask
 ): StatusError => {
-  // Only the entries kept are masked: the rest of a body is never looked at again.
+  // Only the entries kept are masked and bounded: the rest of a body is never looked at again.
   const json = parse(text)
   const errors = isRecord(json) && json.errors === undefined
     ? gatewayError(status, json, mask)
-    : wellFormed(isRecord(json) ? json.errors : undefined, (e) => decodeErrorObject(mask.json(e)))
-  const messages = wellFormed(isRecord(json) ? json.messages : undefined, (m) => decodeMessage(mask.json(m)))
+    : wellFormed(isRecord(json) ? json.errors : undefined, (e) => decodeErrorObject(keptJson(mask, e)))
+  const messages = wellFormed(isRecord(json) ? json.messages : undefined, (m) => decodeMessage(keptJson(mask, m)))
   const unreadable = errors.dropped + messages.dropped
   const fields = {
     status,
     errors: errors.kept,
     messages: messages.kept,
-    excerpt: excerpt(mask.readable(text)),
+    excerpt: keptExcerpt(mask, text),
     ...(unreadable > 0 ? { unreadable } : {})
   }
   switch (status) {

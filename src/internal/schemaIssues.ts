@@ -19,7 +19,13 @@ export const maxDescriptionLength = 1000
 export const cap = (text: string, length: number): string =>
   text.length > length ? text.slice(0, length - 1) + "…" : text
 
-const quote = (s: string, mask: Mask): string => JSON.stringify(cap(mask.text(s), previewLength))
+const quote = (s: string, mask: Mask): string => JSON.stringify(cap(mask.text(head(s)), previewLength))
+
+/**
+ * The part of a string a preview reads: enough for a secret encoded a few times over to be read
+ * whole, never a body's worth (masking decodes what it reads).
+ */
+const head = (s: string): string => s.length > previewLength * 64 ? s.slice(0, previewLength * 64) : s
 
 /** A short rendering of `value`: a few entries, a few levels, masked strings. */
 const render = (value: unknown, mask: Mask, depth: number): string => {
@@ -65,7 +71,7 @@ class Preview {
 }
 
 const boundedKey = (key: PropertyKey, mask: Mask): PropertyKey =>
-  typeof key === "string" ? cap(mask.text(key), previewLength) : key
+  typeof key === "string" ? cap(mask.text(head(key)), previewLength) : key
 
 const isMany = <A>(a: ParseResult.SingleOrNonEmpty<A>): a is Arr.NonEmptyReadonlyArray<A> => Array.isArray(a)
 

@@ -31,7 +31,10 @@ const formsOf = (secret: string): ReadonlyArray<string> => {
  * never on the path of a call that succeeds without messages.
  */
 export interface Mask {
-  /** `text` with every form of every secret replaced by `masked`. */
+  /**
+   * `text` with every listed form of every secret replaced by `masked`; a text that reads as a
+   * secret only once decoded (an encoding no list holds) is given decoded, the secret masked.
+   */
   readonly text: (text: string) => string
   /**
    * `text` as a reader sees it, masked: JSON string escapes (`\/`, `\u002B`, `\"`) and HTML's
@@ -56,7 +59,7 @@ const put = (target: object, key: string | number, value: unknown) =>
  * Copies a JSON value with `f` applied to every string and key, walking with a stack of its own:
  * a body nested a million levels deep is as safe as a flat one.
  */
-const mapStrings = (value: unknown, f: (s: string) => string): unknown => {
+export const mapStrings = (value: unknown, f: (s: string) => string): unknown => {
   const copy = (v: unknown): unknown => typeof v === "string" ? f(v) : Array.isArray(v) ? [] : isRecord(v) ? {} : v
   const root = copy(value)
   const stack: Array<readonly [unknown, object]> = typeof root === "object" && root !== null ? [[value, root]] : []
@@ -78,31 +81,118 @@ const mapStrings = (value: unknown, f: (s: string) => string): unknown => {
 
 const jsonEscapes = /\\(["\\/bfnrt]|u[0-9a-fA-F]{4})/g
 const jsonEscapeChars: Readonly<Record<string, string>> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
-const htmlReferences = /&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|amp|lt|gt|quot|apos);/g
-const htmlNamed: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'" }
+const htmlReferences = /&(?:#([0-9]{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([a-zA-Z]{2,8});)/g
+/** The named references of ASCII characters an encoder may write, and the space. */
+const htmlNamed: Readonly<Record<string, string>> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: "\"",
+  apos: "'",
+  plus: "+",
+  sol: "/",
+  bsol: "\\",
+  equals: "=",
+  quest: "?",
+  num: "#",
+  percnt: "%",
+  excl: "!",
+  colon: ":",
+  semi: ";",
+  comma: ",",
+  period: ".",
+  lowbar: "_",
+  tilde: "~",
+  Hat: "^",
+  grave: "`",
+  lpar: "(",
+  rpar: ")",
+  ast: "*",
+  commat: "@",
+  dollar: "$",
+  lsqb: "[",
+  rsqb: "]",
+  lcub: "{",
+  rcub: "}",
+  verbar: "|",
+  nbsp: " "
+}
+const percentRuns = /(?:%[0-9a-fA-F]{2})+/g
 
 const fromCodePoint = (code: number): string =>
   code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : "\ufffd"
 
+const jsonDecoded = (text: string): string =>
+  text.replace(
+    jsonEscapes,
+    (_, e: string) => e.startsWith("u") ? String.fromCharCode(parseInt(e.slice(1), 16)) : (jsonEscapeChars[e] ?? e)
+  )
+
+const htmlDecoded = (text: string): string =>
+  text.replace(
+    htmlReferences,
+    (reference: string, decimal?: string, hex?: string, name?: string) =>
+      decimal !== undefined
+        ? fromCodePoint(parseInt(decimal, 10))
+        : hex !== undefined
+        ? fromCodePoint(parseInt(hex, 16))
+        : (htmlNamed[name ?? ""] ?? htmlNamed[(name ?? "").toLowerCase()] ?? reference)
+  )
+
+/** A run of percent escapes as UTF-8, or byte by byte (Latin-1) when it is no UTF-8. */
+const percentDecoded = (text: string): string =>
+  text.replace(percentRuns, (run) => {
+    try {
+      return decodeURIComponent(run)
+    } catch {
+      return run.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    }
+  })
+
 /** `text` with its JSON string escapes and HTML character references decoded, in one pass each. */
-const decoded = (text: string): string =>
-  text
-    .replace(jsonEscapes, (_, e: string) =>
-      e.startsWith("u") ? String.fromCharCode(parseInt(e.slice(1), 16)) : (jsonEscapeChars[e] ?? e))
-    .replace(htmlReferences, (_, r: string) =>
-      r.startsWith("#x") || r.startsWith("#X")
-        ? fromCodePoint(parseInt(r.slice(2), 16))
-        : r.startsWith("#")
-        ? fromCodePoint(parseInt(r.slice(1), 10))
-        : (htmlNamed[r] ?? r))
+const decoded = (text: string): string => htmlDecoded(jsonDecoded(text))
+
+/** How many layers of encoding a text is read through. */
+const maxLayers = 8
+
+/**
+ * `text` read layer after layer as a decoder could read it back (JSON escapes, HTML references,
+ * percent escapes in any case of hex, in any order) until `holds` says a layer holds a secret, or
+ * nothing changes: that layer, or `undefined`. Each layer is looked at, so a secret that reads like
+ * an escape itself is found before it is decoded away.
+ */
+const readBack = (text: string, holds: (layer: string) => boolean): string | undefined => {
+  let current = text
+  for (let layer = 0; layer <= maxLayers; layer++) {
+    if (holds(current)) return current
+    const next = percentDecoded(decoded(current))
+    if (next === current) return undefined
+    current = next
+  }
+  return undefined
+}
+
+const replaceAll = (text: string, forms: ReadonlyArray<string>) =>
+  forms.reduce((t, form) => t.includes(form) ? t.split(form).join(masked) : t, text)
 
 /** The mask of `secrets`; empty ones are ignored. */
 export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
-  const forms = [...new Set(secrets.filter((s) => s !== "").flatMap(formsOf))]
+  const kept = secrets.filter((s) => s !== "")
+  const forms = [...new Set(kept.flatMap(formsOf))]
     // longest first, so that a form never masks part of a longer one
     .sort((a, b) => b.length - a.length)
+  // A secret as it reads once decoded; with its spaces as `+` too (form encoding).
+  const plain = [...new Set(kept.flatMap((s) => [s, s.replaceAll(" ", "+")]))].sort((a, b) => b.length - a.length)
   const found = (text: string) => forms.some((form) => text.includes(form))
-  const text = (s: string) => found(s) ? forms.reduce((t, form) => t.split(form).join(masked), s) : s
+  /**
+   * The forms listed are replaced where they stand; a text that still reads as a secret once
+   * decoded (an encoding, or a mix of them, not listed) is kept as decoded, the secret masked.
+   */
+  const text = (s: string) => {
+    const direct = found(s) ? replaceAll(s, forms) : s
+    const layer = readBack(direct, (t) => plain.some((p) => t.includes(p)))
+    return layer === undefined ? direct : replaceAll(layer, plain)
+  }
   // Masked before and after decoding: a form the decoding would alter is caught as it was sent.
   return { text, readable: (s) => text(decoded(text(s))), json: (value) => mapStrings(value, text) }
 }

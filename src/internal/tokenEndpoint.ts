@@ -6,10 +6,11 @@
 import { DateTime, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import * as AccessToken from "../AccessToken.js"
 import { TokenError } from "../ApiError.js"
-import { excerpt, parseJson } from "./answers.js"
+import { parseJson } from "./answers.js"
 import { bounded, cap, maxDescriptionLength } from "./schemaIssues.js"
 import { maskOf } from "./secrets.js"
 import type { Mask } from "./secrets.js"
+import { keptExcerpt, keptText } from "./serverText.js"
 import type { Call, SendError, Transport } from "./transport.js"
 
 /** The credentials a token is asked for with. */
@@ -57,42 +58,70 @@ const describeInvalid = (error: ParseResult.ParseError, mask: Mask): string =>
     maxDescriptionLength
   )
 
-/** The RFC 6749 `error` and `error_description` of a body, when it has them, masked. */
+/** The RFC 6749 `error` and `error_description` of a body, when it has them, masked and bounded. */
 const oauthFields = (text: string, mask: Mask): { readonly error?: string; readonly errorDescription?: string } =>
-  Option.match(Option.flatMap(parseJson(text), (json) => decodeOAuthError(mask.json(json))), {
+  Option.match(Option.flatMap(parseJson(text), decodeOAuthError), {
     onNone: () => ({}),
     onSome: (o) =>
-      o.error_description === undefined ? { error: o.error } : { error: o.error, errorDescription: o.error_description }
+      o.error_description === undefined
+        ? { error: keptText(mask, o.error) }
+        : { error: keptText(mask, o.error), errorDescription: keptText(mask, o.error_description) }
   })
+
+/**
+ * Longest access token the client takes: a header of 8 KiB is what servers commonly accept, and
+ * a longer token would be refused by every API call (431) rather than once, here.
+ */
+export const maxAccessTokenLength = 8192
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The `access_token` of a token response's JSON, when it is a string: a secret of that answer's errors. */
+const tokenOf = (json: unknown): ReadonlyArray<string> =>
+  isRecord(json) && typeof json.access_token === "string" ? [json.access_token] : []
 
 /**
  * What the token endpoint's answer means: a token (2xx with a token response, received at
  * `receivedAt`), refused credentials (400, 401, 403), an endpoint worth asking again later
  * (`Unavailable`: 408, 429, 5xx) or an answer the client cannot use (`InvalidResponse`: a token
- * that is not `Bearer` or that no header can carry among them). Texts kept from the body are
- * masked with `mask`.
+ * that is not `Bearer`, that no header can carry, or longer than `maxAccessTokenLength`, among
+ * them). Texts kept from the body are masked of `secrets`, and of the token the answer itself
+ * carries when it is refused.
  */
 export const interpret = (
   status: number,
   _headers: Readonly<Record<string, string | undefined>>,
   text: string,
   receivedAt: DateTime.Utc,
-  mask: Mask
+  secrets: ReadonlyArray<string>
 ): Either.Either<AccessToken.AccessToken, TokenError> => {
   if (status >= 200 && status < 300) {
-    const decoded = decodeTokenResponse(Option.getOrUndefined(parseJson(text)))
-    return Either.isRight(decoded)
-      ? Either.right(AccessToken.fromResponse(decoded.right, receivedAt))
-      : Either.left(
+    const json = Option.getOrUndefined(parseJson(text))
+    const decoded = decodeTokenResponse(json)
+    if (Either.isLeft(decoded)) {
+      return Either.left(
         new TokenError({
           reason: "InvalidResponse",
           status,
-          detail: describeInvalid(decoded.left, mask)
+          detail: describeInvalid(decoded.left, maskOf([...secrets, ...tokenOf(json)]))
         })
       )
+    }
+    return decoded.right.access_token.length > maxAccessTokenLength
+      ? Either.left(
+        new TokenError({
+          reason: "InvalidResponse",
+          status,
+          detail:
+            `not a token response: access_token: longer than ${maxAccessTokenLength} characters, more than a header can carry`
+        })
+      )
+      : Either.right(AccessToken.fromResponse(decoded.right, receivedAt))
   }
+  const mask = maskOf(secrets)
   const rfc = oauthFields(text, mask)
-  const body = excerpt(mask.readable(text)) || "no body"
+  const body = keptExcerpt(mask, text) || "no body"
   if (status === 400 || status === 401 || status === 403) {
     return Either.left(
       new TokenError({
@@ -145,7 +174,7 @@ export const requestToken = (
           answer.headers,
           answer.text,
           receivedAt,
-          maskOf([Redacted.value(credentials.clientSecret)])
+          [Redacted.value(credentials.clientSecret)]
         ))
     )
   )

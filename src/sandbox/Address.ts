@@ -66,7 +66,22 @@ export const isOwnOrigin = (own: OwnAddress, origin: string): boolean => {
 }
 
 /**
- * Wraps `app` so that a request whose `Host` does not name the sandbox gets a spec-shaped 421
+ * The authority a request is addressed to: that of an absolute-form target (`GET http://host/path`),
+ * which is the one that counts (RFC 9112 3.2.2), else the `Host` header. A target in absolute form
+ * that is no URL names nothing.
+ */
+const addressedTo = (target: string, host: string | undefined): string | undefined => {
+  if (target.startsWith("/") || target === "*") return host
+  try {
+    const url = new URL(target)
+    return url.protocol === "http:" && url.username === "" && url.password === "" ? url.host : ""
+  } catch {
+    return ""
+  }
+}
+
+/**
+ * Wraps `app` so that a request whose `Host` (or absolute-form target) does not name the sandbox gets a spec-shaped 421
  * (Misdirected Request: this server does not answer for that name, RFC 9110 15.5.20) and reaches
  * nothing: no route, no counter, no fault.
  */
@@ -74,7 +89,7 @@ export const onlyOwnHost = (app: HttpApp.Default, own: OwnAddress): HttpApp.Defa
   let sequence = 0
   const errors = errorAnswers(() => `host-${(++sequence).toString(36)}`)
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const host = request.headers["host"]
+    const host = addressedTo(request.url, request.headers["host"])
     return isOwnHost(own, host)
       ? app
       : Effect.succeed(errors(421, [{

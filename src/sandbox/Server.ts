@@ -145,7 +145,9 @@ export const serve = (
       ),
       () => listenDefaults.shutdownTimeout
     )
-    const server = Http.createServer()
+    // A request without Host (HTTP/1.1 requires one) reaches the app, which answers it a
+    // spec-shaped 421 like any request not addressed to the sandbox, rather than Node a bare 400.
+    const server = Http.createServer({ requireHostHeader: false })
     const httpServer = yield* NodeHttpServer.make(() => server, { port, host })
     server.on("clientError", answerClientError)
     const address = httpServer.address

@@ -53,6 +53,24 @@ const FaultHeaders = Schema.Record({
 })
 
 /**
+ * How deep a fault's JSON body may nest: deeper, writing it (and describing it) would overflow the
+ * stack. A string body is sent as is, however deep the JSON it holds.
+ */
+const maxFaultBodyNesting = 1000
+
+/** Whether a fault body is one the sandbox can send: looks with a stack of its own, and stops early. */
+const writable = (body: unknown): boolean => {
+  const stack: Array<readonly [unknown, number]> = [[body, 0]]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [v, depth] = next
+    if (typeof v !== "object" || v === null) continue
+    if (depth >= maxFaultBodyNesting) return false
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1])
+  }
+  return true
+}
+
+/**
  * A fault: the next `count` requests to `target` get `status` with `body` (a string is sent as is,
  * anything else as JSON; absent, a spec-shaped error for the status) and `headers`, after
  * `delayMs` on the sandbox's clock, answered as `kind` says.
@@ -70,8 +88,13 @@ export const Fault = Schema.Struct({
   delayMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 600_000)))
 }).pipe(
   Schema.filter((fault) =>
-    (fault.body === undefined || (fault.status !== 204 && fault.status !== 304)) ||
-    { path: ["body"], message: `a ${fault.status} answer has no body` }
+    fault.body !== undefined && (fault.status === 204 || fault.status === 304)
+      ? { path: ["body"], message: `a ${fault.status} answer has no body` }
+      : writable(fault.body) ||
+        {
+          path: ["body"],
+          message: `a body nests at most ${maxFaultBodyNesting} levels as JSON; send a deeper one as a string`
+        }
   )
 )
 

@@ -22,7 +22,9 @@ const rows = (numbers: ReadonlyArray<Designs.DesignNumber>) =>
     (client) =>
       Effect.forEach(numbers, (n) =>
         client.getDesign(n).pipe(
-          Effect.map(({ data }) => [data.number, data.status ?? "", data.title ?? ""]),
+          Effect.map((
+            { data }
+          ) => [Output.field(data.number), Output.field(data.status ?? ""), Output.field(data.title ?? "")]),
           // A design withdrawn between the search and this request still gets its row.
           Effect.catchTag("NotFoundError", () => Effect.succeed([n, "(not found)", ""]))
         ), { concurrency: 8 })
@@ -57,7 +59,7 @@ export const search = Command.make("search", {
     if (data.designNumbers.length === 0) return
     const lines: Array<string> = [""]
     if (args.limit === 0) {
-      lines.push(...wrap(data.designNumbers))
+      lines.push(...wrap(data.designNumbers.map(Output.field)))
     } else {
       const shown = data.designNumbers.slice(0, args.limit)
       lines.push(Output.table(["NUMBER", "STATUS", "TITLE"], yield* rows(shown)))
