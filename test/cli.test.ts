@@ -1020,6 +1020,11 @@ describe("design-search refuses what it would otherwise guess", () => {
         expect(outcome.stderr).toMatch(new RegExp(`design-search: ${out}: cannot [a-z ]+: ${why}`))
         expect(outcome.stderr).not.toContain("FileSystem")
       }
+      for (const out of ["", "  "]) {
+        const outcome = yield* run(["export", "chair", "--out", out], envFor(served))
+        expectCleanFailure(outcome, 2)
+        expect(outcome.stderr).toContain("--out needs the path of a file")
+      }
     }))
 
   it.scopedLive("a FIFO, a device or a socket as --out is refused at once, nothing read or sent: 2", () =>

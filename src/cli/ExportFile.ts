@@ -99,6 +99,7 @@ export const open = (
   path: string
 ): Effect.Effect<ExportFile, FileError | UsageError, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
+    if (path.trim() === "") return yield* new UsageError({ detail: "--out needs the path of a file" })
     const fs = yield* FileSystem.FileSystem
     const exists = yield* Effect.mapError(fs.exists(path), fileError(path, "look for it"))
     if (exists) {
