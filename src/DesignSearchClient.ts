@@ -358,15 +358,27 @@ const readCaller = <A>(
     (result) => result
   )
 
+/** Whether JSON would write `value` (held at `key` of `holder`) as something else than it is. */
+const changedByJson = (holder: unknown, key: string, value: unknown): boolean => {
+  if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") return true
+  if (typeof value === "number" && !Number.isFinite(value)) return true
+  // In an array, what JSON cannot write becomes null; a hole is read as undefined.
+  if (Array.isArray(holder) && value === undefined) return true
+  const original: unknown = typeof holder === "object" && holder !== null ? Reflect.get(holder, key) : undefined
+  return original instanceof Map || original instanceof Set ||
+    (original instanceof Date && Number.isNaN(original.getTime()))
+}
+
 /**
  * `JSON.stringify` of a checked request whose criteria the toolkit does not name are sent as given:
- * a value JSON cannot write (a function, a symbol, a `bigint`, a cycle) is refused, not dropped.
+ * a value JSON cannot write as it is (a function, a symbol, a `bigint`, a number that is not
+ * finite, a `Map`, a `Set`, an invalid date, a hole, a cycle) is refused, not changed or dropped.
  */
 const requestJson = (request: unknown): Either.Either<string, ValidationError> => {
   let unwritable = false
   const json = Either.try(() =>
-    JSON.stringify(request, (_, value: unknown) => {
-      if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") unwritable = true
+    JSON.stringify(request, function(this: unknown, key: string, value: unknown) {
+      if (changedByJson(this, key, value)) unwritable = true
       return value
     })
   )
@@ -569,10 +581,16 @@ export const make = (
 
     const searchDesigns = (request: QuickSearchRequest, searchOptions: SearchDesignsOptions = {}) => {
       const read = readCaller("options", () => {
+        if (typeof searchOptions !== "object" || searchOptions === null) {
+          return Either.left(clientValidation([parameterError("options", "expected an object of options")]))
+        }
         const { concurrency = 8, onSearch } = searchOptions
-        return Number.isSafeInteger(concurrency) && concurrency >= 1
+        if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+          return Either.left(clientValidation([parameterError("concurrency", "expected a positive integer")]))
+        }
+        return onSearch === undefined || typeof onSearch === "function"
           ? Either.right({ concurrency, onSearch })
-          : Either.left(clientValidation([parameterError("concurrency", "expected a positive integer")]))
+          : Either.left(clientValidation([parameterError("onSearch", "expected a function")]))
       })
       if (Either.isLeft(read)) return Stream.fail(read.left)
       const { concurrency, onSearch } = read.right
@@ -625,16 +643,21 @@ export const make = (
       remember: (refusal: Refusal) => void (refused = Option.some(refusal))
     }
     const advancedDesigns = (request: AdvancedSearchRequest, pagedOptions: AdvancedDesignsOptions = {}) => {
+      // The request is read once, here: its pages are made from what the schema decoded.
+      const valid = readCaller("body", () => {
+        const decoded = decodeAdvancedSearchRequest(request)
+        if (Either.isLeft(decoded)) return Either.left(clientValidation(pointerErrors(decoded.left)))
+        return Either.map(requestJson(decoded.right), () => decoded.right)
+      })
+      if (Either.isLeft(valid)) return Stream.fail(valid.left)
       const read = readCaller("options", () => {
-        const { concurrency, onNotFound, onPage, pageSize, startPage } = pagedOptions
-        const given = { concurrency, onNotFound, onPage, pageSize, startPage }
-        const checked = checkPagedOptions(given)
+        const checked = checkPagedOptions(pagedOptions)
         return typeof checked === "string"
           ? Either.left(clientValidation([parameterError(checked, pagedProblems[checked])]))
-          : Either.right({ checked, given })
+          : Either.right(checked)
       })
       if (Either.isLeft(read)) return Stream.fail(read.left)
-      return pagedDesigns(paged, request, read.right.checked, read.right.given)
+      return pagedDesigns(paged, valid.right, read.right, read.right)
     }
 
     return { quickSearch, getDesign, searchDesigns, advancedSearch, searchPage, advancedDesigns } satisfies Service

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Duration, Effect, Fiber, Layer, Option, Schedule, Stream, TestClock } from "effect"
 import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
+import { ApiError as ApiErrors } from "../src/index.js"
 import type { ApiError, Designs } from "../src/index.js"
 import { pagedDesigns } from "../src/internal/pagedDesigns.js"
 import type { PagedDeps } from "../src/internal/pagedDesigns.js"
@@ -353,6 +354,34 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
       ])
     }))
 
+  it.effect("full pages that repeat what came before end the stream: requests stay bounded", () =>
+    Effect.gen(function*() {
+      const { asked, deps: d } = deps(() => page(1e12, [1, 2, 3]))
+      const { numbers, told } = yield* collect(d, { pageSize: 3, concurrency: 4 })
+      expect(numbers).toEqual(["1", "2", "3"])
+      expect(asked.length).toBeLessThanOrEqual(2 + 4)
+      expect(told.map((p) => p.designs)).toEqual([3, 0])
+      expect(told[1]?.messages.map((m) => m.code)).toEqual([DesignSearchClient.repeatedDesigns])
+    }))
+
+  it.effect("in the fallback, gets answered with a design already emitted do not emit it again", () =>
+    Effect.gen(function*() {
+      const d: PagedDeps<never> = {
+        searchPage: () => Effect.die("refused before"),
+        advancedSearch: () =>
+          Effect.succeed({
+            data: { count: 3, designNumbers: ["1", "2", "3"] as Array<Designs.DesignNumber> },
+            messages: []
+          }),
+        getDesign: () => Effect.succeed({ data: design(7), messages: [] }),
+        refused: () =>
+          Option.some(new ApiErrors.ForbiddenError({ status: 403, errors: [], messages: [], excerpt: "" })),
+        remember: () => {}
+      }
+      const { numbers } = yield* collect(d, { pageSize: 2, concurrency: 2 })
+      expect(numbers).toEqual(["7"])
+    }))
+
   it.effect("pages answered out of order are told and emitted in order", () =>
     Effect.gen(function*() {
       const pages = 12
@@ -406,6 +435,9 @@ describe("what the caller gives is read once, guarded", () => {
     }
   } as unknown as Designs.Row
 
+  // eslint-disable-next-line no-sparse-arrays -- a hole, as a caller's array may have one
+  const holed = [1, , 3]
+
   it.effect("a getter or a Proxy that throws, and a value that is not a string, is a client ValidationError; nothing is sent", () =>
     Effect.gen(function*() {
       const client = yield* Client
@@ -420,7 +452,28 @@ describe("what the caller gives is read once, guarded", () => {
         client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", s: Symbol("x") } }] }),
         Stream.runDrain(client.advancedDesigns(byOwner, null as unknown as DesignSearchClient.AdvancedDesignsOptions)),
         Stream.runDrain(client.advancedDesigns(byOwner, throwing({}))),
-        Stream.runDrain(client.searchDesigns({ query: "chair" }, throwing({})))
+        Stream.runDrain(client.advancedDesigns(throwing(byOwner))),
+        Stream.runDrain(client.searchDesigns({ query: "chair" }, throwing({}))),
+        ...[5, "x", Symbol("x")].flatMap((options) => [
+          Stream.runDrain(client.advancedDesigns(byOwner, options as DesignSearchClient.AdvancedDesignsOptions)),
+          Stream.runDrain(client.searchDesigns({ query: "chair" }, options as DesignSearchClient.SearchDesignsOptions))
+        ]),
+        Stream.runDrain(
+          client.advancedDesigns(byOwner, { onPage: 5 } as unknown as DesignSearchClient.AdvancedDesignsOptions)
+        ),
+        Stream.runDrain(
+          client.advancedDesigns(byOwner, { onNotFound: "x" } as unknown as DesignSearchClient.AdvancedDesignsOptions)
+        ),
+        Stream.runDrain(
+          client.searchDesigns(
+            { query: "chair" },
+            { onSearch: 5 } as unknown as DesignSearchClient.SearchDesignsOptions
+          )
+        ),
+        // What JSON would write as something else: refused, not changed
+        ...[Number.NaN, Number.POSITIVE_INFINITY, new Map([[1, 2]]), new Set([1]), new Date(Number.NaN), holed].map(
+          (extra) => client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", extra } }] })
+        )
       ]
       for (const failure of failures) {
         const error = yield* Effect.flip(failure)

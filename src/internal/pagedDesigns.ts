@@ -55,7 +55,8 @@ export const fewerThanCounted = "FEWER_THAN_COUNTED"
 
 /**
  * The code of the warning that a page held designs an earlier page of the same stream held (the
- * results changed while they were read): they are emitted once.
+ * results changed while they were read): they are emitted once, and a full page with none that is
+ * new is the last one asked for.
  */
 export const repeatedDesigns = "REPEATED_DESIGNS"
 
@@ -79,22 +80,42 @@ export interface PagedDeps<E> {
 
 /** What is wrong with each option that can be. */
 export const pagedProblems = {
+  options: "expected an object of options",
   pageSize: "expected an integer from 1 to 100",
   startPage: "expected an integer from 0",
-  concurrency: "expected a positive integer"
+  concurrency: "expected a positive integer",
+  onPage: "expected a function",
+  onNotFound: "expected a function"
 } as const
 
 type PagedProblems = typeof pagedProblems
 
-/** The options, checked: the name of the first one that is wrong, or the values to use. */
+const isOptionalFunction = (u: unknown): boolean => u === undefined || typeof u === "function"
+
+/**
+ * The options, checked: the name of the first one that is wrong, or the values to use. Each is
+ * read once, here.
+ */
 export const checkPagedOptions = (
-  options: PagedOptions
-): { readonly pageSize: number; readonly startPage: number; readonly concurrency: number } | keyof PagedProblems => {
-  const { concurrency = 4, pageSize = maxPageSize, startPage = 0 } = options
+  options: unknown
+):
+  | {
+    readonly pageSize: number
+    readonly startPage: number
+    readonly concurrency: number
+    readonly onPage: PagedOptions["onPage"]
+    readonly onNotFound: PagedOptions["onNotFound"]
+  }
+  | keyof PagedProblems =>
+{
+  if (typeof options !== "object" || options === null) return "options"
+  const { concurrency = 4, onNotFound, onPage, pageSize = maxPageSize, startPage = 0 } = options as PagedOptions
   if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize) return "pageSize"
   if (!Number.isSafeInteger(startPage) || startPage < 0) return "startPage"
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) return "concurrency"
-  return { pageSize, startPage, concurrency }
+  if (!isOptionalFunction(onPage)) return "onPage"
+  if (!isOptionalFunction(onNotFound)) return "onNotFound"
+  return { pageSize, startPage, concurrency, onPage, onNotFound }
 }
 
 const pagesOf = (count: number, pageSize: number) => Math.ceil(count / pageSize)
@@ -130,60 +151,72 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
 
   /** A run of the stream over the paged operation; `emitted` is that run's own. */
   const paged = (first: ApiResponse<DesignPage>, emitted: Set<string>): Stream.Stream<Design, E> => {
-    /** The designs of a page not emitted before, and a warning for those that were. */
-    const fresh = (designs: ReadonlyArray<Design>) => {
-      const kept = designs.filter((d) => !emitted.has(d.number) && (emitted.add(d.number), true))
-      const repeated = designs.length - kept.length
-      const notice = repeated === 0 ? [] : [warning(
-        repeatedDesigns,
-        `${repeated} of this page's designs were on an earlier page (the results changed while they were read): ` +
-          "each is emitted once, and a design may have moved onto a page read before"
-      )]
-      return { kept, notice }
-    }
-    /** Tells of a page, in order, then emits its designs. */
-    const told = (page: Omit<PageInfo, "designs">, designs: ReadonlyArray<Design>) =>
-      Stream.unwrap(Effect.sync(() => {
-        const { kept, notice } = fresh(designs)
-        const info: PageInfo = { ...page, designs: kept.length, messages: [...page.messages, ...notice] }
-        return Stream.fromIterableEffect(Effect.as(onPage(info), kept))
-      }))
-
     const { count } = first.data
     const pages = pagesOf(count, pageSize)
-    /** Whether a page ends the search: it holds fewer designs than a page holds. */
-    const isLast = (page: ApiResponse<DesignPage>) => page.data.designs.length < pageSize
-    const tell = (pageNumber: number, page: ApiResponse<DesignPage>) => {
-      const early = isLast(page) && pageNumber < pages - 1
-      const messages = early
-        ? [
-          ...page.messages,
-          warning(
-            fewerThanCounted,
-            `page ${pageNumber} held ${page.data.designs.length} designs where ${pageSize} were asked for, ` +
-              `though ${count} were counted (${pages} pages): no later page is asked for`
-          )
-        ]
-        : page.messages
-      return told({ pageNumber, pages, count, fallback: false, messages }, page.data.designs)
+
+    /** A page read in order: its designs not emitted before (each is emitted once), set aside now. */
+    const sift = (pageNumber: number, page: ApiResponse<DesignPage>) => {
+      const { designs } = page.data
+      const kept = designs.filter((d) => !emitted.has(d.number) && (emitted.add(d.number), true))
+      return { pageNumber, page, kept, short: designs.length < pageSize }
     }
-    const rest = isLast(first) || startPage + 1 > pages - 1
-      ? Stream.empty
-      : Stream.range(startPage + 1, pages - 1).pipe(
-        Stream.mapEffect(
-          (n) => Effect.map(deps.searchPage(pageOf(request, n, pageSize)), (page) => [n, page] as const),
-          { concurrency }
-        ),
-        Stream.takeUntil(([, page]) => isLast(page)),
-        Stream.flatMap(([n, page]) => tell(n, page))
-      )
-    return Stream.concat(tell(startPage, first), rest)
+    type Sifted = ReturnType<typeof sift>
+    /**
+     * Whether a page is the last one asked for: it holds fewer designs than a page holds, or none
+     * that is new. The service's count decides nothing: a count that lies, or pages that repeat
+     * themselves, never keep the stream asking.
+     */
+    const ends = (s: Sifted) => s.short || s.kept.length === 0
+
+    /** Tells of a page, with what the stream has to say of it, then emits its new designs. */
+    const tell = ({ kept, page, pageNumber, short }: Sifted) => {
+      const held = page.data.designs.length
+      const messages: Array<Message> = [...page.messages]
+      const repeated = held - kept.length
+      if (repeated > 0) {
+        messages.push(warning(
+          repeatedDesigns,
+          `${repeated} of this page's designs were on an earlier page (the results changed while they were read): ` +
+            "each is emitted once, and a design may have moved onto a page read before" +
+            (kept.length === 0 && !short ? "; no later page is asked for" : "")
+        ))
+      }
+      if (short && pageNumber < pages - 1) {
+        messages.push(warning(
+          fewerThanCounted,
+          `page ${pageNumber} held ${held} designs where ${pageSize} were asked for, ` +
+            `though ${count} were counted (${pages} pages): no later page is asked for`
+        ))
+      }
+      const info: PageInfo = { pageNumber, pages, count, designs: kept.length, fallback: false, messages }
+      return Stream.fromIterableEffect(Effect.as(onPage(info), kept))
+    }
+
+    return Stream.unwrap(Effect.sync(() => {
+      const head = sift(startPage, first)
+      const rest = ends(head) || startPage + 1 > pages - 1
+        ? Stream.empty
+        : Stream.range(startPage + 1, pages - 1).pipe(
+          Stream.mapEffect(
+            (n) => Effect.map(deps.searchPage(pageOf(request, n, pageSize)), (page) => [n, page] as const),
+            { concurrency }
+          ),
+          Stream.map(([n, page]) => sift(n, page)),
+          Stream.takeUntil(ends),
+          Stream.flatMap(tell)
+        )
+      return Stream.concat(tell(head), rest)
+    }))
   }
 
   const fallback = (refusal: Refusal): Stream.Stream<Design, E | NotFoundError> =>
     Stream.unwrap(Effect.map(deps.advancedSearch(request), (search) => {
       const numbers = [...new Set(search.data.designNumbers)]
       const pages = pagesOf(numbers.length, pageSize)
+      // A get answered with a design already emitted (under another number) is not emitted again.
+      const emitted = new Set<string>()
+      const once = (design: Option.Option<Design>) =>
+        Option.filter(design, (d) => !emitted.has(d.number) && (emitted.add(d.number), true))
       const notices: Array<Message> = [{
         code: pagedSearchUnavailable,
         detail: `the paged search was refused (HTTP ${refusal.status}); each design is fetched on its own`,
@@ -218,7 +251,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
           fallback: true,
           messages: pageNumber === startPage ? [...notices, ...search.messages] : []
         }
-        return Stream.unwrap(Effect.as(onPage(page), Stream.filterMap(mapInOrder(slice, get, concurrency), (d) => d)))
+        return Stream.unwrap(Effect.as(onPage(page), Stream.filterMap(mapInOrder(slice, get, concurrency), once)))
       })
     }))
 

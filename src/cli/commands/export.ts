@@ -129,10 +129,18 @@ const exportTo = (args: ExportArgs, requests: () => number) =>
               Effect.catchTag("NotFoundError", () => Effect.sync(() => void tally.missing++))
             )
           )
+        // `concurrency` workers take the numbers in turn: no fiber per design.
+        let next = 0
+        const worker = Effect.whileLoop({
+          while: () => next < todo.length,
+          body: () => fetchOne(todo[next++]!),
+          step: () => {}
+        })
         const fetching = yield* Effect.fork(
-          Effect.forEach(todo, fetchOne, { concurrency: args.concurrency, discard: true }).pipe(
-            Effect.onExit((exit) => ready.done(Exit.asVoid(exit)))
-          )
+          Effect.all(Array.from({ length: Math.min(args.concurrency, todo.length) }, () => worker), {
+            concurrency: "unbounded",
+            discard: true
+          }).pipe(Effect.onExit((exit) => ready.done(Exit.asVoid(exit))))
         )
         const writeAll: Effect.Effect<void, GetDesignFailure | ExportFailure> = Effect.flatMap(
           ready.takeAll,
