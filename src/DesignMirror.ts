@@ -16,15 +16,18 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Chunk, Clock, Context, DateTime, Effect, Either, Layer, Option, Redacted, Schema, Stream } from "effect"
+import type { ParseError } from "effect/ParseResult"
 import { createHash } from "node:crypto"
-import { UnexpectedResponseError } from "./ApiError.js"
+import { UnexpectedResponseError, ValidationError } from "./ApiError.js"
 import type { NotFoundError } from "./ApiError.js"
-import type { AdvancedSearchRequest, DesignNumber, QuickSearchRequest } from "./Designs.js"
-import { Design, maxPageSize } from "./Designs.js"
+import type { DesignNumber, QuickSearchRequest } from "./Designs.js"
+import { AdvancedSearchRequest, decodeQuickSearchRequest, Design, maxPageSize } from "./Designs.js"
 import { DesignSearchClient } from "./DesignSearchClient.js"
 import type { AdvancedDesignsError, SearchDesignsError } from "./DesignSearchClient.js"
 import * as Tables from "./internal/mirrorTables.js"
 import type { DesignRow, RowState, SyncRow } from "./internal/mirrorTables.js"
+import { fewerThanCounted } from "./internal/pagedDesigns.js"
+import { parameterError, pointerErrors } from "./internal/validation.js"
 
 /**
  * The mirror's database failed: it could not be reached, opened or written. `detail` says what was
@@ -57,13 +60,44 @@ export class SqlDriverMissingError extends Schema.TaggedError<SqlDriverMissingEr
 }
 
 /**
- * What `sync` fails with: the searches' and gets' failures, an answer that cannot be stored, or the
- * database's.
+ * A run got fewer designs than the service told it of (a page or a search list shorter than its
+ * count). What it got is committed, but the watermark stays where it was (`watermark`, null before
+ * the first complete run), so that the next run asks again for every change since then: moving it
+ * would lose the changes the service left out. `detail` says what was short.
  *
  * @since 0.3.0
  * @category errors
  */
-export type SyncError = AdvancedDesignsError | SearchDesignsError | UnexpectedResponseError | MirrorDatabaseError
+export class IncompleteSyncError extends Schema.TaggedError<IncompleteSyncError>()("IncompleteSyncError", {
+  criteriaKey: Schema.String,
+  detail: Schema.String,
+  /** Designs received in full and committed. */
+  fetched: Schema.Number,
+  /** The watermark, unchanged. */
+  watermark: Schema.NullOr(Schema.String)
+}) {
+  override get message(): string {
+    return `incomplete sync: ${this.detail}; ${this.fetched} designs committed, watermark ${
+      this.watermark ?? "not set"
+    } unchanged: the next run asks again`
+  }
+}
+
+/**
+ * What `sync` fails with: criteria or options that are not valid (a client `ValidationError`, before
+ * anything is written or sent), the searches' and gets' failures, an answer that cannot be stored, a
+ * run that could not get every design (`IncompleteSyncError`), or the database's.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type SyncError =
+  | AdvancedDesignsError
+  | SearchDesignsError
+  | ValidationError
+  | UnexpectedResponseError
+  | IncompleteSyncError
+  | MirrorDatabaseError
 
 /**
  * What a mirror follows: an advanced search (rows of criteria), or a quick search (a query). A
@@ -166,7 +200,9 @@ export interface Service {
    * Brings the rows of `criteria` up to date (see the module's doc) and reports what it did. Rows
    * are committed a transaction of at most `batchSize` designs at a time, with the run's progress;
    * the watermark moves only once every row is committed, so a run that fails or is interrupted
-   * loses nothing, and the next one goes on from where it stopped. Fails with `SyncError`.
+   * loses nothing, and the next one goes on from where it stopped; a run that got fewer designs
+   * than it was told of keeps the watermark and fails with `IncompleteSyncError`. Criteria and
+   * options are checked first (a client `ValidationError`). Fails with `SyncError`.
    */
   readonly sync: (criteria: Criteria, options?: SyncOptions) => Effect.Effect<SyncReport, SyncError>
   /** The stored sync state of `criteria`, if it was ever synced. Fails with `MirrorDatabaseError`. */
@@ -198,22 +234,10 @@ const databaseError = (doing: string) => (error: { readonly message: string; rea
   return new MirrorDatabaseError({ detail: `${doing}: ${error.message}${cause}` })
 }
 
-const isQuick = (criteria: Criteria): criteria is QuickSearchRequest => !("rows" in criteria)
-
-/** The search of `criteria`, without its `changedSinceDate`. */
-const withoutSince = (
-  criteria: Criteria
-):
+/** A search the mirror follows, checked, without its `changedSinceDate`: plain data, read once. */
+type Search =
   | { readonly _tag: "quick"; readonly request: QuickSearchRequest }
-  | { readonly _tag: "advanced"; readonly request: AdvancedSearchRequest } =>
-{
-  if (isQuick(criteria)) {
-    const { changedSinceDate: _, ...request } = criteria
-    return { _tag: "quick", request }
-  }
-  const { changedSinceDate: _, ...request } = criteria
-  return { _tag: "advanced", request }
-}
+  | { readonly _tag: "advanced"; readonly request: AdvancedSearchRequest }
 
 /** Objects with their keys in order, so that equal criteria are written alike. */
 const canonical = (value: unknown): unknown =>
@@ -225,25 +249,93 @@ const canonical = (value: unknown): unknown =>
     )
     : value
 
-/** The criteria without `changedSinceDate`, as the JSON stored, or why they cannot be written. */
-const criteriaJson = (criteria: Criteria): Either.Either<string, UnexpectedResponseError> => {
-  const { changedSinceDate: _, ...rest } = criteria
-  return Either.try({
-    try: () => JSON.stringify({ kind: isQuick(criteria) ? "quick" : "advanced", search: canonical(rest) }),
-    catch: () =>
-      new UnexpectedResponseError({ status: 0, excerpt: "", issue: "the criteria cannot be written as JSON" })
-  })
+const clientValidation = (errors: ValidationError["errors"]) =>
+  new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })
+
+const decodeAdvanced = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })
+
+/** The criteria, checked against their request schema; reads each field of what the caller gave. */
+const decodeCriteria = (criteria: unknown): Either.Either<Search, ValidationError> => {
+  if (typeof criteria !== "object" || criteria === null || Array.isArray(criteria)) {
+    return Either.left(clientValidation([
+      parameterError("criteria", "expected an advanced search (rows) or a quick search (query)")
+    ]))
+  }
+  const decoded: Either.Either<Search, ParseError> = "rows" in criteria
+    ? Either.map(decodeAdvanced(criteria), (request) => ({ _tag: "advanced", request }))
+    : Either.map(decodeQuickSearchRequest(criteria), (request) => ({ _tag: "quick", request }))
+  return Either.mapLeft(decoded, (error) => clientValidation(pointerErrors(error)))
+}
+
+/**
+ * The criteria, checked, as the JSON stored (without `changedSinceDate`, keys in order) and as the
+ * search the run sends, parsed back from that JSON: the caller's object is read once, here, and a
+ * throw while reading it (a getter, a Proxy) or a value JSON cannot write is a client
+ * `ValidationError`, before anything is written or sent.
+ */
+const readCriteria = (
+  criteria: unknown
+): Either.Either<{ readonly json: string; readonly search: Search }, ValidationError> => {
+  const unreadable = clientValidation([parameterError("criteria", "could not be read: reading it threw")])
+  const unwritable = clientValidation([parameterError("criteria", "the criteria cannot be written as JSON")])
+  try {
+    const decoded = decodeCriteria(criteria)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    const { _tag } = decoded.right
+    const { changedSinceDate: _, ...rest } = decoded.right.request
+    let writable = true
+    const json = JSON.stringify({ kind: _tag, search: canonical(rest) }, (_key, value: unknown) => {
+      if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") writable = false
+      return value
+    })
+    if (!writable) return Either.left(unwritable)
+    const { search } = JSON.parse(json) as { readonly search: never }
+    return Either.right({ json, search: { _tag, request: search } })
+  } catch (e) {
+    // JSON.stringify throws on a cycle; anything else is the caller's object throwing as it is read
+    return Either.left(e instanceof TypeError && /circular|cyclic/i.test(e.message) ? unwritable : unreadable)
+  }
+}
+
+/** The options of `sync`, checked, read once and guarded like the criteria. */
+const readOptions = (
+  options: unknown
+): Either.Either<
+  {
+    readonly concurrency: number
+    readonly onProgress: NonNullable<SyncOptions["onProgress"]>
+  },
+  ValidationError
+> => {
+  try {
+    if (options !== undefined && (typeof options !== "object" || options === null)) {
+      return Either.left(clientValidation([parameterError("options", "expected an object, or nothing")]))
+    }
+    const { concurrency = 4, onProgress } = (options ?? {}) as SyncOptions
+    if (typeof concurrency !== "number" || !Number.isSafeInteger(concurrency) || concurrency < 1) {
+      return Either.left(clientValidation([parameterError("concurrency", "expected a positive integer")]))
+    }
+    if (onProgress !== undefined && typeof onProgress !== "function") {
+      return Either.left(clientValidation([parameterError("onProgress", "expected a function, or nothing")]))
+    }
+    return Either.right({ concurrency, onProgress: onProgress ?? (() => Effect.void) })
+  } catch {
+    return Either.left(clientValidation([parameterError("options", "could not be read: reading it threw")]))
+  }
 }
 
 /**
  * The stable key of `criteria` (`criteria_key` in the tables): a hash of its canonical JSON, the
- * same whatever the order of its fields and whatever its `changedSinceDate`.
+ * same whatever the order of its fields and whatever its `changedSinceDate`; a client
+ * `ValidationError` for criteria that are not valid.
  *
  * @since 0.3.0
  * @category utils
  */
-export const criteriaKey = (criteria: Criteria): Either.Either<string, UnexpectedResponseError> =>
-  Either.map(criteriaJson(criteria), (json) => createHash("sha256").update(json).digest("hex").slice(0, 32))
+export const criteriaKey = (criteria: Criteria): Either.Either<string, ValidationError> =>
+  Either.map(readCriteria(criteria), ({ json }) => keyOf(json))
+
+const keyOf = (json: string) => createHash("sha256").update(json).digest("hex").slice(0, 32)
 
 const encodeDesign = Schema.encodeEither(Design)
 
@@ -289,13 +381,14 @@ export const make = (
     const db = <A, R>(doing: string, effect: Effect.Effect<A, SqlError, R>) =>
       Effect.mapError(effect, databaseError(doing))
 
-    const sync = (criteria: Criteria, syncOptions: SyncOptions = {}) =>
+    const sync = (criteria: Criteria, syncOptions?: SyncOptions) =>
       Effect.gen(function*() {
-        const concurrency = syncOptions.concurrency ?? 4
-        const onProgress = syncOptions.onProgress ?? (() => Effect.void)
-        const json = yield* criteriaJson(criteria)
-        const key = yield* criteriaKey(criteria)
-        const search = withoutSince(criteria)
+        // Read and checked once, before anything is written or sent.
+        const { json, search } = yield* readCriteria(criteria)
+        const { concurrency, onProgress: told } = yield* readOptions(syncOptions)
+        const onProgress = (progress: { readonly expected: number; readonly committed: number }) =>
+          Effect.suspend(() => told(progress))
+        const key = keyOf(json)
         const now = yield* Clock.currentTimeMillis
         const at = DateTime.formatIso(DateTime.unsafeMake(now))
         const stored = yield* db("reading the sync state", tables.syncRow(key))
@@ -325,12 +418,22 @@ export const make = (
           notFound: 0,
           requests: 0
         }
+        /** Why the run did not get every design it was told of, if it did not. */
+        let short: string | undefined
+
+        /** One per number, the last received kept: no statement may name a number twice. */
+        const distinct = (batch: ReadonlyArray<Fetched>) => {
+          const designs = new Map<string, Design>()
+          for (const f of batch) if (Either.isRight(f)) designs.set(f.right.number, f.right)
+          const gone = [...new Set(batch.flatMap((f) => Either.isLeft(f) ? [f.left] : []))]
+          // a design received under a number beats a 404 for it: the service holds it
+          return { designs: [...designs.values()], gone: gone.filter((n) => !designs.has(n)) }
+        }
 
         /** Writes the rows of `batch` that differ from what is stored, and marks the numbers not found. */
         const write = (batch: ReadonlyArray<Fetched>) =>
           Effect.gen(function*() {
-            const designs = batch.flatMap((f) => Either.isLeft(f) ? [] : [f.right])
-            const gone = batch.flatMap((f) => Either.isLeft(f) ? [f.left] : [])
+            const { designs, gone } = distinct(batch)
             const rows: Array<DesignRow> = []
             for (const design of designs) {
               const encoded = yield* recordOf(design)
@@ -399,8 +502,12 @@ export const make = (
             })
             tally.requests++
             tally.searched = data.count
+            const numbers = [...new Set(data.designNumbers)]
+            if (numbers.length < data.count) {
+              short = `the search counted ${data.count} designs and listed ${numbers.length}`
+            }
             yield* onProgress({ expected: data.count, committed: run.run_position })
-            const todo = data.designNumbers.slice(run.run_position)
+            const todo = numbers.slice(run.run_position)
             tally.requests += todo.length
             yield* store(Stream.mapEffect(Stream.fromIterable(todo), getOne, { concurrency }), run.run_position)
           })
@@ -410,6 +517,7 @@ export const make = (
           // fetches again what it had (the upsert makes that harmless), never skips.
           const startPage = Math.floor(run.run_position / maxPageSize)
           let told = false
+          let received = 0
           const notFound: Array<Fetched> = []
           const designs = client.advancedDesigns(
             { ...request, ...(since === undefined ? {} : { changedSinceDate: since }) },
@@ -418,6 +526,8 @@ export const make = (
               concurrency,
               onPage: (page) =>
                 Effect.suspend(() => {
+                  const fewer = page.messages.find((m) => m.code === fewerThanCounted)
+                  if (fewer !== undefined && short === undefined) short = fewer.detail ?? "fewer designs than counted"
                   tally.requests += page.fallback ? page.designs : 1
                   if (told) return Effect.void
                   told = true
@@ -428,12 +538,21 @@ export const make = (
               onNotFound: (n) => Effect.sync(() => void notFound.push(Either.left(n)))
             }
           )
-          return store(
-            Stream.concat(
-              Stream.map(designs, (d): Fetched => Either.right(d)),
-              Stream.suspend(() => Stream.fromIterable(notFound))
+          return Effect.zipRight(
+            store(
+              Stream.concat(
+                Stream.map(designs, (d): Fetched => (received++, Either.right(d))),
+                Stream.suspend(() => Stream.fromIterable(notFound))
+              ),
+              startPage * maxPageSize
             ),
-            startPage * maxPageSize
+            // Designs the results moved onto a page already read are missed too, warned of or not.
+            Effect.sync(() => {
+              const got = startPage * maxPageSize + received + notFound.length
+              if (short === undefined && got < tally.searched) {
+                short = `the search counted ${tally.searched} designs and ${got} were received`
+              }
+            })
           )
         }
 
@@ -453,7 +572,7 @@ export const make = (
           const listedSet = new Set<string>(listed)
           const current = new Set(yield* db("reading designs", tables.currentFor(key)))
           const dropped = [...current].filter((n) => !listedSet.has(n))
-          const unknown = listed.filter((n) => !current.has(n))
+          const unknown = [...new Set(listed)].filter((n) => !current.has(n))
           const rows = yield* db("reading designs", tables.existing(unknown))
           // A row the service answered 404 for stays so until a search reports the design changed.
           const missing = unknown.filter((n) => {
@@ -474,7 +593,8 @@ export const make = (
           tally.noLongerMatching = dropped.length
         }
 
-        const watermark = run.run_day ?? dayOf(now)
+        // A run short of designs ends with the watermark where it was: the next asks again since then.
+        const watermark = short === undefined ? run.run_day ?? dayOf(now) : run.watermark
         yield* db(
           "finishing the run",
           tables.putSyncRow({
@@ -487,12 +607,15 @@ export const make = (
             updated_at: DateTime.formatIso(DateTime.unsafeMake(yield* Clock.currentTimeMillis))
           })
         )
+        if (short !== undefined) {
+          return yield* new IncompleteSyncError({ criteriaKey: key, detail: short, fetched: tally.fetched, watermark })
+        }
         return {
           criteriaKey: key,
+          watermark: watermark ?? dayOf(now),
           full: since === undefined,
           resumed,
           changedSince: since,
-          watermark,
           ...tally
         } satisfies SyncReport
       })

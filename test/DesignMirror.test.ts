@@ -5,12 +5,12 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Either, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { Effect, Either, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as DesignMirror from "../src/DesignMirror.js"
-import type { Designs } from "../src/index.js"
+import type { ApiError, Designs } from "../src/index.js"
 import { DesignSearchClient, Sandbox } from "../src/index.js"
 import { clientLayer } from "./support/layers.js"
 import * as Pg from "./support/postgres.js"
@@ -66,6 +66,12 @@ const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return [result, (yield* apiRequests) - before] as const
   })
 
+/** What a test changes of the sandbox, and of the client the mirror is given (not the test's own). */
+interface Setup {
+  readonly sandbox?: Sandbox.Options
+  readonly wrap?: (client: DesignSearchClient.Service) => DesignSearchClient.Service
+}
+
 /** Runs `test` on a fresh sandbox and a fresh database of `engine`, the clock at 1 December 2026. */
 const onEngine = <A, E>(
   engine: Engine,
@@ -73,14 +79,26 @@ const onEngine = <A, E>(
     A,
     E,
     DesignMirror.DesignMirror | SqlClient.SqlClient | DesignSearchClient.DesignSearchClient | Sandbox.SandboxControl
-  >
+  >,
+  setup: Setup = {}
 ) =>
   Effect.gen(function*() {
     yield* TestClock.setTime(dec1)
     const sql = yield* database(engine)
-    const deps = Layer.merge(sql, clientLayer({ sandbox: { designs } }))
-    return yield* Effect.provide(test, DesignMirror.layer().pipe(Layer.provideMerge(deps)))
+    const deps = Layer.merge(sql, clientLayer({ sandbox: { designs, ...setup.sandbox } }))
+    const { wrap } = setup
+    const mirror = wrap === undefined ? DesignMirror.layer() : Layer.unwrapEffect(
+      Effect.map(DesignSearchClient.DesignSearchClient, (client) =>
+        DesignMirror.layer().pipe(Layer.provide(Layer.succeed(DesignSearchClient.DesignSearchClient, wrap(client)))))
+    )
+    return yield* Effect.provide(test, mirror.pipe(Layer.provideMerge(deps)))
   }).pipe(Effect.scoped)
+
+const syncStates = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    sql<{ criteria_key: string; watermark: string | null; run_day: string | null }>`SELECT * FROM design_sync_state`
+)
 
 const record = (n: string) =>
   Effect.flatMap(
@@ -240,7 +258,181 @@ layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
           expect([row.state, row.record]).toEqual(["current", yield* record(out[0]!)])
         })
       ))
+
+    it.effect(`${engine}: a quick search listing a number twice, or a get answering with another number, writes each design once`, () => {
+      const numbers = { a: "", b: "", c: "" }
+      return onEngine(
+        engine,
+        Effect.gen(function*() {
+          const mirror = yield* DesignMirror.DesignMirror
+          const report = yield* mirror.sync({ query: "table" })
+          // a and b, then c again for the listing (it has no row): its get answers with a, unchanged
+          expect(report).toMatchObject({ searched: 3, fetched: 3, inserted: 2, unchanged: 1, notFound: 0 })
+          // the two searches, a get each for a, b and c, and c again
+          expect(report.requests).toBe(6)
+          expect((yield* rows).map((r) => r.number)).toEqual([numbers.a, numbers.b].sort())
+        }),
+        {
+          wrap: (client) => ({
+            ...client,
+            // the search lists a twice and c, whose get answers with a
+            quickSearch: (request) =>
+              Effect.map(client.quickSearch(request), (r) => {
+                const [a, b, c] = r.data.designNumbers
+                Object.assign(numbers, { a, b, c })
+                return { ...r, data: { ...r.data, count: 3, designNumbers: [a!, a!, b!, c!] } }
+              }),
+            getDesign: (n) => client.getDesign(n === numbers.c ? numbers.a : n)
+          })
+        }
+      )
+    })
   }
+
+  it.effect("sqlite: a run that receives fewer designs than counted commits them, keeps the watermark and fails IncompleteSyncError", () => {
+    let cut: "no" | "warned" | "silent" = "no"
+    const fewer = {
+      code: "FEWER_THAN_COUNTED",
+      detail: "page 0 held 5 designs where 100 were asked for, though 240 were counted (3 pages)",
+      severity: "warning"
+    } as const
+    return onEngine(
+      "sqlite",
+      Effect.gen(function*() {
+        const mirror = yield* DesignMirror.DesignMirror
+        const control = yield* Sandbox.SandboxControl
+        yield* mirror.sync(everything)
+        const numbers = (yield* rows).map((r) => r.number)
+        yield* TestClock.adjust(day)
+        yield* control.touch(numbers)
+
+        // Told 240 changed, 5 received, with the stream's warning.
+        cut = "warned"
+        const warned = yield* Effect.flip(mirror.sync(everything))
+        expect(warned).toMatchObject({
+          _tag: "IncompleteSyncError",
+          fetched: 5,
+          watermark: "2026-12-01",
+          detail: fewer.detail
+        })
+        expect((yield* rows).filter((r) => r.record.includes("(amended)"))).toHaveLength(5)
+        expect(Option.getOrThrow(yield* mirror.state(everything))).toMatchObject({
+          watermark: Option.some("2026-12-01"),
+          inProgress: false
+        })
+
+        // The same, though nothing warned of it: the designs received are counted.
+        yield* TestClock.adjust(day)
+        cut = "silent"
+        const silent = yield* Effect.flip(mirror.sync(everything))
+        expect(silent).toMatchObject({ _tag: "IncompleteSyncError", watermark: "2026-12-01" })
+        expect(silent.message).toContain("counted 240 designs and 5 were received")
+
+        // A later run asks again since the kept watermark, and gets every change.
+        yield* TestClock.adjust(day)
+        cut = "no"
+        const after = yield* mirror.sync(everything)
+        expect(after).toMatchObject({
+          changedSince: "2026-12-01",
+          watermark: "2026-12-04",
+          fetched: designs,
+          updated: designs - 5,
+          unchanged: 5
+        })
+        expect((yield* rows).every((r) => r.record.includes("(amended)"))).toBe(true)
+      }),
+      {
+        wrap: (client) => ({
+          ...client,
+          advancedDesigns: (request, options = {}) =>
+            cut === "no" ? client.advancedDesigns(request, options) : Stream.take(
+              client.advancedDesigns(request, {
+                ...options,
+                onPage: (page) =>
+                  (options.onPage ?? (() => Effect.void))(
+                    cut === "warned" ? { ...page, messages: [...page.messages, fewer] } : page
+                  )
+              }),
+              5
+            )
+        })
+      }
+    )
+  })
+
+  it.effect("sqlite: a quick search listing fewer numbers than it counts commits those and keeps the watermark unset", () =>
+    onEngine(
+      "sqlite",
+      Effect.gen(function*() {
+        const mirror = yield* DesignMirror.DesignMirror
+        const table: Designs.QuickSearchRequest = { query: "table" }
+        const listed = (yield* Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.quickSearch(table))).data
+        expect(listed.count).toBeGreaterThan(2)
+        const failed = yield* Effect.flip(mirror.sync(table))
+        expect(failed).toMatchObject({ _tag: "IncompleteSyncError", fetched: 2, watermark: null })
+        expect(failed.message).toContain(`the search counted ${listed.count} designs and listed 2`)
+        expect(yield* rows).toHaveLength(2)
+        expect(Option.getOrThrow(yield* mirror.state(table))).toMatchObject({
+          watermark: Option.none(),
+          inProgress: false
+        })
+      }),
+      { sandbox: { resultCap: 2 } }
+    ))
+
+  it.effect("sqlite: criteria and options that are not valid fail a client ValidationError before anything is written or sent", () =>
+    onEngine(
+      "sqlite",
+      Effect.gen(function*() {
+        const mirror = yield* DesignMirror.DesignMirror
+        const throwing = new Proxy({}, {
+          get: () => {
+            throw new Error("no")
+          },
+          has: () => {
+            throw new Error("no")
+          }
+        })
+        const getter = {
+          get query(): string {
+            throw new Error("no")
+          }
+        }
+        const chair = { query: "chair" }
+        const cases: ReadonlyArray<readonly [unknown, unknown, string]> = [
+          [null, undefined, "criteria"],
+          [undefined, undefined, "criteria"],
+          [5, undefined, "criteria"],
+          ["chair", undefined, "criteria"],
+          [Symbol("chair"), undefined, "criteria"],
+          [throwing, undefined, "criteria"],
+          [getter, undefined, "criteria"],
+          [{ query: "" }, undefined, "/query"],
+          [{ query: "chair", colour: "red" }, undefined, "/colour"],
+          [{ rows: [] }, undefined, "/rows"],
+          [chair, null, "options"],
+          [chair, 5, "options"],
+          [chair, throwing, "options"],
+          [chair, { onProgress: 5 }, "onProgress"],
+          [chair, { concurrency: 0 }, "concurrency"],
+          [chair, { concurrency: Number.NaN }, "concurrency"],
+          [chair, { concurrency: "4" }, "concurrency"],
+          [everything, { concurrency: 1.5 }, "concurrency"]
+        ]
+        for (const [criteria, options, at] of cases) {
+          const error = yield* Effect.flip(mirror.sync(criteria as never, options as never))
+          expect(error, String(at)).toMatchObject({ _tag: "ValidationError", origin: "client", status: 0 })
+          const pointed = (error as ApiError.ValidationError).errors.map((e) =>
+            e.source?.pointer ?? e.source?.parameter
+          )
+          expect(pointed, String(at)).toContain(at)
+        }
+        expect(yield* syncStates).toEqual([])
+        expect(yield* apiRequests).toBe(0)
+        expect(DesignMirror.criteriaKey(throwing as never)._tag).toBe("Left")
+        expect(yield* mirror.state(null as never)).toEqual(Option.none())
+      })
+    ))
 
   it.effect("sqlite: a quick search is mirrored by search and gets; a design the service no longer finds is marked not_found", () =>
     onEngine(

@@ -397,6 +397,47 @@ describe("design-search sync", () => {
       expect(unreachable.stderr).toContain("the mirror's database failed: connecting to PostgreSQL")
       expect(unreachable.stderr).not.toContain("pw")
     }))
+
+  it.scopedLive("file: URLs name SQLite files, relative or absolute; file: with no path is bad usage", () =>
+    Effect.gen(function*() {
+      const served = yield* serve({ designs: 240 })
+      const env = envFor(served)
+      const dir = yield* tempDir
+      const relative = path.join(dir, "relative.db")
+      const absolute = path.join(dir, "absolute.db")
+      for (
+        const [db, file] of [[`file:${path.relative(process.cwd(), relative)}`, relative], [
+          `file://${absolute}`,
+          absolute
+        ]]
+      ) {
+        const outcome = yield* run(["sync", "table", "--db", db!], env)
+        expect(outcome.code, outcome.stderr).toBe(0)
+        expect(outcome.stderr).toMatch(/^synced \d+ designs of "table" into file:/m)
+        expect((yield* ownerRows(file!)).length).toBeGreaterThan(0)
+      }
+      expect(fs.readdirSync(dir).filter((f) => f.endsWith(".db")).sort()).toEqual(["absolute.db", "relative.db"])
+      expect(fs.existsSync(path.join(process.cwd(), "file:"))).toBe(false)
+      for (const db of ["file:", "FILE:", "file://"]) {
+        const bad = yield* run(["sync", "table", "--db", db], env)
+        expectCleanFailure(bad, 2)
+        expect(bad.stderr).toContain("names no file")
+      }
+    }))
+
+  it.scopedLive("a run that gets fewer designs than the service counts says so in one line, exit 1, and keeps the watermark", () =>
+    Effect.gen(function*() {
+      const served = yield* serve({ designs: 240, resultCap: 2 })
+      const file = path.join(yield* tempDir, "mirror.db")
+      const outcome = yield* run(["sync", "table", "--db", file], envFor(served))
+      expectCleanFailure(outcome, 1)
+      expect(lines(outcome.stderr)).toEqual([
+        expect.stringMatching(
+          /^design-search: incomplete sync: the search counted \d+ designs and listed 2; 2 designs committed, watermark not set unchanged: the next run asks again$/
+        )
+      ])
+      expect(yield* ownerRows(file)).toHaveLength(2)
+    }))
 })
 
 describe("design-search token", () => {
@@ -603,6 +644,17 @@ describe("design-search failures (failure.ts)", () => {
       new DesignMirror.SqlDriverMissingError({ packageName: "@effect/sql-pg" }),
       3,
       "the SQL driver @effect/sql-pg is not installed: npm install @effect/sql-pg"
+    ],
+    [
+      "IncompleteSyncError",
+      new DesignMirror.IncompleteSyncError({
+        criteriaKey: "k",
+        detail: "the search counted 30 designs and listed 5",
+        fetched: 5,
+        watermark: "2026-12-01"
+      }),
+      1,
+      "incomplete sync: the search counted 30 designs and listed 5; 5 designs committed, watermark 2026-12-01 unchanged"
     ],
     [
       "ServerError",

@@ -6,7 +6,7 @@
  * | code | meaning |
  * |---|---|
  * | 0 | success |
- * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down), the mirror's database failed or cannot be reached, or stdout could not be written (`main.ts`) |
+ * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down), the mirror's database failed or cannot be reached, a sync got fewer designs than the service counted (its watermark kept), or stdout could not be written (`main.ts`) |
  * | 2 | bad usage (unknown flag, missing or malformed argument, a file the user named that cannot be read or written) or a request the service refuses as invalid (400, 422) |
  * | 3 | configuration, credentials, authentication or entitlement (401, 403), or a SQL driver that is not installed |
  * | 130 | interrupted by SIGINT or SIGTERM (`sandbox`, whose normal way to stop is a signal: 0) |
@@ -54,6 +54,7 @@ export type Failure =
   | HttpServerError.ServeError
   | DesignMirror.MirrorDatabaseError
   | DesignMirror.SqlDriverMissingError
+  | DesignMirror.IncompleteSyncError
 
 const isCliValidationError = (failure: Failure): failure is CliValidationError.ValidationError =>
   CliValidationError.isValidationError(failure)

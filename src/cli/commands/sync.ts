@@ -1,6 +1,6 @@
 /**
  * `design-search sync [query] [criteria] --db PATH_OR_URL`: keeps a SQL mirror of the designs of a
- * search current (`DesignMirror`). A path is a SQLite file, created when absent; `libsql://`,
+ * search current (`DesignMirror`). A path or a `file:` URL is a SQLite file, created when absent; `libsql://`,
  * `http(s)://`, `ws(s)://` a libSQL server; `postgres://`, `postgresql://` PostgreSQL. The first run
  * fetches every design, later runs only those changed since the last. Rows are committed a page at a
  * time with the run's progress, so an interrupted run (Ctrl-C) leaves the database consistent and
@@ -11,7 +11,7 @@ import type { SqlClient } from "@effect/sql/SqlClient"
 import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import * as DesignMirror from "../../DesignMirror.js"
 import { RequestBudget } from "../../index.js"
 import { envOption } from "../Environment.js"
@@ -37,12 +37,24 @@ interface Database {
 }
 
 const badDb = (detail: string) =>
-  new UsageError({ detail: `--db ${detail}: give a file path, or a libsql://, http(s):// or postgres:// URL` })
+  new UsageError({
+    detail: `--db ${detail}: give a file path or file: URL, or a libsql://, http(s):// or postgres:// URL`
+  })
 
 /** The database of a `--db` value, or the usage error of why it names none. */
 export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =>
   Effect.suspend(() => {
     if (value.trim() === "") return Effect.fail(badDb("is empty"))
+    // A file: URL names a SQLite file, as libSQL reads it: file:x.db relative, file:/x.db and file:///x.db absolute.
+    if (/^file:/i.test(value)) {
+      const rest = value.slice("file:".length)
+      const file = rest.startsWith("//")
+        ? Option.getOrUndefined(Option.liftThrowable(() => fileURLToPath(new URL(value)))())
+        : rest
+      if (file === undefined) return Effect.fail(badDb(`is not a local file URL`))
+      if (file === "" || file.endsWith("/")) return Effect.fail(badDb(`${value} names no file`))
+      return sqliteFile(value, file)
+    }
     const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase()
     if (scheme !== undefined) {
       const url = Option.getOrUndefined(Option.liftThrowable(() => new URL(value))())
@@ -62,12 +74,20 @@ export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =
           return Effect.fail(badDb(`names no database this command knows (${scheme}://)`))
       }
     }
-    const file = path.resolve(value)
-    const stat = Option.getOrUndefined(Option.liftThrowable(() => fs.statSync(file))())
-    if (stat !== undefined && !stat.isFile()) return Effect.fail(badDb(`${value} is not a regular file`))
-    if (!fs.existsSync(path.dirname(file))) return Effect.fail(badDb(`${value}: no such directory`))
-    return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: pathToFileURL(file).href }), label: value })
+    return sqliteFile(value, value)
   })
+
+/** The SQLite file at `given` (a path, relative to the working folder or absolute), `value` as `--db` said it. */
+const sqliteFile = (value: string, given: string): Effect.Effect<Database, UsageError> => {
+  const file = path.resolve(given)
+  const stat = Option.getOrUndefined(Option.liftThrowable(() => fs.statSync(file))())
+  if (stat !== undefined && !stat.isFile()) return Effect.fail(badDb(`${value} is not a regular file`))
+  if (!fs.existsSync(path.dirname(file))) return Effect.fail(badDb(`${value}: no such directory`))
+  return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: pathToFileURL(file).href }), label: value })
+}
+
+const isIncomplete = (failure: unknown): failure is DesignMirror.IncompleteSyncError =>
+  failure instanceof DesignMirror.IncompleteSyncError
 
 const syncInto = (args: SyncArgs, database: Database, requests: () => number) =>
   Effect.gen(function*() {
@@ -96,6 +116,9 @@ const syncInto = (args: SyncArgs, database: Database, requests: () => number) =>
               `${r.notFound} not found; ${calls()}; watermark ${r.watermark})`
           )
         }
+        // A run short of designs is told by its error's one line: what it committed, the watermark kept.
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure) && isIncomplete(failure.value)) return
         const how = Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"
         return yield* Output.stderr(
           `${how}: ${committed} designs committed to ${database.label} (${calls()}); ` +
@@ -111,7 +134,7 @@ export const sync = Command.make("sync", {
   db: Options.text("db").pipe(
     Options.withPseudoName("path-or-url"),
     Options.withDescription(
-      "the mirror: a SQLite file (created when absent), or a libsql://, http(s):// or postgres:// URL"
+      "the mirror: a SQLite file (a path or file: URL, created when absent), or a libsql://, http(s):// or postgres:// URL"
     )
   ),
   concurrency: intInRange("concurrency", 1, 64).pipe(
