@@ -275,25 +275,44 @@ const decoded = (text: string): string => htmlDecoded(jsonDecoded(text))
 /** How many layers of encoding a text is read through. */
 const maxLayers = 8
 
+/** How a text is read back: quoted-printable as one more layer, whitespace taken out of each. */
+interface Reading {
+  readonly quotedPrintable: boolean
+  readonly unwrap: boolean
+}
+
 /**
  * `text` read layer after layer as a decoder could read it back (JSON escapes, HTML references,
- * percent escapes in any case of hex, quoted-printable, in any order) until `holds` says a layer
- * holds a secret, or nothing changes: that layer, or `undefined`. Each layer is looked at, so a
- * secret that reads like an escape itself is found before it is decoded away. With `unwrap`, each
- * layer has its whitespace taken out first: an escape split by a line break (`%2\nF`, `&am\np;`)
- * reads as one.
+ * percent escapes in any case of hex, and quoted-printable if `reading` says so, in any order)
+ * until `holds` says a layer holds a secret, or nothing changes: that layer, or `undefined`. Each
+ * layer is looked at, so a secret that reads like an escape itself is found before it is decoded
+ * away. Quoted-printable is a reading of its own: read into every text it would take the `=` of
+ * `c=\n` away. With `unwrap`, each layer has its whitespace taken out first: an escape split by a
+ * line break (`%2\nF`, `&am\np;`) reads as one.
  */
-const readBack = (text: string, holds: (layer: string) => boolean, unwrap: boolean): string | undefined => {
+const readBack = (text: string, holds: (layer: string) => boolean, reading: Reading): string | undefined => {
   let current = text
   for (let layer = 0; layer <= maxLayers; layer++) {
-    if (unwrap) current = current.replace(/\s+/g, "")
+    if (reading.unwrap) current = current.replace(/\s+/g, "")
     if (holds(current)) return current
-    const next = quotedPrintableDecoded(percentDecoded(decoded(current)))
+    const once = percentDecoded(decoded(current))
+    const next = reading.quotedPrintable ? quotedPrintableDecoded(once) : once
     if (next === current) return undefined
     current = next
   }
   return undefined
 }
+
+/**
+ * The readings a text is given, in turn, the one that changes the least first. Each stops at the
+ * first layer that nothing decodes, so a text with no escape costs a few searches.
+ */
+const readings: ReadonlyArray<Reading> = [
+  { quotedPrintable: false, unwrap: false },
+  { quotedPrintable: true, unwrap: false },
+  { quotedPrintable: false, unwrap: true },
+  { quotedPrintable: true, unwrap: true }
+]
 
 /** A global pattern of any of `patterns`, or none for no pattern. */
 const anyOf = (patterns: ReadonlyArray<string>): RegExp | undefined =>
@@ -331,7 +350,11 @@ export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
    */
   const text = (s: string) => {
     const direct = replace(s)
-    const layer = readBack(direct, holds, false) ?? (/\s/.test(direct) ? readBack(direct, holds, true) : undefined)
+    let layer: string | undefined
+    for (const reading of readings) {
+      layer = readBack(direct, holds, reading)
+      if (layer !== undefined) break
+    }
     return layer === undefined ? direct : replace(layer)
   }
   // Masked before and after decoding: a form the decoding would alter is caught as it was sent.
