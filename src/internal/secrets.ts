@@ -12,14 +12,17 @@ const jsonEscaped = (s: string) => JSON.stringify(s).slice(1, -1)
 
 /**
  * A secret as a server may echo it: as sent, percent-encoded or form-encoded (with upper- or
- * lower-case hex digits); each of those as is or JSON-escaped (echoed into a JSON string), and
+ * lower-case hex digits), or encoded twice; each of those as is or JSON-escaped (echoed into a JSON string), and
  * JSON-escaped once more (that string echoed into another JSON text).
  */
 const formsOf = (secret: string): ReadonlyArray<string> => {
   const percent = encodeURIComponent(secret)
   const form = new URLSearchParams({ s: secret }).toString().slice(2)
   const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())
-  return [secret, percent, lowerHex(percent), form, lowerHex(form)].flatMap((f) => [
+  // Encoded again, as a form body put in a URL is: read back as text, but base64 is looked for of forms.
+  const formOf = (s: string) => new URLSearchParams({ s }).toString().slice(2)
+  const twice = [percent, form].flatMap((f) => [encodeURIComponent(f), formOf(f)])
+  return [secret, percent, lowerHex(percent), form, lowerHex(form), ...twice].flatMap((f) => [
     f,
     jsonEscaped(f),
     jsonEscaped(jsonEscaped(f))
