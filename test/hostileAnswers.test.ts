@@ -118,10 +118,29 @@ const secrets = [...formsOf(secret), ...formsOf(tokenValue)].concat(
   Object.values(readBackEncodings).flatMap((encode) => [encode(secret), encode(tokenValue)])
 )
 
+const base64 = (s: string) => Buffer.from(s, "utf8").toString("base64")
+/** The secret and the token in base64 (either alphabet, padded or not) and quoted-printable. */
+const encodedSecrets = [secret, tokenValue].flatMap((s) => {
+  const qp = (t: string) =>
+    [...Buffer.from(t, "utf8")].map((b) =>
+      b === 0x3d || b > 0x7e ? "=" + b.toString(16).toUpperCase() : String.fromCharCode(b)
+    ).join("")
+  return [base64(s), base64(s).replace(/=+$/, ""), Buffer.from(s, "utf8").toString("base64url"), qp(s)]
+})
+
 /** Fails the test if any text of `error` (its fields at any depth, its message) holds a secret. */
 const expectNoSecret = (error: unknown) => {
   const shown = [JSON.stringify(error), String(error), error instanceof Error ? error.message : ""]
-  for (const text of shown) for (const form of secrets) expect(text).not.toContain(form)
+  for (const text of shown) {
+    for (const form of [...secrets, ...encodedSecrets]) expect(text).not.toContain(form)
+    // Any base64 text left, read from each of its first four characters, holds neither.
+    for (const run of text.replace(/\\[rn]|\s/g, "").match(/[A-Za-z0-9+/_=-]{16,}/g) ?? []) {
+      for (let offset = 0; offset < 4; offset++) {
+        const read = Buffer.from(run.slice(offset), "base64").toString("latin1")
+        for (const s of [secret, tokenValue]) expect(read).not.toContain(Buffer.from(s, "utf8").toString("latin1"))
+      }
+    }
+  }
 }
 
 /** The failure of `effect`, which must fail with a typed error (no defect). */
@@ -425,6 +444,91 @@ for (const transport of transports) {
             detail: expect.stringContaining("expires_in: Expected number, actual \"[redacted]\"")
           }),
         { token: 1, api: 0 }
+      ],
+      [
+        "a token endpoint's 500 whose JSON echoes the form it got in base64",
+        (seen) => json(500, { error: "upstream", requestBody: base64(seen.body) }),
+        goodToken,
+        (e) => expect(e).toMatchObject({ reason: "Unavailable", detail: expect.stringContaining("[redacted]") }),
+        { token: 1, api: 0 }
+      ],
+      [
+        "an error_description holding the HTTP Basic header of the credentials",
+        () =>
+          json(401, {
+            error: "invalid_client",
+            error_description: `bad Authorization: Basic ${base64(`echo-client:${secret}`)}`
+          }),
+        goodToken,
+        (e) =>
+          expect(e).toMatchObject({
+            reason: "InvalidCredentials",
+            errorDescription: "bad Authorization: Basic [redacted]"
+          }),
+        { token: 1, api: 0 }
+      ],
+      [
+        "an error_description holding the secret in base64, URL-safe and unpadded",
+        () =>
+          json(401, {
+            error: "invalid_client",
+            error_description: `unknown secret ${Buffer.from(secret, "utf8").toString("base64url")}`
+          }),
+        goodToken,
+        (e) => expect(e).toMatchObject({ errorDescription: "unknown secret [redacted]" }),
+        { token: 1, api: 0 }
+      ],
+      [
+        "a token response whose expires_in holds its own access token in base64",
+        () => json(200, { access_token: tokenValue, token_type: "Bearer", expires_in: `bad ${base64(tokenValue)}` }),
+        goodToken,
+        (e) =>
+          expect(e).toMatchObject({
+            reason: "InvalidResponse",
+            detail: expect.stringContaining("expires_in: Expected number, actual \"bad [redacted]\"")
+          }),
+        { token: 1, api: 0 }
+      ],
+      [
+        "a token endpoint's 503 page that wraps the form it got every 20 characters",
+        (seen) => ({ status: 503, body: "<pre>" + seen.body.replace(/(.{20})/g, "$1\n") + "</pre>" }),
+        goodToken,
+        (e) => expect(e).toMatchObject({ reason: "Unavailable", detail: expect.stringContaining("[redacted]") }),
+        { token: 1, api: 0 }
+      ],
+      [
+        "a token endpoint's 503 page that shows the form it got MIME-wrapped in base64, with CRLF",
+        (seen) => ({
+          status: 503,
+          body: `<pre>${base64(`POST /token\r\n\r\n${seen.body}`).replace(/(.{76})/g, "$1\r\n")}</pre>`
+        }),
+        goodToken,
+        (e) => expect(e).toMatchObject({ reason: "Unavailable", detail: expect.stringContaining("[redacted]") }),
+        { token: 1, api: 0 }
+      ],
+      [
+        "a token endpoint's 503 page that shows the secret it got in quoted-printable, with soft line breaks",
+        () => ({
+          status: 503,
+          body: "client_secret=" +
+            [...Buffer.from(secret, "utf8")].map((b) =>
+              b === 0x3d || b > 0x7e ? "=" + b.toString(16).toUpperCase() : String.fromCharCode(b)
+            ).join("").replace(/(.{5})/g, "$1=\r\n")
+        }),
+        goodToken,
+        (e) => expect(e).toMatchObject({ reason: "Unavailable", detail: expect.stringContaining("[redacted]") }),
+        { token: 1, api: 0 }
+      ],
+      [
+        "a 500 that echoes the Authorization header in base64, and wrapped, in an error and the body",
+        goodToken,
+        (seen) =>
+          json(500, {
+            errors: [{ code: "500", detail: `header ${base64(String(seen.headers.authorization))}` }],
+            wrapped: String(seen.headers.authorization).replace(/(.{7})/g, "$1\r\n")
+          }),
+        (e) => expect(e).toMatchObject({ _tag: "ServerError", errors: [{ detail: "header [redacted]" }] }),
+        { token: 1, api: 1 }
       ],
       [
         "a 401 for every token, quoting it",

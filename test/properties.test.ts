@@ -24,9 +24,38 @@ const encodings: ReadonlyArray<(s: string) => string> = [
   (s) => s.replace(/[^a-zA-Z0-9]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"))
 ]
 
-/** Any composition of a few encodings, applied in any order. */
-const encodingChain = fc.array(fc.integer({ min: 0, max: encodings.length - 1 }), { maxLength: 4 }).map(
-  (chain) => (s: string) => chain.reduce((text, i) => (encodings[i] ?? ((t: string) => t))(text), s)
+/** Quoted-printable (RFC 2045): `=`, controls and non-ASCII bytes as `=XX`, soft line breaks every 20 characters. */
+const quotedPrintable = (s: string) =>
+  [...Buffer.from(s, "utf8")].map((b) =>
+    b === 0x3d || b < 0x20 || b > 0x7e ? "=" + b.toString(16).toUpperCase().padStart(2, "0") : String.fromCharCode(b)
+  ).join("").replace(/(.{20})/g, "$1=\r\n")
+
+/** Base64 of a text with 0 to 4 bytes before it (each alignment), in either alphabet, padded or not, wrapped or not. */
+const base64Encoding = fc.record({
+  lead: fc.nat({ max: 4 }),
+  urlSafe: fc.boolean(),
+  wrap: fc.constantFrom(0, 76, 64, 16),
+  newline: fc.constantFrom("\n", "\r\n")
+}).map(({ lead, newline, urlSafe, wrap }) => (s: string) => {
+  const text = Buffer.from("<".repeat(lead) + s, "utf8").toString(urlSafe ? "base64url" : "base64")
+  return wrap === 0 ? text : text.replace(new RegExp(`(.{${wrap}})`, "g"), `$1${newline}`)
+})
+
+/** Lines wrapped every few characters, as a page of fixed width shows a text. */
+const lineWrapping = fc.tuple(fc.integer({ min: 3, max: 30 }), fc.constantFrom("\n", "\r\n", "\n  ")).map(
+  ([width, newline]) => (s: string) => s.replace(new RegExp(`(.{${width}})`, "g"), `$1${newline}`)
+)
+
+/**
+ * Any composition of a few encodings, applied in any order. Base64, when there, is of the text as
+ * sent, percent- or form-encoded or JSON-escaped (what is wrapped or otherwise encoded before
+ * base64 is not looked for); anything may come after it.
+ */
+const encodingChain = fc.tuple(
+  fc.option(fc.tuple(fc.constantFrom(...encodings.slice(0, 4)), base64Encoding), { nil: undefined }),
+  fc.array(fc.oneof(fc.constantFrom(...encodings, quotedPrintable), lineWrapping), { maxLength: 4 })
+).map(([base64, chain]) => (s: string) =>
+  chain.reduce((text, encode) => encode(text), base64 === undefined ? s : base64[1](base64[0](s)))
 )
 
 /** How a server may echo a secret: encoded any of those ways, in a header line or the form it got. */
@@ -119,34 +148,66 @@ const fakeService = (
 
 const config = DesignSearchConfig.layer({ clientId: "id", clientSecret: secret })
 
+/** One layer of HTML references, percent escapes (any case), JSON escapes. */
+const unescaped = (text: string) =>
+  text
+    .replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+    .replace(/\\(["\\/])/g, "$1")
+    .replace(/\\r/g, "\r")
+    .replace(/\\n/g, "\n")
+    .replace(/&#[xX]([0-9a-fA-F]+);?/g, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
+    .replace(/&#([0-9]+);?/g, (_, d: string) => String.fromCodePoint(parseInt(d, 10)))
+    .replace(
+      /&(amp|quot|lt|gt|apos);/g,
+      (_, n: string) => ({ amp: "&", quot: "\"", lt: "<", gt: ">", apos: "'" })[n] ?? n
+    )
+    .replace(/(%[0-9a-fA-F]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run)
+      } catch {
+        return run
+      }
+    })
+
+/** Quoted-printable read back: soft line breaks dropped, `=XX` bytes read as UTF-8. */
+const unquoted = (text: string) =>
+  text.replace(/=\r?\n/g, "").replace(
+    /(?:=[0-9A-F]{2})+/g,
+    (run) => Buffer.from(run.replaceAll("=", ""), "hex").toString("utf8")
+  )
+
+/** Each run of base64 (either alphabet, across line breaks) read as UTF-8 from its first character. */
+const unbased = (text: string) =>
+  text.replace(
+    /[A-Za-z0-9+/_-](?:[A-Za-z0-9+/_-]|\r?\n *)*=*/g,
+    (run) => Buffer.from(run.replace(/\s/g, ""), "base64").toString("utf8")
+  )
+
+/** Line breaks and the indents after them taken out. */
+const unwrapped = (text: string) => text.replace(/\r?\n */g, "")
+
 /**
- * `text` and each reading of it that a decoder gives, layer after layer: HTML references, percent
- * escapes (any case), JSON escapes. Written apart from the toolkit's own, to check it.
+ * `text` and each reading of it that a decoder gives, layer after layer, each layer read every way
+ * (escapes, quoted-printable, base64, lines unwrapped). Written apart from the toolkit's own, to
+ * check it.
  */
 const readings = (text: string): ReadonlyArray<string> => {
-  const layers = [text]
-  for (let current = text, i = 0; i < 10; i++) {
-    const next = current
-      .replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
-      .replace(/\\(["\\/])/g, "$1")
-      .replace(/&#[xX]([0-9a-fA-F]+);?/g, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
-      .replace(/&#([0-9]+);?/g, (_, d: string) => String.fromCodePoint(parseInt(d, 10)))
-      .replace(
-        /&(amp|quot|lt|gt|apos);/g,
-        (_, n: string) => ({ amp: "&", quot: "\"", lt: "<", gt: ">", apos: "'" })[n] ?? n
-      )
-      .replace(/(%[0-9a-fA-F]{2})+/g, (run) => {
-        try {
-          return decodeURIComponent(run)
-        } catch {
-          return run
+  const seen = new Set([text])
+  let layer = [text]
+  for (let i = 0; i < 8 && seen.size < 400; i++) {
+    const next: Array<string> = []
+    for (const t of layer) {
+      for (const decode of [unescaped, unquoted, unbased, unwrapped]) {
+        const d = decode(t)
+        if (!seen.has(d)) {
+          seen.add(d)
+          next.push(d)
         }
-      })
-    if (next === current) break
-    layers.push(next)
-    current = next
+      }
+    }
+    layer = next
   }
-  return layers
+  return [...seen]
 }
 
 /** The API's answers may echo both; the token endpoint is sent the secret only. */
@@ -163,7 +224,7 @@ const holdsNoSecret = <A>(exit: Exit.Exit<A, unknown>, secrets: ReadonlyArray<st
     : Cause.failureOption(exit.cause).pipe(
       Option.match({ onNone: () => "", onSome: (e) => JSON.stringify(e) + String(e) })
     )
-  const forms = secrets.flatMap((s) => [s, s.replaceAll(" ", "+")])
+  const forms = secrets.flatMap((s) => [s, s.replaceAll(" ", "+"), s.replace(/\s/g, "")])
   return readings(shown).every((text) => forms.every((form) => !text.includes(form)))
 }
 
