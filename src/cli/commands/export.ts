@@ -7,7 +7,7 @@
  * whenever the run stops. Requests are paced (`Pacing.ts`) and counted for the summary.
  */
 import { Command, Options } from "@effect/cli"
-import { Cause, Clock, Effect, Either, Exit, Fiber, Mailbox, Option, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Either, Exit, Fiber, Mailbox, Option, Stream } from "effect"
 import { DesignSearchClient, RequestBudget } from "../../index.js"
 import type { ApiError, Designs } from "../../index.js"
 import { designJson } from "../DesignText.js"
@@ -22,6 +22,10 @@ import { intInRange, messageLines, searchConfig, toSearch } from "../SearchOptio
 import type { SearchArgs } from "../SearchOptions.js"
 
 const defaultConcurrency = 8
+
+/** A batch of designs worth a write of its own; after a smaller one the writer waits `batchWait`. */
+const fullBatch = 64
+const batchWait = Effect.sleep(Duration.millis(5))
 
 /** Pages fetched at once in an export by criteria: each is up to 100 designs. */
 const pageConcurrency = 4
@@ -142,9 +146,15 @@ const exportTo = (args: ExportArgs, requests: () => number) =>
             discard: true
           }).pipe(Effect.onExit((exit) => ready.done(Exit.asVoid(exit))))
         )
+        // After a small batch the writer lets more arrive first: a write costs the core about as
+        // much as a design request, and one write a design made the file the export's bottleneck.
         const writeAll: Effect.Effect<void, GetDesignFailure | ExportFailure> = Effect.flatMap(
           ready.takeAll,
-          ([designs, done]) => Effect.zipRight(write(designs), done ? Effect.void : writeAll)
+          ([designs, done]) =>
+            Effect.zipRight(
+              write(designs),
+              done ? Effect.void : designs.length >= fullBatch ? writeAll : Effect.zipRight(batchWait, writeAll)
+            )
         )
         // Interrupted, the fetches stop first; what they had put in `ready` is written still.
         const rest = Effect.zipRight(Fiber.interrupt(fetching), Effect.flatMap(ready.clear, write))
