@@ -1155,9 +1155,10 @@ describe("design-search refuses what it would otherwise guess", () => {
       const served = yield* serve()
       const env = envFor(served)
       // Retitles the window, returns the cursor, clears the screen, recolours (C1 CSI), reverses the text.
-      const hostile = "\u001b]0;owned\u0007\r\u001b[2J\u009b31m\u202eevil\nFAKE: line"
+      // Then marks that reorder text unseen (RLM, ALM) and a byte order mark.
+      const hostile = "\u001b]0;owned\u0007\r\u001b[2J\u009b31m\u202eevil\u200f\u061c\ufeff\nFAKE: line"
       // eslint-disable-next-line no-control-regex
-      const unprintable = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+      const unprintable = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/
       const record = { number: chair, title: hostile, messages: [{ code: "W", detail: hostile, severity: "warning" }] }
       const design = {
         target: "design",
@@ -1169,7 +1170,9 @@ describe("design-search refuses what it would otherwise guess", () => {
       const shown = yield* run(["get", chair], env)
       expect(shown.code, shown.stderr).toBe(0)
       expect(`${shown.stdout}${shown.stderr}`).not.toMatch(unprintable)
-      expect(shown.stdout).toContain("\\u001b]0;owned\\u0007\\u000d\\u001b[2J\\u009b31m\\u202eevil")
+      expect(shown.stdout).toContain(
+        "\\u001b]0;owned\\u0007\\u000d\\u001b[2J\\u009b31m\\u202eevil\\u200f\\u061c\\ufeff"
+      )
       expect(lines(shown.stderr).filter((line) => line.includes("FAKE"))).toHaveLength(1)
       // The record itself, for programs, is the server's as sent.
       yield* served.control.injectFault(design)

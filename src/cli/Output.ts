@@ -8,11 +8,13 @@ import { Effect } from "effect"
 const line = (text: string) => (text.endsWith("\n") ? text : text + "\n")
 
 /**
- * * Control characters (C0, DEL, C1), Unicode line and paragraph separators and bidirectional overrides: text from a server (a title, an
- * error's detail) must not move the cursor, recolour, retitle or reorder the terminal.
+ * Control characters (C0, DEL, C1), Unicode line and paragraph separators, bidirectional marks,
+ * embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), and the
+ * byte order mark: text from a server (a title, an error's detail) must not move the cursor,
+ * recolour, retitle or reorder the terminal, nor hide there.
  */
 // eslint-disable-next-line no-control-regex
-const unsafe = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+const unsafe = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g
 
 /**
  * `text` with every unsafe character shown as its `\uXXXX` escape and a tab as a space; newlines
