@@ -508,6 +508,20 @@ describe("Sandbox.serve answers only its own address, and control only from no p
       expect(absolute).toMatch(/^HTTP\/1\.1 200 /)
     }))
 
+  it.scopedLive("a request naming its Host twice is a spec-shaped 400, whichever comes first", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const own = `127.0.0.1:${served.port}`
+      for (const [first, second] of [[own, "evil.example"], ["evil.example", own], [own, own]]) {
+        const request =
+          `GET /__sandbox/stats HTTP/1.1\r\nhost: ${first}\r\nhost: ${second}\r\nconnection: close\r\n\r\n`
+        const answer = yield* onSocket(served, request)
+        expect(answer, request).toMatch(/^HTTP\/1\.1 400 /)
+        expect(answer, request).toContain("DUPLICATE_HOST")
+      }
+      expect((yield* raw(served, "GET", "/__sandbox/stats")).status).toBe(200)
+    }))
+
   it.scopedLive("a fault whose JSON body nests 5,000 levels is a spec-shaped 422, and the sandbox keeps serving", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0 })
