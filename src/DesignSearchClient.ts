@@ -608,13 +608,15 @@ export const make = (
       )
     }
 
-    /** A body of `schema`, checked and written, or the client `ValidationError` of why it cannot be sent. */
-    const bodyOf = <A>(decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>, request: unknown) =>
+    /** A request of `schema`, checked, and written: or the client `ValidationError` of why it cannot be sent. */
+    const checkedRequest = <A>(decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>, request: unknown) =>
       readCaller("body", () => {
         const valid = decode(request)
         if (Either.isLeft(valid)) return Either.left(clientValidation(pointerErrors(valid.left)))
-        return requestJson(valid.right)
+        return Either.map(requestJson(valid.right), (body) => ({ value: valid.right, body }))
       })
+    const bodyOf = <A>(decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>, request: unknown) =>
+      Either.map(checkedRequest(decode, request), ({ body }) => body)
 
     const advancedSearch = (request: AdvancedSearchRequest) =>
       Effect.suspend(() => {
@@ -644,11 +646,7 @@ export const make = (
     }
     const advancedDesigns = (request: AdvancedSearchRequest, pagedOptions: AdvancedDesignsOptions = {}) => {
       // The request is read once, here: its pages are made from what the schema decoded.
-      const valid = readCaller("body", () => {
-        const decoded = decodeAdvancedSearchRequest(request)
-        if (Either.isLeft(decoded)) return Either.left(clientValidation(pointerErrors(decoded.left)))
-        return Either.map(requestJson(decoded.right), () => decoded.right)
-      })
+      const valid = checkedRequest(decodeAdvancedSearchRequest, request)
       if (Either.isLeft(valid)) return Stream.fail(valid.left)
       const read = readCaller("options", () => {
         const checked = checkPagedOptions(pagedOptions)
@@ -657,7 +655,7 @@ export const make = (
           : Either.right(checked)
       })
       if (Either.isLeft(read)) return Stream.fail(read.left)
-      return pagedDesigns(paged, valid.right, read.right, read.right)
+      return pagedDesigns(paged, valid.right.value, read.right)
     }
 
     return { quickSearch, getDesign, searchDesigns, advancedSearch, searchPage, advancedDesigns } satisfies Service

@@ -308,12 +308,12 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
   const collect = (d: PagedDeps<never>, options: { pageSize: number; concurrency: number; startPage?: number }) =>
     Effect.gen(function*() {
       const told: Array<DesignSearchClient.PageInfo> = []
-      const fiber = yield* Effect.fork(Stream.runCollect(pagedDesigns(
-        d,
-        request,
-        { startPage: 0, ...options },
-        { onPage: (p) => Effect.sync(() => void told.push(p)) }
-      )))
+      const fiber = yield* Effect.fork(Stream.runCollect(pagedDesigns(d, request, {
+        startPage: 0,
+        ...options,
+        onPage: (p) => Effect.sync(() => void told.push(p)),
+        onNotFound: undefined
+      })))
       yield* TestClock.adjust("1 minute")
       const designs = yield* Fiber.join(fiber)
       return { numbers: numbersOf(designs), told }

@@ -92,22 +92,17 @@ type PagedProblems = typeof pagedProblems
 
 const isOptionalFunction = (u: unknown): boolean => u === undefined || typeof u === "function"
 
-/**
- * The options, checked: the name of the first one that is wrong, or the values to use. Each is
- * read once, here.
- */
-export const checkPagedOptions = (
-  options: unknown
-):
-  | {
-    readonly pageSize: number
-    readonly startPage: number
-    readonly concurrency: number
-    readonly onPage: PagedOptions["onPage"]
-    readonly onNotFound: PagedOptions["onNotFound"]
-  }
-  | keyof PagedProblems =>
-{
+/** The options as the stream uses them: checked, each read once, the sizes given their defaults. */
+export interface CheckedPagedOptions {
+  readonly pageSize: number
+  readonly startPage: number
+  readonly concurrency: number
+  readonly onPage: PagedOptions["onPage"]
+  readonly onNotFound: PagedOptions["onNotFound"]
+}
+
+/** The options, checked: the name of the first one that is wrong, or the values to use. */
+export const checkPagedOptions = (options: unknown): CheckedPagedOptions | keyof PagedProblems => {
   if (typeof options !== "object" || options === null) return "options"
   const { concurrency = 4, onNotFound, onPage, pageSize = maxPageSize, startPage = 0 } = options as PagedOptions
   if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize) return "pageSize"
@@ -129,6 +124,10 @@ const pageOf = (request: AdvancedSearchRequest, pageNumber: number, pageSize: nu
 
 const warning = (code: string, detail: string): Message => ({ code, detail, severity: "warning" })
 
+/** Whether `design` is not among those `emitted` by this run of a stream, which it joins if so. */
+const firstTime = (emitted: Set<string>, design: Design): boolean =>
+  !emitted.has(design.number) && (emitted.add(design.number), true)
+
 /**
  * The designs of `request` from page `startPage` on, in order, each once. `E` is the operations'
  * failure; a refusal of the first page request switches to the fallback instead of failing.
@@ -140,15 +139,8 @@ const warning = (code: string, detail: string): Message => ({ code, detail, seve
 export const pagedDesigns = <E extends { readonly _tag: string }>(
   deps: PagedDeps<E>,
   request: AdvancedSearchRequest,
-  { concurrency, pageSize, startPage }: {
-    readonly pageSize: number
-    readonly startPage: number
-    readonly concurrency: number
-  },
-  options: PagedOptions
+  { concurrency, onNotFound, onPage = () => Effect.void, pageSize, startPage }: CheckedPagedOptions
 ): Stream.Stream<Design, E | NotFoundError> => {
-  const onPage = options.onPage ?? (() => Effect.void)
-
   /** A run of the stream over the paged operation; `emitted` is that run's own. */
   const paged = (first: ApiResponse<DesignPage>, emitted: Set<string>): Stream.Stream<Design, E> => {
     const { count } = first.data
@@ -157,7 +149,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
     /** A page read in order: its designs not emitted before (each is emitted once), set aside now. */
     const sift = (pageNumber: number, page: ApiResponse<DesignPage>) => {
       const { designs } = page.data
-      const kept = designs.filter((d) => !emitted.has(d.number) && (emitted.add(d.number), true))
+      const kept = designs.filter((d) => firstTime(emitted, d))
       return { pageNumber, page, kept, short: designs.length < pageSize }
     }
     type Sifted = ReturnType<typeof sift>
@@ -215,13 +207,11 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
       const pages = pagesOf(numbers.length, pageSize)
       // A get answered with a design already emitted (under another number) is not emitted again.
       const emitted = new Set<string>()
-      const once = (design: Option.Option<Design>) =>
-        Option.filter(design, (d) => !emitted.has(d.number) && (emitted.add(d.number), true))
-      const notices: Array<Message> = [{
-        code: pagedSearchUnavailable,
-        detail: `the paged search was refused (HTTP ${refusal.status}); each design is fetched on its own`,
-        severity: "warning"
-      }]
+      const once = (design: Option.Option<Design>) => Option.filter(design, (d) => firstTime(emitted, d))
+      const notices: Array<Message> = [warning(
+        pagedSearchUnavailable,
+        `the paged search was refused (HTTP ${refusal.status}); each design is fetched on its own`
+      )]
       if (search.data.count > numbers.length) {
         notices.push(warning(
           fewerThanCounted,
@@ -232,7 +222,6 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
       const pageNumbers = Array.from({ length: Math.max(1, pages - startPage) }, (_, i) => startPage + i)
       const get = (n: DesignNumber): Effect.Effect<Option.Option<Design>, E | NotFoundError> => {
         const got = Effect.map(deps.getDesign(n), (r) => Option.some(r.data))
-        const { onNotFound } = options
         return onNotFound === undefined
           ? got
           : Effect.catchIf(
