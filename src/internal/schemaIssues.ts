@@ -6,6 +6,7 @@
  */
 import { Array as Arr, ParseResult } from "effect"
 import type { Mask } from "./secrets.js"
+import { cap, keptText } from "./serverText.js"
 
 /** Longest string, key or description a preview shows. */
 const previewLength = 60
@@ -15,17 +16,7 @@ const previewEntries = 3
 /** Longest description of a failure. */
 export const maxDescriptionLength = 1000
 
-/** `text` cut to at most `length` characters, the last an ellipsis when cut. */
-export const cap = (text: string, length: number): string =>
-  text.length > length ? text.slice(0, length - 1) + "…" : text
-
-const quote = (s: string, mask: Mask): string => JSON.stringify(cap(mask.text(head(s)), previewLength))
-
-/**
- * The part of a string a preview reads: enough for a secret encoded a few times over to be read
- * whole, never a body's worth (masking decodes what it reads).
- */
-const head = (s: string): string => s.length > previewLength * 64 ? s.slice(0, previewLength * 64) : s
+const quote = (s: string, mask: Mask): string => JSON.stringify(keptText(mask, s, previewLength))
 
 /** A short rendering of `value`: a few entries, a few levels, masked strings. */
 const render = (value: unknown, mask: Mask, depth: number): string => {
@@ -71,7 +62,7 @@ class Preview {
 }
 
 const boundedKey = (key: PropertyKey, mask: Mask): PropertyKey =>
-  typeof key === "string" ? cap(mask.text(head(key)), previewLength) : key
+  typeof key === "string" ? keptText(mask, key, previewLength) : key
 
 const isMany = <A>(a: ParseResult.SingleOrNonEmpty<A>): a is Arr.NonEmptyReadonlyArray<A> => Array.isArray(a)
 

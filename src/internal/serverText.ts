@@ -5,9 +5,12 @@
  * line or a terminal line carry a secret or megabytes. Run on error answers (and a success's
  * messages) only.
  */
-import { cap } from "./schemaIssues.js"
 import { mapStrings } from "./secrets.js"
 import type { Mask } from "./secrets.js"
+
+/** `text` cut to at most `length` characters, the last an ellipsis when cut. */
+export const cap = (text: string, length: number): string =>
+  text.length > length ? text.slice(0, length - 1) + "…" : text
 
 /** Longest text an error keeps of one server-supplied string (a field, a key, a description). */
 export const maxServerText = 1000
