@@ -8,7 +8,7 @@
 import { Options } from "@effect/cli"
 import { Duration, Effect, Option } from "effect"
 import type { ConfigError } from "effect"
-import { RequestBudget } from "../index.js"
+import * as RequestBudget from "../RequestBudget.js"
 import { atServiceHosts } from "./Environment.js"
 import type { Environment } from "./Environment.js"
 import { intInRange } from "./SearchOptions.js"

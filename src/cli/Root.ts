@@ -4,8 +4,8 @@
  * their own name (`--no-token-cache` is moved before it, see `ArgumentChecks.ts`).
  */
 import { Command, Options } from "@effect/cli"
-import { Effect, Layer, Option } from "effect"
-import { clientLayer, envOption } from "./Environment.js"
+import { Effect, Option } from "effect"
+import { envOption } from "./Environment.js"
 import type { Environment } from "./Environment.js"
 
 /** The root command, without its subcommands (they are attached in `Cli.ts`). */
@@ -23,16 +23,3 @@ export const root = Command.make("design-search", {
 /** The environment a subcommand runs in: its own `--env`, else the global one. */
 export const resolveEnv = (local: Option.Option<Environment>) =>
   Effect.map(root, (global) => Option.orElse(local, () => global.env))
-
-/**
- * Provides the client for the environment a subcommand runs in (see `Environment.clientLayer`), its
- * token cached between runs unless `--no-token-cache` is given. The layer is built per command, so
- * `sandbox` and `--help` never read credentials.
- */
-export const provideClient = (local: Option.Option<Environment>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provide(
-    effect,
-    Layer.unwrapEffect(
-      Effect.map(root, (global) => clientLayer(Option.orElse(local, () => global.env), !global.noTokenCache))
-    )
-  )

@@ -3,8 +3,9 @@
  * date is a usage error before anything is sent) and turned into a quick or an advanced search.
  */
 import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Effect, Either, Option, Schema } from "effect"
-import { Designs } from "../index.js"
+import { Effect, Either, Option } from "effect"
+import type { Designs } from "../index.js"
+import { isCalendarDate } from "../internal/calendarDate.js"
 import { UsageError } from "./failure.js"
 
 const invalid = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
@@ -29,8 +30,6 @@ export const intInRange = (name: string, min: number, max: number): Options.Opti
         : Effect.fail(invalid(`--${name} must be from ${min} to ${max}, got ${n}`))
     )
   )
-
-const isIsoDate = Schema.is(Designs.IsoDate)
 
 /** A criterion of the advanced search: a text option, absent unless given. */
 const criterion = (name: string, description: string) =>
@@ -60,7 +59,7 @@ export const searchConfig = {
   changedSince: Options.text("changed-since").pipe(
     Options.withDescription("keep designs changed on or after this date (YYYY-MM-DD)"),
     Options.mapEffect((s) =>
-      isIsoDate(s)
+      isCalendarDate(s)
         ? Effect.succeed(s)
         : Effect.fail(invalid(`--changed-since expects a date written YYYY-MM-DD, got '${s}'`))
     ),

@@ -2,134 +2,18 @@
  * `design-search sync [query] [criteria] --db PATH_OR_URL`: keeps a SQL mirror of the designs of a
  * search current (`DesignMirror`). A path or a `file:` URL is a SQLite file, created when absent; `libsql://`,
  * `http(s)://`, `ws(s)://` a libSQL server; `postgres://`, `postgresql://` PostgreSQL. The first run
- * fetches every design, later runs only those changed since the last. Rows are committed a page at a
- * time with the run's progress, so an interrupted run (Ctrl-C) leaves the database consistent and
- * the same command goes on from where it stopped.
+ * fetches every design, later runs only those changed since the last. What it does is
+ * `handlers/sync.ts`.
  */
 import { Command, Options } from "@effect/cli"
-import type { SqlClient } from "@effect/sql/SqlClient"
-import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
-import * as DesignMirror from "../../DesignMirror.js"
-import { RequestBudget } from "../../index.js"
 import { envOption } from "../Environment.js"
-import { UsageError } from "../failure.js"
-import * as Output from "../Output.js"
-import { budgetFor, rateOption } from "../Pacing.js"
-import * as Progress from "../Progress.js"
-import { provideClient, resolveEnv } from "../Root.js"
-import { intInRange, searchConfig, toSearch } from "../SearchOptions.js"
-import type { SearchArgs } from "../SearchOptions.js"
+import { lazily } from "../Handler.js"
+import { rateOption } from "../Pacing.js"
+import { intInRange, searchConfig } from "../SearchOptions.js"
 
 const defaultConcurrency = 4
 
-interface SyncArgs extends SearchArgs {
-  readonly db: string
-  readonly concurrency: number
-}
-
-/** The database `--db` names, and how to name it to people (a URL without its user or password). */
-interface Database {
-  readonly layer: Layer.Layer<SqlClient, DesignMirror.SqlDriverMissingError | DesignMirror.MirrorDatabaseError>
-  readonly label: string
-}
-
-const badDb = (detail: string) =>
-  new UsageError({
-    detail: `--db ${detail}: give a file path or file: URL, or a libsql://, http(s):// or postgres:// URL`
-  })
-
-/** The database of a `--db` value, or the usage error of why it names none. */
-export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =>
-  Effect.suspend(() => {
-    if (value.trim() === "") return Effect.fail(badDb("is empty"))
-    // A file: URL names a SQLite file, as libSQL reads it: file:x.db relative, file:/x.db and file:///x.db absolute.
-    if (/^file:/i.test(value)) {
-      const rest = value.slice("file:".length)
-      const file = rest.startsWith("//")
-        ? Option.getOrUndefined(Option.liftThrowable(() => fileURLToPath(new URL(value)))())
-        : rest
-      if (file === undefined) return Effect.fail(badDb(`is not a local file URL`))
-      if (file === "" || file.endsWith("/")) return Effect.fail(badDb(`${value} names no file`))
-      return sqliteFile(value, file)
-    }
-    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase()
-    if (scheme !== undefined) {
-      const url = Option.getOrUndefined(Option.liftThrowable(() => new URL(value))())
-      if (url === undefined) return Effect.fail(badDb(`is not a URL (${scheme}://…)`))
-      const label = `${url.protocol}//${url.host}${url.pathname}`
-      switch (scheme) {
-        case "postgres":
-        case "postgresql":
-          return Effect.succeed({ layer: DesignMirror.layerPostgres({ url: value }), label })
-        case "libsql":
-        case "http":
-        case "https":
-        case "ws":
-        case "wss":
-          return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: value }), label })
-        default:
-          return Effect.fail(badDb(`names no database this command knows (${scheme}://)`))
-      }
-    }
-    return sqliteFile(value, value)
-  })
-
-/** The SQLite file at `given` (a path, relative to the working folder or absolute), `value` as `--db` said it. */
-const sqliteFile = (value: string, given: string): Effect.Effect<Database, UsageError> => {
-  const file = path.resolve(given)
-  const stat = Option.getOrUndefined(Option.liftThrowable(() => fs.statSync(file))())
-  if (stat !== undefined && !stat.isFile()) return Effect.fail(badDb(`${value} is not a regular file`))
-  if (!fs.existsSync(path.dirname(file))) return Effect.fail(badDb(`${value}: no such directory`))
-  return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: pathToFileURL(file).href }), label: value })
-}
-
-const isIncomplete = (failure: unknown): failure is DesignMirror.IncompleteSyncError =>
-  failure instanceof DesignMirror.IncompleteSyncError
-
-const syncInto = (args: SyncArgs, database: Database, requests: () => number) =>
-  Effect.gen(function*() {
-    const mirror = yield* DesignMirror.DesignMirror
-    const search = yield* toSearch(args)
-    const started = yield* Clock.currentTimeMillis
-    const progress = yield* Progress.make(0, yield* Output.stderrIsTTY)
-    let committed = 0
-    const onProgress = (p: { readonly expected: number; readonly committed: number }) =>
-      Effect.suspend(() => {
-        const more = Math.max(0, p.committed - committed)
-        committed = Math.max(committed, p.committed)
-        return Effect.zipRight(progress.setTotal(p.expected), progress.advance(more))
-      })
-    const seconds = Effect.map(Clock.currentTimeMillis, (now) => ((now - started) / 1000).toFixed(1))
-    const calls = () => `${requests()} API ${requests() === 1 ? "request" : "requests"}`
-    const summary = <E>(exit: Exit.Exit<DesignMirror.SyncReport, E>) =>
-      Effect.gen(function*() {
-        yield* progress.clear
-        if (Exit.isSuccess(exit)) {
-          const r = exit.value
-          return yield* Output.stderr(
-            `synced ${r.matching} designs of ${search.label} into ${database.label} in ${yield* seconds}s ` +
-              `(${r.full ? "all" : `changed since ${r.changedSince}`}: ${r.fetched} fetched, ${r.inserted} new, ` +
-              `${r.updated} updated, ${r.unchanged} unchanged; ${r.noLongerMatching} no longer matching, ` +
-              `${r.notFound} not found; ${calls()}; watermark ${r.watermark})`
-          )
-        }
-        // A run short of designs is told by its error's one line: what it committed, the watermark kept.
-        const failure = Cause.failureOption(exit.cause)
-        if (Option.isSome(failure) && isIncomplete(failure.value)) return
-        const how = Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"
-        return yield* Output.stderr(
-          `${how}: ${committed} designs committed to ${database.label} (${calls()}); ` +
-            "the database is consistent, run the same command again to go on"
-        )
-      })
-    yield* mirror.sync(search.request, { concurrency: args.concurrency, onProgress }).pipe(Effect.onExit(summary))
-  })
-
-/** @since 0.3.0 */
-export const sync = Command.make("sync", {
+const config = {
   ...searchConfig,
   db: Options.text("db").pipe(
     Options.withPseudoName("path-or-url"),
@@ -143,22 +27,14 @@ export const sync = Command.make("sync", {
   ),
   rate: rateOption,
   env: envOption
-}, (args) =>
-  Effect.gen(function*() {
-    if (Option.isSome(args.changedSince)) {
-      return yield* new UsageError({
-        detail: "sync asks for the designs changed since its last run by itself: leave out --changed-since"
-      })
-    }
-    const database = yield* databaseOf(args.db)
-    const counted = yield* budgetFor(args.rate, yield* resolveEnv(args.env))
-    return yield* syncInto(args, database, counted.requests).pipe(
-      Effect.provide(DesignMirror.layer().pipe(Layer.provide(database.layer))),
-      provideClient(args.env),
-      Effect.provideService(RequestBudget.RequestBudget, counted.budget)
-    )
-  })).pipe(
-    Command.withDescription(
-      "Keep a SQL mirror (SQLite or PostgreSQL) of every design of a query or criteria: all at first, then only changes"
-    )
+}
+
+/** What `sync` parses its command line to. */
+export type SyncCommand = Command.Command.ParseConfig<typeof config>
+
+/** @since 0.3.0 */
+export const sync = Command.make("sync", config, lazily(() => import("../handlers/sync.js"))).pipe(
+  Command.withDescription(
+    "Keep a SQL mirror (SQLite or PostgreSQL) of every design of a query or criteria: all at first, then only changes"
   )
+)

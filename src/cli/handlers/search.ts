@@ -1,0 +1,64 @@
+/**
+ * What `design-search search` does (its command line is `commands/search.ts`): the search, then for
+ * people a table of the first hits with their status and title, fetched eight at a time.
+ */
+import { Effect } from "effect"
+import { DesignSearchClient } from "../../index.js"
+import type { Designs } from "../../index.js"
+import { provideClient } from "../Client.js"
+import type { SearchCommand } from "../commands/search.js"
+import * as Output from "../Output.js"
+import { messageLines, toSearch } from "../SearchOptions.js"
+
+const rows = (numbers: ReadonlyArray<Designs.DesignNumber>) =>
+  Effect.flatMap(
+    DesignSearchClient.DesignSearchClient,
+    (client) =>
+      Effect.forEach(numbers, (n) =>
+        client.getDesign(n).pipe(
+          Effect.map((
+            { data }
+          ) => [Output.field(data.number), Output.field(data.status ?? ""), Output.field(data.title ?? "")]),
+          // A design withdrawn between the search and this request still gets its row.
+          Effect.catchTag("NotFoundError", () => Effect.succeed([n, "(not found)", ""]))
+        ), { concurrency: 8 })
+  )
+
+/** Runs `search` (`commands/search.ts`). */
+export const handle = (args: SearchCommand) =>
+  Effect.gen(function*() {
+    const client = yield* DesignSearchClient.DesignSearchClient
+    const search = yield* toSearch(args)
+    const { data, messages } = yield* search._tag === "quick"
+      ? client.quickSearch(search.request)
+      : client.advancedSearch(search.request)
+    if (args.json) {
+      return yield* Output.json({ count: data.count, designNumbers: data.designNumbers, messages })
+    }
+    for (const line of messageLines(messages)) yield* Output.stderr(line)
+    const noun = data.count === 1 ? "design matches" : "designs match"
+    yield* Output.stdout(`${data.count} ${noun} ${search.label}`)
+    if (data.designNumbers.length === 0) return
+    const lines: Array<string> = [""]
+    if (args.limit === 0) {
+      lines.push(...wrap(data.designNumbers.map(Output.field)))
+    } else {
+      const shown = data.designNumbers.slice(0, args.limit)
+      lines.push(Output.table(["NUMBER", "STATUS", "TITLE"], yield* rows(shown)))
+      const rest = data.designNumbers.length - shown.length
+      if (rest > 0) lines.push(`… and ${rest} more: --limit shows more, --limit 0 lists every number, --json too`)
+    }
+    if (data.count > data.designNumbers.length) {
+      lines.push(
+        `(the service listed ${data.designNumbers.length} of ${data.count}; narrow the search to see the rest)`
+      )
+    }
+    yield* Output.stdout(lines.join("\n"))
+  }).pipe(provideClient(args.env))
+
+/** Design numbers, ten to a line. */
+const wrap = (numbers: ReadonlyArray<string>): Array<string> => {
+  const lines: Array<string> = []
+  for (let i = 0; i < numbers.length; i += 10) lines.push(numbers.slice(i, i + 10).join(" "))
+  return lines
+}
