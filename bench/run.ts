@@ -273,6 +273,14 @@ const main = async () => {
       ratio: c.cliStartRatio,
       target: "≤ 3",
       met: c.cliStartRatio <= 3
+    },
+    cliColdStartRatio: {
+      value: c.cliColdStartRatio,
+      baseline: c.nodeMs,
+      baselineIs: "`node -e 0`, in ms (the value is already the ratio to it); the first run, no code cache",
+      ratio: c.cliColdStartRatio,
+      target: "none (reported)",
+      met: null
     }
   } satisfies Record<string, Headline>
   const summary = Object.fromEntries(Object.entries(headlines).map(([k, h]) => [k, h.value])) as Record<
@@ -392,7 +400,7 @@ const main = async () => {
   ])
   rows.push([
     "CLI start: design-search --help",
-    `${c.cliMs} ms`,
+    `${c.cliMs} ms (a first run, no code cache: ${c.coldCliMs} ms, ×${c.cliColdStartRatio})`,
     `node -e 0 ${c.nodeMs} ms → ×${c.cliStartRatio}`,
     `≤ 3: ${c.cliStartRatio <= 3 ? "met" : "not met"}`
   ])

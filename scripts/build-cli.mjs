@@ -1,25 +1,27 @@
 /**
- * Builds the `design-search` executable, `dist/cli/main.js`: `src/cli/main.ts` and everything it
+ * Builds the `design-search` executable: `dist/cli/program.cjs`, `src/cli/main.ts` and everything it
  * uses (Effect, @effect/cli, @effect/platform-node, the library) bundled by esbuild into one
- * tree-shaken, minified ES module, so that installing the package installs no CLI framework and
- * `--help` starts without resolving and compiling hundreds of modules. undici, a dependency of the
- * package, stays outside and is required only when the service is called (see "CLI start" under
- * "Performance" in the README). Run by `npm run build` after `tsc`.
+ * tree-shaken, minified CommonJS file, so that installing the package installs no CLI framework and
+ * `--help` starts without resolving hundreds of modules; and `dist/cli/main.js`, the launcher that
+ * starts it from V8's code cache (`src/cli/launch.ts`). undici, a dependency of the package, stays
+ * outside and is required only when the service is called (see "CLI start" under "Performance" in
+ * the README). Run by `npm run build` after `tsc`.
  */
 import { build } from "esbuild"
-import { chmodSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { chmodSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath, URL } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const outfile = `${root}dist/cli/main.js`
+const programFile = `${root}dist/cli/program.cjs`
 const requireHere = createRequire(import.meta.url)
 
 /**
  * Each of `names` as a CommonJS module whose exports are getters that require the installed package
- * on first use: an external ES import would be hoisted to the top of the bundle and a plain
- * `require` run as soon as a module importing it is (`DesignSearchClient` imports the default
- * transport), so either would load the package at every start. The names of its exports are read
+ * on first use: a plain `require` would run as soon as a module importing it is
+ * (`DesignSearchClient` imports the default transport), and so load the package at every start. The names of its exports are read
  * here, at build time.
  */
 const requireWhenUsed = (names) => ({
@@ -46,24 +48,35 @@ const requireWhenUsed = (names) => ({
   }
 })
 
-await build({
-  entryPoints: [`${root}src/cli/main.ts`],
-  outfile,
+const shared = {
   bundle: true,
   platform: "node",
-  format: "esm",
   target: "node20",
   minify: true,
   treeShaking: true,
   legalComments: "none",
-  logLevel: "warning",
-  // Bundled CommonJS packages require Node's built-ins: give the module a `require` of its own.
-  banner: {
-    js:
-      "import { createRequire as createRequireOfBundle } from \"node:module\"; const require = createRequireOfBundle(import.meta.url);"
-  },
+  logLevel: "warning"
+}
+
+// The program: CommonJS, for the launcher compiles it with V8's code cache (`vm.Script`), which
+// takes a script, not a module.
+await build({
+  ...shared,
+  entryPoints: [`${root}src/cli/main.ts`],
+  outfile: programFile,
+  format: "cjs",
   // Never used by the CLI, and optional peers of the library.
   external: ["ioredis"],
   plugins: [requireWhenUsed(["undici"])]
+})
+
+// The launcher, told which build of the program it starts so that no cache of another is used.
+const digest = createHash("sha256").update(readFileSync(programFile)).digest("hex").slice(0, 16)
+await build({
+  ...shared,
+  entryPoints: [`${root}src/cli/launch.ts`],
+  outfile,
+  format: "esm",
+  define: { PROGRAM_DIGEST: JSON.stringify(digest) }
 })
 chmodSync(outfile, 0o755)

@@ -20,10 +20,10 @@ import { Clock, Config, DateTime, Effect, Layer, Option, Redacted, Schema } from
 import { createHash, randomUUID } from "node:crypto"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
-import * as os from "node:os"
 import * as path from "node:path"
 import type { TokenStore as Store } from "../index.js"
 import { AccessToken, DesignSearchConfig, TokenStore } from "../index.js"
+import { cacheFolder } from "./cacheFolder.js"
 
 /** The variable that turns the cache off (`1`; empty or `0` leave it on). */
 export const disableVariable = "DESIGN_SEARCH_NO_TOKEN_CACHE"
@@ -170,16 +170,7 @@ export const make = (directory: string, secret: Redacted.Redacted<string>): Stor
  */
 export const directory: Effect.Effect<Option.Option<string>> = Effect.map(
   Effect.orElseSucceed(Config.option(Config.string("XDG_CACHE_HOME")), () => Option.none<string>()),
-  (xdg) =>
-    Option.filter(xdg, path.isAbsolute).pipe(
-      Option.orElse(() =>
-        Option.liftThrowable(os.homedir)().pipe(
-          Option.filter(path.isAbsolute),
-          Option.map((home) => path.join(home, ".cache"))
-        )
-      ),
-      Option.map((base) => path.join(base, "design-search"))
-    )
+  (xdg) => Option.fromNullable(cacheFolder(Option.getOrUndefined(xdg)))
 )
 
 /** Whether `DESIGN_SEARCH_NO_TOKEN_CACHE` turns the cache off: any value but empty or `0`. */

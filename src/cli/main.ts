@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * Entry point of the `design-search` executable (`dist/cli/main.js`). Like `NodeRuntime.runMain`
  * it runs the program as the main fiber and keeps the process alive while it runs, but the exit

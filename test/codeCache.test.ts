@@ -1,0 +1,160 @@
+/**
+ * The launcher's code cache (`src/cli/launch.ts`): the built `design-search` run with a cache folder
+ * of the test's own. A second run reads V8's cache (which V8 would otherwise refuse and the
+ * launcher rewrite); a cache that is refused, not the user's alone or a link is replaced; a run with
+ * no usable folder, or with the cache off, is as without it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import type { Scope } from "effect"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Sandbox } from "../src/index.js"
+import { cliPath, run } from "./support/cli.js"
+
+/** A fresh folder standing for `XDG_CACHE_HOME`, removed afterwards. */
+const cacheHome: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "design-search-code-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const folderOf = (home: string) => path.join(home, "design-search")
+
+/** The code cache files in `home`'s folder. */
+const codeFiles = (home: string): Array<string> =>
+  fs.existsSync(folderOf(home))
+    ? fs.readdirSync(folderOf(home)).filter((name) => name.startsWith("code-")).map((name) =>
+      path.join(folderOf(home), name)
+    )
+    : []
+
+/** The one code cache file in `home`'s folder. */
+const theFile = (home: string): string => {
+  const files = codeFiles(home)
+  expect(files).toHaveLength(1)
+  return files[0] ?? ""
+}
+
+/** A run with the code cache on, in `home`. */
+const runCached = (args: ReadonlyArray<string>, home: string) =>
+  run(args, { XDG_CACHE_HOME: home, DESIGN_SEARCH_NO_CODE_CACHE: "" })
+
+const help = ["--help"]
+const get = ["get", Sandbox.fixedNumbers.chair, "--json", "--env", "sandbox"]
+
+/** What identifies a file's content as written: a rename makes a new inode. */
+const identity = (file: string) => {
+  const stat = fs.lstatSync(file)
+  return { ino: stat.ino, mtimeMs: stat.mtimeMs, size: stat.size }
+}
+
+describe("the code cache", () => {
+  it.scoped("a first run writes it with mode 0600 in a folder of mode 0700, and the next run reads it as is", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const uncached = yield* run(help)
+      const first = yield* runCached(help, home)
+      const file = theFile(home)
+      expect(path.basename(file)).toMatch(/^code-[0-9a-f]{16}-v\d+\.\d+\.\d+-[a-z0-9]+\.v8$/)
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+      expect(fs.statSync(folderOf(home)).mode & 0o777).toBe(0o700)
+      expect(fs.statSync(file).size).toBeGreaterThan(100_000)
+      const written = identity(file)
+      // V8 takes the cache only under the flags it was made with: refused, it would be written again.
+      const second = yield* runCached(help, home)
+      expect(identity(theFile(home))).toEqual(written)
+      for (const outcome of [first, second]) {
+        expect(outcome.code).toBe(0)
+        expect(outcome.stdout).toBe(uncached.stdout)
+        expect(outcome.stderr).toBe("")
+      }
+    }))
+
+  it.scoped("a command run from the cache answers as one run without it", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const uncached = yield* run(get)
+      expect(uncached.code).toBe(0)
+      const runs = [yield* runCached(get, home), yield* runCached(get, home)]
+      for (const outcome of runs) expect(outcome).toEqual(uncached)
+    }))
+
+  it.scoped("a cache V8 refuses (garbage, cut short) is replaced by a good one, and the run is as without it", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const uncached = yield* run(help)
+      yield* runCached(help, home)
+      const file = theFile(home)
+      const good = fs.readFileSync(file)
+      const bad = [Buffer.alloc(good.length, 0x5a), good.subarray(0, good.length >> 1), Buffer.alloc(0)]
+      for (const content of bad) {
+        fs.rmSync(file)
+        fs.writeFileSync(file, content, { mode: 0o600 })
+        const outcome = yield* runCached(help, home)
+        expect(outcome.code).toBe(0)
+        expect(outcome.stdout).toBe(uncached.stdout)
+        expect(outcome.stderr).toBe("")
+        expect(fs.readFileSync(theFile(home)).length).toBeGreaterThan(100_000)
+        expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+      }
+    }))
+
+  it.scoped("a cache others may write, or a link, is not read: it is replaced, and a link's target left alone", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      yield* runCached(help, home)
+      const file = theFile(home)
+      const good = fs.readFileSync(file)
+
+      // A good cache, but writable by the group: read, V8 would take it and nothing be written.
+      fs.chmodSync(file, 0o660)
+      const before = identity(file)
+      expect((yield* runCached(help, home)).code).toBe(0)
+      expect(identity(file).ino).not.toBe(before.ino)
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+
+      // A link to a good cache elsewhere: replaced by a file of its own, the target untouched.
+      const elsewhere = path.join(home, "elsewhere.v8")
+      fs.writeFileSync(elsewhere, good, { mode: 0o600 })
+      const target = identity(elsewhere)
+      fs.rmSync(file)
+      fs.symlinkSync(elsewhere, file)
+      expect((yield* runCached(help, home)).code).toBe(0)
+      expect(fs.lstatSync(file).isFile()).toBe(true)
+      expect(identity(elsewhere)).toEqual(target)
+      expect(fs.readFileSync(elsewhere).equals(good)).toBe(true)
+    }))
+
+  it.scoped("with no folder to write to, or DESIGN_SEARCH_NO_CODE_CACHE=1, the run is as without it", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const uncached = yield* run(get)
+      const notAFolder = path.join(home, "file")
+      fs.writeFileSync(notAFolder, "")
+      expect(yield* runCached(get, notAFolder)).toEqual(uncached)
+      expect(fs.readFileSync(notAFolder, "utf8")).toBe("")
+
+      const off = yield* run(get, { XDG_CACHE_HOME: home, DESIGN_SEARCH_NO_CODE_CACHE: "1" })
+      expect(off).toEqual(uncached)
+      expect(codeFiles(home)).toEqual([])
+    }))
+
+  it.scoped("a launcher without its program says so in one line, exit 1", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const alone = path.join(home, "main.js")
+      fs.copyFileSync(cliPath, alone)
+      const outcome = spawnSync(process.execPath, [alone, "--help"], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", XDG_CACHE_HOME: home },
+        encoding: "utf8",
+        timeout: 20_000
+      })
+      expect(outcome.status).toBe(1)
+      expect(outcome.stdout).toBe("")
+      expect(outcome.stderr).toMatch(
+        /^design-search: cannot read its program .*program\.cjs .*: reinstall the package\n$/
+      )
+    }))
+})
