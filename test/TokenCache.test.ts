@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Option, Redacted } from "effect"
 import type { Scope } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -109,6 +110,18 @@ describe("the CLI's token cache", () => {
       expect(yield* tokenRequests).toBe(3)
       succeeded(yield* get())
       expect(yield* tokenRequests).toBe(3)
+    }))
+
+  it.scopedLive("a FIFO in place of the file is not waited on: the token is fetched and the FIFO replaced", () =>
+    Effect.gen(function*() {
+      const { get, home, tokenRequests } = yield* setUp
+      succeeded(yield* get())
+      const file = theFile(home)
+      fs.rmSync(file)
+      execFileSync("mkfifo", ["-m", "600", file])
+      succeeded(yield* get())
+      expect(yield* tokenRequests).toBe(2)
+      expect(fs.lstatSync(file).isFile()).toBe(true)
     }))
 
   it.scopedLive("a token within the TokenService's skew of its expiry is not used, and is replaced", () =>

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Scope } from "effect"
-import { spawnSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -125,6 +125,33 @@ describe("the code cache", () => {
       expect(fs.lstatSync(file).isFile()).toBe(true)
       expect(identity(elsewhere)).toEqual(target)
       expect(fs.readFileSync(elsewhere).equals(good)).toBe(true)
+    }))
+
+  it.scoped("a FIFO in its place is not waited on, and is replaced", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const uncached = yield* run(help)
+      yield* runCached(help, home)
+      const file = theFile(home)
+      fs.rmSync(file)
+      execFileSync("mkfifo", ["-m", "600", file])
+      const outcome = yield* runCached(help, home)
+      expect(outcome.code).toBe(0)
+      expect(outcome.stdout).toBe(uncached.stdout)
+      expect(fs.lstatSync(file).isFile()).toBe(true)
+    }))
+
+  it.scoped("writing one removes the caches of other builds and Node versions, and nothing else", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const folder = folderOf(home)
+      fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
+      const others = ["code-0123456789abcdef-v20.0.0-x64.v8", "code-0123456789abcdef-v22.1.0-arm64.v8"]
+      const kept = ["token-0123456789abcdef0123456789abcdef.json", "notes.v8"]
+      for (const name of [...others, ...kept]) fs.writeFileSync(path.join(folder, name), "x", { mode: 0o600 })
+      expect((yield* runCached(help, home)).code).toBe(0)
+      const names = fs.readdirSync(folder).sort()
+      expect(names).toEqual([path.basename(theFile(home)), ...kept].sort())
     }))
 
   it.scoped("with no folder to write to, or DESIGN_SEARCH_NO_CODE_CACHE=1, the run is as without it", () =>

@@ -71,7 +71,8 @@ const currentUid = typeof process.getuid === "function" ? process.getuid() : und
  */
 const readPrivate = (file: string): Effect.Effect<string, Unusable> =>
   Effect.acquireUseRelease(
-    attempt(() => fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW)),
+    // Not blocking: a FIFO put in its place would hold the open until something wrote to it.
+    attempt(() => fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)),
     (handle) =>
       Effect.flatMap(attempt(() => handle.stat()), (stat) =>
         stat.isFile() && (stat.mode & 0o077) === 0 && (currentUid === undefined || stat.uid === currentUid) &&

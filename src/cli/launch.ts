@@ -6,18 +6,19 @@
  * under "Performance" in the README). Node 20 keeps no such cache itself (`module.enableCompileCache`
  * is Node 22's).
  *
- * The cache is one file in the CLI's cache folder (`cacheFolder.ts`) per program build, Node version,
- * architecture and Node flags; V8 checks it again (its version, flags and the program's length) and
- * compiles afresh whatever it refuses. A run that found no cache, or one V8 refused, writes one as it
- * exits: with mode 0600 (a temporary file, renamed over the old one), in a folder of mode 0700. A file
- * that is not a regular file of this user's with mode 0600 or narrower is not read (V8 would run what
- * it holds). Whatever goes wrong with the cache, the program runs without it.
+ * The cache is one file in the CLI's cache folder (`cacheFolder.ts`), named by the program's build,
+ * the Node version and the architecture; V8 checks it again (its version, its flags and the
+ * program's length) and compiles afresh whatever it refuses. A run that found no cache, or one V8
+ * refused, writes one as it exits: with mode 0600 (a temporary file, renamed over the old one), in a
+ * folder of mode 0700, and removes those of other builds. A file that is not a regular file of this
+ * user's with mode 0600 or narrower is not read (V8 would run what it holds). Whatever goes wrong
+ * with the cache, the program runs without it.
  * `DESIGN_SEARCH_NO_CODE_CACHE=1` turns it off: nothing is read or written.
  *
  * Plain Node, no Effect: everything here runs before the program is loaded.
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync } from "node:fs"
-import { chmodSync, unlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, readdirSync, unlinkSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -38,21 +39,24 @@ const currentUid = typeof process.getuid === "function" ? process.getuid() : und
 
 const program = fileURLToPath(new URL("./program.cjs", import.meta.url))
 
+/** The cache files' names: `code-<program digest>-<Node version>-<architecture>.v8`. */
+const cacheName = /^code-.*\.v8$/
+
 /** The cache file of this program under this Node, or none when the cache is off or has no folder. */
 const cacheFile = (): string | undefined => {
   const disabled = process.env[disableVariable]
   if (disabled !== undefined && disabled !== "" && disabled !== "0") return undefined
   const folder = cacheFolder(process.env.XDG_CACHE_HOME)
   if (folder === undefined) return undefined
-  const flags = process.execArgv.join(" ").replace(/[^A-Za-z0-9]+/g, "_").slice(0, 64)
-  return path.join(folder, `code-${PROGRAM_DIGEST}-${process.version}-${process.arch}${flags ? `-${flags}` : ""}.v8`)
+  return path.join(folder, `code-${PROGRAM_DIGEST}-${process.version}-${process.arch}.v8`)
 }
 
 /** The cache in `file` when it is a regular file of this user's, mode 0600 or narrower, within the bound. */
 const readCache = (file: string): Buffer | undefined => {
   let fd: number | undefined
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+    // Not blocking: a FIFO put in its place would hold the open until something wrote to it.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
     const stat = fstatSync(fd)
     const usable = stat.isFile() && (stat.mode & 0o077) === 0 &&
       (currentUid === undefined || stat.uid === currentUid) && stat.size <= maxCacheBytes
@@ -64,7 +68,10 @@ const readCache = (file: string): Buffer | undefined => {
   }
 }
 
-/** Writes `data` to `file` with mode 0600: a temporary file beside it, renamed over it. */
+/**
+ * Writes `data` to `file` with mode 0600: a temporary file beside it, renamed over it. Then removes
+ * the caches of other builds and Node versions: one is kept, so upgrades leave none behind.
+ */
 const writeCache = (file: string, data: () => Buffer): void => {
   const folder = path.dirname(file)
   const temporary = path.join(folder, `.${path.basename(file)}.${process.pid}.tmp`)
@@ -75,6 +82,9 @@ const writeCache = (file: string, data: () => Buffer): void => {
     if ((stat.mode & 0o077) !== 0) chmodSync(folder, 0o700)
     writeFileSync(temporary, data(), { mode: 0o600, flag: "wx" })
     renameSync(temporary, file)
+    for (const name of readdirSync(folder)) {
+      if (cacheName.test(name) && name !== path.basename(file)) unlinkSync(path.join(folder, name))
+    }
   } catch {
     try {
       unlinkSync(temporary)
