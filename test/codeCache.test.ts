@@ -81,6 +81,28 @@ describe("the code cache", () => {
       for (const outcome of runs) expect(outcome).toEqual(uncached)
     }))
 
+  it.scoped("the long commands (export, sync, sandbox) neither read nor write it; the short ones do", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const out = path.join(home, "designs.jsonl")
+      for (
+        const args of [["export", "chair", "--out", out, "--env", "sandbox"], [
+          "--env",
+          "sandbox",
+          "export",
+          "chair",
+          "--out",
+          out
+        ]]
+      ) {
+        const outcome = yield* runCached(args, home)
+        expect(outcome.code, outcome.stderr).toBe(0)
+        expect(codeFiles(home)).toEqual([])
+      }
+      expect((yield* runCached(["--env", "sandbox", ...get.slice(0, 3)], home)).code).toBe(0)
+      expect(codeFiles(home)).toHaveLength(1)
+    }))
+
   it.scoped("a cache V8 refuses (garbage, cut short) is replaced by a good one, and the run is as without it", () =>
     Effect.gen(function*() {
       const home = yield* cacheHome

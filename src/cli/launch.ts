@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * The `design-search` executable (`dist/cli/main.js`): starts the CLI's program, `program.cjs` beside
- * it (the bundle of `main.ts`), with V8's code cache for it, so that a run after the first neither
- * parses the bundle's 1.5 MB nor compiles the functions an earlier run compiled (see "CLI start"
- * under "Performance" in the README). Node 20 keeps no such cache itself (`module.enableCompileCache`
- * is Node 22's).
+ * it (the bundle of `main.ts`). A short command starts it with V8's code cache for it, so that a run
+ * after the first neither parses the bundle's 1.5 MB nor compiles the functions an earlier run
+ * compiled (see "CLI start" under "Performance" in the README); Node 20 keeps no such cache itself
+ * (`module.enableCompileCache` is Node 22's).
  *
  * The cache is one file in the CLI's cache folder (`cacheFolder.ts`), named by the program's build,
  * the Node version and the architecture; V8 checks it again (its version, its flags and the
@@ -12,8 +12,8 @@
  * refused, writes one as it exits: with mode 0600 (a temporary file, renamed over the old one), in a
  * folder of mode 0700, and removes those of other builds. A file that is not a regular file of this
  * user's with mode 0600 or narrower is not read (V8 would run what it holds). Whatever goes wrong
- * with the cache, the program runs without it.
- * `DESIGN_SEARCH_NO_CODE_CACHE=1` turns it off: nothing is read or written.
+ * with the cache, the program runs without it. `DESIGN_SEARCH_NO_CODE_CACHE=1` turns it off:
+ * nothing is read or written.
  *
  * Plain Node, no Effect: everything here runs before the program is loaded.
  */
@@ -94,15 +94,31 @@ const writeCache = (file: string, data: () => Buffer): void => {
   }
 }
 
+/** Commands that run for seconds or more: their start is small beside their run. */
+const longCommands: ReadonlySet<string> = new Set(["export", "sync", "sandbox"])
+
+/** The command `args` name: the first word that is no option (`--env`'s value is one). */
+const commandOf = (args: ReadonlyArray<string>): string | undefined => {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") return undefined
+    if (arg === "--env") i++
+    else if (!arg.startsWith("-")) return arg
+  }
+  return undefined
+}
+
 /**
- * V8 optimizes a function once it has run some bytecode; a command that takes well under a second
- * (`--help`, `get`) never earns the optimizing compile of Effect's run loop back, and its exit waits
- * for any compile under way (about 20 ms after `--help`). Four times V8's default budget optimizes
- * nothing in `--help` and costs a long export only its first moments. Set before the program is
- * compiled, so its code cache is made and read under the same flags; a budget given to Node wins.
+ * V8 optimizes a function once it has run some bytecode. A short command (`--help`, `get`) never
+ * earns the optimizing compile of Effect's run loop back, and its exit waits for any compile under
+ * way (about 20 ms after `--help`): four times V8's default budget optimizes nothing in `--help`. A
+ * long command keeps V8's default, which its first thousands of designs need, and starts without the
+ * code cache, which V8 takes only under the flags it was made with and whose gain is small beside
+ * its run. The budget is set before the program is compiled; one given to Node wins.
  */
 const interruptBudget = "--interrupt-budget"
-if (![...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) => arg.includes(interruptBudget))) {
+const short = !longCommands.has(commandOf(process.argv.slice(2)) ?? "")
+if (short && !process.execArgv.some((arg) => arg.startsWith(interruptBudget))) {
   setFlagsFromString(`${interruptBudget}=${4 * 132 * 1024}`)
 }
 
@@ -113,7 +129,7 @@ try {
   process.stderr.write(`design-search: cannot read its program ${program} (${String(error)}): reinstall the package\n`)
   process.exit(1)
 }
-const file = cacheFile()
+const file = short ? cacheFile() : undefined
 const cached = file === undefined ? undefined : readCache(file)
 // The program as Node would wrap a CommonJS module, compiled from the cache when V8 takes it.
 const script = new Script(
