@@ -153,8 +153,10 @@ export const run = (options: { readonly rounds?: number } = {}): Promise<CliExpo
   })
 
 // The fresh process of `freshStream`: one export, its designs/s sent to the parent.
-if (process.argv[2] === "stream" && process.send !== undefined && process.argv[1] !== undefined &&
-  import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+if (
+  process.argv[2] === "stream" && process.send !== undefined && process.argv[1] !== undefined &&
+  import.meta.url === pathToFileURL(resolve(process.argv[1])).href
+) {
   const target = JSON.parse(process.argv[3] ?? "{}") as Target
   const t = await toolkitExport(target, Number(process.argv[4]))
   process.send(t.designs / (t.wallMs / 1000), () => process.exit(0))
