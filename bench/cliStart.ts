@@ -6,6 +6,10 @@
  * `cliColdStartRatio` the same without it (`DESIGN_SEARCH_NO_CODE_CACHE=1`), as the first run after
  * an install or a Node upgrade starts. Run after `npm run build`. The CLI is started with no
  * `IPAUSTRALIA_*` variables, as a first run at a terminal would be, and a cache folder of its own.
+ * Both take the rest of this process's environment, as a user's shell would give it; what that adds
+ * to every start (here `NODE_EXTRA_CA_CERTS`, a CA bundle Node reads first) is measured apart:
+ * `cliStartRatioBareEnv` is the same ratio with nothing in the environment but `PATH`, `HOME` and
+ * the cache folder.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
@@ -39,18 +43,24 @@ export interface CliStartResult {
   readonly cliMs: number
   readonly cliP90Ms: number
   readonly coldCliMs: number
+  readonly bareCliMs: number
   readonly nodeMs: number
+  readonly bareNodeMs: number
   readonly nodeP90Ms: number
   /** CLI ÷ node: how many Node start-ups the CLI's start costs, with its code cache. */
   readonly cliStartRatio: number
   /** The same without the code cache: a first run. */
   readonly cliColdStartRatio: number
+  /** The same with the code cache, in an environment of `PATH`, `HOME` and the cache folder only. */
+  readonly cliStartRatioBareEnv: number
   /** CLI − node: what the CLI's own loading adds. */
   readonly overheadMs: number
   readonly samples: {
     readonly cliMs: ReadonlyArray<number>
     readonly coldCliMs: ReadonlyArray<number>
+    readonly bareCliMs: ReadonlyArray<number>
     readonly nodeMs: ReadonlyArray<number>
+    readonly bareNodeMs: ReadonlyArray<number>
   }
 }
 
@@ -61,6 +71,7 @@ export const run = (options: { readonly rounds?: number } = {}): CliStartResult 
   try {
     const warm = { ...baseEnv, XDG_CACHE_HOME: cacheHome }
     const cold = { ...warm, DESIGN_SEARCH_NO_CODE_CACHE: "1" }
+    const bare = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: cacheHome }
     const cliArgs = [cliPath, "--help"]
     const nodeArgs = ["-e", "0"]
     const help = time(cliArgs, warm)
@@ -68,15 +79,21 @@ export const run = (options: { readonly rounds?: number } = {}): CliStartResult 
     time(nodeArgs, baseEnv)
     const cli: Array<number> = []
     const coldCli: Array<number> = []
+    const bareCli: Array<number> = []
     const node: Array<number> = []
+    const bareNode: Array<number> = []
     for (let r = 0; r < rounds; r++) {
       cli.push(time(cliArgs, warm).ms)
       node.push(time(nodeArgs, baseEnv).ms)
       coldCli.push(time(cliArgs, cold).ms)
+      bareCli.push(time(cliArgs, bare).ms)
+      bareNode.push(time(nodeArgs, bare).ms)
     }
     const cliMs = median(cli)
     const coldCliMs = median(coldCli)
+    const bareCliMs = median(bareCli)
     const nodeMs = median(node)
+    const bareNodeMs = median(bareNode)
     return {
       rounds,
       command: "node dist/cli/main.js --help",
@@ -84,15 +101,20 @@ export const run = (options: { readonly rounds?: number } = {}): CliStartResult 
       cliMs: round(cliMs, 1),
       cliP90Ms: round(percentile(cli, 90), 1),
       coldCliMs: round(coldCliMs, 1),
+      bareCliMs: round(bareCliMs, 1),
       nodeMs: round(nodeMs, 1),
+      bareNodeMs: round(bareNodeMs, 1),
       nodeP90Ms: round(percentile(node, 90), 1),
       cliStartRatio: round(cliMs / nodeMs, 2),
       cliColdStartRatio: round(coldCliMs / nodeMs, 2),
+      cliStartRatioBareEnv: round(bareCliMs / bareNodeMs, 2),
       overheadMs: round(cliMs - nodeMs, 1),
       samples: {
         cliMs: cli.map((v) => round(v, 1)),
         coldCliMs: coldCli.map((v) => round(v, 1)),
-        nodeMs: node.map((v) => round(v, 1))
+        bareCliMs: bareCli.map((v) => round(v, 1)),
+        nodeMs: node.map((v) => round(v, 1)),
+        bareNodeMs: bareNode.map((v) => round(v, 1))
       }
     }
   } finally {

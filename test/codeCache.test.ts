@@ -11,6 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { version as cliVersion } from "../src/cli/Cli.js"
 import { Sandbox } from "../src/index.js"
 import { cliPath, run } from "./support/cli.js"
 
@@ -103,14 +104,28 @@ describe("the code cache", () => {
       expect(codeFiles(home)).toHaveLength(1)
     }))
 
-  it.scoped("a cache V8 refuses (garbage, cut short) is replaced by a good one, and the run is as without it", () =>
+  it.scoped("a cache V8 refuses (garbage, cut short, damaged inside) is replaced by a good one, and the run is as without it", () =>
     Effect.gen(function*() {
       const home = yield* cacheHome
       const uncached = yield* run(help)
       yield* runCached(help, home)
       const file = theFile(home)
       const good = fs.readFileSync(file)
-      const bad = [Buffer.alloc(good.length, 0x5a), good.subarray(0, good.length >> 1), Buffer.alloc(0)]
+      // Whole-file garbage and a cut file fail V8's header check; a body zeroed from the middle (a
+      // write cut by a power loss) or with bytes changed inside only the checksum of the body.
+      const zeroedHalf = Buffer.concat([
+        good.subarray(0, good.length >> 1),
+        Buffer.alloc(good.length - (good.length >> 1))
+      ])
+      const flipped = Buffer.from(good)
+      for (let i = good.length >> 2; i < good.length; i += 4099) flipped[i] = flipped[i]! ^ 0xff
+      const bad = [
+        Buffer.alloc(good.length, 0x5a),
+        good.subarray(0, good.length >> 1),
+        Buffer.alloc(0),
+        zeroedHalf,
+        flipped
+      ]
       for (const content of bad) {
         fs.rmSync(file)
         fs.writeFileSync(file, content, { mode: 0o600 })
@@ -190,20 +205,76 @@ describe("the code cache", () => {
       expect(codeFiles(home)).toEqual([])
     }))
 
-  it.scoped("a launcher without its program says so in one line, exit 1", () =>
+  it.scoped("a launcher without its program, or with another, says so in one line, exit 1", () =>
     Effect.gen(function*() {
       const home = yield* cacheHome
       const alone = path.join(home, "main.js")
       fs.copyFileSync(cliPath, alone)
-      const outcome = spawnSync(process.execPath, [alone, "--help"], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", XDG_CACHE_HOME: home },
-        encoding: "utf8",
-        timeout: 20_000
-      })
-      expect(outcome.status).toBe(1)
-      expect(outcome.stdout).toBe("")
-      expect(outcome.stderr).toMatch(
+      fs.writeFileSync(path.join(home, "package.json"), JSON.stringify({ type: "commonjs" }))
+      const start = () =>
+        spawnSync(process.execPath, [alone, "--version"], {
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", XDG_CACHE_HOME: home },
+          encoding: "utf8",
+          timeout: 20_000
+        })
+      const missing = start()
+      expect(missing.status).toBe(1)
+      expect(missing.stdout).toBe("")
+      expect(missing.stderr).toMatch(
         /^design-search: cannot read its program .*program\.cjs .*: reinstall the package\n$/
       )
+
+      const program = fs.readFileSync(path.join(path.dirname(cliPath), "program.cjs"), "utf8")
+      const version = JSON.stringify(cliVersion)
+      expect(program).toContain(version)
+      // Empty, cut, and edited to the same length: none is the program the launcher was built with.
+      for (
+        const other of [
+          "",
+          program.slice(0, program.length >> 1),
+          program.replace(version, `"${"9".repeat(version.length - 2)}"`)
+        ]
+      ) {
+        fs.writeFileSync(path.join(home, "program.cjs"), other)
+        const outcome = start()
+        expect(outcome.status).toBe(1)
+        expect(outcome.stdout).toBe("")
+        expect(outcome.stderr).toMatch(
+          /^design-search: its program .*program\.cjs is not the one it was built with: reinstall the package\n$/
+        )
+      }
+      fs.writeFileSync(path.join(home, "program.cjs"), program)
+      expect(start().stdout.trim()).toBe(cliVersion)
+    }))
+
+  it.scoped("a link to the launcher starts it, also with --preserve-symlinks-main", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const link = path.join(home, "design-search")
+      fs.symlinkSync(cliPath, link)
+      for (const options of [[], ["--preserve-symlinks-main"]]) {
+        const outcome = spawnSync(process.execPath, [...options, link, "--version"], {
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", XDG_CACHE_HOME: home },
+          encoding: "utf8",
+          timeout: 20_000
+        })
+        expect(outcome.status, outcome.stderr).toBe(0)
+        expect(outcome.stdout.trim()).toBe(cliVersion)
+      }
+    }))
+
+  it.scoped("temporary files a killed writer left are removed when a minute old, and a writer's own are not", () =>
+    Effect.gen(function*() {
+      const home = yield* cacheHome
+      const folder = folderOf(home)
+      fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
+      const stale = path.join(folder, ".code-0123456789abcdef-v20.0.0-x64.v8.4242.tmp")
+      const fresh = path.join(folder, ".code-0123456789abcdef-v20.0.0-x64.v8.4343.tmp")
+      for (const file of [stale, fresh]) fs.writeFileSync(file, "x", { mode: 0o600 })
+      const twoMinutesAgo = new Date(Date.now() - 120_000)
+      fs.utimesSync(stale, twoMinutesAgo, twoMinutesAgo)
+      expect((yield* runCached(help, home)).code).toBe(0)
+      expect(fs.existsSync(stale)).toBe(false)
+      expect(fs.existsSync(fresh)).toBe(true)
     }))
 })

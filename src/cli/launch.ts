@@ -17,11 +17,11 @@
  *
  * Plain Node, no Effect: everything here runs before the program is loaded.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync } from "node:fs"
-import { chmodSync, readdirSync, unlinkSync, writeFileSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { chmodSync, closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync } from "node:fs"
+import { readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { setFlagsFromString } from "node:v8"
 import { Script } from "node:vm"
 import { cacheFolder } from "./cacheFolder.js"
@@ -35,16 +35,29 @@ const disableVariable = "DESIGN_SEARCH_NO_CODE_CACHE"
 /** Largest cache file read: V8's cache of the whole program is a few MB. */
 const maxCacheBytes = 64 * 1024 * 1024
 
+/** A temporary file older than this is one a writer killed mid-write left behind. */
+const staleTemporaryMillis = 60_000
+
 const currentUid = typeof process.getuid === "function" ? process.getuid() : undefined
 
-const program = fileURLToPath(new URL("./program.cjs", import.meta.url))
+// CommonJS (see `scripts/build-cli.mjs`): an ES module would make Node load its module loader first.
+// The real path: a link to the launcher (a bin folder's) started with --preserve-symlinks-main is
+// not beside the program.
+const program = path.join(path.dirname(realpathSync(__filename)), "program.cjs")
 
 /** The cache files' names: `code-<program digest>-<Node version>-<architecture>.v8`. */
 const cacheName = /^code-.*\.v8$/
+const temporaryName = /^\.code-.*\.tmp$/
+
+/** Says why the program cannot be started, and leaves with exit 1. */
+const cannotStart = (why: string): never => {
+  process.stderr.write(`design-search: ${why}: reinstall the package\n`)
+  process.exit(1)
+}
 
 /** The cache file of this program under this Node, or none when the cache is off or has no folder. */
 const cacheFile = (): string | undefined => {
-  const disabled = process.env[disableVariable]
+  const disabled = process.env[disableVariable]?.trim()
   if (disabled !== undefined && disabled !== "" && disabled !== "0") return undefined
   const folder = cacheFolder(process.env.XDG_CACHE_HOME)
   if (folder === undefined) return undefined
@@ -69,27 +82,40 @@ const readCache = (file: string): Buffer | undefined => {
 }
 
 /**
- * Writes `data` to `file` with mode 0600: a temporary file beside it, renamed over it. Then removes
- * the caches of other builds and Node versions: one is kept, so upgrades leave none behind.
+ * Writes `data` to `file` with mode 0600: a temporary file beside it, synced, renamed over it; `data`
+ * is made only once the temporary file is open, so a folder that takes no file costs nothing. Then
+ * removes the caches of other builds and Node versions (one is kept, so upgrades leave none behind)
+ * and temporary files writers killed mid-write left.
  */
 const writeCache = (file: string, data: () => Buffer): void => {
   const folder = path.dirname(file)
   const temporary = path.join(folder, `.${path.basename(file)}.${process.pid}.tmp`)
+  let fd: number | undefined
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 })
     const stat = lstatSync(folder)
     if (!stat.isDirectory() || (currentUid !== undefined && stat.uid !== currentUid)) return
     if ((stat.mode & 0o077) !== 0) chmodSync(folder, 0o700)
-    writeFileSync(temporary, data(), { mode: 0o600, flag: "wx" })
+    if (lstatSync(file, { throwIfNoEntry: false })?.isDirectory() === true) return
+    fd = openSync(temporary, "wx", 0o600)
+    const bytes = data()
+    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written)
+    fsyncSync(fd)
+    closeSync(fd)
+    fd = undefined
     renameSync(temporary, file)
+    const now = Date.now()
     for (const name of readdirSync(folder)) {
-      if (cacheName.test(name) && name !== path.basename(file)) unlinkSync(path.join(folder, name))
+      const other = path.join(folder, name)
+      if (cacheName.test(name) && name !== path.basename(file)) unlinkSync(other)
+      else if (temporaryName.test(name) && now - statSync(other).mtimeMs > staleTemporaryMillis) unlinkSync(other)
     }
   } catch {
+    if (fd !== undefined) closeSync(fd)
     try {
       unlinkSync(temporary)
     } catch {
-      // never written
+      // never made
     }
   }
 }
@@ -118,18 +144,25 @@ const commandOf = (args: ReadonlyArray<string>): string | undefined => {
  */
 const interruptBudget = "--interrupt-budget"
 const short = !longCommands.has(commandOf(process.argv.slice(2)) ?? "")
-if (short && !process.execArgv.some((arg) => arg.startsWith(interruptBudget))) {
+if (short && !process.execArgv.some((arg) => /^--interrupt[-_]budget(=|$)/.test(arg))) {
   setFlagsFromString(`${interruptBudget}=${4 * 132 * 1024}`)
 }
 
-let source: string
+let bytes: Buffer = Buffer.alloc(0)
 try {
-  source = readFileSync(program, "utf8")
+  bytes = readFileSync(program)
 } catch (error) {
-  process.stderr.write(`design-search: cannot read its program ${program} (${String(error)}): reinstall the package\n`)
-  process.exit(1)
+  cannotStart(`cannot read its program ${program} (${String(error)})`)
 }
+// The program the launcher was built with, whole: another would run beside the code cached of this
+// one, a cut one fail with a stack trace.
+if (createHash("sha256").update(bytes).digest("hex").slice(0, 16) !== PROGRAM_DIGEST) {
+  cannotStart(`its program ${program} is not the one it was built with`)
+}
+const source = bytes.toString("utf8")
 const file = short ? cacheFile() : undefined
+// V8 checks a cache's header only; a damaged body (a write cut by a power loss) would crash it.
+if (file !== undefined) setFlagsFromString("--verify-snapshot-checksum")
 const cached = file === undefined ? undefined : readCache(file)
 // The program as Node would wrap a CommonJS module, compiled from the cache when V8 takes it.
 const script = new Script(
