@@ -20,7 +20,7 @@ tarball=$(npm pack --silent --pack-destination "$work" | tail -n 1)
 tarball="$work/$tarball"
 [ -f "$tarball" ] || fail "npm pack made no tarball"
 listing=$(tar -tzf "$tarball")
-for file in package/LICENSE package/dist/index.js package/dist/index.d.ts package/dist/cli/main.js package/dist/cli/program.cjs; do
+for file in package/LICENSE package/dist/index.js package/dist/index.d.ts package/dist/cli/main.js package/dist/cli/program.cjs package/dist/cli/package.json; do
   grep -qx "$file" <<<"$listing" || fail "the tarball has no $file"
 done
 
