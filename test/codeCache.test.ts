@@ -86,16 +86,13 @@ describe("the code cache", () => {
     Effect.gen(function*() {
       const home = yield* cacheHome
       const out = path.join(home, "designs.jsonl")
-      for (
-        const args of [["export", "chair", "--out", out, "--env", "sandbox"], [
-          "--env",
-          "sandbox",
-          "export",
-          "chair",
-          "--out",
-          out
-        ]]
-      ) {
+      const exports = [
+        ["export", "chair", "--out", out, "--env", "sandbox"],
+        ["--env", "sandbox", "export", "chair", "--out", out],
+        ["--log-level", "info", "export", "chair", "--out", out, "--env", "sandbox"],
+        ["--", "export", "chair", "--out", out, "--env", "sandbox"]
+      ]
+      for (const args of exports) {
         const outcome = yield* runCached(args, home)
         expect(outcome.code, outcome.stderr).toBe(0)
         expect(codeFiles(home)).toEqual([])
@@ -178,17 +175,29 @@ describe("the code cache", () => {
       expect(fs.lstatSync(file).isFile()).toBe(true)
     }))
 
-  it.scoped("writing one removes the caches of other builds and Node versions, and nothing else", () =>
+  it.scoped("writing one keeps the three latest caches of other builds and Node versions, and removes the rest", () =>
     Effect.gen(function*() {
       const home = yield* cacheHome
       const folder = folderOf(home)
       fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
-      const others = ["code-0123456789abcdef-v20.0.0-x64.v8", "code-0123456789abcdef-v22.1.0-arm64.v8"]
+      const others = [0, 1, 2, 3, 4].map((i) => `code-0123456789abcde${i}-v20.0.0-x64.v8`)
+      others.forEach((name, i) => {
+        const file = path.join(folder, name)
+        fs.writeFileSync(file, "x", { mode: 0o600 })
+        const written = new Date(Date.now() - (i + 1) * 3_600_000)
+        fs.utimesSync(file, written, written)
+      })
+      // One that cannot be removed stops nothing.
+      fs.mkdirSync(path.join(folder, "code-a-directory.v8"))
       const kept = ["token-0123456789abcdef0123456789abcdef.json", "notes.v8"]
-      for (const name of [...others, ...kept]) fs.writeFileSync(path.join(folder, name), "x", { mode: 0o600 })
+      for (const name of kept) fs.writeFileSync(path.join(folder, name), "x", { mode: 0o600 })
       expect((yield* runCached(help, home)).code).toBe(0)
-      const names = fs.readdirSync(folder).sort()
-      expect(names).toEqual([path.basename(theFile(home)), ...kept].sort())
+      const latest = ["code-a-directory.v8", ...others.slice(0, 2)]
+      const ours = fs.readdirSync(folder).filter((name) =>
+        name.startsWith("code-") && !name.includes("0123456789abcde")
+      )
+      expect(ours.filter((name) => !latest.includes(name))).toHaveLength(1)
+      expect(fs.readdirSync(folder).sort()).toEqual([...ours, ...others.slice(0, 2), ...kept].sort())
     }))
 
   it.scoped("with no folder to write to, or DESIGN_SEARCH_NO_CODE_CACHE=1, the run is as without it", () =>
@@ -205,7 +214,7 @@ describe("the code cache", () => {
       expect(codeFiles(home)).toEqual([])
     }))
 
-  it.scoped("a launcher without its program, or with another, says so in one line, exit 1", () =>
+  it.scoped("a launcher without its program, with another, or with a FIFO, says so in one line, exit 1", () =>
     Effect.gen(function*() {
       const home = yield* cacheHome
       const alone = path.join(home, "main.js")
@@ -243,6 +252,12 @@ describe("the code cache", () => {
           /^design-search: its program .*program\.cjs is not the one it was built with: reinstall the package\n$/
         )
       }
+      fs.rmSync(path.join(home, "program.cjs"))
+      execFileSync("mkfifo", [path.join(home, "program.cjs")])
+      const fifo = start()
+      expect(fifo.status).toBe(1)
+      expect(fifo.stderr).toMatch(/^design-search: its program .*program\.cjs is not a file: reinstall the package\n$/)
+      fs.rmSync(path.join(home, "program.cjs"))
       fs.writeFileSync(path.join(home, "program.cjs"), program)
       expect(start().stdout.trim()).toBe(cliVersion)
     }))

@@ -19,7 +19,7 @@
  */
 import { createHash } from "node:crypto"
 import { chmodSync, closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync } from "node:fs"
-import { readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs"
+import { readdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { setFlagsFromString } from "node:v8"
@@ -37,6 +37,12 @@ const maxCacheBytes = 64 * 1024 * 1024
 
 /** A temporary file older than this is one a writer killed mid-write left behind. */
 const staleTemporaryMillis = 60_000
+
+/**
+ * Caches of other builds and Node versions kept beside this one's, the latest written: two installs
+ * (a global and a project's) or two Node versions that take turns each keep theirs.
+ */
+const otherCachesKept = 3
 
 const currentUid = typeof process.getuid === "function" ? process.getuid() : undefined
 
@@ -81,11 +87,33 @@ const readCache = (file: string): Buffer | undefined => {
   }
 }
 
+/** Removes from `folder` what `writeCache` says; an entry that cannot be removed is left alone. */
+const removeLeftovers = (folder: string, kept: string): void => {
+  const now = Date.now()
+  const others: Array<{ readonly file: string; readonly mtimeMs: number }> = []
+  for (const name of readdirSync(folder)) {
+    const file = path.join(folder, name)
+    try {
+      if (cacheName.test(name) && name !== kept) others.push({ file, mtimeMs: lstatSync(file).mtimeMs })
+      else if (temporaryName.test(name) && now - lstatSync(file).mtimeMs > staleTemporaryMillis) unlinkSync(file)
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+  for (const other of others.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(otherCachesKept)) {
+    try {
+      unlinkSync(other.file)
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+}
+
 /**
  * Writes `data` to `file` with mode 0600: a temporary file beside it, synced, renamed over it; `data`
  * is made only once the temporary file is open, so a folder that takes no file costs nothing. Then
- * removes the caches of other builds and Node versions (one is kept, so upgrades leave none behind)
- * and temporary files writers killed mid-write left.
+ * removes the caches of other builds and Node versions but the `otherCachesKept` latest, so upgrades
+ * leave few behind, and temporary files writers killed mid-write left.
  */
 const writeCache = (file: string, data: () => Buffer): void => {
   const folder = path.dirname(file)
@@ -104,12 +132,7 @@ const writeCache = (file: string, data: () => Buffer): void => {
     closeSync(fd)
     fd = undefined
     renameSync(temporary, file)
-    const now = Date.now()
-    for (const name of readdirSync(folder)) {
-      const other = path.join(folder, name)
-      if (cacheName.test(name) && name !== path.basename(file)) unlinkSync(other)
-      else if (temporaryName.test(name) && now - statSync(other).mtimeMs > staleTemporaryMillis) unlinkSync(other)
-    }
+    removeLeftovers(folder, path.basename(file))
   } catch {
     if (fd !== undefined) closeSync(fd)
     try {
@@ -123,12 +146,17 @@ const writeCache = (file: string, data: () => Buffer): void => {
 /** Commands that run for seconds or more: their start is small beside their run. */
 const longCommands: ReadonlySet<string> = new Set(["export", "sync", "sandbox"])
 
-/** The command `args` name: the first word that is no option (`--env`'s value is one). */
+/** The options before a command that take a value: the CLI's own `--env`, and `@effect/cli`'s. */
+const optionsWithValue: ReadonlySet<string> = new Set(["--env", "--log-level", "--completions"])
+
+/**
+ * The command `args` name: the first word that is no option nor an option's value, looking past a
+ * `--` before it as the command line does. Only the speed of a run hangs on it.
+ */
 const commandOf = (args: ReadonlyArray<string>): string | undefined => {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
-    if (arg === "--") return undefined
-    if (arg === "--env") i++
+    if (optionsWithValue.has(arg)) i++
     else if (!arg.startsWith("-")) return arg
   }
   return undefined
@@ -148,12 +176,21 @@ if (short && !process.execArgv.some((arg) => /^--interrupt[-_]budget(=|$)/.test(
   setFlagsFromString(`${interruptBudget}=${4 * 132 * 1024}`)
 }
 
-let bytes: Buffer = Buffer.alloc(0)
-try {
-  bytes = readFileSync(program)
-} catch (error) {
-  cannotStart(`cannot read its program ${program} (${String(error)})`)
+/** The program's bytes: a regular file, opened without waiting (a FIFO in its place would hold the open). */
+const readProgram = (): Buffer => {
+  let fd: number | undefined
+  try {
+    fd = openSync(program, constants.O_RDONLY | constants.O_NONBLOCK)
+    if (!fstatSync(fd).isFile()) return cannotStart(`its program ${program} is not a file`)
+    return readFileSync(fd)
+  } catch (error) {
+    return cannotStart(`cannot read its program ${program} (${String(error)})`)
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
 }
+
+const bytes = readProgram()
 // The program the launcher was built with, whole: another would run beside the code cached of this
 // one, a cut one fail with a stack trace.
 if (createHash("sha256").update(bytes).digest("hex").slice(0, 16) !== PROGRAM_DIGEST) {
