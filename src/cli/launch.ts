@@ -7,13 +7,13 @@
  * (`module.enableCompileCache` is Node 22's).
  *
  * The cache is one file in the CLI's cache folder (`cacheFolder.ts`), named by the program's build,
- * the Node version and the architecture; V8 checks it again (its version, its flags and the
- * program's length) and compiles afresh whatever it refuses. A run that found no cache, or one V8
- * refused, writes one as it exits: with mode 0600 (a temporary file, renamed over the old one), in a
- * folder of mode 0700, and removes those of other builds. A file that is not a regular file of this
- * user's with mode 0600 or narrower is not read (V8 would run what it holds). Whatever goes wrong
- * with the cache, the program runs without it. `DESIGN_SEARCH_NO_CODE_CACHE=1` turns it off:
- * nothing is read or written.
+ * the Node version and the architecture; V8 checks it again (its version, its flags, the program's
+ * length and the cache's checksum) and compiles afresh whatever it refuses. A run that found no
+ * cache, or one V8 refused, writes one as it exits: with mode 0600 (a temporary file, synced, renamed
+ * over the old one), in a folder of mode 0700, keeping the latest few of other builds. A file that is
+ * not a regular file of this user's with mode 0600 or narrower is not read (V8 would run what it
+ * holds). Whatever goes wrong with the cache, the program runs without it.
+ * `DESIGN_SEARCH_NO_CODE_CACHE=1` turns it off: nothing is read or written.
  *
  * Plain Node, no Effect: everything here runs before the program is loaded.
  */
