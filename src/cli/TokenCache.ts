@@ -18,12 +18,11 @@
  */
 import { Clock, Config, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash, randomUUID } from "node:crypto"
-import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { TokenStore as Store } from "../index.js"
 import { AccessToken, DesignSearchConfig, TokenStore } from "../index.js"
-import { cacheFolder } from "./cacheFolder.js"
+import { cacheFolder, isOwnFolder, isPrivateFile, isWide, openFlags } from "./cacheFolder.js"
 
 /** The variable that turns the cache off (`1`; empty or `0` leave it on). */
 export const disableVariable = "DESIGN_SEARCH_NO_TOKEN_CACHE"
@@ -63,23 +62,17 @@ const unusable = new Unusable()
 const attempt = <A>(f: () => Promise<A>): Effect.Effect<A, Unusable> =>
   Effect.tryPromise({ try: f, catch: () => unusable })
 
-const currentUid = typeof process.getuid === "function" ? process.getuid() : undefined
-
 /**
  * The text of `file` when it is a regular file of this user, mode 0600 or narrower, within the size
  * bound; a symbolic link is not followed.
  */
 const readPrivate = (file: string): Effect.Effect<string, Unusable> =>
   Effect.acquireUseRelease(
-    // Not blocking: a FIFO put in its place would hold the open until something wrote to it.
-    attempt(() => fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)),
+    attempt(() => fs.open(file, openFlags)),
     (handle) =>
       Effect.flatMap(attempt(() => handle.stat()), (stat) =>
-        stat.isFile() && (stat.mode & 0o077) === 0 && (currentUid === undefined || stat.uid === currentUid) &&
-          stat.size <= maxFileBytes
-          ? attempt(() =>
-            handle.readFile("utf8")
-          )
+        isPrivateFile(stat, maxFileBytes)
+          ? attempt(() => handle.readFile("utf8"))
           : Effect.fail(unusable)),
     (handle) => Effect.promise(() => handle.close().catch(() => undefined))
   )
@@ -89,13 +82,11 @@ const privateFolder = (directory: string): Effect.Effect<void, Unusable> =>
   Effect.zipRight(
     attempt(() => fs.mkdir(directory, { recursive: true, mode: 0o700 })),
     Effect.flatMap(attempt(() => fs.lstat(directory)), (stat) =>
-      !stat.isDirectory() || (currentUid !== undefined && stat.uid !== currentUid)
+      !isOwnFolder(stat)
         ? Effect.fail(unusable)
-        : (stat.mode & 0o077) === 0
+        : !isWide(stat)
         ? Effect.void
-        : attempt(() =>
-          fs.chmod(directory, 0o700)
-        ))
+        : attempt(() => fs.chmod(directory, 0o700)))
   )
 
 /** Writes `text` to `file` with mode 0600: a temporary file beside it, renamed over it. */

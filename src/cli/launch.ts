@@ -24,7 +24,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { setFlagsFromString } from "node:v8"
 import { Script } from "node:vm"
-import { cacheFolder } from "./cacheFolder.js"
+import { cacheFolder, isOwnFolder, isPrivateFile, isWide, openFlags } from "./cacheFolder.js"
 
 /** A digest of `program.cjs`, written in by the build (`scripts/build-cli.mjs`). */
 declare const PROGRAM_DIGEST: string
@@ -43,8 +43,6 @@ const staleTemporaryMillis = 60_000
  * (a global and a project's) or two Node versions that take turns each keep theirs.
  */
 const otherCachesKept = 3
-
-const currentUid = typeof process.getuid === "function" ? process.getuid() : undefined
 
 // CommonJS (see `scripts/build-cli.mjs`): an ES module would make Node load its module loader first.
 // The real path: a link to the launcher (a bin folder's) started with --preserve-symlinks-main is
@@ -74,12 +72,8 @@ const cacheFile = (): string | undefined => {
 const readCache = (file: string): Buffer | undefined => {
   let fd: number | undefined
   try {
-    // Not blocking: a FIFO put in its place would hold the open until something wrote to it.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-    const stat = fstatSync(fd)
-    const usable = stat.isFile() && (stat.mode & 0o077) === 0 &&
-      (currentUid === undefined || stat.uid === currentUid) && stat.size <= maxCacheBytes
-    return usable ? readFileSync(fd) : undefined
+    fd = openSync(file, openFlags)
+    return isPrivateFile(fstatSync(fd), maxCacheBytes) ? readFileSync(fd) : undefined
   } catch {
     return undefined
   } finally {
@@ -122,8 +116,8 @@ const writeCache = (file: string, data: () => Buffer): void => {
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 })
     const stat = lstatSync(folder)
-    if (!stat.isDirectory() || (currentUid !== undefined && stat.uid !== currentUid)) return
-    if ((stat.mode & 0o077) !== 0) chmodSync(folder, 0o700)
+    if (!isOwnFolder(stat)) return
+    if (isWide(stat)) chmodSync(folder, 0o700)
     if (lstatSync(file, { throwIfNoEntry: false })?.isDirectory() === true) return
     fd = openSync(temporary, "wx", 0o600)
     const bytes = data()
