@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Option, Redacted } from "effect"
-import type { Scope } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -13,17 +12,14 @@ import * as path from "node:path"
 import * as TokenCache from "../src/cli/TokenCache.js"
 import type { AccessToken } from "../src/index.js"
 import { Sandbox } from "../src/index.js"
-import { envFor, run } from "./support/cli.js"
+import { envFor, freshFolder, run } from "./support/cli.js"
 import type { Outcome } from "./support/cli.js"
 
 const secret = "token-cache-secret-7a2b"
 const { chair } = Sandbox.fixedNumbers
 
 /** A fresh folder standing for `XDG_CACHE_HOME`, removed afterwards. */
-const cacheHome: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "design-search-xdg-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const cacheHome = freshFolder
 
 const folderOf = (home: string) => path.join(home, "design-search")
 

@@ -6,20 +6,15 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Scope } from "effect"
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { version as cliVersion } from "../src/cli/Cli.js"
 import { Sandbox } from "../src/index.js"
-import { cliPath, run } from "./support/cli.js"
+import { cliPath, freshFolder, run } from "./support/cli.js"
 
 /** A fresh folder standing for `XDG_CACHE_HOME`, removed afterwards. */
-const cacheHome: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "design-search-code-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const cacheHome = freshFolder
 
 const folderOf = (home: string) => path.join(home, "design-search")
 

@@ -56,8 +56,8 @@ const childEnv = (env: Record<string, string>, cacheHome: string): Record<string
   ...env
 })
 
-/** A fresh, empty folder, removed with the scope. */
-const freshFolder: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
+/** A fresh, empty folder, removed with the scope: a run's own cache folder (`XDG_CACHE_HOME`). */
+export const freshFolder: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "design-search-cache-"))),
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 )
