@@ -593,27 +593,41 @@ export const decodeDesignPage = (u: unknown): Either.Either<DesignPage, ParseRes
   return decodeDesignPageBySchema(u)
 }
 
-/** `record`'s fields in `named` order, each through `encode`, then its other own fields as they are. */
+/** Sets an own field, even one named `__proto__` (as `JSON.parse` makes them), as a field. */
+const putField = (target: Record<string, unknown>, name: string, value: unknown): void => {
+  if (name === "__proto__") {
+    Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true })
+  } else target[name] = value
+}
+
+/** The fields a schema names, in its order, and as a set to tell the others by. */
+interface FieldOrder {
+  readonly names: ReadonlyArray<string>
+  readonly known: ReadonlySet<string>
+}
+
+const fieldOrder = (names: ReadonlyArray<string>): FieldOrder => ({ names, known: new Set(names) })
+
+/** `record`'s fields in `order`, each through `encode`, then its other own fields as they are. */
 const inSchemaOrder = (
   record: Readonly<Record<string, unknown>>,
-  named: ReadonlyArray<string>,
+  order: FieldOrder,
   encode: (name: string, value: unknown) => unknown
 ): Record<string, unknown> => {
-  const entries: Array<readonly [string, unknown]> = []
-  for (const name of named) {
-    if (Object.hasOwn(record, name)) entries.push([name, encode(name, record[name])])
+  const out: Record<string, unknown> = {}
+  for (const name of order.names) {
+    if (Object.hasOwn(record, name)) out[name] = encode(name, record[name])
   }
   for (const name of Object.keys(record)) {
-    if (!named.includes(name)) entries.push([name, record[name]])
+    if (!order.known.has(name)) putField(out, name, record[name])
   }
-  // `fromEntries` defines each field, so a field named `__proto__` stays a field.
-  return Object.fromEntries(entries)
+  return out
 }
 
 const asIs = (_: string, value: unknown) => value
-const classificationFields = ["code", "title"]
-const partyFields = ["name"]
-const designFields = Object.keys(Design.fields)
+const classificationFields = fieldOrder(["code", "title"])
+const partyFields = fieldOrder(["name"])
+const designFields = fieldOrder(Object.keys(Design.fields))
 const isDateField = (name: string): name is (typeof dateFields)[number] =>
   (dateFields as ReadonlyArray<string>).includes(name)
 

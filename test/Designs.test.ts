@@ -286,6 +286,19 @@ describe("decodeDesign", () => {
     expect(encoded).toBeGreaterThan(500)
   })
 
+  it("encodeDesign keeps unknown fields named __proto__ or like an index as fields, where the schema drops __proto__", () => {
+    const encodeBySchema = Schema.encodeSync(Design)
+    const parsed: unknown = JSON.parse(
+      `{"7":"seven","__proto__":{"polluted":true},"number":"201915000","filingDate":"2024-02-29","0":[0]}`
+    )
+    const design = Either.getOrThrow(decodeDesign(parsed))
+    const encoded = encodeDesign(design)
+    expect(Object.getPrototypeOf(encoded)).toBe(Object.prototype)
+    expect(Object.keys(encoded)).toEqual(["0", "7", "number", "filingDate", "__proto__"])
+    const bySchema = JSON.stringify(encodeBySchema(design))
+    expect(JSON.stringify(encoded)).toBe(`${bySchema.slice(0, -1)},"__proto__":{"polluted":true}}`)
+  })
+
   it("reads calendar dates and timestamps, and keeps unknown fields", () => {
     const design = Either.getOrThrow(
       decodeDesign({ number: "201915000", filingDate: "2024-02-29", lastChanged: "2024-03-01T10:00:00Z", x: [1] })

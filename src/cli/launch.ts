@@ -157,18 +157,42 @@ const commandOf = (args: ReadonlyArray<string>): string | undefined => {
 }
 
 /**
- * V8 optimizes a function once it has run some bytecode. A short command (`--help`, `get`) never
- * earns the optimizing compile of Effect's run loop back, and its exit waits for any compile under
- * way (about 20 ms after `--help`): four times V8's default budget optimizes nothing in `--help`. A
- * long command keeps V8's default, which its first thousands of designs need, and starts without the
- * code cache, which V8 takes only under the flags it was made with and whose gain is small beside
- * its run. The budget is set before the program is compiled; one given to Node wins.
+ * V8 optimizes a function once it has run some bytecode (its interrupt budget, 66 KB in Node 20's
+ * V8), compiling it on a thread of its own that shares the process's cores. A short command
+ * (`--help`, `get`) never earns the optimizing compile of Effect's run loop back, and its exit waits
+ * for any compile under way (about 20 ms after `--help`): a budget of 528 KB optimizes nothing in
+ * `--help`. A long command starts without the code cache, which V8 takes only under the flags it was
+ * made with and whose gain is small beside its run.
  */
-const interruptBudget = "--interrupt-budget"
-const short = !longCommands.has(commandOf(process.argv.slice(2)) ?? "")
-if (short && !process.execArgv.some((arg) => /^--interrupt[-_]budget(=|$)/.test(arg))) {
-  setFlagsFromString(`${interruptBudget}=${4 * 132 * 1024}`)
+const shortCommandFlags = { "--interrupt-budget": 4 * 132 * 1024 }
+
+/**
+ * A long command (an export) spends its first seconds on V8 optimizing, in a fresh process, the
+ * hundreds of functions every design passes through: on one core, that compile work is what its first
+ * thousands of designs wait for (README, "Where the CPU goes"). A quarter of the budget optimizes
+ * them sooner, and a quarter of the bytecode inlined into one optimized function keeps each compile
+ * short; measured on Node 20's V8 (11.x), whose flags these are, and kept to it.
+ */
+const longCommandFlags = { "--interrupt-budget": 16 * 1024 + 512, "--max-inlined-bytecode-size-cumulative": 230 }
+
+/** Whether Node was given `flag` itself (`--a-b` or `--a_b`): then its value wins. */
+const givenToNode = (flag: string): boolean => {
+  const name = flag.slice(2).replaceAll("_", "-")
+  return process.execArgv.some((arg) =>
+    arg.startsWith("--") && arg.slice(2).split("=")[0]!.replaceAll("_", "-") === name
+  )
 }
+
+/** Sets `flags` before the program is compiled, each unless Node was given it. */
+const setV8Flags = (flags: Readonly<Record<string, number>>): void => {
+  for (const [flag, value] of Object.entries(flags)) {
+    if (!givenToNode(flag)) setFlagsFromString(`${flag}=${value}`)
+  }
+}
+
+const short = !longCommands.has(commandOf(process.argv.slice(2)) ?? "")
+if (short) setV8Flags(shortCommandFlags)
+else if (process.versions.v8.startsWith("11.")) setV8Flags(longCommandFlags)
 
 /** The program's bytes: a regular file, opened without waiting (a FIFO in its place would hold the open). */
 const readProgram = (): Buffer => {

@@ -60,12 +60,12 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
   constructor(
     private readonly base: Base,
     private readonly call: Call,
-    limits: Limits,
+    limits: Limits & { readonly timeoutMillis: number },
     private readonly resume: Resume
   ) {
     this.body = new CappedBody(limits.maxBodyBytes)
     // unref: the request's socket, not its deadline, keeps the process alive
-    this.timer = setTimeout(() => this.expire(limits.timeout), Duration.toMillis(limits.timeout)).unref()
+    this.timer = setTimeout(() => this.expire(limits.timeout), limits.timeoutMillis).unref()
   }
 
   private failure(reason: "Network" | "Timeout" | "Body", detail: string) {
@@ -161,20 +161,24 @@ const headersOf = (call: Call): Readonly<Record<string, string>> => {
  * The transport of calls below `base` over `dispatcher`. Interruption aborts a call's request. A
  * call sent from a span carries its `traceparent` (`internal/tracing.ts`).
  */
-export const make = (dispatcher: Undici.Dispatcher, base: Base, limits: Limits): Transport => ({
-  send: (call) =>
-    Effect.async<Answer, SendError>((resume) => {
-      const exchange = new Exchange(base, call, limits, resume)
-      dispatcher.dispatch({
-        origin: base.origin,
-        path: wirePath(base, call),
-        method: call.method,
-        headers: headersOf(call),
-        body: call.body ?? null,
-        // the deadline is the only timeout
-        headersTimeout: 0,
-        bodyTimeout: 0
-      }, exchange)
-      return Effect.sync(() => exchange.interrupt())
-    })
-})
+export const make = (dispatcher: Undici.Dispatcher, base: Base, limits: Limits): Transport => {
+  // read once: every exchange sets its deadline
+  const timed = { ...limits, timeoutMillis: Duration.toMillis(limits.timeout) }
+  return {
+    send: (call) =>
+      Effect.async<Answer, SendError>((resume) => {
+        const exchange = new Exchange(base, call, timed, resume)
+        dispatcher.dispatch({
+          origin: base.origin,
+          path: wirePath(base, call),
+          method: call.method,
+          headers: headersOf(call),
+          body: call.body ?? null,
+          // the deadline is the only timeout
+          headersTimeout: 0,
+          bodyTimeout: 0
+        }, exchange)
+        return Effect.sync(() => exchange.interrupt())
+      })
+  }
+}

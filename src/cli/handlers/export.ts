@@ -117,7 +117,7 @@ const exportTo = (args: ExportCommand, requests: () => number) =>
         const fetchOne = (n: Designs.DesignNumber) =>
           Effect.uninterruptibleMask((restore) =>
             restore(client.getDesign(n)).pipe(
-              Effect.flatMap(({ data: design }) => ready.offer(design)),
+              Effect.map(({ data: design }) => void ready.unsafeOffer(design)),
               // Withdrawn between the search and now: not fatal, counted in the summary.
               Effect.catchTag("NotFoundError", () => Effect.sync(() => void tally.missing++))
             )
