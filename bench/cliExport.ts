@@ -11,9 +11,10 @@
  * - `cliExportVsStream`: the CLI's designs/s at 16 over `searchDesigns`'s at 16 in this process,
  *   which has exported before (goal ≥ 0.8: what writing the file costs);
  * - `cliExportVsFreshStream`: the same over `searchDesigns`'s at 16 as the first export of a fresh
- *   process (a child of this one, on the same core), as the CLI's is: without V8's warm-up, which a
- *   process that has exported before has behind it and the CLI never has (README, "Where the CPU
- *   goes"), the difference is what the CLI itself adds.
+ *   process (a child of this one, on the same core, under V8's default flags), as the CLI's is:
+ *   without V8's warm-up, which a process that has exported before has behind it and the CLI never
+ *   has (README, "Where the CPU goes"), the difference is what the CLI adds, its launcher's V8
+ *   flags for long commands included.
  *
  * The CLI's time is the one its summary line reports (from its search to its last write, after its
  * start and the opening of the file), the stream's from its token request to its last design.
