@@ -25,6 +25,7 @@ import * as path from "node:path"
 import { setFlagsFromString } from "node:v8"
 import { Script } from "node:vm"
 import { cacheFolder, isOwnFolder, isPrivateFile, isWide, openFlags } from "./cacheFolder.js"
+import { isLong, nodeOptionsArgs, v8FlagsFor } from "./launchFlags.js"
 
 /** A digest of `program.cjs`, written in by the build (`scripts/build-cli.mjs`). */
 declare const PROGRAM_DIGEST: string
@@ -137,62 +138,20 @@ const writeCache = (file: string, data: () => Buffer): void => {
   }
 }
 
-/** Commands that run for seconds or more: their start is small beside their run. */
-const longCommands: ReadonlySet<string> = new Set(["export", "sync", "sandbox"])
-
-/** The options before a command that take a value: the CLI's own `--env`, and `@effect/cli`'s. */
-const optionsWithValue: ReadonlySet<string> = new Set(["--env", "--log-level", "--completions"])
-
-/**
- * The command `args` name: the first word that is no option nor an option's value, looking past a
- * `--` before it as the command line does. Only the speed of a run hangs on it.
- */
-const commandOf = (args: ReadonlyArray<string>): string | undefined => {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    if (optionsWithValue.has(arg)) i++
-    else if (!arg.startsWith("-")) return arg
-  }
-  return undefined
-}
-
-/**
- * V8 optimizes a function once it has run some bytecode (its interrupt budget, 66 KB in Node 20's
- * V8), compiling it on a thread of its own that shares the process's cores. A short command
- * (`--help`, `get`) never earns the optimizing compile of Effect's run loop back, and its exit waits
- * for any compile under way (about 20 ms after `--help`): a budget of 528 KB optimizes nothing in
- * `--help`. A long command starts without the code cache, which V8 takes only under the flags it was
- * made with and whose gain is small beside its run.
- */
-const shortCommandFlags = { "--interrupt-budget": 4 * 132 * 1024 }
-
-/**
- * A long command (an export) spends its first seconds on V8 optimizing, in a fresh process, the
- * hundreds of functions every design passes through: on one core, that compile work is what its first
- * thousands of designs wait for (README, "Where the CPU goes"). A quarter of the budget optimizes
- * them sooner, and a quarter of the bytecode inlined into one optimized function keeps each compile
- * short; measured on Node 20's V8 (11.x), whose flags these are, and kept to it.
- */
-const longCommandFlags = { "--interrupt-budget": 16 * 1024 + 512, "--max-inlined-bytecode-size-cumulative": 230 }
-
-/** Whether Node was given `flag` itself (`--a-b` or `--a_b`): then its value wins. */
-const givenToNode = (flag: string): boolean => {
-  const name = flag.slice(2).replaceAll("_", "-")
-  return process.execArgv.some((arg) =>
-    arg.startsWith("--") && arg.slice(2).split("=")[0]!.replaceAll("_", "-") === name
+const args = process.argv.slice(2)
+// Before the program is compiled: V8 reads them as it compiles and optimizes.
+for (
+  const flag of v8FlagsFor(
+    args,
+    [...process.execArgv, ...nodeOptionsArgs(process.env.NODE_OPTIONS)],
+    process.versions.v8
   )
+) {
+  setFlagsFromString(flag)
 }
-
-/** Sets `flags` before the program is compiled, each unless Node was given it. */
-const setV8Flags = (flags: Readonly<Record<string, number>>): void => {
-  for (const [flag, value] of Object.entries(flags)) {
-    if (!givenToNode(flag)) setFlagsFromString(`${flag}=${value}`)
-  }
-}
-
-const short = !longCommands.has(commandOf(process.argv.slice(2)) ?? "")
-if (short) setV8Flags(shortCommandFlags)
-else if (process.versions.v8.startsWith("11.")) setV8Flags(longCommandFlags)
+// A long command starts without the code cache, which V8 takes only under the flags it was made
+// with, and whose gain is small beside its run.
+const short = !isLong(args)
 
 /** The program's bytes: a regular file, opened without waiting (a FIFO in its place would hold the open). */
 const readProgram = (): Buffer => {
