@@ -30,7 +30,14 @@ describe("the launcher's V8 flags", () => {
   })
 
   it("leaves out a flag Node was given, in any of its spellings", () => {
-    for (const given of ["--interrupt-budget=1000", "--interrupt_budget=1000", "--interrupt-budget"]) {
+    for (
+      const given of [
+        "--interrupt-budget=1000",
+        "--interrupt_budget=1000",
+        "-interrupt-budget=1000",
+        "--interrupt-budget"
+      ]
+    ) {
       expect(v8FlagsFor(["export"], ["--require", "x", given], node20), given).toEqual([
         "--max-inlined-bytecode-size-cumulative=230"
       ])

@@ -44,8 +44,8 @@ const shortCommandFlags = { "--interrupt-budget": 4 * 132 * 1024 }
  */
 const longCommandFlags = { "--interrupt-budget": 16 * 1024 + 512, "--max-inlined-bytecode-size-cumulative": 230 }
 
-/** A V8 flag's name as V8 reads it: `--a_b` is `--a-b`; `--a-b=1` names `--a-b`. */
-const flagName = (arg: string): string => arg.split("=")[0]!.replaceAll("_", "-")
+/** A V8 flag's name as V8 reads it: `-a-b`, `--a_b` and `--a-b=1` all name `--a-b`. */
+const flagName = (arg: string): string => `--${arg.split("=")[0]!.replace(/^--?/, "").replaceAll("_", "-")}`
 
 /**
  * The V8 flags the launcher sets for a run of `args`, each as `--name=value`, leaving out any that
@@ -58,7 +58,7 @@ export const v8FlagsFor = (
   v8Version: string
 ): ReadonlyArray<string> => {
   const flags = !isLong(args) ? shortCommandFlags : v8Version.startsWith("11.") ? longCommandFlags : {}
-  const given = new Set(nodeArgs.filter((arg) => arg.startsWith("--")).map(flagName))
+  const given = new Set(nodeArgs.filter((arg) => arg.startsWith("-")).map(flagName))
   return Object.entries(flags).filter(([flag]) => !given.has(flag)).map(([flag, value]) => `${flag}=${value}`)
 }
 
