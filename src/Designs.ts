@@ -31,6 +31,14 @@ export type DesignNumber = typeof DesignNumber.Type
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
+/**
+ * An object the hand checks may take as parsed: one with no own field named `__proto__`, which the
+ * schemas leave out of what they decode (`JSON.parse` makes such fields). Any other goes to the
+ * schema, so that the hand checks and the schemas never differ on it.
+ */
+const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  isObject(u) && !Object.hasOwn(u, "__proto__")
+
 /** Every element passes `check`: an index loop, since `every` skips the holes of a sparse array. */
 const everyElement = (values: ReadonlyArray<unknown>, check: (element: unknown) => boolean): boolean => {
   for (let i = 0; i < values.length; i++) {
@@ -488,7 +496,7 @@ const everyValue = (u: Readonly<Record<string, unknown>>, check: (value: unknown
 /** Absent, or aggregations as `Aggregations` reads them: objects of objects of numbers. */
 const isOptionalAggregations = (u: unknown): boolean =>
   u === undefined ||
-  isObject(u) && everyValue(u, (a) => isObject(a) && everyValue(a, (n) => typeof n === "number"))
+  isPlainObject(u) && everyValue(u, (a) => isPlainObject(a) && everyValue(a, (n) => typeof n === "number"))
 
 /** `u` with `designIds` read as `designNumbers` when only `designIds` is there. */
 const withDesignNumbers = (u: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
@@ -507,7 +515,7 @@ const withDesignNumbers = (u: Readonly<Record<string, unknown>>): Readonly<Recor
  * @category decoding
  */
 export const decodeSearchResult = (u: unknown): Either.Either<SearchResult, ParseResult.ParseError> => {
-  if (!isObject(u)) return decodeSearchResultBySchema(u)
+  if (!isPlainObject(u)) return decodeSearchResultBySchema(u)
   const read = withDesignNumbers(u)
   const { count, designNumbers, aggregations } = read
   if (
@@ -532,8 +540,8 @@ const decodeDesignBySchema = Schema.decodeUnknownEither(Design)
 
 const isOptionalString = (u: unknown): boolean => u === undefined || typeof u === "string"
 const isString = (u: unknown): boolean => typeof u === "string"
-const isClassification = (u: unknown): boolean => isObject(u) && isString(u.code) && isOptionalString(u.title)
-const isParty = (u: unknown): boolean => isObject(u) && isString(u.name)
+const isClassification = (u: unknown): boolean => isPlainObject(u) && isString(u.code) && isOptionalString(u.title)
+const isParty = (u: unknown): boolean => isPlainObject(u) && isString(u.name)
 
 const dateFields = ["filingDate", "registrationDate", "expiryDate", "lastChanged"] as const
 
@@ -547,7 +555,7 @@ const dateFields = ["filingDate", "registrationDate", "expiryDate", "lastChanged
  */
 export const decodeDesign = (u: unknown): Either.Either<Design, ParseResult.ParseError> => {
   if (
-    isObject(u) && isDesignNumberString(u.number) &&
+    isPlainObject(u) && isDesignNumberString(u.number) &&
     isOptionalString(u.title) && isOptionalString(u.status) && isOptionalString(u.statementOfNewness) &&
     optionalArrayOf(u.productNames, isString) && optionalArrayOf(u.classifications, isClassification) &&
     optionalArrayOf(u.owners, isParty) && optionalArrayOf(u.designers, isParty)
@@ -576,7 +584,8 @@ const decodeDesignPageBySchema = Schema.decodeUnknownEither(DesignPage)
  */
 export const decodeDesignPage = (u: unknown): Either.Either<DesignPage, ParseResult.ParseError> => {
   if (
-    isObject(u) && Number.isSafeInteger(u.count) && (u.count as number) >= 0 && isOptionalAggregations(u.aggregations)
+    isPlainObject(u) && Number.isSafeInteger(u.count) && (u.count as number) >= 0 &&
+    isOptionalAggregations(u.aggregations)
   ) {
     const { designs } = u
     if (Array.isArray(designs)) {
@@ -591,13 +600,6 @@ export const decodeDesignPage = (u: unknown): Either.Either<DesignPage, ParseRes
     }
   }
   return decodeDesignPageBySchema(u)
-}
-
-/** Sets an own field, even one named `__proto__` (as `JSON.parse` makes them), as a field. */
-const putField = (target: Record<string, unknown>, name: string, value: unknown): void => {
-  if (name === "__proto__") {
-    Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true })
-  } else target[name] = value
 }
 
 /** The fields a schema names, in its order, and as a set to tell the others by. */
@@ -618,8 +620,10 @@ const inSchemaOrder = (
   for (const name of order.names) {
     if (Object.hasOwn(record, name)) out[name] = encode(name, record[name])
   }
+  // A field named `__proto__` is left out, as the schema's encoding leaves it (and set, it would
+  // change the prototype instead).
   for (const name of Object.keys(record)) {
-    if (!order.known.has(name)) putField(out, name, record[name])
+    if (!order.known.has(name) && name !== "__proto__") out[name] = record[name]
   }
   return out
 }

@@ -286,17 +286,32 @@ describe("decodeDesign", () => {
     expect(encoded).toBeGreaterThan(500)
   })
 
-  it("encodeDesign keeps unknown fields named __proto__ or like an index as fields, where the schema drops __proto__", () => {
+  it("a field named __proto__, at any depth the schema reads, is left out as the schema leaves it, and changes no prototype", () => {
     const encodeBySchema = Schema.encodeSync(Design)
-    const parsed: unknown = JSON.parse(
-      `{"7":"seven","__proto__":{"polluted":true},"number":"201915000","filingDate":"2024-02-29","0":[0]}`
-    )
+    const parsed = JSON.parse(
+      `{"7":"seven","__proto__":{"polluted":true},"number":"201915000","filingDate":"2024-02-29","0":[0],` +
+        `"owners":[{"name":"A","__proto__":{"x":1}}]}`
+    ) as Record<string, unknown>
     const design = Either.getOrThrow(decodeDesign(parsed))
-    const encoded = encodeDesign(design)
+    expect(design).toStrictEqual(Either.getOrThrow(Schema.decodeUnknownEither(Design)(parsed)))
+    expect(Object.keys(design)).not.toContain("__proto__")
+    // a design made by hand with such a field: the encoders agree, and no prototype changes
+    const handMade = { ...design, ...JSON.parse(`{"__proto__":{"polluted":true}}`) } as Design
+    expect(Object.keys(handMade)).toContain("__proto__")
+    const encoded = encodeDesign(handMade)
     expect(Object.getPrototypeOf(encoded)).toBe(Object.prototype)
-    expect(Object.keys(encoded)).toEqual(["0", "7", "number", "filingDate", "__proto__"])
-    const bySchema = JSON.stringify(encodeBySchema(design))
-    expect(JSON.stringify(encoded)).toBe(`${bySchema.slice(0, -1)},"__proto__":{"polluted":true}}`)
+    expect(Object.keys(encoded)).toEqual(["0", "7", "number", "owners", "filingDate"])
+    expect(JSON.stringify(encoded)).toBe(JSON.stringify(encodeBySchema(handMade)))
+    // a search result with one in its aggregations or at its top: as the schema reads it
+    for (
+      const text of [
+        `{"count":0,"designNumbers":[],"aggregations":{"__proto__":{}}}`,
+        `{"count":1,"designNumbers":["1"],"__proto__":1}`
+      ]
+    ) {
+      const result: unknown = JSON.parse(text)
+      expect(decodeSearchResult(result), text).toStrictEqual(Schema.decodeUnknownEither(SearchResult)(result))
+    }
   })
 
   it("reads calendar dates and timestamps, and keeps unknown fields", () => {
