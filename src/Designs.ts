@@ -28,16 +28,13 @@ export type DesignNumber = typeof DesignNumber.Type
 
 // The hand checks of the decoders below: each accepts only what its schema accepts.
 
-const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
  * An object the hand checks may take as parsed: one with no own field named `__proto__`, which the
  * schemas leave out of what they decode (`JSON.parse` makes such fields). Any other goes to the
  * schema, so that the hand checks and the schemas never differ on it.
  */
 const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  isObject(u) && !Object.hasOwn(u, "__proto__")
+  typeof u === "object" && u !== null && !Array.isArray(u) && !Object.hasOwn(u, "__proto__")
 
 /** Every element passes `check`: an index loop, since `every` skips the holes of a sparse array. */
 const everyElement = (values: ReadonlyArray<unknown>, check: (element: unknown) => boolean): boolean => {

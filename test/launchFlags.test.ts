@@ -19,14 +19,14 @@ describe("the launcher's V8 flags", () => {
   })
 
   it("gives short commands a large budget and long ones, on Node 20's V8, a small budget and less inlining", () => {
-    expect(v8FlagsFor(["--help"], [], node20)).toEqual(["--interrupt-budget=540672"])
-    expect(v8FlagsFor(["get", "1"], [], "12.4.254.21")).toEqual(["--interrupt-budget=540672"])
-    expect(v8FlagsFor(["export", "ltd"], [], node20)).toEqual([
+    expect(v8FlagsFor(isLong(["--help"]), [], node20)).toEqual(["--interrupt-budget=540672"])
+    expect(v8FlagsFor(isLong(["get", "1"]), [], "12.4.254.21")).toEqual(["--interrupt-budget=540672"])
+    expect(v8FlagsFor(isLong(["export", "ltd"]), [], node20)).toEqual([
       "--interrupt-budget=16896",
       "--max-inlined-bytecode-size-cumulative=230"
     ])
     // measured on V8 11 only: elsewhere a long command keeps V8's own
-    expect(v8FlagsFor(["export", "ltd"], [], "12.4.254.21")).toEqual([])
+    expect(v8FlagsFor(isLong(["export", "ltd"]), [], "12.4.254.21")).toEqual([])
   })
 
   it("leaves out a flag Node was given, in any of its spellings", () => {
@@ -38,19 +38,20 @@ describe("the launcher's V8 flags", () => {
         "--interrupt-budget"
       ]
     ) {
-      expect(v8FlagsFor(["export"], ["--require", "x", given], node20), given).toEqual([
+      expect(v8FlagsFor(isLong(["export"]), ["--require", "x", given], node20), given).toEqual([
         "--max-inlined-bytecode-size-cumulative=230"
       ])
-      expect(v8FlagsFor(["--help"], [given], node20), given).toEqual([])
+      expect(v8FlagsFor(isLong(["--help"]), [given], node20), given).toEqual([])
     }
-    expect(v8FlagsFor(["sync"], ["--max_inlined_bytecode_size_cumulative=920"], node20)).toEqual([
+    expect(v8FlagsFor(isLong(["sync"]), ["--max_inlined_bytecode_size_cumulative=920"], node20)).toEqual([
       "--interrupt-budget=16896"
     ])
-    expect(v8FlagsFor(["sync"], nodeOptionsArgs("  --max-old-space-size=4096\t--interrupt-budget=9 "), node20)).toEqual(
-      [
-        "--max-inlined-bytecode-size-cumulative=230"
-      ]
-    )
+    expect(v8FlagsFor(isLong(["sync"]), nodeOptionsArgs("  --max-old-space-size=4096\t--interrupt-budget=9 "), node20))
+      .toEqual(
+        [
+          "--max-inlined-bytecode-size-cumulative=230"
+        ]
+      )
     expect(nodeOptionsArgs(undefined)).toEqual([])
   })
 })

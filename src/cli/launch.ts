@@ -138,13 +138,13 @@ const writeCache = (file: string, data: () => Buffer): void => {
   }
 }
 
-const args = process.argv.slice(2)
+const long = isLong(process.argv.slice(2))
 const nodeArgs = [...process.execArgv, ...nodeOptionsArgs(process.env.NODE_OPTIONS)]
 // Before the program is compiled: V8 reads them as it compiles and optimizes.
-for (const flag of v8FlagsFor(args, nodeArgs, process.versions.v8)) setFlagsFromString(flag)
+for (const flag of v8FlagsFor(long, nodeArgs, process.versions.v8)) setFlagsFromString(flag)
 // A long command starts without the code cache, which V8 takes only under the flags it was made
 // with, and whose gain is small beside its run.
-const short = !isLong(args)
+const short = !long
 
 /** The program's bytes: a regular file, opened without waiting (a FIFO in its place would hold the open). */
 const readProgram = (): Buffer => {

@@ -48,16 +48,16 @@ const longCommandFlags = { "--interrupt-budget": 16 * 1024 + 512, "--max-inlined
 const flagName = (arg: string): string => `--${arg.split("=")[0]!.replace(/^--?/, "").replaceAll("_", "-")}`
 
 /**
- * The V8 flags the launcher sets for a run of `args`, each as `--name=value`, leaving out any that
- * Node was given itself (`nodeArgs`: its own arguments and those of `NODE_OPTIONS`), whose value
- * wins. Long commands get theirs on V8 11 (Node 20) only.
+ * The V8 flags the launcher sets for a run of a long command or a short one (`isLong`), each as
+ * `--name=value`, leaving out any that Node was given itself (`nodeArgs`: its own arguments and
+ * those of `NODE_OPTIONS`), whose value wins. Long commands get theirs on V8 11 (Node 20) only.
  */
 export const v8FlagsFor = (
-  args: ReadonlyArray<string>,
+  long: boolean,
   nodeArgs: ReadonlyArray<string>,
   v8Version: string
 ): ReadonlyArray<string> => {
-  const flags = !isLong(args) ? shortCommandFlags : v8Version.startsWith("11.") ? longCommandFlags : {}
+  const flags = !long ? shortCommandFlags : v8Version.startsWith("11.") ? longCommandFlags : {}
   const given = new Set(nodeArgs.filter((arg) => arg.startsWith("-")).map(flagName))
   return Object.entries(flags).filter(([flag]) => !given.has(flag)).map(([flag, value]) => `${flag}=${value}`)
 }
