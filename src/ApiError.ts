@@ -140,7 +140,7 @@ export class BadRequestError extends Schema.TaggedError<BadRequestError>()("BadR
 
 /**
  * 422 from the server, or a request that failed its own schema before anything was sent
- * (`origin: "client"`, `status: 0`). Each error points at the field (`source.pointer`) or the
+ * (`origin: "client"`, no `status`). Each error points at the field (`source.pointer`) or the
  * parameter (`source.parameter`).
  *
  * @since 0.1.0
@@ -148,6 +148,9 @@ export class BadRequestError extends Schema.TaggedError<BadRequestError>()("BadR
  */
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
   ...responseFields,
+  /** The HTTP status of the server's answer; absent when the client refused the request (`origin: "client"`). */
+  status: Schema.optional(Schema.Number),
+  /** Who refused the request: the client, before sending it, or the server (422). */
   origin: Schema.Literal("client", "server")
 }) {
   override get message(): string {

@@ -21,12 +21,14 @@ import { createHash } from "node:crypto"
 import { UnexpectedResponseError, ValidationError } from "./ApiError.js"
 import type { NotFoundError } from "./ApiError.js"
 import type { DesignNumber, QuickSearchRequest } from "./Designs.js"
-import { AdvancedSearchRequest, decodeQuickSearchRequest, Design, maxPageSize } from "./Designs.js"
+import { AdvancedSearchRequest, Design, maxPageSize, QuickSearchRequest as QuickSearchRequestSchema } from "./Designs.js"
+
+const decodeQuickSearchRequest = Schema.decodeUnknownEither(QuickSearchRequestSchema, { errors: "all", onExcessProperty: "error" })
 import { DesignSearchClient } from "./DesignSearchClient.js"
 import type { AdvancedDesignsError, SearchDesignsError } from "./DesignSearchClient.js"
 import * as Tables from "./internal/mirrorTables.js"
 import type { DesignRow, RowState, SyncRow } from "./internal/mirrorTables.js"
-import { fewerThanCounted } from "./internal/pagedDesigns.js"
+import { fewerThanCounted } from "./internal/client/paged.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
 
 /**
@@ -250,7 +252,7 @@ const canonical = (value: unknown): unknown =>
     : value
 
 const clientValidation = (errors: ValidationError["errors"]) =>
-  new ValidationError({ status: 0, errors, messages: [], excerpt: "", origin: "client" })
+  new ValidationError({ errors, messages: [], excerpt: "", origin: "client" })
 
 const decodeAdvanced = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })
 

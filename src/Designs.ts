@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Either, Option, ParseResult, Schema } from "effect"
+import { DateTime, Option, ParseResult, Schema } from "effect"
 import { calendarMillis, isCalendarDate } from "./internal/calendarDate.js"
 
 /**
@@ -25,28 +25,6 @@ export const DesignNumber = Schema.String.pipe(
  * @category models
  */
 export type DesignNumber = typeof DesignNumber.Type
-
-// The hand checks of the decoders below: each accepts only what its schema accepts.
-
-/**
- * An object the hand checks may take as parsed: one with no own field named `__proto__`, which the
- * schemas leave out of what they decode (`JSON.parse` makes such fields). Any other goes to the
- * schema, so that the hand checks and the schemas never differ on it.
- */
-const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u) && !Object.hasOwn(u, "__proto__")
-
-/** Every element passes `check`: an index loop, since `every` skips the holes of a sparse array. */
-const everyElement = (values: ReadonlyArray<unknown>, check: (element: unknown) => boolean): boolean => {
-  for (let i = 0; i < values.length; i++) {
-    if (!check(values[i])) return false
-  }
-  return true
-}
-
-/** Absent, or an array whose every element passes `check`. */
-const optionalArrayOf = (u: unknown, check: (element: unknown) => boolean): boolean =>
-  u === undefined || Array.isArray(u) && everyElement(u, check)
 
 /**
  * A calendar date written `YYYY-MM-DD`, and a real one (no 2023-02-30).
@@ -134,8 +112,31 @@ export const Sort = Schema.Struct({
   direction: Schema.Literal("ASCENDING", "DESCENDING")
 })
 
-/** The fields a record or a request carries beyond those named: kept as sent. */
+/** The fields a record carries beyond those named: kept as sent. */
 const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** Whether JSON writes `u` as it is: no function, symbol, `bigint`, number that is not finite, class, hole or cycle. */
+const isJson = (u: unknown, parents: Array<unknown> = []): boolean => {
+  if (u === null || typeof u === "string" || typeof u === "boolean") return true
+  if (typeof u === "number") return Number.isFinite(u)
+  if (typeof u !== "object" || parents.includes(u)) return false
+  const proto: unknown = Object.getPrototypeOf(u)
+  const values: ReadonlyArray<unknown> = Array.isArray(u)
+    ? Array.from(u)
+    : proto === Object.prototype || proto === null
+    ? Object.values(u)
+    : [undefined]
+  parents.push(u)
+  const written = values.every((v) => isJson(v, parents))
+  parents.pop()
+  return written
+}
+
+/** A value JSON writes as it is, for the fields of a request the toolkit does not name. */
+const JsonValue = Schema.Unknown.pipe(Schema.filter((u) => isJson(u) || "expected a value JSON can write as it is"))
+
+/** The fields a request carries beyond those named: sent as given, so they must be JSON. */
+const RequestExtensions = Schema.Record({ key: Schema.String, value: JsonValue })
 
 /** A non-empty string once trimmed. */
 const Query = Schema.String.pipe(
@@ -169,59 +170,6 @@ export const QuickSearchRequest = Schema.Struct({
  * @category models
  */
 export type QuickSearchRequest = typeof QuickSearchRequest.Type
-
-const decodeQuickSearchRequestBySchema = Schema.decodeUnknownEither(QuickSearchRequest, {
-  errors: "all",
-  onExcessProperty: "error"
-})
-
-/** A plain object (no class, so no `toJSON` of its own) whose own keys are all among `keys`. */
-const isPlainWithKeys = (u: unknown, keys: ReadonlySet<PropertyKey>): u is Readonly<Record<string, unknown>> => {
-  if (typeof u !== "object" || u === null || Object.getPrototypeOf(u) !== Object.prototype) return false
-  for (const key of Reflect.ownKeys(u)) {
-    if (!keys.has(key)) return false
-  }
-  return true
-}
-
-const requestKeys: ReadonlySet<PropertyKey> = new Set(["query", "changedSinceDate", "filters", "sort"])
-const filterKeys: ReadonlySet<PropertyKey> = new Set(["classificationFilter", "statusFilter"])
-const sortKeys: ReadonlySet<PropertyKey> = new Set(["field", "direction"])
-
-const isNonBlank = (u: unknown): boolean => typeof u === "string" && u.trim().length > 0
-
-/** Absent, or a plain (not subclassed) array of non-blank strings. */
-const isFilterValues = (u: unknown): boolean =>
-  u === undefined || Array.isArray(u) && Object.getPrototypeOf(u) === Array.prototype && everyElement(u, isNonBlank)
-
-/**
- * Decodes a quick search request as `QuickSearchRequest` does with every error reported and
- * unknown keys refused, the common case checked by hand and returned as given (README,
- * "Where the CPU goes"). The request has no transformations, so either result is its own wire form
- * (`JSON.stringify` writes the same fields). Anything the hand check does not accept, classes and
- * arrays of another kind included, goes through the schema, for its errors.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodeQuickSearchRequest = (u: unknown): Either.Either<QuickSearchRequest, ParseResult.ParseError> => {
-  if (isPlainWithKeys(u, requestKeys)) {
-    const { query, changedSinceDate, filters, sort } = u
-    if (
-      isNonBlank(query) && (query as string).length <= 1000 &&
-      (changedSinceDate === undefined || typeof changedSinceDate === "string" && isCalendarDate(changedSinceDate)) &&
-      (filters === undefined ||
-        isPlainWithKeys(filters, filterKeys) && isFilterValues(filters.classificationFilter) &&
-          isFilterValues(filters.statusFilter)) &&
-      (sort === undefined ||
-        isPlainWithKeys(sort, sortKeys) && typeof sort.field === "string" &&
-          (sort.direction === "ASCENDING" || sort.direction === "DESCENDING"))
-    ) {
-      return Either.right(u as QuickSearchRequest)
-    }
-  }
-  return decodeQuickSearchRequestBySchema(u)
-}
 
 /** A text criterion: a non-empty string of at most 1000 characters. */
 const TextCriterion = Query
@@ -271,7 +219,7 @@ export const Criteria = Schema.Struct({
   classification: Schema.optional(TextCriterion),
   statuses: Schema.optional(Schema.Array(FilterValue)),
   date: Schema.optional(DateRange)
-}, Extensions).pipe(Schema.filter((c) => Object.keys(c).length > 0 || "expected at least one criterion"))
+}, RequestExtensions).pipe(Schema.filter((c) => Object.keys(c).length > 0 || "expected at least one criterion"))
 
 /**
  * @since 0.3.0
@@ -314,7 +262,7 @@ const advancedFields = {
  * @since 0.3.0
  * @category schemas
  */
-export const AdvancedSearchRequest = Schema.Struct(advancedFields, Extensions)
+export const AdvancedSearchRequest = Schema.Struct(advancedFields, RequestExtensions)
 
 /**
  * @since 0.3.0
@@ -343,7 +291,7 @@ export const PageRequest = Schema.Struct({
   pageSize: Schema.Int.pipe(Schema.between(1, maxPageSize)).annotations({
     message: () => `expected a page size: an integer from 1 to ${maxPageSize}`
   })
-}, Extensions)
+}, RequestExtensions)
 
 /**
  * @since 0.3.0
@@ -370,9 +318,9 @@ export const Aggregations = Schema.Record({ key: Schema.String, value: Aggregati
 
 /**
  * A search result (quick or advanced): how many designs match, and their numbers; the request as
- * the service read it and the aggregations, when it sends them. Its decoder (`decodeSearchResult`)
- * reads the numbers from `designNumbers` or, failing that, `designIds` (as the sibling trade mark
- * API's `trademarkIds` suggests); this schema is the form after that reading.
+ * the service read it and the aggregations, when it sends them. The client reads the numbers from
+ * `designNumbers` or, failing that, `designIds` (as the sibling trade mark API's `trademarkIds`
+ * suggests); this schema is the form after that reading.
  *
  * @since 0.3.0
  * @category schemas
@@ -469,190 +417,3 @@ export const DesignPage = Schema.Struct({
  * @category models
  */
 export type DesignPage = typeof DesignPage.Type
-
-/**
- * Checks a design number without the schema machinery, for hot paths.
- *
- * @since 0.1.0
- * @category guards
- */
-export const isDesignNumber = (s: string): s is DesignNumber => /^[A-Za-z0-9]{1,12}$/.test(s)
-
-const decodeSearchResultBySchema = Schema.decodeUnknownEither(SearchResult)
-
-const isDesignNumberString = (u: unknown): boolean => typeof u === "string" && isDesignNumber(u)
-
-/** Every own value of a plain object passes `check`. */
-const everyValue = (u: Readonly<Record<string, unknown>>, check: (value: unknown) => boolean): boolean => {
-  for (const key in u) {
-    if (Object.hasOwn(u, key) && !check(u[key])) return false
-  }
-  return true
-}
-
-/** Absent, or aggregations as `Aggregations` reads them: objects of objects of numbers. */
-const isOptionalAggregations = (u: unknown): boolean =>
-  u === undefined ||
-  isPlainObject(u) && everyValue(u, (a) => isPlainObject(a) && everyValue(a, (n) => typeof n === "number"))
-
-/** `u` with `designIds` read as `designNumbers` when only `designIds` is there. */
-const withDesignNumbers = (u: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
-  if (u.designNumbers !== undefined || u.designIds === undefined) return u
-  const { designIds, ...rest } = u
-  return { ...rest, designNumbers: designIds }
-}
-
-/**
- * Decodes a search result, as parsed from JSON, as `SearchResult` does, its numbers read from
- * `designNumbers` or else `designIds`. The common case (a safe non-negative integer count, design
- * numbers, aggregations of counts) is checked by hand and taken as parsed (README, "Where the CPU goes").
- * Anything else goes through the schema, for its errors.
- *
- * @since 0.3.0
- * @category decoding
- */
-export const decodeSearchResult = (u: unknown): Either.Either<SearchResult, ParseResult.ParseError> => {
-  if (!isPlainObject(u)) return decodeSearchResultBySchema(u)
-  const read = withDesignNumbers(u)
-  const { count, designNumbers, aggregations } = read
-  if (
-    Number.isSafeInteger(count) && (count as number) >= 0 && Array.isArray(designNumbers) &&
-    everyElement(designNumbers, isDesignNumberString) && isOptionalAggregations(aggregations)
-  ) {
-    return Either.right(read as SearchResult)
-  }
-  return decodeSearchResultBySchema(read)
-}
-
-/**
- * `decodeSearchResult`, under the name of the quick search.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodeQuickSearchResult: (u: unknown) => Either.Either<QuickSearchResult, ParseResult.ParseError> =
-  decodeSearchResult
-
-const decodeDesignBySchema = Schema.decodeUnknownEither(Design)
-
-const isOptionalString = (u: unknown): boolean => u === undefined || typeof u === "string"
-const isString = (u: unknown): boolean => typeof u === "string"
-const isClassification = (u: unknown): boolean => isPlainObject(u) && isString(u.code) && isOptionalString(u.title)
-const isParty = (u: unknown): boolean => isPlainObject(u) && isString(u.name)
-
-const dateFields = ["filingDate", "registrationDate", "expiryDate", "lastChanged"] as const
-
-/**
- * Decodes a design, as parsed from JSON, as `Design` does, the common case checked by hand (README,
- * "Where the CPU goes"): the dates become `DateTime.Utc`, every other value is taken as parsed.
- * Anything the hand check does not accept goes through the schema, for its errors.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodeDesign = (u: unknown): Either.Either<Design, ParseResult.ParseError> => {
-  if (
-    isPlainObject(u) && isDesignNumberString(u.number) &&
-    isOptionalString(u.title) && isOptionalString(u.status) && isOptionalString(u.statementOfNewness) &&
-    optionalArrayOf(u.productNames, isString) && optionalArrayOf(u.classifications, isClassification) &&
-    optionalArrayOf(u.owners, isParty) && optionalArrayOf(u.designers, isParty)
-  ) {
-    const design: Record<string, unknown> = { ...u }
-    for (const field of dateFields) {
-      const wire = u[field]
-      if (wire === undefined) continue
-      const date = typeof wire === "string" ? wireDate(wire) : undefined
-      if (date === undefined) return decodeDesignBySchema(u)
-      design[field] = date
-    }
-    return Either.right(design as Design)
-  }
-  return decodeDesignBySchema(u)
-}
-
-const decodeDesignPageBySchema = Schema.decodeUnknownEither(DesignPage)
-
-/**
- * Decodes a page, as parsed from JSON, as `DesignPage` does, each record by `decodeDesign`'s hand
- * check when it can be.
- *
- * @since 0.3.0
- * @category decoding
- */
-export const decodeDesignPage = (u: unknown): Either.Either<DesignPage, ParseResult.ParseError> => {
-  if (
-    isPlainObject(u) && Number.isSafeInteger(u.count) && (u.count as number) >= 0 &&
-    isOptionalAggregations(u.aggregations)
-  ) {
-    const { designs } = u
-    if (Array.isArray(designs)) {
-      const decoded: Array<Design> = []
-      for (let i = 0; i < designs.length; i++) {
-        const design = decodeDesign(designs[i])
-        if (Either.isLeft(design)) return decodeDesignPageBySchema(u)
-        decoded.push(design.right)
-      }
-      const page: Record<string, unknown> = { ...u, designs: decoded }
-      return Either.right(page as DesignPage)
-    }
-  }
-  return decodeDesignPageBySchema(u)
-}
-
-/** The fields a schema names, in its order, and as a set to tell the others by. */
-interface FieldOrder {
-  readonly names: ReadonlyArray<string>
-  readonly known: ReadonlySet<string>
-}
-
-const fieldOrder = (names: ReadonlyArray<string>): FieldOrder => ({ names, known: new Set(names) })
-
-/** `record`'s fields in `order`, each through `encode`, then its other own fields as they are. */
-const inSchemaOrder = (
-  record: Readonly<Record<string, unknown>>,
-  order: FieldOrder,
-  encode: (name: string, value: unknown) => unknown
-): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
-  for (const name of order.names) {
-    if (Object.hasOwn(record, name)) out[name] = encode(name, record[name])
-  }
-  // A field named `__proto__` is left out, as the schema's encoding leaves it (and set, it would
-  // change the prototype instead).
-  for (const name of Object.keys(record)) {
-    if (!order.known.has(name) && name !== "__proto__") out[name] = record[name]
-  }
-  return out
-}
-
-const asIs = (_: string, value: unknown) => value
-const classificationFields = fieldOrder(["code", "title"])
-const partyFields = fieldOrder(["name"])
-const designFields = fieldOrder(Object.keys(Design.fields))
-const isDateField = (name: string): name is (typeof dateFields)[number] =>
-  (dateFields as ReadonlyArray<string>).includes(name)
-
-const encodeDesignField = (name: string, value: unknown): unknown => {
-  if (value === undefined) return value
-  if (isDateField(name)) return wireDateText(value as DateTime.Utc)
-  if (name === "classifications") {
-    return (value as ReadonlyArray<Readonly<Record<string, unknown>>>).map((c) =>
-      inSchemaOrder(c, classificationFields, asIs)
-    )
-  }
-  if (name === "owners" || name === "designers") {
-    return (value as ReadonlyArray<Readonly<Record<string, unknown>>>).map((p) => inSchemaOrder(p, partyFields, asIs))
-  }
-  return value
-}
-
-/**
- * A design's wire form, the same as `Schema.encode(Design)` writes it (the schema's fields in its
- * order, then the unknown ones as they are; dates as `WireDate` writes them), without the schema
- * machinery: an export encodes every design it writes (README, "Where the CPU goes").
- *
- * @since 0.3.0
- * @category encoding
- */
-export const encodeDesign = (design: Design): typeof Design.Encoded =>
-  inSchemaOrder(design, designFields, encodeDesignField) as typeof Design.Encoded

@@ -37,6 +37,3 @@ export * as TokenService from "./TokenService.js"
 
 /** @since 0.2.0 */
 export * as TokenStore from "./TokenStore.js"
-
-/** @since 0.1.0 */
-export * as UndiciHttpClient from "./UndiciHttpClient.js"

@@ -2,7 +2,7 @@
  * Designs as the CLI writes them: in their wire form (`Designs.encodeDesign`: dates as ISO strings,
  * unknown fields kept) for JSON and JSONL, and as labelled lines for people.
  */
-import { Either } from "effect"
+import { Either, Schema } from "effect"
 import { ApiError, Designs } from "../index.js"
 import { field } from "./Output.js"
 
@@ -25,7 +25,7 @@ const stringify = (value: unknown): Either.Either<string, string> =>
  * write is an unexpected answer of the service.
  */
 export const designJson = (design: Designs.Design): Either.Either<string, ApiError.UnexpectedResponseError> =>
-  Either.mapLeft(stringify(Designs.encodeDesign(design)), (why) => unwritable(design, why))
+  Either.mapLeft(stringify(Schema.encodeSync(Designs.Design)(design)), (why) => unwritable(design, why))
 
 const known = new Set([
   "number",

@@ -9,10 +9,13 @@ import type { HttpApp } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
 import type { ParseResult } from "effect"
 import type { ErrorObject, Message } from "../ApiError.js"
-import { AdvancedSearchRequest, encodeDesign, isDesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
+import { AdvancedSearchRequest, Design as DesignSchema, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
+
+const encodeDesign = Schema.encodeSync(DesignSchema)
+const isDesignNumber = Schema.is(DesignNumber)
 import type { Design } from "../Designs.js"
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
-import { parseJson } from "../internal/answers.js"
+import { parseJson } from "../internal/client/answers.js"
 import { parameterError, pointerErrors } from "../internal/validation.js"
 import type { ResultField } from "./Defaults.js"
 import { allowHeader, answers, errorAnswers, json, jsonBytes, pathOf, readBody } from "./Http.js"

@@ -2,7 +2,7 @@
  * What `design-search get` does (its command line is `commands/get.ts`): one design, its server
  * messages on stderr, the record on stdout.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Designs, DesignSearchClient } from "../../index.js"
 import { provideClient } from "../Client.js"
 import type { GetCommand } from "../commands/get.js"
@@ -18,5 +18,5 @@ export const handle = (args: GetCommand) =>
     for (const line of messageLines(messages)) yield* Output.stderr(line)
     yield* args.json
       ? Effect.flatMap(designJson(data), Output.data)
-      : Output.stdout(designLines(Designs.encodeDesign(data)).join("\n"))
+      : Output.stdout(designLines(Schema.encodeSync(Designs.Design)(data)).join("\n"))
   }).pipe(provideClient(args.env))

@@ -5,10 +5,26 @@
  * split into the same pages; the client remembers the refusal for its life, so it is asked once.
  */
 import { Effect, Option, Stream } from "effect"
-import type { ApiResponse, ForbiddenError, Message, NotFoundError, UnexpectedResponseError } from "../ApiError.js"
-import type { AdvancedSearchRequest, Design, DesignNumber, DesignPage, PageRequest, SearchResult } from "../Designs.js"
-import { maxPageSize } from "../Designs.js"
-import { mapInOrder } from "./orderedParallel.js"
+import type { ApiResponse, ForbiddenError, Message, NotFoundError, UnexpectedResponseError } from "../../ApiError.js"
+import type {
+  AdvancedSearchRequest,
+  Design,
+  DesignNumber,
+  DesignPage,
+  PageRequest,
+  SearchResult
+} from "../../Designs.js"
+import { maxPageSize } from "../../Designs.js"
+
+/**
+ * The toolkit's one "then get each": `get` of every number, `concurrency` at once, emitted in the
+ * numbers' order. The first failure fails the stream; the gets still running are interrupted.
+ */
+export const getEach = <B, E, R>(
+  numbers: Iterable<DesignNumber>,
+  get: (designNumber: DesignNumber) => Effect.Effect<B, E, R>,
+  concurrency: number
+): Stream.Stream<B, E, R> => Stream.mapEffect(Stream.fromIterable(numbers), get, { concurrency })
 
 /** What one page of the stream was, told before its designs are emitted. */
 export interface PageInfo {
@@ -240,7 +256,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
           fallback: true,
           messages: pageNumber === startPage ? [...notices, ...search.messages] : []
         }
-        return Stream.unwrap(Effect.as(onPage(page), Stream.filterMap(mapInOrder(slice, get, concurrency), once)))
+        return Stream.unwrap(Effect.as(onPage(page), Stream.filterMap(getEach(slice, get, concurrency), once)))
       })
     }))
 

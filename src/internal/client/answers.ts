@@ -1,7 +1,7 @@
 /**
  * What an API answer means: a 2xx body unwrapped into `ApiResponse` (payload and messages) and
- * decoded, or the tagged error of `ApiError` for its status and body. Pure but for the clock a
- * 429's `Retry-After` is read against.
+ * decoded by the operation's schema, or the tagged error of `ApiError` for its status and body,
+ * every server-supplied text in it masked once, here. See docs/errors.md.
  */
 import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
 import type { ParseResult } from "effect"
@@ -17,30 +17,16 @@ import {
   ServerError,
   UnexpectedResponseError,
   ValidationError
-} from "../ApiError.js"
-import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../ApiError.js"
-import { describe } from "./schemaIssues.js"
-import type { Mask } from "./secrets.js"
-import { keptExcerpt, keptJson, keptText } from "./serverText.js"
-import type { Answer } from "./transport.js"
-
-/** What `parse` returns for text that is not JSON. */
-const notJson: unique symbol = Symbol("notJson")
-
-/** Parses JSON, or `notJson`: no closure, `Either` or `Option` per body (README, "Where the CPU goes"). */
-const parse = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return notJson
-  }
-}
+} from "../../ApiError.js"
+import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
+import { describe } from "../schemaIssues.js"
+import type { Mask } from "../secrets.js"
+import { keptExcerpt, keptJson, keptText } from "../serverText.js"
+import type { Answer } from "./http.js"
 
 /** Parses JSON without throwing. */
-export const parseJson = (text: string): Option.Option<unknown> => {
-  const json = parse(text)
-  return json === notJson ? Option.none() : Option.some(json)
-}
+export const parseJson = (text: string): Option.Option<unknown> =>
+  Either.getRight(Either.try(() => JSON.parse(text) as unknown))
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -124,11 +110,11 @@ export const decodeSuccess = <A>(
   text: string,
   mask: LazyArg<Mask>
 ): Either.Either<ApiResponse<A>, UnexpectedResponseError> => {
-  const json = parse(text)
-  if (json === notJson) {
+  const json = parseJson(text)
+  if (Option.isNone(json)) {
     return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON", mask()))
   }
-  const { data, messages } = unwrap(json)
+  const { data, messages } = unwrap(json.value)
   const decoded = decode(data)
   if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, describe(decoded.left, mask()), mask()))
   // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
@@ -178,7 +164,7 @@ export const errorFromResponse = (
   mask: Mask
 ): StatusError => {
   // Only the entries kept are masked and bounded: the rest of a body is never looked at again.
-  const json = parse(text)
+  const json = Option.getOrUndefined(parseJson(text))
   const errors = isRecord(json) && json.errors === undefined
     ? gatewayError(status, json, mask)
     : wellFormed(isRecord(json) ? json.errors : undefined, (e) => decodeErrorObject(keptJson(mask, e)))

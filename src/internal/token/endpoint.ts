@@ -1,17 +1,20 @@
 /**
- * The token endpoint's protocol (spec 4.1, 5.3; RFC 6749 4.4 and 5.2): the call that asks for a
- * token, and what its answer means. `interpret` is pure; `requestToken` sends one call through the
- * transport seam and interprets it. Retrying, caching and sharing are `TokenService`'s.
+ * The token endpoint's protocol (spec 4.1, 5.3; RFC 6749 4.4 and 5.2): the request that asks for a
+ * token, and what its answer means. `interpret` is pure; `requestToken` sends one request on the
+ * toolkit's one request path and interprets it. Retrying, caching and sharing are `TokenService`'s.
  */
+import type { HttpClient } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
 import { DateTime, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
-import * as AccessToken from "../AccessToken.js"
-import { TokenError } from "../ApiError.js"
-import { parseJson } from "./answers.js"
-import { bounded, maxDescriptionLength } from "./schemaIssues.js"
-import { maskOf } from "./secrets.js"
-import type { Mask } from "./secrets.js"
-import { cap, keptExcerpt, keptText } from "./serverText.js"
-import type { Call, SendError, Transport } from "./transport.js"
+import * as AccessToken from "../../AccessToken.js"
+import { TokenError } from "../../ApiError.js"
+import { parseJson } from "../client/answers.js"
+import { send } from "../client/http.js"
+import type { Limits, SendError } from "../client/http.js"
+import { bounded, maxDescriptionLength } from "../schemaIssues.js"
+import { maskOf } from "../secrets.js"
+import type { Mask } from "../secrets.js"
+import { cap, keptExcerpt, keptText } from "../serverText.js"
 
 /** The credentials a token is asked for with. */
 export interface Credentials {
@@ -19,22 +22,16 @@ export interface Credentials {
   readonly clientSecret: Redacted.Redacted<string>
 }
 
-const headers = Object.freeze({
-  accept: "application/json",
-  "content-type": "application/x-www-form-urlencoded"
-})
-
 /** The client-credentials grant: a form body with the credentials, sent to the token URL itself. */
-export const tokenCall = (credentials: Credentials): Call => ({
-  method: "POST",
-  path: "",
-  headers,
-  body: new URLSearchParams({
-    grant_type: "client_credentials",
-    client_id: credentials.clientId,
-    client_secret: Redacted.value(credentials.clientSecret)
-  }).toString()
-})
+export const tokenRequest = (tokenUrl: string, credentials: Credentials): HttpClientRequest.HttpClientRequest =>
+  HttpClientRequest.post(tokenUrl).pipe(
+    HttpClientRequest.acceptJson,
+    HttpClientRequest.bodyUrlParams({
+      grant_type: "client_credentials",
+      client_id: credentials.clientId,
+      client_secret: Redacted.value(credentials.clientSecret)
+    })
+  )
 
 const decodeTokenResponse = Schema.decodeUnknownEither(AccessToken.TokenResponse, { errors: "all" })
 const decodeOAuthError = Schema.decodeUnknownOption(AccessToken.OAuthErrorResponse)
@@ -158,15 +155,15 @@ export const sendFailure = (error: SendError, tokenUrl: string, timeout: Duratio
   return new TokenError({ reason: "Unavailable", detail })
 }
 
-/** Asks `transport` (below the token URL) for a token once, within its deadline. */
+/** Asks the token endpoint at `tokenUrl` for a token once, through `client`, within `limits`. */
 export const requestToken = (
-  transport: Transport,
+  client: HttpClient.HttpClient,
   credentials: Credentials,
   tokenUrl: string,
-  timeout: Duration.Duration
+  limits: Limits
 ): Effect.Effect<AccessToken.AccessToken, TokenError> =>
-  Effect.suspend(() => transport.send(tokenCall(credentials))).pipe(
-    Effect.mapError((error) => sendFailure(error, tokenUrl, timeout)),
+  Effect.suspend(() => send(client, tokenRequest(tokenUrl, credentials), limits)).pipe(
+    Effect.mapError((error) => sendFailure(error, tokenUrl, limits.timeout)),
     Effect.flatMap((answer) =>
       Effect.flatMap(DateTime.now, (receivedAt) =>
         interpret(
@@ -174,7 +171,11 @@ export const requestToken = (
           answer.headers,
           answer.text,
           receivedAt,
-          [Redacted.value(credentials.clientSecret)]
+          // the secret, and `id:secret` (whose base64 is HTTP Basic's form of the credentials)
+          [
+            Redacted.value(credentials.clientSecret),
+            `${credentials.clientId}:${Redacted.value(credentials.clientSecret)}`
+          ]
         ))
     )
   )

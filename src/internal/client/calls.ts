@@ -1,0 +1,119 @@
+/**
+ * One authorized API call, from a request to its decoded answer: the request budget's turn, a
+ * token, the request sent with it, the answer classified; a 401 forgets that token and tries with a
+ * fresh one; transient failures are retried on the schedule. See docs/reliability.md for the
+ * request counts of every case.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import type { Schedule } from "effect"
+import { Effect, Function, Option, Redacted } from "effect"
+import * as AccessToken from "../../AccessToken.js"
+import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
+import type { Settings } from "../../DesignSearchConfig.js"
+import * as RequestBudget from "../../RequestBudget.js"
+import type * as TokenService from "../../TokenService.js"
+import { maskOf } from "../secrets.js"
+import { classify } from "./answers.js"
+import type { Decode, StatusError } from "./answers.js"
+import { confine, originOf, send } from "./http.js"
+import { defaultBackOff, isTransient } from "./retry.js"
+
+/** What one API call can fail with before an operation narrows it. */
+export type CallError = StatusError | TransportError | TokenError
+
+/** Sends a request below the API base and decodes its 2xx answer with `decode`. */
+export type Call = <A>(
+  request: HttpClientRequest.HttpClientRequest,
+  decode: Decode<A>
+) => Effect.Effect<ApiResponse<A>, CallError>
+
+/** What the calls are made over. */
+export interface CallOptions {
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  readonly retrySchedule: Schedule.Schedule<unknown, DesignSearchError>
+}
+
+/**
+ * The API's calls over `ambient`: the base URL and `accept` set on every request, then the
+ * application's `transformClient`; the `Authorization` header confined to the API's origin.
+ */
+export const makeCall = (
+  config: Settings,
+  tokens: TokenService.Service,
+  ambient: HttpClient.HttpClient,
+  options: CallOptions
+): Effect.Effect<Call> =>
+  Effect.map(Effect.serviceOption(RequestBudget.RequestBudget), (budgets) => {
+    const base = config.apiBaseUrl
+    const limits = { timeout: config.requestTimeout, maxBodyBytes: config.maxBodyBytes }
+    const client = confine(ambient, originOf(base)).pipe(
+      HttpClient.mapRequest(Function.flow(HttpClientRequest.prependUrl(base), HttpClientRequest.acceptJson)),
+      options.transformClient ?? Function.identity
+    )
+    const budget = Option.map(budgets, (b) => b.forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId }))
+
+    /**
+     * `effect` in its turn of the budget, if there is one; a 429 backs the budget off. The turn comes
+     * before the token, so that a long wait does not send a token that expired while it waited.
+     */
+    const paced = <A>(effect: Effect.Effect<A, CallError>): Effect.Effect<A, CallError> =>
+      Option.match(budget, {
+        onNone: () => effect,
+        onSome: (b) =>
+          Effect.zipRight(RequestBudget.take(b), effect).pipe(
+            Effect.tapErrorTag("RateLimitError", (e) => b.backOff(e.retryAfter ?? defaultBackOff))
+          )
+      })
+
+    /** One try with the token `tokenOfTry` gives; a 401 forgets that token. Answers are masked of it. */
+    const attempt = <A>(
+      request: HttpClientRequest.HttpClientRequest,
+      decode: Decode<A>,
+      tokenOfTry: Effect.Effect<AccessToken.AccessToken, TokenError> = tokens.get
+    ) =>
+      paced(Effect.flatMap(tokenOfTry, (token) =>
+        send(
+          client,
+          HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)),
+          limits,
+          base
+        )
+          .pipe(
+            Effect.flatMap((answer) => classify(decode, answer, () => maskOf([Redacted.value(token.token)]))),
+            Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
+          )))
+
+    /**
+     * The tries after a 401: one with the token `get` hands out, and, when that one is refused too
+     * without being known to have been fetched since the first 401 (a store may hand out a token
+     * any process fetched before it), one last with a token fetched here since (`renew`). So a call
+     * fails with `AuthenticationError` only when a token fetched after its first refusal is refused
+     * too; three tries at most.
+     */
+    const afterRefusal = <A>(request: HttpClientRequest.HttpClientRequest, decode: Decode<A>) =>
+      Effect.clockWith((clock) => {
+        const since = clock.unsafeCurrentTimeMillis()
+        let retried: AccessToken.AccessToken | undefined
+        return Effect.catchTag(
+          attempt(
+            request,
+            decode,
+            Effect.tap(tokens.get, (token) => void (retried = token))
+          ),
+          "AuthenticationError",
+          (e) =>
+            retried === undefined ?
+              Effect.fail(e) :
+              Effect.flatMap(
+                tokens.renew(retried, since),
+                (fresh) => Option.isNone(fresh) ? Effect.fail(e) : attempt(request, decode, Effect.succeed(fresh.value))
+              )
+        )
+      })
+
+    return (request, decode) =>
+      Effect.retry(
+        Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode)),
+        { schedule: options.retrySchedule, while: isTransient }
+      )
+  })

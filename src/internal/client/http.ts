@@ -1,0 +1,151 @@
+/**
+ * The one request path. Every API and token request is an `HttpClientRequest` executed by the
+ * ambient `HttpClient`, and `send` reads its answer: the whole body within the cap, all of it within
+ * one deadline on Effect's `Clock` (so `TestClock` drives it), redirects never followed. What an
+ * answer means is the caller's (`answers.ts`, `../token/endpoint.ts`). See docs/reliability.md.
+ */
+import { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "@effect/platform"
+import type { HttpClientError, HttpClientResponse } from "@effect/platform"
+import { Duration, Effect, Option, Stream } from "effect"
+import { TransportError, UnexpectedResponseError } from "../../ApiError.js"
+
+/** What bounds every request: one deadline for the whole exchange, body included, and the body's size. */
+export interface Limits {
+  readonly timeout: Duration.Duration
+  readonly maxBodyBytes: number
+}
+
+/** What a request brings back: enough to classify it. */
+export interface Answer {
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly text: string
+}
+
+/** Why a request brought back no answer: no response in time, or a body over the cap. */
+export type SendError = TransportError | UnexpectedResponseError
+
+/** The origin of an absolute URL (`scheme://host[:port]`), or `""`. */
+export const originOf = (url: string): string => URL.canParse(url) ? new URL(url).origin : ""
+
+/**
+ * `client` with the `Authorization` header dropped from any request that leaves `origin`, such as
+ * a redirect a `transformClient` follows: the token goes to the configured API and nowhere else.
+ * It sits below every transformation, where followed redirects pass too.
+ */
+export const confine = (client: HttpClient.HttpClient, origin: string): HttpClient.HttpClient =>
+  HttpClient.makeWith(
+    (request: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
+      Effect.flatMap(request, (r) =>
+        client.execute(
+          r.headers["authorization"] === undefined || originOf(r.url) === origin
+            ? r
+            : HttpClientRequest.setHeaders(r, Headers.remove(r.headers, "authorization"))
+        )),
+    Effect.succeed
+  )
+
+const transportError = (reason: TransportError["reason"], method: string, url: string, detail: string) =>
+  new TransportError({ reason, method, url, detail })
+
+const fromClientError = (error: HttpClientError.HttpClientError) =>
+  transportError(
+    error._tag === "RequestError" ? "Network" : "Body",
+    error.request.method,
+    error.request.url,
+    error.reason + (error.description === undefined ? "" : `: ${error.description}`)
+  )
+
+const bodyTooLarge = (status: number, size: string, maxBytes: number) =>
+  new UnexpectedResponseError({
+    status,
+    excerpt: "",
+    issue: `response body of ${size} bytes exceeds the cap of ${maxBytes} bytes`
+  })
+
+const decoder = new TextDecoder()
+
+/**
+ * The body as text, refused past `maxBytes`: unread when its `Content-Length` says so, else counted
+ * as it streams (a client that decompresses, as fetch does, hands over more than was declared).
+ */
+const readCapped = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<string, SendError> => {
+  const declared = response.headers["content-length"]
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
+    // the stream started and stopped at once closes the body (and its connection) unread
+    return Effect.zipRight(
+      Effect.ignore(Effect.raceFirst(Stream.runHead(response.stream), Effect.yieldNow())),
+      Effect.fail(bodyTooLarge(response.status, declared, maxBytes))
+    )
+  }
+  return Effect.suspend(() => {
+    const chunks: Array<Uint8Array> = []
+    let total = 0
+    return Stream.runForEach(response.stream, (chunk) => {
+      total += chunk.length
+      if (total > maxBytes) return Effect.fail(bodyTooLarge(response.status, `more than ${maxBytes}`, maxBytes))
+      chunks.push(chunk)
+      return Effect.void
+    }).pipe(
+      Effect.map(() => decoder.decode(Buffer.concat(chunks, total))),
+      // a body the platform reports as absent (a 204 of a web `Response`) is empty text
+      Effect.catchAll((e): Effect.Effect<string, SendError> =>
+        e._tag !== "ResponseError" ?
+          Effect.fail(e) :
+          e.reason === "EmptyBody" ?
+          Effect.succeed("") :
+          Effect.fail(fromClientError(e))
+      )
+    )
+  })
+}
+
+/** `effect` with `fetch` told not to follow redirects, whatever else the application set for it. */
+const withoutFollowingRedirects = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(
+    Effect.serviceOption(FetchHttpClient.RequestInit),
+    (init) =>
+      Effect.provideService(effect, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
+  )
+
+/**
+ * Sends `request` through `client` (whose base URL is `base`) and reads its answer within `limits`.
+ * What the client throws (a header value it refuses, say) is a `TransportError`, never a defect.
+ */
+export const send = (
+  client: HttpClient.HttpClient,
+  request: HttpClientRequest.HttpClientRequest,
+  limits: Limits,
+  base = ""
+): Effect.Effect<Answer, SendError> =>
+  client.execute(request).pipe(
+    Effect.mapError(fromClientError),
+    Effect.flatMap((response) =>
+      Effect.map(
+        readCapped(response, limits.maxBodyBytes),
+        (text): Answer => ({ status: response.status, headers: response.headers, text })
+      )
+    ),
+    withoutFollowingRedirects,
+    Effect.catchAllDefect((defect) =>
+      Effect.fail(transportError(
+        "Network",
+        request.method,
+        base + request.url,
+        defect instanceof Error ? `the HTTP client failed: ${defect.name}: ${defect.message}` : "the HTTP client failed"
+      ))
+    ),
+    Effect.timeoutFail({
+      duration: limits.timeout,
+      onTimeout: () =>
+        transportError(
+          "Timeout",
+          request.method,
+          base + request.url,
+          `no complete response within ${Duration.format(limits.timeout)}`
+        )
+    })
+  )

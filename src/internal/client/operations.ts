@@ -1,0 +1,131 @@
+/**
+ * The operations of `DesignSearchClient`: each request checked by its schema (nothing is sent when
+ * it fails), sent as one authorized call, its answer decoded by the operation's schema; and the
+ * streams of full designs built on them.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Effect, Either, Option, Schema, Stream } from "effect"
+import type { ApiResponse, NotFoundError } from "../../ApiError.js"
+import { UnexpectedResponseError } from "../../ApiError.js"
+import { Design, DesignPage, SearchResult } from "../../Designs.js"
+import type { AdvancedSearchRequest, PageRequest, QuickSearchRequest } from "../../Designs.js"
+import { DesignSearchConfig } from "../../DesignSearchConfig.js"
+import { TokenService } from "../../TokenService.js"
+import { parameterError } from "../validation.js"
+import { makeCall } from "./calls.js"
+import type { Call, CallError, CallOptions } from "./calls.js"
+import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged.js"
+import type { PagedOptions, Refusal } from "./paged.js"
+import {
+  checkAdvancedSearch,
+  checkDesignNumber,
+  checkPage,
+  checkQuickSearch,
+  clientValidation,
+  positiveInt
+} from "./requests.js"
+
+/** What `make` builds: the operations of `DesignSearchClient.Service`. */
+export type Operations = ReturnType<typeof operations>
+
+const decodeDesign = Schema.decodeUnknownEither(Design)
+const decodeDesignPage = Schema.decodeUnknownEither(DesignPage)
+const decodeResult = Schema.decodeUnknownEither(SearchResult)
+
+/** A search result, its numbers read from `designNumbers` or, failing that, `designIds`. */
+const decodeSearchResult = (u: unknown) => {
+  if (typeof u !== "object" || u === null || !("designIds" in u) || "designNumbers" in u) return decodeResult(u)
+  const { designIds, ...rest } = u
+  return decodeResult({ ...rest, designNumbers: designIds })
+}
+
+/** A 404 where the operation has no such outcome is an unexpected response. */
+const notFoundIsUnexpected = <A>(effect: Effect.Effect<A, CallError>) =>
+  Effect.catchTag(effect, "NotFoundError", (e: NotFoundError) =>
+    Effect.fail(
+      new UnexpectedResponseError({ status: e.status, excerpt: e.excerpt, issue: "unexpected HTTP status 404" })
+    ))
+
+const post = (path: string, body: unknown) => HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(path), body)
+
+/** The operations over one authorized `call`. */
+const operations = (call: Call) => {
+  const quickSearch = (request: QuickSearchRequest) =>
+    Effect.suspend(() =>
+      Either.match(checkQuickSearch(request), {
+        onLeft: Effect.fail,
+        onRight: (body) => notFoundIsUnexpected(call(post("/search/quick", body), decodeSearchResult))
+      })
+    ).pipe(Effect.withSpan("DesignSearchClient.quickSearch", { kind: "client" }))
+
+  const getDesign = (designNumber: string) =>
+    Effect.suspend(() =>
+      Either.match(checkDesignNumber(designNumber), {
+        onLeft: Effect.fail,
+        onRight: (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign)
+      })
+    ).pipe(Effect.withSpan("DesignSearchClient.getDesign", { kind: "client", attributes: { designNumber } }))
+
+  const advancedSearch = (request: AdvancedSearchRequest) =>
+    Effect.suspend(() =>
+      Either.match(checkAdvancedSearch(request), {
+        onLeft: Effect.fail,
+        onRight: (body) => notFoundIsUnexpected(call(post("/search/advanced", body), decodeSearchResult))
+      })
+    ).pipe(Effect.withSpan("DesignSearchClient.advancedSearch", { kind: "client" }))
+
+  const searchPage = (request: PageRequest) =>
+    Effect.suspend(() =>
+      Either.match(checkPage(request), {
+        onLeft: Effect.fail,
+        onRight: (body) => call(post("/page/advanced", body), decodeDesignPage)
+      })
+    ).pipe(Effect.withSpan("DesignSearchClient.searchPage", { kind: "client" }))
+
+  const searchDesigns = (
+    request: QuickSearchRequest,
+    options: {
+      readonly concurrency?: number | undefined
+      readonly onSearch?: ((response: ApiResponse<SearchResult>) => Effect.Effect<void>) | undefined
+    } = {}
+  ) =>
+    Either.match(positiveInt("concurrency", options.concurrency ?? 8), {
+      onLeft: Stream.fail,
+      onRight: (concurrency) =>
+        Stream.unwrap(Effect.map(
+          Effect.tap(quickSearch(request), (response) => options.onSearch?.(response) ?? Effect.void),
+          (response) =>
+            getEach(response.data.designNumbers, (n) => Effect.map(getDesign(n), (r) => r.data), concurrency)
+        ))
+    })
+
+  // The paged operation's refusal, remembered for the client's life.
+  let refused: Option.Option<Refusal> = Option.none()
+  const paged = {
+    searchPage,
+    advancedSearch,
+    getDesign,
+    refused: () => refused,
+    remember: (refusal: Refusal) => void (refused = Option.some(refusal))
+  }
+  const advancedDesigns = (request: AdvancedSearchRequest, options: PagedOptions = {}) => {
+    // The request is read once, here: its pages are made from what the schema decoded.
+    const valid = checkAdvancedSearch(request)
+    if (Either.isLeft(valid)) return Stream.fail(valid.left)
+    const read = checkPagedOptions(options)
+    return typeof read === "string"
+      ? Stream.fail(clientValidation([parameterError(read, pagedProblems[read])]))
+      : pagedDesigns(paged, valid.right, read)
+  }
+
+  return { quickSearch, getDesign, advancedSearch, searchPage, searchDesigns, advancedDesigns }
+}
+
+/** The operations over the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`. */
+export const make = (options: CallOptions) =>
+  Effect.gen(function*() {
+    const config = yield* DesignSearchConfig
+    const tokens = yield* TokenService
+    const ambient = yield* HttpClient.HttpClient
+    return operations(yield* makeCall(config, tokens, ambient, options))
+  })

@@ -1,0 +1,46 @@
+/**
+ * Requests checked before anything is sent: each by its schema, compiled once, so that a bad value
+ * (a NaN, a page size out of range, a malformed design number, a criterion JSON cannot write) is a
+ * client `ValidationError` naming the field, and nothing goes out.
+ */
+import { Either, Schema } from "effect"
+import { ValidationError } from "../../ApiError.js"
+import type { ErrorObject } from "../../ApiError.js"
+import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../../Designs.js"
+import { parameterError, pointerErrors } from "../validation.js"
+
+/** The client's refusal of a request it did not send. */
+export const clientValidation = (errors: ReadonlyArray<ErrorObject>): ValidationError =>
+  new ValidationError({ errors, messages: [], excerpt: "", origin: "client" })
+
+/** A checker of requests of `schema`: the decoded request, or the refusal pointing at each offending field. */
+const checker = <A, I>(schema: Schema.Schema<A, I>, onExcessProperty: "error" | "ignore" = "ignore") => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty })
+  return (request: unknown): Either.Either<A, ValidationError> =>
+    Either.mapLeft(decode(request), (error) => clientValidation(pointerErrors(error)))
+}
+
+/** A quick search's body: unknown fields refused, as the sibling trade mark API refuses them. */
+export const checkQuickSearch = checker(QuickSearchRequest, "error")
+
+/** An advanced search's body: fields the toolkit does not name pass through, if JSON can write them. */
+export const checkAdvancedSearch = checker(AdvancedSearchRequest)
+
+/** A paged advanced search's body. */
+export const checkPage = checker(PageRequest)
+
+const isDesignNumber = Schema.is(DesignNumber)
+
+/** A design number as a path parameter. */
+export const checkDesignNumber = (designNumber: unknown): Either.Either<DesignNumber, ValidationError> =>
+  isDesignNumber(designNumber)
+    ? Either.right(designNumber)
+    : Either.left(clientValidation([
+      parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")
+    ]))
+
+/** `value` when it is a positive safe integer, or the refusal naming `option`. */
+export const positiveInt = (option: string, value: unknown): Either.Either<number, ValidationError> =>
+  Number.isSafeInteger(value) && (value as number) > 0
+    ? Either.right(value as number)
+    : Either.left(clientValidation([parameterError(option, "expected a positive integer")]))
