@@ -115,28 +115,32 @@ export const Sort = Schema.Struct({
 /** The fields a record carries beyond those named: kept as sent. */
 const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/** Whether JSON writes `u` as it is: no function, symbol, `bigint`, number that is not finite, class, hole or cycle. */
-const isJson = (u: unknown, parents: Array<unknown> = []): boolean => {
-  if (u === null || typeof u === "string" || typeof u === "boolean") return true
-  if (typeof u === "number") return Number.isFinite(u)
-  if (typeof u !== "object" || parents.includes(u)) return false
+/**
+ * Where JSON would not write `u` as it is (a function, a symbol, a `bigint`, a number that is not
+ * finite, a class, a hole, a cycle): the path to the first such value, or `undefined`.
+ */
+const unwritableAt = (u: unknown, parents: Array<unknown> = []): Array<PropertyKey> | undefined => {
+  if (u === null || typeof u === "string" || typeof u === "boolean") return undefined
+  if (typeof u === "number") return Number.isFinite(u) ? undefined : []
+  if (typeof u !== "object" || parents.includes(u)) return []
   const proto: unknown = Object.getPrototypeOf(u)
-  const values: ReadonlyArray<unknown> = Array.isArray(u)
-    ? Array.from(u)
-    : proto === Object.prototype || proto === null
-    ? Object.values(u)
-    : [undefined]
+  if (!Array.isArray(u) && proto !== Object.prototype && proto !== null) return []
   parents.push(u)
-  const written = values.every((v) => isJson(v, parents))
+  const entries: Array<[PropertyKey, unknown]> = Array.isArray(u) ? Array.from(u, (v, i) => [i, v]) : Object.entries(u)
+  for (const [key, value] of entries) {
+    const at = unwritableAt(value, parents)
+    if (at !== undefined) return [key, ...at]
+  }
   parents.pop()
-  return written
+  return undefined
 }
 
-/** A value JSON writes as it is, for the fields of a request the toolkit does not name. */
-const JsonValue = Schema.Unknown.pipe(Schema.filter((u) => isJson(u) || "expected a value JSON can write as it is"))
-
-/** The fields a request carries beyond those named: sent as given, so they must be JSON. */
-const RequestExtensions = Schema.Record({ key: Schema.String, value: JsonValue })
+/** A request sent as given: refused, pointing at the value, when JSON would change what it says. */
+const writable = <A, I>(schema: Schema.Schema<A, I>) =>
+  schema.pipe(Schema.filter((request) => {
+    const path = unwritableAt(request)
+    return path === undefined || { path, message: "expected a value JSON can write as it is" }
+  }))
 
 /** A non-empty string once trimmed. */
 const Query = Schema.String.pipe(
@@ -219,7 +223,7 @@ export const Criteria = Schema.Struct({
   classification: Schema.optional(TextCriterion),
   statuses: Schema.optional(Schema.Array(FilterValue)),
   date: Schema.optional(DateRange)
-}, RequestExtensions).pipe(Schema.filter((c) => Object.keys(c).length > 0 || "expected at least one criterion"))
+}, Extensions).pipe(Schema.filter((c) => Object.keys(c).length > 0 || "expected at least one criterion"))
 
 /**
  * @since 0.3.0
@@ -262,7 +266,7 @@ const advancedFields = {
  * @since 0.3.0
  * @category schemas
  */
-export const AdvancedSearchRequest = Schema.Struct(advancedFields, RequestExtensions)
+export const AdvancedSearchRequest = writable(Schema.Struct(advancedFields, Extensions))
 
 /**
  * @since 0.3.0
@@ -285,13 +289,13 @@ export const maxPageSize = 100
  * @since 0.3.0
  * @category schemas
  */
-export const PageRequest = Schema.Struct({
+export const PageRequest = writable(Schema.Struct({
   ...advancedFields,
   pageNumber: Schema.NonNegativeInt.annotations({ message: () => "expected a page number: an integer from 0" }),
   pageSize: Schema.Int.pipe(Schema.between(1, maxPageSize)).annotations({
     message: () => `expected a page size: an integer from 1 to ${maxPageSize}`
   })
-}, RequestExtensions)
+}, Extensions))
 
 /**
  * @since 0.3.0

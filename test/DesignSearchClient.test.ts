@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Stream, TestClock } from "effect"
 import { createServer } from "node:http"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
-import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
+import { NodeHttpClient } from "@effect/platform-node"
 import { clientLayer, sandboxStats, withTime } from "./support/layers.js"
 import { listening } from "./support/loopback.js"
 
@@ -449,7 +449,7 @@ const recordingServer = Effect.suspend(() => {
 /** The client over the default transport, its tokens from `authUrl`, its API at `baseUrl`. */
 const overDefaultTransport = (authUrl: string, baseUrl: string, options: DesignSearchClient.Options = {}) =>
   DesignSearchClient.layer(options).pipe(
-    Layer.provide(UndiciHttpClient.layer),
+    Layer.provide(NodeHttpClient.layerUndici),
     Layer.provide(Layer.orDie(DesignSearchConfig.layer({ clientId: "id", clientSecret: "secret", authUrl, baseUrl })))
   )
 

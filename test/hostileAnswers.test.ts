@@ -1,6 +1,6 @@
 /**
  * Answers a hostile or careless server may send, over loopback through both transports (the undici
- * adapter under `UndiciHttpClient.layer`, the HttpClient adapter under `FetchHttpClient`): bodies
+ * adapter under `FetchHttpClient.layer`, the HttpClient adapter under `FetchHttpClient`): bodies
  * nested thousands of levels deep, wrong-shape values of megabytes, servers that echo the request
  * (the client secret, the bearer token) into their answers, error arrays with malformed entries.
  * Each gives a typed error, bounded, with no secret in it.
@@ -11,7 +11,8 @@ import { Cause, Effect, Exit, Layer, Redacted, Schedule } from "effect"
 import type { Scope } from "effect"
 import type { IncomingMessage } from "node:http"
 import { createServer } from "node:http"
-import { DesignSearchClient, DesignSearchConfig, TokenService, UndiciHttpClient } from "../src/index.js"
+import { NodeHttpClient } from "@effect/platform-node"
+import { DesignSearchClient, DesignSearchConfig, TokenService } from "../src/index.js"
 import { listening } from "./support/loopback.js"
 
 /** A secret with characters that each encoding writes differently. */
@@ -64,8 +65,8 @@ const service = (token: Responder, api: Responder): Effect.Effect<Service, never
   })
 
 const transports = [
-  { name: "the undici adapter", layer: UndiciHttpClient.layer },
-  { name: "the HttpClient adapter over fetch", layer: FetchHttpClient.layer }
+  { name: "NodeHttpClient.layerUndici", layer: NodeHttpClient.layerUndici },
+  { name: "FetchHttpClient.layer", layer: FetchHttpClient.layer }
 ] as const
 
 const configOf = (origin: string) =>
@@ -574,7 +575,7 @@ describe("an errors array with malformed entries keeps every well-formed one", (
           ],
           messages: [{ code: "M", detail: "kept" }, { detail: 1 }]
         }))
-      const error = yield* failureOf(Effect.provide(search, clientOf(origin, UndiciHttpClient.layer)))
+      const error = yield* failureOf(Effect.provide(search, clientOf(origin, FetchHttpClient.layer)))
       expect(requests).toEqual({ token: 1, api: 1 })
       expect(error).toMatchObject({
         _tag: "BadRequestError",
@@ -589,7 +590,7 @@ describe("an errors array with malformed entries keeps every well-formed one", (
   it.scopedLive("a body whose errors are all well-formed says nothing of unreadable ones", () =>
     Effect.gen(function*() {
       const { origin, requests } = yield* service(goodToken, () => json(400, { errors: [{ code: "A", detail: "b" }] }))
-      const error = yield* failureOf(Effect.provide(search, clientOf(origin, UndiciHttpClient.layer)))
+      const error = yield* failureOf(Effect.provide(search, clientOf(origin, FetchHttpClient.layer)))
       expect(requests).toEqual({ token: 1, api: 1 })
       expect(error).not.toHaveProperty("unreadable")
       expect(error.message).not.toContain("unreadable")
@@ -604,7 +605,7 @@ describe("the token itself", () => {
         () => json(200, { access_token: long, expires_in: 3600, token_type: "Bearer" }),
         goodToken
       )
-      const layer = TokenService.layer().pipe(Layer.provide(UndiciHttpClient.layer), Layer.provide(configOf(origin)))
+      const layer = TokenService.layer().pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(configOf(origin)))
       const got = yield* Effect.provide(token, layer)
       expect(Redacted.value(got.token)).toBe(long)
       expect(requests).toEqual({ token: 1, api: 0 })
@@ -623,7 +624,7 @@ describe("the token itself", () => {
         const { origin, requests } = yield* service(() => json(200, body), goodToken)
         // the default retries: a failure they would retry shows as more than one request
         const layer = TokenService.layer().pipe(
-          Layer.provide(UndiciHttpClient.layer),
+          Layer.provide(FetchHttpClient.layer),
           Layer.provide(configOf(origin))
         )
         const error = yield* failureOf(Effect.provide(token, layer))

@@ -6,17 +6,15 @@ import type { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Duration, Effect, Exit, Fiber, Layer, Schedule, Scope, Supervisor } from "effect"
-import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService, UndiciHttpClient } from "../src/index.js"
+import { FetchHttpClient } from "@effect/platform"
+import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 
 const chair = Sandbox.fixedNumbers.chair
 const Client = DesignSearchClient.DesignSearchClient
 
-/**
- * The transports under test: the default one (whose API calls take the client's fast lane) and the
- * platform's stock undici client (the general `HttpClient` path).
- */
+/** The `HttpClient`s under test: the default one (fetch) and the platform's undici client. */
 const transports = [
-  ["the default transport", UndiciHttpClient.layer],
+  ["FetchHttpClient.layer", FetchHttpClient.layer],
   ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici]
 ] as const
 

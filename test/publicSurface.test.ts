@@ -1,10 +1,12 @@
 /**
  * The shape of the package as its users and maintainers see it: every export of a public module
- * documented with `@since` and `@category`, every `Service` member with a doc, no public
- * declaration that names an `ioredis` type, and no import cycle anywhere in `src/`.
+ * documented with `@since` (no later than the package's version) and `@category`, every `Service`
+ * member with a doc, no public declaration that names an `ioredis` type, and no import circle
+ * anywhere in `src/`, counting type-only imports and dynamic `import()`s.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
@@ -13,6 +15,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const src = join(root, "src")
 
 const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  readonly version: string
   readonly exports: Record<string, { readonly default: string }>
 }
 
@@ -25,6 +28,72 @@ const parse = (file: string) =>
   ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.ES2022, true)
 
 const jsDocTags = (node: ts.Node): ReadonlyArray<string> => ts.getJSDocTags(node).map((tag) => tag.tagName.text)
+
+/** The versions the `@since` tags of `node` name. */
+const sinceVersions = (node: ts.Node): ReadonlyArray<string> =>
+  ts.getJSDocTags(node).flatMap((tag) =>
+    tag.tagName.text === "since" ? [ts.getTextOfJSDocComment(tag.comment)?.trim() ?? ""] : []
+  )
+
+/** Whether the version `a` (`major.minor.patch`) comes after `b`. */
+const isLater = (a: string, b: string): boolean => {
+  const [x, y] = [a, b].map((v) => v.split(".").map(Number))
+  for (let i = 0; i < 3; i++) {
+    const d = (x?.[i] ?? 0) - (y?.[i] ?? 0)
+    if (d !== 0) return d > 0
+  }
+  return false
+}
+
+/**
+ * The relative modules `file` imports, as `.ts` paths: static imports and re-exports (type-only
+ * ones too), dynamic `import()`s and `import("…")` types.
+ */
+const relativeImports = (file: string): ReadonlyArray<string> => {
+  const parsed = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true)
+  const specifiers: Array<string> = []
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      specifiers.push(node.moduleSpecifier.text)
+    } else if (
+      ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined && ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      specifiers.push(node.arguments[0].text)
+    } else if (
+      ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)
+    ) {
+      specifiers.push(node.argument.literal.text)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(parsed)
+  return specifiers
+    .filter((specifier) => specifier.startsWith("."))
+    .map((specifier) => join(dirname(file), specifier.replace(/\.js$/, ".ts")))
+}
+
+/** Every circle of imports among `files`, each written `a.ts → b.ts → a.ts`, relative to `dir`. */
+const importCircles = (files: ReadonlyArray<string>, dir: string): ReadonlyArray<string> => {
+  const importsOf = new Map(files.map((file) => [file, relativeImports(file)]))
+  const circles: Array<string> = []
+  const state = new Map<string, "visiting" | "done">()
+  const visit = (file: string, path: ReadonlyArray<string>) => {
+    if (state.get(file) === "done") return
+    if (state.get(file) === "visiting") {
+      circles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(dir, f)).join(" → "))
+      return
+    }
+    state.set(file, "visiting")
+    for (const next of importsOf.get(file) ?? []) visit(next, [...path, file])
+    state.set(file, "done")
+  }
+  for (const file of files) visit(file, [])
+  return circles
+}
 
 const hasDoc = (node: ts.Node): boolean =>
   ts.getJSDocCommentsAndTags(node).some((doc) => ts.isJSDoc(doc) && (doc.comment ?? "") !== "")
@@ -94,6 +163,43 @@ describe("the public surface", () => {
     expect(missing).toEqual([])
   })
 
+  it(`no @since in src/ names a version after the package's (${packageJson.version})`, () => {
+    const later: Array<string> = []
+    let seen = 0
+    for (const path of sourceFiles(src)) {
+      const file = parse(relative(root, path))
+      const visit = (node: ts.Node): void => {
+        for (const version of sinceVersions(node)) {
+          seen++
+          if (!/^\d+\.\d+\.\d+$/.test(version) || isLater(version, packageJson.version)) {
+            later.push(
+              `${relative(root, path)}:${
+                file.getLineAndCharacterOfPosition(node.getStart()).line + 1
+              } @since ${version}`
+            )
+          }
+        }
+        ts.forEachChild(node, visit)
+      }
+      visit(file)
+    }
+    expect(seen).toBeGreaterThan(100)
+    expect(later).toEqual([])
+  })
+
+  it("a version is later by its major, then minor, then patch", () => {
+    expect([isLater("0.3.1", "0.3.0"), isLater("0.10.0", "0.3.0"), isLater("1.0.0", "0.9.9")]).toEqual([
+      true,
+      true,
+      true
+    ])
+    expect([isLater("0.3.0", "0.3.0"), isLater("0.2.9", "0.3.0"), isLater("0.1.0", "0.3.0")]).toEqual([
+      false,
+      false,
+      false
+    ])
+  })
+
   it("every member of a Service interface says what it does", () => {
     const undocumented: Array<string> = []
     for (const module of publicModules) {
@@ -121,33 +227,25 @@ describe("the public surface", () => {
 
   it("nothing in src/ imports in a circle", () => {
     const files = sourceFiles(src)
-    const importsOf = new Map<string, ReadonlyArray<string>>()
-    for (const file of files) {
-      const parsed = parse(relative(root, file))
-      importsOf.set(
-        file,
-        parsed.statements.flatMap((s) =>
-          (ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier !== undefined &&
-            ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text.startsWith(".")
-            ? [join(dirname(file), s.moduleSpecifier.text.replace(/\.js$/, ".ts"))]
-            : []
-        )
-      )
-    }
-    const cycles: Array<string> = []
-    const state = new Map<string, "visiting" | "done">()
-    const visit = (file: string, path: ReadonlyArray<string>) => {
-      if (state.get(file) === "done") return
-      if (state.get(file) === "visiting") {
-        cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(src, f)).join(" → "))
-        return
-      }
-      state.set(file, "visiting")
-      for (const next of importsOf.get(file) ?? []) visit(next, [...path, file])
-      state.set(file, "done")
-    }
-    for (const file of files) visit(file, [])
     expect(files.length).toBeGreaterThan(20)
-    expect(cycles).toEqual([])
+    expect(importCircles(files, src)).toEqual([])
+  })
+
+  it("a circle closed by a type-only import, a dynamic import() or an import type is found", () => {
+    const dir = mkdtempSync(join(tmpdir(), "circles-"))
+    try {
+      const files = {
+        "a.ts": `import type { B } from "./b.js"\nexport type A = B`,
+        "b.ts": `export const b = () => import("./c.js")\nexport type B = number`,
+        "c.ts": `export type C = typeof import("./a.js")`,
+        "d.ts": `export { b } from "./b.js"`
+      }
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+      expect(importCircles(Object.keys(files).map((name) => join(dir, name)), dir)).toEqual([
+        "a.ts → b.ts → c.ts → a.ts"
+      ])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -1,15 +1,15 @@
 /**
- * The token endpoint's protocol (`internal/tokenEndpoint.ts`): what each answer means (`interpret`,
- * as a table), the client-credentials call (`tokenCall`), what a call that brought back no answer
- * becomes (`sendFailure`), and one `requestToken` through a transport of the test's own.
+ * The token endpoint's protocol (`internal/token/endpoint.ts`): what each answer means (`interpret`,
+ * as a table), the client-credentials request (`tokenRequest`), what a request that brought back no
+ * answer becomes (`sendFailure`), and one `requestToken` through an `HttpClient` of the test's own.
  */
+import { HttpClient, HttpClientResponse } from "@effect/platform"
+import type { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Either, FastCheck as fc, Redacted, TestClock } from "effect"
 import type { AccessToken } from "../src/index.js"
 import { ApiError } from "../src/index.js"
-import { interpret, requestToken, sendFailure, tokenCall } from "../src/internal/tokenEndpoint.js"
-import type { Call, Transport } from "../src/internal/transport.js"
-import { bodyTooLarge } from "../src/internal/transport.js"
+import { interpret, requestToken, sendFailure, tokenRequest } from "../src/internal/token/endpoint.js"
 
 const receivedAt = DateTime.unsafeMake(1_700_000_000_000)
 const tokenValue = "tok-4f3a9c-very-secret"
@@ -198,16 +198,22 @@ describe("interpret: refused credentials, an endpoint away, an answer of no use"
   })
 })
 
-/** The form fields of a call's body, in order. */
-const fieldsOf = (call: Call): ReadonlyArray<readonly [string, string]> => [...new URLSearchParams(call.body ?? "")]
+/** A request's body as text. */
+const bodyOf = (request: HttpClientRequest.HttpClientRequest): string =>
+  request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
 
-describe("tokenCall", () => {
+/** The form fields of a request's body, in order. */
+const fieldsOf = (request: HttpClientRequest.HttpClientRequest): ReadonlyArray<readonly [string, string]> => [
+  ...new URLSearchParams(bodyOf(request))
+]
+
+describe("tokenRequest", () => {
   it("a form POST to the token URL itself, with exactly the three client-credentials fields", () => {
     const secret = "p&ss=w+rd with spaces%20&grant_type=password"
-    const call = tokenCall({ clientId: "client id+1", clientSecret: Redacted.make(secret) })
+    const call = tokenRequest(tokenUrl, { clientId: "client id+1", clientSecret: Redacted.make(secret) })
     expect(call.method).toBe("POST")
-    expect(call.path).toBe("")
-    expect(call.headers["content-type"]).toBe("application/x-www-form-urlencoded")
+    expect(call.url).toBe(tokenUrl)
+    expect(call.body.contentType).toBe("application/x-www-form-urlencoded")
     expect(call.headers["accept"]).toBe("application/json")
     expect(fieldsOf(call)).toEqual([
       ["grant_type", "client_credentials"],
@@ -215,13 +221,13 @@ describe("tokenCall", () => {
       ["client_secret", secret]
     ])
     // the secret's own `&`, `=` and `+` are encoded, not read as the form's
-    expect(call.body).not.toContain("p&ss")
-    expect(call.body).not.toContain("grant_type=password")
+    expect(bodyOf(call)).not.toContain("p&ss")
+    expect(bodyOf(call)).not.toContain("grant_type=password")
   })
 
   it("any client id and secret round-trip through the form body", () => {
     fc.assert(fc.property(fc.fullUnicodeString(), fc.fullUnicodeString(), (clientId, secret) => {
-      const call = tokenCall({ clientId, clientSecret: Redacted.make(secret) })
+      const call = tokenRequest(tokenUrl, { clientId, clientSecret: Redacted.make(secret) })
       expect(fieldsOf(call)).toEqual([["grant_type", "client_credentials"], ["client_id", clientId], [
         "client_secret",
         secret
@@ -249,7 +255,11 @@ describe("sendFailure", () => {
   })
 
   it("a body over the cap is InvalidResponse with the answer's status, not worth another try", () => {
-    const overCap = bodyTooLarge(200, "2000000", 1_048_576)
+    const overCap = new ApiError.UnexpectedResponseError({
+      status: 200,
+      excerpt: "",
+      issue: "response body of 2000000 bytes exceeds the cap of 1048576 bytes"
+    })
     const error = sendFailure(overCap, tokenUrl, timeout)
     expect(error).toMatchObject({ reason: "InvalidResponse", status: 200, detail: overCap.issue })
     expect(error.detail).toContain("exceeds the cap of 1048576 bytes")
@@ -257,31 +267,31 @@ describe("sendFailure", () => {
 })
 
 describe("requestToken", () => {
-  it.effect("sends tokenCall on the transport and dates the token by the clock when the answer came", () =>
+  const limits = { timeout: Duration.seconds(10), maxBodyBytes: 1_048_576 }
+  it.effect("sends tokenRequest through the HttpClient and dates the token by the clock when the answer came", () =>
     Effect.gen(function*() {
-      const sent: Array<Call> = []
-      const answering: Transport = {
-        send: (call) =>
-          Effect.sync(() => sent.push(call)).pipe(
-            Effect.zipRight(TestClock.adjust("3 seconds")),
-            Effect.as({
-              status: 200,
-              headers: {},
-              text: JSON.stringify({ access_token: tokenValue, expires_in: "60", token_type: "Bearer" })
-            })
-          )
-      }
+      const sent: Array<HttpClientRequest.HttpClientRequest> = []
+      const answering = HttpClient.make((request) =>
+        Effect.sync(() => sent.push(request)).pipe(
+          Effect.zipRight(TestClock.adjust("3 seconds")),
+          Effect.as(HttpClientResponse.fromWeb(
+            request,
+            new Response(JSON.stringify({ access_token: tokenValue, expires_in: "60", token_type: "Bearer" }))
+          ))
+        )
+      )
       const credentials = { clientId: "c", clientSecret: Redacted.make("s") }
-      const token = yield* requestToken(answering, credentials, tokenUrl, Duration.seconds(10))
-      expect(sent).toEqual([tokenCall(credentials)])
-      // received 3 s after the call was sent: the token's life starts then
+      const token = yield* requestToken(answering, credentials, tokenUrl, limits)
+      expect(sent.map((r) => [r.method, r.url, fieldsOf(r)])).toEqual([
+        ["POST", tokenUrl, fieldsOf(tokenRequest(tokenUrl, credentials))]
+      ])
+      // received 3 s after the request was sent: the token's life starts then
       expect(DateTime.toEpochMillis(token.issuedAt)).toBe(3000)
       expect(DateTime.toEpochMillis(token.expiresAt)).toBe(63_000)
-      const failing: Transport = {
-        send: () =>
-          Effect.fail(new ApiError.TransportError({ reason: "Timeout", method: "POST", url: tokenUrl, detail: "x" }))
-      }
-      const error = yield* Effect.flip(requestToken(failing, credentials, tokenUrl, Duration.seconds(10)))
+      const stalled = HttpClient.make(() => Effect.never)
+      const fiber = yield* Effect.fork(Effect.flip(requestToken(stalled, credentials, tokenUrl, limits)))
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* fiber
       expect(error).toMatchObject({ _tag: "TokenError", reason: "Unavailable", detail: "no token response within 10s" })
     }))
 })

@@ -2,20 +2,24 @@
  * Traces across the wire (`src/internal/tracing.ts`), under OpenTelemetry (`@effect/opentelemetry`
  * with an in-memory exporter) and under Effect's built-in tracer, over a loopback server of the
  * test's own that records the trace headers of every request: the operation spans, the token
- * fetch's span and its parent, and the `traceparent` each API and token request carries, over the
- * default transport's dispatcher, over `FetchHttpClient` and over `UndiciHttpClient` with a
- * `transformClient`.
+ * fetch's span and its parent, and the `traceparent` each API and token request carries, over
+ * `FetchHttpClient` (the default), `NodeHttpClient` and `NodeHttpClient.layerUndici` with a
+ * `transformClient`. The `HttpClient` sends the header itself, naming its request span under the
+ * current one: the operation's for an API request, the token fetch's own for a token request.
  */
 import { NodeSdk } from "@effect/opentelemetry"
 import { FetchHttpClient, HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base"
-import { Duration, Effect, Layer, TestClock } from "effect"
+import { Duration, Effect, Layer, Option, TestClock } from "effect"
+import type { Tracer } from "effect"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
-import { DesignSearchClient, DesignSearchConfig, TokenService, UndiciHttpClient } from "../src/index.js"
+import { DesignSearchClient, DesignSearchConfig, TokenService } from "../src/index.js"
 import { listening } from "./support/loopback.js"
+import { recordingTracer } from "./support/tracing.js"
 
 /** A request as the server saw it: its path and its trace header. */
 interface Seen {
@@ -67,19 +71,25 @@ const serve: Effect.Effect<Served, never, Scope.Scope> = Effect.suspend(
   }
 )
 
-const config = (url: string) =>
-  DesignSearchConfig.layer({ clientId: "client", clientSecret: "secret", authUrl: url, baseUrl: `${url}/api` })
+const config = (url: string, options: Partial<DesignSearchConfig.Options> = {}) =>
+  DesignSearchConfig.layer({
+    clientId: "client",
+    clientSecret: "secret",
+    authUrl: url,
+    baseUrl: `${url}/api`,
+    ...options
+  })
 
-/** The transports a client can send through, each as the layer of a client over it. */
+/** The `HttpClient`s an application provides, each as the layer of a client over it. */
 const transports = {
-  "the default transport's dispatcher": (url: string) =>
-    DesignSearchClient.layer().pipe(Layer.provide(config(url)), Layer.provide(UndiciHttpClient.layer)),
   FetchHttpClient: (url: string) =>
     DesignSearchClient.layer().pipe(Layer.provide(config(url)), Layer.provide(FetchHttpClient.layer)),
-  "UndiciHttpClient with a transformClient": (url: string) =>
+  NodeHttpClient: (url: string) =>
+    DesignSearchClient.layer().pipe(Layer.provide(config(url)), Layer.provide(NodeHttpClient.layer)),
+  "NodeHttpClient.layerUndici with a transformClient": (url: string) =>
     DesignSearchClient.layer({ transformClient: HttpClient.filterStatusOk }).pipe(
       Layer.provide(config(url)),
-      Layer.provide(UndiciHttpClient.layer)
+      Layer.provide(NodeHttpClient.layerUndici)
     )
 }
 
@@ -101,8 +111,6 @@ const named = (spans: ReadonlyArray<ReadableSpan>, name: string): ReadableSpan =
   expect(found.map((s) => s.name), `spans: ${spans.map((s) => s.name).join(", ")}`).toEqual([name])
   return found[0]!
 }
-
-const ids = (span: ReadableSpan) => ({ traceId: span.spanContext().traceId, spanId: span.spanContext().spanId })
 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
 
@@ -163,7 +171,7 @@ describe("traces across the wire", () => {
       const { seen, url } = yield* serve
       const spans = yield* Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign("201900001")).pipe(
         Effect.withSpan("app.request"),
-        Effect.provide(transports["the default transport's dispatcher"](url)),
+        Effect.provide(transports.FetchHttpClient(url)),
         Effect.zipRight(finished(exporter)),
         Effect.provide(otel(exporter))
       )
@@ -172,8 +180,8 @@ describe("traces across the wire", () => {
       expect(parentOf(fetch)).toBeUndefined()
       expect(fetch.spanContext().traceId).not.toBe(getDesign.spanContext().traceId)
       expect(fetch.links.map((l) => l.context.spanId)).toEqual([getDesign.spanContext().spanId])
-      expect(parsed(seen[0]?.traceparent)).toEqual(ids(fetch))
-      expect(parsed(seen[1]?.traceparent)).toEqual(ids(getDesign))
+      namesSpanOrItsRequest(spans, seen[0]?.traceparent, fetch)
+      namesSpanOrItsRequest(spans, seen[1]?.traceparent, getDesign)
     }).pipe(Effect.scoped))
 
   it.scoped("a refresh ahead of expiry is a span of the layer too, its token request under it", () =>
@@ -185,20 +193,29 @@ describe("traces across the wire", () => {
         const tokens = yield* TokenService.TokenService
         yield* client.getDesign("201900001")
         yield* client.getDesign("201900002") // the token is now in use, so it is refreshed
-        // past the refresh (a minute ahead of expiry) and the skew (30 s): the refresh's token is needed
-        yield* TestClock.adjust(Duration.seconds(59 * 60 + 45))
+        // to the refresh, a minute ahead of expiry; its deadline (a minute) is on the same clock
+        yield* TestClock.adjust(Duration.minutes(59))
         yield* awaitSeen((all) => all.filter((s) => s.path === tokenPath).length === 2)
+        // past the skew (30 s), within that deadline: the refresh's token is needed
+        yield* TestClock.adjust(Duration.seconds(45))
         yield* tokens.get
       }).pipe(
         Effect.withSpan("app.request"),
-        Effect.provide(transports["the default transport's dispatcher"](url).pipe(Layer.withSpan("app.start"))),
+        Effect.provide(
+          DesignSearchClient.layer().pipe(
+            Layer.provide(config(url, { tokenTimeout: Duration.minutes(1) })),
+            Layer.provide(FetchHttpClient.layer),
+            Layer.withSpan("app.start")
+          )
+        ),
         Effect.zipRight(finished(exporter)),
         Effect.provide(otel(exporter))
       )
       const refresh = named(spans, "TokenService.refresh")
       expect(parentOf(refresh)).toBe(named(spans, "app.start").spanContext().spanId)
       expect(refresh.links).toEqual([])
-      expect(parsed(seen.filter((s) => s.path === tokenPath)[1]?.traceparent)).toEqual(ids(refresh))
+      expect(seen.filter((s) => s.path === tokenPath)).toHaveLength(2)
+      namesSpanOrItsRequest(spans, seen.filter((s) => s.path === tokenPath)[1]?.traceparent, refresh)
     }))
 
   it.live("Effect.locally(HttpClient.currentTracerPropagation, false) around a call keeps the header off", () =>
@@ -208,40 +225,61 @@ describe("traces across the wire", () => {
       yield* Effect.flatMap(DesignSearchClient.DesignSearchClient, (client) => client.getDesign("201900001")).pipe(
         Effect.locally(HttpClient.currentTracerPropagation, false),
         Effect.withSpan("app.request"),
-        Effect.provide(transports["the default transport's dispatcher"](url).pipe(Layer.withSpan("app.start"))),
+        Effect.provide(transports.FetchHttpClient(url).pipe(Layer.withSpan("app.start"))),
         Effect.provide(otel(exporter))
       )
       expect(seen.map((s) => s.traceparent)).toEqual([undefined, undefined])
     }).pipe(Effect.scoped))
 
-  it.live("under the built-in tracer: no header without a span; the caller's span, never on the token request", () =>
+  it.live("under the built-in tracer: API requests in the caller's trace; the token request in its own, never under the caller", () =>
     Effect.gen(function*() {
       const { seen, url } = yield* serve
-      const ids = yield* Effect.gen(function*() {
-        const client = yield* DesignSearchClient.DesignSearchClient
-        yield* client.getDesign("201900001")
-        return yield* Effect.withSpan(
-          Effect.zipRight(client.getDesign("201900002"), Effect.currentSpan),
+      const { spans, tracer } = yield* recordingTracer
+      const caller = yield* Effect.flatMap(DesignSearchClient.DesignSearchClient, (client) =>
+        Effect.withSpan(
+          Effect.zipRight(client.getDesign("201900001"), Effect.currentSpan),
           "app.request"
-        )
-      }).pipe(Effect.provide(transports["the default transport's dispatcher"](url)))
-      expect(seen.map((s) => s.path)).toEqual([tokenPath, "/api/design/201900001", "/api/design/201900002"])
-      expect(seen.map((s) => s.traceparent).slice(0, 2)).toEqual([undefined, undefined])
-      expect(parsed(seen[2]?.traceparent)).toEqual({ traceId: ids.traceId, spanId: ids.spanId })
+        )).pipe(Effect.provide(transports.FetchHttpClient(url)), Effect.withTracer(tracer))
+      expect(seen.map((s) => s.path)).toEqual([tokenPath, "/api/design/201900001"])
+      const fetch = spans.filter((s) => s.name === "TokenService.fetch")
+      const getDesign = spans.filter((s) => s.name === "DesignSearchClient.getDesign")
+      expect([fetch.length, getDesign.length]).toEqual([1, 1])
+      expect(Option.getOrUndefined(fetch[0]!.parent)).toBeUndefined()
+      expect(Option.getOrUndefined(getDesign[0]!.parent)?.spanId).toBe(caller.spanId)
+
+      const spanOf = (traceparent: string | undefined): Tracer.Span | undefined => {
+        const { spanId, traceId } = parsed(traceparent)
+        return spans.find((s) => s.spanId === spanId && s.traceId === traceId)
+      }
+      // each header names a request span of the HttpClient, right under the span it belongs to
+      const tokenRequest = spanOf(seen[0]?.traceparent)
+      const apiRequest = spanOf(seen[1]?.traceparent)
+      expect(tokenRequest?.name).toMatch(/^http\.client /)
+      expect(apiRequest?.name).toMatch(/^http\.client /)
+      expect(Option.getOrUndefined(tokenRequest!.parent)?.spanId).toBe(fetch[0]!.spanId)
+      expect(Option.getOrUndefined(apiRequest!.parent)?.spanId).toBe(getDesign[0]!.spanId)
+      expect(tokenRequest!.traceId).not.toBe(caller.traceId)
+      expect(apiRequest!.traceId).toBe(caller.traceId)
     }).pipe(Effect.scoped))
 
-  it.live("HttpClient.withTracerPropagation(false) in a transformClient keeps the header off", () =>
+  it.live("HttpClient.withTracerPropagation(false) in a transformClient keeps the header off API requests", () =>
     Effect.gen(function*() {
       const { seen, url } = yield* serve
-      yield* Effect.flatMap(DesignSearchClient.DesignSearchClient, (client) => client.getDesign("201900001")).pipe(
+      const caller = yield* Effect.flatMap(
+        DesignSearchClient.DesignSearchClient,
+        (client) => Effect.zipRight(client.getDesign("201900001"), Effect.currentSpan)
+      ).pipe(
         Effect.withSpan("app.request"),
         Effect.provide(
           DesignSearchClient.layer({ transformClient: HttpClient.withTracerPropagation(false) }).pipe(
             Layer.provide(config(url)),
-            Layer.provide(UndiciHttpClient.layer)
+            Layer.provide(NodeHttpClient.layerUndici)
           )
         )
       )
-      expect(seen.map((s) => s.traceparent)).toEqual([undefined, undefined])
+      expect(seen.map((s) => s.path)).toEqual([tokenPath, "/api/design/201900001"])
+      expect(seen[1]?.traceparent).toBeUndefined()
+      // a transformClient is the API's: the token request still tells its own span, not the caller's
+      expect(parsed(seen[0]?.traceparent).traceId).not.toBe(caller.traceId)
     }).pipe(Effect.scoped))
 })

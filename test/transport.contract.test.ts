@@ -1,32 +1,68 @@
 /**
- * The contract of the transport seam (`src/internal/transport.ts`), as one table of cases run
- * against every adapter: over real loopback sockets, with a `node:http` server of the test's own
- * whose behaviour each case sets, the undici adapter and the `HttpClient` adapter over
- * `UndiciHttpClient.make`; then, for the cases the in-process sandbox can express (a fault in
- * place of the server's behaviour), the `HttpClient` adapter over `Sandbox.httpClient`, on the
- * `TestClock`.
+ * The contract of the request path (`src/internal/client/http.ts`: `send` over a client `confine`d
+ * to the API's origin), as one table of cases run against the `HttpClient`s an application
+ * provides: over real loopback sockets, with a `node:http` server of the test's own whose behaviour
+ * each case sets, `FetchHttpClient.layer`, `NodeHttpClient.layer` and `NodeHttpClient.layerUndici`;
+ * then, for the cases the in-process sandbox can express (a fault in place of the server's
+ * behaviour), `Sandbox.httpClient`, on the `TestClock`.
  *
  * No case waits on a timer of its own: the server signals what it saw through deferreds, a stalled
- * server is left to the adapter's real deadline, and the sandbox's delays are driven by `TestClock`.
+ * server is left to the request's real deadline, and the sandbox's delays are driven by `TestClock`.
  * A deadline of 5 s bounds only the waits on the server's signals, so that a case that goes wrong
  * fails instead of hanging.
  */
-import { FetchHttpClient, HttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Function, Layer, Option, TestClock } from "effect"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import { gzipSync } from "node:zlib"
-import { Agent } from "undici"
 import { TransportError, UnexpectedResponseError } from "../src/ApiError.js"
 import { DesignSearchConfig, Sandbox } from "../src/index.js"
-import * as HttpClientTransport from "../src/internal/httpClientTransport.js"
-import type { Answer, Base, Call, Limits, SendError, Transport } from "../src/internal/transport.js"
-import { bodyTooLarge, splitUrl } from "../src/internal/transport.js"
-import * as UndiciTransport from "../src/internal/undiciTransport.js"
-import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
+import { confine, originOf, send } from "../src/internal/client/http.js"
+import type { Answer, Limits, SendError } from "../src/internal/client/http.js"
 import { listening } from "./support/loopback.js"
+
+/** One request as a case writes it: below the base URL, its headers and its body as text. */
+interface Call {
+  readonly method: "GET" | "POST"
+  /** Below the base URL: `/search/quick`, or `""` for the base itself. */
+  readonly path: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string | undefined
+}
+
+/** `call` as the `HttpClientRequest` the API client would make of it. */
+const requestOf = (call: Call): HttpClientRequest.HttpClientRequest => {
+  const request = HttpClientRequest.make(call.method)(call.path).pipe(HttpClientRequest.setHeaders(call.headers))
+  return call.body === undefined
+    ? request
+    : HttpClientRequest.bodyText(request, call.body, call.headers["content-type"])
+}
+
+/**
+ * The request path as the API client builds it over `ambient` (`calls.ts`): the `Authorization`
+ * header confined to the base's origin, the base URL prepended, then `transform` (an
+ * application's `transformClient`); each call sent and read within `limits`.
+ */
+const sender = (
+  ambient: HttpClient.HttpClient,
+  base: string,
+  limits: Limits,
+  transform: (client: HttpClient.HttpClient) => HttpClient.HttpClient = Function.identity
+) => {
+  const client = confine(ambient, originOf(base)).pipe(
+    HttpClient.mapRequest(HttpClientRequest.prependUrl(base)),
+    transform
+  )
+  return (call: Call): Effect.Effect<Answer, SendError> => send(client, requestOf(call), limits, base)
+}
+
+/** The `HttpClient` of `layer`, built in the current scope (and released with it). */
+const ambientOf = (layer: Layer.Layer<HttpClient.HttpClient>) =>
+  Effect.map(Layer.build(layer), Context.get(HttpClient.HttpClient))
 
 // ---------------------------------------------------------------------------------------------
 // The server side of a case
@@ -458,6 +494,13 @@ const limitsOf = (c: Case): Limits => ({
   maxBodyBytes: c.limits?.maxBodyBytes ?? defaultMaxBodyBytes
 })
 
+const refusal = (status: number, size: string, maxBytes: number) =>
+  new UnexpectedResponseError({
+    status,
+    excerpt: "",
+    issue: `response body of ${size} bytes exceeds the cap of ${maxBytes} bytes`
+  })
+
 /**
  * Checks how a send ended against `outcome`; `url` is the one a failure names, `maxBodyBytes` the
  * cap a refusal names.
@@ -487,14 +530,15 @@ const checkOutcome = (
   assert(Option.isSome(error), `expected a failure: ${Cause.pretty(exit.cause)}`)
   if (outcome._tag === "TooLarge") {
     expect(error.value, `expected a refusal by the cap: ${String(error.value)}`).toBeInstanceOf(UnexpectedResponseError)
-    const refusal = error.value as UnexpectedResponseError
+    const refused = error.value as UnexpectedResponseError
     const size = outcome.declaredBytes === undefined
       ? `more than ${expected.maxBodyBytes}`
       : String(outcome.declaredBytes)
-    expect({ status: refusal.status, excerpt: refusal.excerpt, issue: refusal.issue }).toEqual({
-      status: outcome.status,
-      excerpt: "",
-      issue: `response body of ${size} bytes exceeds the cap of ${expected.maxBodyBytes} bytes`
+    const expectedRefusal = refusal(outcome.status, size, expected.maxBodyBytes)
+    expect({ status: refused.status, excerpt: refused.excerpt, issue: refused.issue }).toEqual({
+      status: expectedRefusal.status,
+      excerpt: expectedRefusal.excerpt,
+      issue: expectedRefusal.issue
     })
     return
   }
@@ -513,33 +557,40 @@ const checkOutcome = (
 // Over real loopback sockets
 // ---------------------------------------------------------------------------------------------
 
+/** An `HttpClient` an application provides, as its layer. */
 interface Subject {
   readonly name: string
-  readonly make: (agent: Agent, base: Base, limits: Limits) => Transport
+  readonly layer: Layer.Layer<HttpClient.HttpClient>
 }
 
 const socketSubjects: ReadonlyArray<Subject> = [
-  { name: "the undici adapter", make: (agent, base, limits) => UndiciTransport.make(agent, base, limits) },
-  {
-    name: "the HttpClient adapter over UndiciHttpClient.make",
-    make: (agent, base, limits) => HttpClientTransport.make(UndiciHttpClient.make(agent), base, limits)
-  }
+  { name: "FetchHttpClient.layer", layer: FetchHttpClient.layer },
+  { name: "NodeHttpClient.layer", layer: NodeHttpClient.layer },
+  { name: "NodeHttpClient.layerUndici", layer: NodeHttpClient.layerUndici }
 ]
+
+/** Checks what the server received against `sees`. */
+const checkSeen = (seen: Seen | undefined, sees: NonNullable<Case["server"]["sees"]>) => {
+  assert(seen !== undefined)
+  expect({ method: seen.method, url: seen.url, body: seen.body }).toEqual({
+    method: sees.method,
+    url: sees.url,
+    body: sees.body
+  })
+  for (const [name, value] of Object.entries(sees.headers)) expect(seen.headers[name], name).toBe(value)
+  for (const name of sees.absentHeaders ?? []) expect(seen.headers[name], name).toBeUndefined()
+}
 
 const runOverSockets = (subject: Subject, c: Case) =>
   Effect.gen(function*() {
     const harness = yield* serve(c.serve)
     // released first: its sockets close before the server does
-    const agent = yield* Effect.acquireRelease(Effect.sync(() => new Agent()), (a) => Effect.promise(() => a.destroy()))
+    const ambient = yield* ambientOf(subject.layer)
     const origin = `http://127.0.0.1:${harness.port}`
-    const basePath = c.basePath ?? "/api/v1"
-    const base = splitUrl(origin + basePath)
-    assert(base !== undefined)
-    expect(base).toEqual({ origin, path: basePath })
+    const base = origin + (c.basePath ?? "/api/v1")
     const call: Call = { ...defaultCall, ...c.call }
-    const transport = subject.make(agent, base, limitsOf(c))
 
-    const fiber = yield* Effect.fork(transport.send(call))
+    const fiber = yield* Effect.fork(sender(ambient, base, limitsOf(c))(call))
     let exit: Exit.Exit<Answer, SendError>
     if (c.outcome._tag === "Interrupted") {
       yield* signalled(harness.ready, "the request reach its point")
@@ -551,29 +602,18 @@ const runOverSockets = (subject: Subject, c: Case) =>
     }
     checkOutcome(c.outcome, exit, {
       method: call.method,
-      url: origin + basePath + call.path,
+      url: base + call.path,
       maxBodyBytes: limitsOf(c).maxBodyBytes
     })
 
     if (c.server.clientLeaves === true) yield* signalled(harness.clientLeft, "the client go away")
     else expect(yield* Deferred.isDone(harness.clientLeft)).toBe(false)
     expect(harness.requests).toHaveLength(c.server.requests)
-    const sees = c.server.sees
-    if (sees !== undefined) {
-      const seen = harness.requests[0]
-      assert(seen !== undefined)
-      expect({ method: seen.method, url: seen.url, body: seen.body }).toEqual({
-        method: sees.method,
-        url: sees.url,
-        body: sees.body
-      })
-      for (const [name, value] of Object.entries(sees.headers)) expect(seen.headers[name], name).toBe(value)
-      for (const name of sees.absentHeaders ?? []) expect(seen.headers[name], name).toBeUndefined()
-    }
+    if (c.server.sees !== undefined) checkSeen(harness.requests[0], c.server.sees)
   })
 
 for (const subject of socketSubjects) {
-  describe(`transport contract over loopback sockets: ${subject.name}`, () => {
+  describe(`request path over loopback sockets: ${subject.name}`, () => {
     for (const c of cases) it.scopedLive(c.name, () => runOverSockets(subject, c))
   })
 }
@@ -586,41 +626,38 @@ const designPath = `/design/${Sandbox.fixedNumbers.chair}`
 const sandboxApi = Sandbox.inProcessUrl + DesignSearchConfig.apiPath
 const sandboxTokenUrl = Sandbox.inProcessUrl + DesignSearchConfig.tokenPath
 
+/** A bearer token of the sandbox, from its token endpoint, through `client`. */
+const sandboxToken = (client: HttpClient.HttpClient, sandbox: { clientId: string; clientSecret: string }) =>
+  Effect.gen(function*() {
+    const answer = yield* sender(client, sandboxTokenUrl, {
+      timeout: Duration.seconds(5),
+      maxBodyBytes: defaultMaxBodyBytes
+    })({
+      method: "POST",
+      path: "",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `grant_type=client_credentials&client_id=${sandbox.clientId}&client_secret=${sandbox.clientSecret}`
+    })
+    expect(answer.status).toBe(200)
+    const token = (JSON.parse(answer.text) as { access_token?: unknown }).access_token
+    assert(typeof token === "string" && token !== "")
+    return token
+  })
+
 const runInSandbox = (c: Case, form: SandboxForm) =>
   Effect.gen(function*() {
     const sandbox = yield* Effect.orDie(Sandbox.make())
     const client = Sandbox.httpClient(sandbox.app)
     const limits = limitsOf(c)
-    const base = splitUrl(sandboxApi)
-    assert(base !== undefined)
-    const transport = HttpClientTransport.make(client, base, limits)
 
     let headers: Record<string, string> = {}
     let outcome = c.outcome
     if (form.withToken === true) {
-      const tokenBase = splitUrl(sandboxTokenUrl)
-      assert(tokenBase !== undefined)
-      const tokens = HttpClientTransport.make(client, tokenBase, {
-        timeout: Duration.seconds(5),
-        maxBodyBytes: defaultMaxBodyBytes
-      })
-      const answer = yield* tokens.send({
-        method: "POST",
-        path: "",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: `grant_type=client_credentials&client_id=${sandbox.clientId}&client_secret=${sandbox.clientSecret}`
-      })
-      expect(answer.status).toBe(200)
-      const token = (JSON.parse(answer.text) as { access_token?: unknown }).access_token
-      assert(typeof token === "string" && token !== "")
-      headers = { authorization: `Bearer ${token}` }
+      headers = { authorization: `Bearer ${yield* sandboxToken(client, sandbox)}` }
       if (outcome._tag === "TooLarge" && outcome.declaredBytes !== undefined) {
         // the design's length, as the sandbox declares it
-        const uncapped = HttpClientTransport.make(client, base, {
-          timeout: limits.timeout,
-          maxBodyBytes: defaultMaxBodyBytes
-        })
-        const design = yield* uncapped.send({ method: "GET", path: designPath, headers, body: undefined })
+        const uncapped = sender(client, sandboxApi, { timeout: limits.timeout, maxBodyBytes: defaultMaxBodyBytes })
+        const design = yield* uncapped({ method: "GET", path: designPath, headers, body: undefined })
         expect(design.status).toBe(200)
         const length = Buffer.byteLength(design.text)
         expect(length).toBeGreaterThan(limits.maxBodyBytes)
@@ -632,7 +669,7 @@ const runInSandbox = (c: Case, form: SandboxForm) =>
     if (form.fault !== undefined) yield* Effect.orDie(sandbox.control.injectFault({ target: "design", ...form.fault }))
 
     const call: Call = { method: "GET", path: designPath, headers, body: undefined }
-    const fiber = yield* Effect.fork(transport.send(call))
+    const fiber = yield* Effect.fork(sender(client, sandboxApi, limits)(call))
     let exit: Exit.Exit<Answer, SendError>
     if (outcome._tag === "Interrupted") {
       // waits until the send is suspended in the sandbox, then interrupts it there
@@ -659,15 +696,22 @@ const runInSandbox = (c: Case, form: SandboxForm) =>
     expect(after.abandoned - before.abandoned).toBe(form.abandoned)
   })
 
-describe("transport contract in process: the HttpClient adapter over Sandbox.httpClient", () => {
+describe("request path in process: Sandbox.httpClient", () => {
   for (const c of cases) {
     const form = c.sandbox
     if (form !== undefined) it.effect(c.name, () => runInSandbox(c, form))
   }
 })
 
+// ---------------------------------------------------------------------------------------------
+// Beyond the table
+// ---------------------------------------------------------------------------------------------
+
+const quiet = { timeout: Duration.seconds(5), maxBodyBytes: defaultMaxBodyBytes }
+const bearer = "Bearer abc.def.ghi"
+
 describe("the body cap counts what the client hands over, not what was declared", () => {
-  it.scopedLive("a gzip body declared within the cap that decodes past it is refused by the HttpClient adapter over fetch", () =>
+  it.scopedLive("a gzip body declared within the cap that decodes past it is refused over fetch", () =>
     Effect.gen(function*() {
       const decoded = "0".repeat(cap * 100)
       const compressed = gzipSync(decoded)
@@ -677,28 +721,27 @@ describe("the body cap counts what the client hands over, not what was declared"
           compressed
         )
       )
-      const base = splitUrl(`http://127.0.0.1:${server.port}`)!
-      const transport = yield* Effect.map(
-        HttpClient.HttpClient,
-        (client) => HttpClientTransport.make(client, base, { timeout: Duration.seconds(5), maxBodyBytes: cap })
-      ).pipe(Effect.provide(FetchHttpClient.layer))
-      const exit = yield* Effect.exit(transport.send({ method: "GET", path: "/", headers: {}, body: undefined }))
-      expect(exit).toEqual(Exit.fail(bodyTooLarge(200, `more than ${cap}`, cap)))
+      const fetch = yield* ambientOf(FetchHttpClient.layer)
+      const exit = yield* Effect.exit(
+        sender(fetch, `http://127.0.0.1:${server.port}`, { timeout: Duration.seconds(5), maxBodyBytes: cap })(
+          defaultCall
+        )
+      )
+      expect(exit).toEqual(Exit.fail(refusal(200, `more than ${cap}`, cap)))
     }))
 })
 
-describe("the HttpClient adapter turns what a client throws into a TransportError", () => {
+describe("what a client throws is a TransportError", () => {
   it.effect("a client that dies (a header value it refuses, say) gives TransportError Network, never a defect", () =>
     Effect.gen(function*() {
       const dying = HttpClient.make(() =>
         Effect.die(new TypeError("Invalid character in header content [\"authorization\"]"))
       )
-      const transport = HttpClientTransport.make(dying, splitUrl("http://127.0.0.1:9/api")!, {
-        timeout: Duration.seconds(5),
-        maxBodyBytes: cap
-      })
       const exit = yield* Effect.exit(
-        transport.send({ method: "GET", path: "/design/1", headers: {}, body: undefined })
+        sender(dying, "http://127.0.0.1:9/api", { timeout: Duration.seconds(5), maxBodyBytes: cap })({
+          ...defaultCall,
+          path: "/design/1"
+        })
       )
       expect(exit).toEqual(Exit.fail(
         new TransportError({
@@ -711,33 +754,77 @@ describe("the HttpClient adapter turns what a client throws into a TransportErro
     }))
 })
 
-describe("a redirect is an answer over fetch too", () => {
-  it.scopedLive("the HttpClient adapter over FetchHttpClient hands back a 302 to another origin; that origin sees nothing", () =>
+for (const subject of socketSubjects) {
+  describe(`redirects and the Authorization header: ${subject.name}`, () => {
+    it.scopedLive("a 302 to another origin is the answer: that origin sees nothing", () =>
+      Effect.gen(function*() {
+        const elsewhere = yield* serve(text(200, "somebody else's answer"))
+        const api = yield* serve(({ res }) =>
+          void res.writeHead(302, { location: `http://127.0.0.1:${elsewhere.port}/elsewhere` }).end("moved")
+        )
+        const ambient = yield* ambientOf(subject.layer)
+        const answer = yield* sender(ambient, `http://127.0.0.1:${api.port}/api`, quiet)({
+          method: "POST",
+          path: "/token",
+          headers: postHeaders,
+          body: "secret=s3cr3t"
+        })
+        expect([answer.status, answer.text, answer.headers["location"]]).toEqual([
+          302,
+          "moved",
+          `http://127.0.0.1:${elsewhere.port}/elsewhere`
+        ])
+        expect(api.requests.length).toBe(1)
+        expect(elsewhere.requests).toEqual([])
+      }))
+
+    it.scopedLive("a transformClient that follows redirects takes the Authorization header to the API's origin only", () =>
+      Effect.gen(function*() {
+        const elsewhere = yield* serve(text(200, "somebody else's answer"))
+        const api = yield* serve(({ req, res }) =>
+          req.url === "/api/design/1"
+            ? void res.writeHead(302, { location: "/api/design/2" }).end()
+            : req.url === "/api/design/2"
+            ? void res.writeHead(307, { location: `http://127.0.0.1:${elsewhere.port}/stolen` }).end()
+            : void res.writeHead(500).end()
+        )
+        const ambient = yield* ambientOf(subject.layer)
+        const followed = sender(ambient, `http://127.0.0.1:${api.port}/api`, quiet, HttpClient.followRedirects())
+        const answer = yield* followed({
+          method: "GET",
+          path: "/design/1",
+          headers: { authorization: bearer },
+          body: undefined
+        })
+        expect([answer.status, answer.text]).toEqual([200, "somebody else's answer"])
+        // within the API's origin the header goes along; past it, it stays behind
+        expect(api.requests.map((r) => [r.url, r.headers["authorization"]])).toEqual([
+          ["/api/design/1", bearer],
+          ["/api/design/2", bearer]
+        ])
+        expect(elsewhere.requests.map((r) => [r.url, r.headers["authorization"]])).toEqual([["/stolen", undefined]])
+      }))
+  })
+}
+
+describe("the Authorization header in process", () => {
+  it.effect("a request a transformClient sends to another origin goes without it; the API's keeps it", () =>
     Effect.gen(function*() {
-      const elsewhere = yield* serve(text(200, "somebody else's answer"))
-      const api = yield* serve(({ res }) =>
-        void res.writeHead(302, { location: `http://127.0.0.1:${elsewhere.port}/elsewhere` }).end("moved")
+      const seen: Array<readonly [string, string | undefined]> = []
+      const recording = HttpClient.make((request) =>
+        Effect.sync(() => {
+          seen.push([request.url, request.headers["authorization"]])
+          return HttpClientResponse.fromWeb(request, new Response("ok"))
+        })
       )
-      const transport = yield* Effect.map(
-        HttpClient.HttpClient,
-        (client) =>
-          HttpClientTransport.make(client, splitUrl(`http://127.0.0.1:${api.port}/api`)!, {
-            timeout: Duration.seconds(5),
-            maxBodyBytes: defaultMaxBodyBytes
-          })
-      ).pipe(Effect.provide(FetchHttpClient.layer))
-      const answer = yield* transport.send({
-        method: "POST",
-        path: "/token",
-        headers: postHeaders,
-        body: "secret=s3cr3t"
-      })
-      expect([answer.status, answer.text, answer.headers["location"]]).toEqual([
-        302,
-        "moved",
-        `http://127.0.0.1:${elsewhere.port}/elsewhere`
-      ])
-      expect(api.requests.length).toBe(1)
-      expect(elsewhere.requests).toEqual([])
+      const elsewhere = (client: HttpClient.HttpClient) =>
+        HttpClient.mapRequest(
+          client,
+          (r) => r.url.endsWith("/leave") ? HttpClientRequest.setUrl(r, "https://elsewhere.example/x") : r
+        )
+      const call = sender(recording, "https://api.example/v1", quiet, elsewhere)
+      yield* call({ method: "GET", path: "/stay", headers: { authorization: bearer }, body: undefined })
+      yield* call({ method: "GET", path: "/leave", headers: { authorization: bearer }, body: undefined })
+      expect(seen).toEqual([["https://api.example/v1/stay", bearer], ["https://elsewhere.example/x", undefined]])
     }))
 })

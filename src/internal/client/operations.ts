@@ -33,7 +33,7 @@ const decodeDesignPage = Schema.decodeUnknownEither(DesignPage)
 const decodeResult = Schema.decodeUnknownEither(SearchResult)
 
 /** A search result, its numbers read from `designNumbers` or, failing that, `designIds`. */
-const decodeSearchResult = (u: unknown) => {
+export const decodeSearchResult = (u: unknown) => {
   if (typeof u !== "object" || u === null || !("designIds" in u) || "designNumbers" in u) return decodeResult(u)
   const { designIds, ...rest } = u
   return decodeResult({ ...rest, designNumbers: designIds })
@@ -47,6 +47,17 @@ const notFoundIsUnexpected = <A>(effect: Effect.Effect<A, CallError>) =>
     ))
 
 const post = (path: string, body: unknown) => HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(path), body)
+
+/** The options of `searchDesigns`: an object, `concurrency` a positive integer, `onSearch` a function. */
+const checkSearchOptions = (options: unknown) => {
+  if (typeof options !== "object" || options === null) {
+    return Either.left(clientValidation([parameterError("options", pagedProblems.options)]))
+  }
+  const { concurrency = 8, onSearch } = options as { concurrency?: unknown; onSearch?: unknown }
+  return onSearch === undefined || typeof onSearch === "function"
+    ? positiveInt("concurrency", concurrency)
+    : Either.left(clientValidation([parameterError("onSearch", pagedProblems.onSearch)]))
+}
 
 /** The operations over one authorized `call`. */
 const operations = (call: Call) => {
@@ -89,7 +100,7 @@ const operations = (call: Call) => {
       readonly onSearch?: ((response: ApiResponse<SearchResult>) => Effect.Effect<void>) | undefined
     } = {}
   ) =>
-    Either.match(positiveInt("concurrency", options.concurrency ?? 8), {
+    Either.match(checkSearchOptions(options), {
       onLeft: Stream.fail,
       onRight: (concurrency) =>
         Stream.unwrap(Effect.map(

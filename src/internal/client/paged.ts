@@ -101,7 +101,8 @@ export const pagedProblems = {
   startPage: "expected an integer from 0",
   concurrency: "expected a positive integer",
   onPage: "expected a function",
-  onNotFound: "expected a function"
+  onNotFound: "expected a function",
+  onSearch: "expected a function"
 } as const
 
 type PagedProblems = typeof pagedProblems
