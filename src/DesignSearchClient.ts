@@ -49,6 +49,8 @@ import { classify } from "./internal/answers.js"
 import type { Decode, StatusError } from "./internal/answers.js"
 import { catchFailure } from "./internal/catchFailure.js"
 import { chooseTransport } from "./internal/chooseTransport.js"
+import { maskOf } from "./internal/mask/mask.js"
+import type { Mask } from "./internal/mask/mask.js"
 import { mapInOrder } from "./internal/orderedParallel.js"
 import {
   checkPagedOptions,
@@ -59,8 +61,6 @@ import {
   repeatedDesigns as repeatedDesignsCode
 } from "./internal/pagedDesigns.js"
 import type { PagedOptions, Refusal } from "./internal/pagedDesigns.js"
-import { maskOf } from "./internal/secrets.js"
-import type { Mask } from "./internal/secrets.js"
 import { withSpanWhenTraced } from "./internal/tracing.js"
 import { parameterError, pointerErrors } from "./internal/validation.js"
 import * as RequestBudget from "./RequestBudget.js"

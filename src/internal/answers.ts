@@ -19,9 +19,9 @@ import {
   ValidationError
 } from "../ApiError.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../ApiError.js"
+import type { Mask } from "./mask/mask.js"
+import { keptExcerpt, keptJson, keptText } from "./mask/mask.js"
 import { describe } from "./schemaIssues.js"
-import type { Mask } from "./secrets.js"
-import { keptExcerpt, keptJson, keptText } from "./serverText.js"
 import type { Answer } from "./transport.js"
 
 /** What `parse` returns for text that is not JSON. */

@@ -7,10 +7,10 @@ import { DateTime, Duration, Effect, Either, Option, ParseResult, Redacted, Sche
 import * as AccessToken from "../AccessToken.js"
 import { TokenError } from "../ApiError.js"
 import { parseJson } from "./answers.js"
+import { maskOf } from "./mask/mask.js"
+import type { Mask } from "./mask/mask.js"
+import { cap, keptExcerpt, keptText } from "./mask/mask.js"
 import { bounded, maxDescriptionLength } from "./schemaIssues.js"
-import { maskOf } from "./secrets.js"
-import type { Mask } from "./secrets.js"
-import { cap, keptExcerpt, keptText } from "./serverText.js"
 import type { Call, SendError, Transport } from "./transport.js"
 
 /** The credentials a token is asked for with. */
