@@ -48,7 +48,7 @@ const escapeOrChar = /\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])|[\s\S]/g
  * is kept as written.
  */
 const maskEscaped = (text: string, forms: ReadonlyArray<string>): string => {
-  const written = text.match(escapeOrChar) ?? []
+  const written: Array<string> = text.match(escapeOrChar) ?? []
   const reading = written.map((w) => w.length === 1 ? w : String(JSON.parse(`"${w}"`))).join("")
   for (const form of forms) {
     for (let i = reading.indexOf(form); i !== -1; i = reading.indexOf(form, i + form.length)) {
