@@ -31,12 +31,10 @@ const percentEncoded = (s: string) =>
 
 const formEncoded = (s: string) => new URLSearchParams({ s }).toString().slice(2)
 
-const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())
-
 /** A secret as sent or echoed: as is, percent- or form-encoded, with upper- or lower-case hex digits. */
 const formsOf = (s: string): ReadonlyArray<string> => {
   const encoded = [percentEncoded(s), formEncoded(s)]
-  return [s, ...encoded, ...encoded.map(lowerHex)]
+  return [s, ...encoded, ...encoded.map((e) => e.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()))]
 }
 
 /** A JSON string escape as any encoder writes one (`\u00e9`, `\u002B`, `\"`, `\/`), or a character. */
@@ -62,7 +60,7 @@ const maskEscaped = (text: string, forms: ReadonlyArray<string>): string => {
  * The shortest run of base64 characters looked for. A text holds a given run of 10 by chance once
  * in 64^10 (about 10^18) places; the base64 of a form under 8 bytes is not looked for.
  */
-export const minBase64Run = 10
+const minBase64Run = 10
 
 /**
  * What any base64 text holding `text` holds, whatever the bytes around it: for each of the three
