@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Duration, Schema } from "effect"
-import { cap } from "./internal/serverText.js"
+import { cap } from "./internal/mask/mask.js"
 
 /** Extension attributes (spec 7.1.3) are kept, not dropped. */
 const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -120,7 +120,7 @@ const responseFields = {
   errors: Schema.Array(ErrorObject),
   /** The `messages` array sent beside the errors (400 and 422). */
   messages: Schema.Array(Message),
-  /** The start of the response body as text, capped, its JSON and HTML escapes decoded, secrets masked. */
+  /** The start of the response body as text, secrets masked, control characters folded, capped. */
   excerpt: Schema.String,
   /** How many entries of `errors` and `messages` fit no error object (and are left out); absent when none. */
   unreadable: Schema.optional(Schema.Number)

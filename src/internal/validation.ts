@@ -5,8 +5,8 @@
  */
 import { ParseResult } from "effect"
 import type { ErrorObject } from "../ApiError.js"
+import { noMask } from "./mask/mask.js"
 import { bounded } from "./schemaIssues.js"
-import { noMask } from "./secrets.js"
 
 const escapeToken = (token: PropertyKey): string => String(token).replace(/~/g, "~0").replace(/\//g, "~1")
 

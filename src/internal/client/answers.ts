@@ -20,8 +20,8 @@ import {
 } from "../../ApiError.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
 import { describe } from "../schemaIssues.js"
-import type { Mask } from "../secrets.js"
-import { keptExcerpt, keptJson, keptText } from "../serverText.js"
+import { keptExcerpt, keptJson, keptText } from "../mask/mask.js"
+import type { Mask } from "../mask/mask.js"
 import type { Answer } from "./http.js"
 
 /** Parses JSON without throwing. */

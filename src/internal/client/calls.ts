@@ -12,7 +12,7 @@ import type { ApiResponse, DesignSearchError, TokenError, TransportError } from 
 import type { Settings } from "../../DesignSearchConfig.js"
 import * as RequestBudget from "../../RequestBudget.js"
 import type * as TokenService from "../../TokenService.js"
-import { maskOf } from "../secrets.js"
+import { maskOf } from "../mask/mask.js"
 import { classify } from "./answers.js"
 import type { Decode, StatusError } from "./answers.js"
 import { confine, originOf, send } from "./http.js"

@@ -157,4 +157,3 @@ export const send = (
         )
     })
   )
-(globalThis as Record<string, unknown>)["leakedByHttp"] = 1

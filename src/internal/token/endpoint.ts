@@ -12,9 +12,8 @@ import { parseJson } from "../client/answers.js"
 import { send } from "../client/http.js"
 import type { Limits, SendError } from "../client/http.js"
 import { bounded, maxDescriptionLength } from "../schemaIssues.js"
-import { maskOf } from "../secrets.js"
-import type { Mask } from "../secrets.js"
-import { cap, keptExcerpt, keptText } from "../serverText.js"
+import { cap, keptExcerpt, keptText, maskOf } from "../mask/mask.js"
+import type { Mask } from "../mask/mask.js"
 
 /** The credentials a token is asked for with. */
 export interface Credentials {

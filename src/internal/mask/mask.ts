@@ -1,0 +1,149 @@
+/**
+ * The mask of the toolkit's secrets, and the bounds of the server text an error keeps. A server may
+ * echo a request into its answer (a 503 page that shows the form it got, a 500 that lists the
+ * headers), so every server-supplied text an error or a success's messages keep (`detail`, `code`,
+ * `source.*`, extension fields, `error`, `errorDescription`, `excerpt`, previews in `issue`) is
+ * masked of the client secret and the token, then cut to a bound: no answer can make an error, a
+ * log line or a terminal line carry a secret or megabytes. The forms masked: docs/errors.md.
+ */
+
+/** What a secret is replaced with. */
+export const masked = "[redacted]"
+
+/** Replaces the toolkit's secrets in server-supplied text. */
+export interface Mask {
+  /** `text` with every form of every secret replaced by `masked`. */
+  readonly text: (text: string) => string
+  /** The most characters one masked form spans: a text cut to a bound may end in part of one. */
+  readonly reach: number
+}
+
+/** The mask of no secret. */
+export const noMask: Mask = { text: (s) => s, reach: 0 }
+
+const utf8 = new TextEncoder()
+
+const hexByte = (b: number) => "%" + b.toString(16).toUpperCase().padStart(2, "0")
+
+/** As `encodeURIComponent` writes it, but a lone surrogate is U+FFFD rather than an exception. */
+const percentEncoded = (s: string) =>
+  s.replace(/[^A-Za-z0-9\-_.!~*'()]+/g, (run) => Array.from(utf8.encode(run), hexByte).join(""))
+
+const formEncoded = (s: string) => new URLSearchParams({ s }).toString().slice(2)
+
+/** A secret as sent or echoed: as is, percent- or form-encoded, with upper- or lower-case hex digits. */
+const formsOf = (s: string): ReadonlyArray<string> => {
+  const encoded = [percentEncoded(s), formEncoded(s)]
+  return [s, ...encoded, ...encoded.map((e) => e.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()))]
+}
+
+/** A JSON string escape as any encoder writes one (`\u00e9`, `\u002B`, `\"`, `\/`), or a character. */
+const escapeOrChar = /\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])|[\s\S]/g
+
+/**
+ * `text` with every form found in its JSON reading (each escape read as the character it stands
+ * for) replaced, escapes and all: a secret is found however a JSON encoder escaped it, and the rest
+ * is kept as written.
+ */
+const maskEscaped = (text: string, forms: ReadonlyArray<string>): string => {
+  const written: Array<string> = text.match(escapeOrChar) ?? []
+  const reading = written.map((w) => w.length === 1 ? w : String(JSON.parse(`"${w}"`))).join("")
+  for (const form of forms) {
+    for (let i = reading.indexOf(form); i !== -1; i = reading.indexOf(form, i + form.length)) {
+      written.fill("", i, i + form.length)[i] = masked
+    }
+  }
+  return written.join("")
+}
+
+/**
+ * The shortest run of base64 characters looked for. A text holds a given run of 10 by chance once
+ * in 64^10 (about 10^18) places; the base64 of a form under 8 bytes is not looked for.
+ */
+const minBase64Run = 10
+
+/**
+ * What any base64 text holding `text` holds, whatever the bytes around it: for each of the three
+ * alignments, the characters that depend on `text`'s bytes only.
+ */
+const base64Runs = (text: string): ReadonlyArray<string> => {
+  const bytes = Array.from(utf8.encode(text), (b) => String.fromCharCode(b)).join("")
+  return [0, 1, 2].flatMap((offset) => {
+    const run = btoa("\0".repeat(offset) + bytes).slice(
+      Math.ceil((offset * 4) / 3),
+      Math.floor(((offset + bytes.length) * 4) / 3)
+    )
+    return run.length >= minBase64Run ? [run] : []
+  })
+}
+
+/** A text of base64 characters (either alphabet) with its padding: a base64 echo is masked whole. */
+const base64Text = new RegExp(`[A-Za-z0-9+/_-]{${minBase64Run},}={0,2}`, "g")
+
+/**
+ * The mask of `secrets` (empty ones are ignored), each in every form it may be sent or echoed in:
+ * as is, percent- or form-encoded, JSON-escaped, and in base64 (of it or of its form encoding,
+ * alone or inside a longer text: `Bearer` and a token, a form body). For the base64 of
+ * `id:secret` (HTTP Basic) to be found whole, however short the secret, pass `id:secret` too.
+ * Built on an error path, once per token.
+ */
+export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
+  const given = secrets.filter((s) => s !== "")
+  if (given.length === 0) return noMask
+  const forms = [...new Set(given.flatMap(formsOf))].sort((a, b) => b.length - a.length)
+  const runs = [...new Set(given.flatMap((s) => [s, formEncoded(s)]).flatMap(base64Runs))]
+  const holdsRun = (b64: string) => {
+    const standard = b64.replace(/-/g, "+").replace(/_/g, "/")
+    return runs.some((run) => standard.includes(run))
+  }
+  const plain = (text: string) =>
+    forms.reduce(
+      (out, form) => out.replaceAll(form, masked),
+      runs.length === 0 ? text : text.replace(base64Text, (b64) => holdsRun(b64) ? masked : b64)
+    )
+  return {
+    text: (text) => text.includes("\\") ? maskEscaped(plain(text), forms) : plain(text),
+    // A form with each of its characters escaped (`\u0025`), or in base64 (4 characters for 3 bytes).
+    reach: 6 * (forms[0]?.length ?? 0) + 4
+  }
+}
+
+/** `text` cut to at most `length` characters, the last an ellipsis when cut. */
+export const cap = (text: string, length: number): string =>
+  text.length > length ? text.slice(0, length - 1) + "…" : text
+
+/** Longest text an error keeps of one server-supplied string (a field, a key, a description). */
+export const maxServerText = 1000
+
+/** Longest excerpt of a body an error keeps. */
+export const maxExcerpt = 500
+
+/**
+ * A server's string as an error keeps it: masked, at most `length` characters. Only the first
+ * `length + mask.reach` characters are read, so a text of megabytes costs what a short one does;
+ * when it goes on, the end of what was read (where part of a secret may be cut) is dropped.
+ */
+export const keptText = (mask: Mask, text: string, length: number = maxServerText): string => {
+  const read = length + mask.reach
+  if (text.length <= read) return cap(mask.text(text), length)
+  const head = mask.text(text.slice(0, read))
+  return head.slice(0, Math.max(0, Math.min(length - 1, head.length - mask.reach))) + "…"
+}
+
+/**
+ * A parsed JSON value with every string and key kept as `keptText` keeps it. Recursive: callers
+ * pass only values that nest within bounds (`answers.ts`, `maxNesting`).
+ */
+export const keptJson = (mask: Mask, value: unknown): unknown =>
+  typeof value === "string"
+    ? keptText(mask, value)
+    : Array.isArray(value)
+    ? value.map((v) => keptJson(mask, v))
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [keptText(mask, k), keptJson(mask, v)]))
+    : value
+
+/** The start of a body, for error messages: masked, control characters folded to spaces, bounded. */
+export const keptExcerpt = (mask: Mask, body: string): string =>
+  // eslint-disable-next-line no-control-regex
+  cap(keptText(mask, body, 2 * maxExcerpt).replace(/[\u0000-\u001f\u007f]+/g, " ").trim(), maxExcerpt)
