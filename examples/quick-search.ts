@@ -1,6 +1,7 @@
 /**
  * Searches the embedded sandbox for chairs and prints the first few designs: the library used from
- * an Effect program, with the network swapped for `Sandbox.layer`.
+ * an Effect program, with the network swapped for `Sandbox.layer`. Run it with `npm run example`.
+ * The README shows this file below this comment, and `test/readme.test.ts` checks that it does.
  */
 import { Console, Effect, Layer } from "effect"
 import { DesignSearchClient, Sandbox } from "effect-design-search"
@@ -16,6 +17,7 @@ const program = Effect.gen(function*() {
   for (const message of messages) yield* Console.log(`${message.severity ?? "information"}: ${message.detail}`)
 })
 
+// The sandbox in place of the network: no credentials, no sockets.
 program.pipe(
   Effect.provide(DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))),
   Effect.runPromise
