@@ -40,7 +40,8 @@ const isPeerOrBuiltin = (specifier: string): boolean =>
 
 /**
  * The peers' modules (and Node's) that importing `modules` loads: the bare specifiers of the
- * static, value-level imports of every module they reach. Dynamic `import()`s run only when called.
+ * static, value-level imports of every module they reach, that name a peer or a module of Node.
+ * Dynamic `import()`s run only when called.
  */
 const peerImports = (modules: ReadonlyArray<string>): ReadonlyArray<string> => {
   const bare = new Set<string>()
@@ -63,9 +64,8 @@ const peerImports = (modules: ReadonlyArray<string>): ReadonlyArray<string> => {
     }
   }
   modules.forEach(visit)
-  const others = [...bare].filter((specifier) => !isPeerOrBuiltin(specifier))
-  expect(others, "a public module imports a package that is not a peer").toEqual([])
-  return [...bare].sort()
+  // a package of the package's own `dependencies` is loaded as part of it, so it is not here
+  return [...bare].filter(isPeerOrBuiltin).sort()
 }
 
 /**

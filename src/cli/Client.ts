@@ -33,7 +33,7 @@ const sandboxClient = (notice: string): Layer.Layer<ClientServices, ConfigError.
  * The default transport, and undici with it, loaded only when the service is called: `--help`, the
  * sandbox and bad usage never pay for loading it (see "CLI start" under "Performance" in the README).
  */
-const undiciHttpClient = Effect.promise(() => import("../UndiciHttpClient.js"))
+const undiciHttpClient = Effect.promise(() => import("@effect/platform/FetchHttpClient"))
 
 /**
  * The client of the service; its token kept in the user's cache folder between runs (`TokenCache`)
