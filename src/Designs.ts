@@ -6,8 +6,9 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Option, ParseResult, Schema } from "effect"
-import { calendarMillis, isCalendarDate } from "./internal/calendarDate.js"
+import { ParseResult, Schema } from "effect"
+import { isCalendarDate, wireDate, wireDateText } from "./internal/calendarDate.js"
+import { unwritableAt } from "./internal/json.js"
 
 /**
  * Design numbers: 1 to 12 ASCII letters or digits (e.g. `201915000`).
@@ -36,20 +37,6 @@ export const IsoDate = Schema.String.pipe(
   Schema.filter((s) => isCalendarDate(s) || "expected a date written YYYY-MM-DD"),
   Schema.annotations({ identifier: "IsoDate" })
 )
-
-/** A wire date read: a calendar date at midnight UTC, or an ISO 8601 timestamp; else `undefined`. */
-const wireDate = (s: string): DateTime.Utc | undefined => {
-  const midnight = calendarMillis(s)
-  if (midnight !== undefined) return DateTime.unsafeMake(midnight)
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(s)) return undefined
-  return Option.getOrUndefined(Option.map(DateTime.make(s), DateTime.toUtc))
-}
-
-/** A date as the wire writes it: midnight UTC as `YYYY-MM-DD`, anything else as an ISO 8601 timestamp. */
-const wireDateText = (d: DateTime.Utc): string => {
-  const iso = DateTime.formatIso(d)
-  return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso
-}
 
 /**
  * A date on the wire, as a `DateTime.Utc` in code. Decodes `YYYY-MM-DD` (midnight UTC) and full
@@ -114,26 +101,6 @@ export const Sort = Schema.Struct({
 
 /** The fields a record carries beyond those named: kept as sent. */
 const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
-/**
- * Where JSON would not write `u` as it is (a function, a symbol, a `bigint`, a number that is not
- * finite, a class, a hole, a cycle): the path to the first such value, or `undefined`.
- */
-const unwritableAt = (u: unknown, parents: Array<unknown> = []): Array<PropertyKey> | undefined => {
-  if (u === null || typeof u === "string" || typeof u === "boolean") return undefined
-  if (typeof u === "number") return Number.isFinite(u) ? undefined : []
-  if (typeof u !== "object" || parents.includes(u)) return []
-  const proto: unknown = Object.getPrototypeOf(u)
-  if (!Array.isArray(u) && proto !== Object.prototype && proto !== null) return []
-  parents.push(u)
-  const entries: Array<[PropertyKey, unknown]> = Array.isArray(u) ? Array.from(u, (v, i) => [i, v]) : Object.entries(u)
-  for (const [key, value] of entries) {
-    const at = unwritableAt(value, parents)
-    if (at !== undefined) return [key, ...at]
-  }
-  parents.pop()
-  return undefined
-}
 
 /** A request sent as given: refused, pointing at the value, when JSON would change what it says. */
 const writable = <A, I>(schema: Schema.Schema<A, I>) =>

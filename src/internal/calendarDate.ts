@@ -1,37 +1,37 @@
 /**
- * Calendar dates written `YYYY-MM-DD`, read without Schema: `Designs` decodes four of them a design,
- * and the CLI checks `--changed-since` with them without loading the domain schemas.
+ * Dates as the wire writes them: calendar dates `YYYY-MM-DD` (midnight UTC) and ISO 8601
+ * timestamps. Plain functions, so that the CLI checks `--changed-since` without loading the
+ * domain schemas.
  */
-/** The number `s` writes in decimal digits from `from` to before `to`; -1 if another character is there. */
-const digits = (s: string, from: number, to: number): number => {
-  let n = 0
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i) - 48
-    if (c < 0 || c > 9) return -1
-    n = n * 10 + c
-  }
-  return n
-}
-
-const isLeapYear = (y: number): boolean => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
-
-/** Days in month `mo` (1 to 12) of year `y`. */
-const daysIn = (y: number, mo: number): number =>
-  mo === 2 ? (isLeapYear(y) ? 29 : 28) : mo === 4 || mo === 6 || mo === 9 || mo === 11 ? 30 : 31
+import { DateTime, Option } from "effect"
 
 /**
  * Midnight UTC of `YYYY-MM-DD` in epoch milliseconds, or `undefined` when `s` is not a real
- * calendar date in that form. Read digit by digit, with no `Date`: decoding a design reads four of
- * these. Years before 100 are refused, as `Date.UTC` would read them as 19xx.
+ * calendar date in that form. Years before 100 are refused, as `Date.UTC` would read them as 19xx.
  */
 export const calendarMillis = (s: string): number | undefined => {
-  if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return undefined
-  const y = digits(s, 0, 4)
-  const mo = digits(s, 5, 7)
-  const d = digits(s, 8, 10)
-  if (y < 100 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo)) return undefined
-  return Date.UTC(y, mo - 1, d)
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (match === null) return undefined
+  const [y, mo, d] = [Number(match[1]), Number(match[2]) - 1, Number(match[3])]
+  const date = new Date(Date.UTC(y, mo, d))
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo && date.getUTCDate() === d
+    ? date.getTime()
+    : undefined
 }
 
 /** Whether `s` is a real calendar date written `YYYY-MM-DD`. */
 export const isCalendarDate = (s: string): boolean => calendarMillis(s) !== undefined
+
+/** A wire date read: a calendar date at midnight UTC, or an ISO 8601 timestamp; else `undefined`. */
+export const wireDate = (s: string): DateTime.Utc | undefined => {
+  const midnight = calendarMillis(s)
+  if (midnight !== undefined) return DateTime.unsafeMake(midnight)
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(s)) return undefined
+  return Option.getOrUndefined(Option.map(DateTime.make(s), DateTime.toUtc))
+}
+
+/** A date as the wire writes it: midnight UTC as `YYYY-MM-DD`, anything else as an ISO 8601 timestamp. */
+export const wireDateText = (d: DateTime.Utc): string => {
+  const iso = DateTime.formatIso(d)
+  return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso
+}
