@@ -707,7 +707,7 @@ describe("request path in process: Sandbox.httpClient", () => {
 // Beyond the table
 // ---------------------------------------------------------------------------------------------
 
-const quiet = { timeout: Duration.seconds(5), maxBodyBytes: defaultMaxBodyBytes }
+const defaultLimits = { timeout: Duration.seconds(5), maxBodyBytes: defaultMaxBodyBytes }
 const bearer = "Bearer abc.def.ghi"
 
 describe("the body cap counts what the client hands over, not what was declared", () => {
@@ -763,7 +763,7 @@ for (const subject of socketSubjects) {
           void res.writeHead(302, { location: `http://127.0.0.1:${elsewhere.port}/elsewhere` }).end("moved")
         )
         const ambient = yield* ambientOf(subject.layer)
-        const answer = yield* sender(ambient, `http://127.0.0.1:${api.port}/api`, quiet)({
+        const answer = yield* sender(ambient, `http://127.0.0.1:${api.port}/api`, defaultLimits)({
           method: "POST",
           path: "/token",
           headers: postHeaders,
@@ -789,7 +789,12 @@ for (const subject of socketSubjects) {
             : void res.writeHead(500).end()
         )
         const ambient = yield* ambientOf(subject.layer)
-        const followed = sender(ambient, `http://127.0.0.1:${api.port}/api`, quiet, HttpClient.followRedirects())
+        const followed = sender(
+          ambient,
+          `http://127.0.0.1:${api.port}/api`,
+          defaultLimits,
+          HttpClient.followRedirects()
+        )
         const answer = yield* followed({
           method: "GET",
           path: "/design/1",
@@ -822,7 +827,7 @@ describe("the Authorization header in process", () => {
           client,
           (r) => r.url.endsWith("/leave") ? HttpClientRequest.setUrl(r, "https://elsewhere.example/x") : r
         )
-      const call = sender(recording, "https://api.example/v1", quiet, elsewhere)
+      const call = sender(recording, "https://api.example/v1", defaultLimits, elsewhere)
       yield* call({ method: "GET", path: "/stay", headers: { authorization: bearer }, body: undefined })
       yield* call({ method: "GET", path: "/leave", headers: { authorization: bearer }, body: undefined })
       expect(seen).toEqual([["https://api.example/v1/stay", bearer], ["https://elsewhere.example/x", undefined]])

@@ -4,6 +4,7 @@
  * refuses reads the same as the 422 the sandbox would send for it.
  */
 import { ParseResult } from "effect"
+import { ValidationError } from "../ApiError.js"
 import type { ErrorObject } from "../ApiError.js"
 import { noMask } from "./mask/mask.js"
 import { bounded } from "./schemaIssues.js"
@@ -58,3 +59,7 @@ export const parameterError = (parameter: string, detail: string): ErrorObject =
   detail,
   source: { parameter }
 })
+
+/** The client's refusal of a request it did not send: the one way the toolkit says so. */
+export const clientValidation = (errors: ReadonlyArray<ErrorObject>): ValidationError =>
+  new ValidationError({ errors, messages: [], excerpt: "", origin: "client" })

@@ -19,9 +19,9 @@ import {
   ValidationError
 } from "../../ApiError.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
-import { describe } from "../schemaIssues.js"
 import { keptExcerpt, keptJson, keptText } from "../mask/mask.js"
 import type { Mask } from "../mask/mask.js"
+import { describe } from "../schemaIssues.js"
 import type { Answer } from "./http.js"
 
 /** Parses JSON without throwing. */

@@ -11,19 +11,12 @@ import { Design, DesignPage, SearchResult } from "../../Designs.js"
 import type { AdvancedSearchRequest, PageRequest, QuickSearchRequest } from "../../Designs.js"
 import { DesignSearchConfig } from "../../DesignSearchConfig.js"
 import { TokenService } from "../../TokenService.js"
-import { parameterError } from "../validation.js"
+import { clientValidation, parameterError } from "../validation.js"
 import { makeCall } from "./calls.js"
 import type { Call, CallError, CallOptions } from "./calls.js"
 import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged.js"
 import type { PagedOptions, Refusal } from "./paged.js"
-import {
-  checkAdvancedSearch,
-  checkDesignNumber,
-  checkPage,
-  checkQuickSearch,
-  clientValidation,
-  positiveInt
-} from "./requests.js"
+import { checkAdvancedSearch, checkDesignNumber, checkPage, checkQuickSearch, positiveInt } from "./requests.js"
 
 /** What `make` builds: the operations of `DesignSearchClient.Service`. */
 export type Operations = ReturnType<typeof operations>

@@ -4,14 +4,9 @@
  * client `ValidationError` naming the field, and nothing goes out.
  */
 import { Either, Schema } from "effect"
-import { ValidationError } from "../../ApiError.js"
-import type { ErrorObject } from "../../ApiError.js"
+import type { ValidationError } from "../../ApiError.js"
 import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../../Designs.js"
-import { parameterError, pointerErrors } from "../validation.js"
-
-/** The client's refusal of a request it did not send. */
-export const clientValidation = (errors: ReadonlyArray<ErrorObject>): ValidationError =>
-  new ValidationError({ errors, messages: [], excerpt: "", origin: "client" })
+import { clientValidation, parameterError, pointerErrors } from "../validation.js"
 
 /** A checker of requests of `schema`: the decoded request, or the refusal pointing at each offending field. */
 const checker = <A, I>(schema: Schema.Schema<A, I>, onExcessProperty: "error" | "ignore" = "ignore") => {

@@ -19,32 +19,286 @@ import {
   Ref,
   Tracer
 } from "effect"
-import type { Schedule } from "effect"
+import type { Schedule, Scope } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
-import { DesignSearchConfig } from "../../DesignSearchConfig.js"
+import { DesignSearchConfig, type Settings } from "../../DesignSearchConfig.js"
 import * as TokenStore from "../../TokenStore.js"
 import { withOwnSpan } from "../tracing.js"
 import * as TokenEndpoint from "./endpoint.js"
 
+type Token = AccessToken.AccessToken
+type Fetch = Effect.Effect<Token, TokenError>
+/** One fetch's outcome, for every caller that waits on it. */
+type Flight = Deferred.Deferred<Token, TokenError>
+
 interface State {
-  readonly token: AccessToken.AccessToken | undefined
+  readonly token: Token | undefined
   /** Until when `token` is handed out (epoch milliseconds): its expiry less the skew. */
   readonly validUntil: number
   /** Whether `token` was handed out from the cache since it was fetched. */
   readonly used: boolean
-  readonly inflight: Deferred.Deferred<AccessToken.AccessToken, TokenError> | undefined
+  readonly inflight: Flight | undefined
   /** The fetch in flight for `renew`, which takes no token from the store, and when it began. */
-  readonly renewal: {
-    readonly deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>
-    readonly since: number
-  } | undefined
+  readonly renewal: { readonly deferred: Flight; readonly since: number } | undefined
+}
+
+const empty: State = { token: undefined, validUntil: 0, used: false, inflight: undefined, renewal: undefined }
+
+/** What the pieces of one service share. */
+interface Cache {
+  readonly config: Settings
+  readonly client: HttpClient.HttpClient
+  readonly retrySchedule: Schedule.Schedule<unknown, TokenError>
+  readonly scope: Scope.Scope
+  readonly state: Ref.Ref<State>
+  readonly refreshFiber: FiberHandle.FiberHandle<void, never>
+  readonly counters: { tokenRequests: number; waits: number; refreshes: number; sharedTokens: number }
+  readonly store: TokenStore.ClientTokens
+  /**
+   * Token fetches and refreshes are spans of their own (`TokenService.fetch`, `.refresh`), under
+   * the span the service is built in, or root spans when it is built in none; a fetch is linked
+   * to the span of the call that started it. Why not that call's span: `withOwnSpan`.
+   */
+  readonly owner: Option.Option<Tracer.AnySpan>
+  /**
+   * Tokens fetched here, with when their request was sent (epoch milliseconds): whether a token
+   * was fetched after a refusal is known only of these; a store's token is another object.
+   */
+  readonly fetchedHere: WeakMap<Token, number>
+  /**
+   * Tokens refused with a 401 (token string → expiry, epoch milliseconds): none is handed out
+   * again while it lives, whatever a store still holding it answers. Expired ones are let go;
+   * past `maxRefused`, the oldest.
+   */
+  readonly refused: Map<string, number>
+  /**
+   * Refused tokens the store is still to hear of, told one at a time by one fiber of the scope:
+   * the store keeps trying while it is away, and an outage queues the tokens behind it (the oldest
+   * let go past `maxRefused`) rather than start a retrying fiber for each.
+   */
+  readonly unheard: Queue.Queue<Token>
+  /** The answer of a fetch stopped by the layer's scope closing, to whoever waits on it. */
+  readonly closedError: TokenError
+  closed: boolean
 }
 
 const isTransient = (error: TokenError): boolean => error.reason === "Unavailable"
 
 /** How many refused tokens a service remembers at most (each until it expires). */
 const maxRefused = 1024
+
+const newFlight = (): Flight => Deferred.unsafeMake<Token, TokenError>(FiberId.none)
+
+const expiresMillis = (token: Token) => DateTime.toEpochMillis(token.expiresAt)
+
+// The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
+const validUntil = (c: Cache, token: Token) =>
+  expiresMillis(token) -
+  Math.min(Duration.toMillis(c.config.expirySkew), Duration.toMillis(AccessToken.lifetime(token)) / 10)
+
+const fetchedSince = (c: Cache, token: Token, since: number) =>
+  (c.fetchedHere.get(token) ?? Number.NEGATIVE_INFINITY) >= since
+
+const isRefused = (c: Cache, token: Token) => c.refused.has(Redacted.value(token.token))
+
+const remember = (c: Cache, token: Token, now: number) => {
+  for (const [value, expires] of c.refused) if (expires <= now) c.refused.delete(value)
+  if (c.refused.size >= maxRefused) c.refused.delete(c.refused.keys().next().value ?? "")
+  c.refused.set(Redacted.value(token.token), expiresMillis(token))
+}
+
+/** One token request, counted, its token remembered as fetched here. */
+const requestToken = (c: Cache): Fetch =>
+  Effect.clockWith((clock) => {
+    c.counters.tokenRequests++
+    const sent = clock.unsafeCurrentTimeMillis()
+    const limits = { timeout: c.config.tokenTimeout, maxBodyBytes: c.config.maxBodyBytes }
+    return Effect.tap(
+      TokenEndpoint.requestToken(c.client, c.config, c.config.tokenUrl, limits),
+      (token) => void c.fetchedHere.set(token, sent)
+    )
+  })
+
+/** Token requests, failures retried on the service's schedule `while` it says so. */
+const requestRetried = (c: Cache, retry: (error: TokenError) => boolean | Effect.Effect<boolean>): Fetch =>
+  Effect.retry(requestToken(c), { schedule: c.retrySchedule, while: retry })
+
+/** `fetch` through the store, which may answer with a token it holds that `accept` takes. */
+const obtain = (c: Cache, fetch: Fetch, accept: (token: Token, now: number) => boolean): Fetch =>
+  Effect.map(
+    c.store.obtain(fetch, (token, now) => now < validUntil(c, token) && !isRefused(c, token) && accept(token, now)),
+    (obtained) => {
+      if (obtained.shared) c.counters.sharedTokens++
+      return obtained.token
+    }
+  )
+
+/**
+ * Runs one fetch for `deferred`: stores the result, then completes every waiter with it. Call
+ * it uninterruptibly with `fetch` made interruptible, so that the completion is always in place
+ * before an interruption can land; an interrupted fetch completes its waiters with an error.
+ */
+const runFetch = (c: Cache, deferred: Flight, fetch: Fetch): Fetch =>
+  Effect.onExit(fetch, (exit) =>
+    Ref.update(c.state, (s): State => {
+      const flights = {
+        inflight: s.inflight === deferred ? undefined : s.inflight,
+        renewal: s.renewal?.deferred === deferred ? undefined : s.renewal
+      }
+      return Exit.isSuccess(exit)
+        ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
+        : { ...s, ...flights }
+    }).pipe(
+      Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(c.closedError) : exit))
+    ))
+
+/** Waits until `refreshBefore` ahead of expiry; refreshes only a token that was used meanwhile. */
+const refreshAhead = (c: Cache, first: Token) =>
+  Effect.gen(function*() {
+    let cached = first
+    while (true) {
+      const lead = Math.min(
+        Duration.toMillis(c.config.refreshBefore),
+        Duration.toMillis(AccessToken.lifetime(cached)) / 2
+      )
+      const now = yield* Clock.currentTimeMillis
+      yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(cached) - lead - now)))
+      const next = yield* refreshOnce(c, cached)
+      if (Option.isNone(next)) return
+      cached = next.value
+    }
+  })
+
+/** The token that replaces `expiring`, if it is still cached, was used, and no fetch is in flight. */
+const refreshOnce = (c: Cache, expiring: Token): Effect.Effect<Option.Option<Token>> => {
+  const deferred = newFlight()
+  const until = validUntil(c, expiring)
+  const stillValid = Effect.map(Clock.currentTimeMillis, (t) => t < until)
+  // another process of the fleet may have refreshed it already
+  const fetch = obtain(
+    c,
+    requestRetried(c, (e) => isTransient(e) ? stillValid : Effect.succeed(false)),
+    (token) => expiresMillis(token) > expiresMillis(expiring)
+  ).pipe(withOwnSpan("TokenService.refresh", c.owner, false))
+  // Claiming the fetch and starting it go together, or its waiters would wait forever.
+  return Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(
+      Ref.modify(c.state, (s): [boolean, State] =>
+        s.token !== undefined && AccessToken.sameToken(s.token, expiring) && s.used && s.inflight === undefined
+          ? [true, { ...s, inflight: deferred }]
+          : [false, s]),
+      (claimed) =>
+        claimed
+          ? Effect.zipRight(
+            Effect.sync(() =>
+              void c.counters.refreshes++
+            ),
+            Effect.map(
+              Effect.exit(runFetch(c, deferred, restore(fetch))),
+              Exit.match({ onFailure: Option.none, onSuccess: Option.some })
+            )
+          )
+          : Effect.succeedNone
+    )
+  )
+}
+
+/**
+ * Starts the one fetch for a cold or expired cache, in the layer's scope so no caller owns it.
+ * It is forked uninterruptibly; only the request itself is interruptible, so that closing the
+ * scope stops it and its waiters still hear of it.
+ */
+const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) =>
+  runFetch(
+    c,
+    deferred,
+    Effect.interruptible(
+      obtain(c, requestRetried(c, isTransient), () => fromStore)
+        .pipe(withOwnSpan("TokenService.fetch", c.owner, true))
+    )
+  ).pipe(
+    // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
+    Effect.tap((token) =>
+      Effect.flatMap(
+        Ref.get(c.state),
+        (s) => s.token === token ? FiberHandle.run(c.refreshFiber, refreshAhead(c, token)) : Effect.void
+      )
+    ),
+    Effect.forkIn(c.scope),
+    Effect.asVoid
+  )
+
+/** What a caller is to run next, and the state it leaves. */
+type Step = [Fetch, State]
+
+/** The cached `token` handed out, marked used. */
+const handOut = (token: Token, s: State): Step => [Effect.succeed(token), s.used ? s : { ...s, used: true }]
+
+// Installing a flight and starting its fetch must not be torn apart by an interruption, or
+// every later caller would wait on a fetch that never starts.
+const acquire = (c: Cache, now: number): Fetch =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatten(Ref.modify(c.state, (s): Step => {
+      if (s.token !== undefined && now < s.validUntil) return handOut(s.token, s)
+      if (c.closed) return [Effect.fail(c.closedError), s]
+      c.counters.waits++
+      if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
+      const deferred = newFlight()
+      return [
+        Effect.zipRight(startFetch(c, deferred, true), restore(Deferred.await(deferred))),
+        { ...s, inflight: deferred }
+      ]
+    }))
+  )
+
+// The common case, a usable token already marked used, is one read and no write (and the
+// clock read in place: the common case is every call's).
+const get = (c: Cache): Fetch =>
+  Effect.clockWith((clock) =>
+    Effect.flatMap(Ref.get(c.state), (s) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      return s.used && s.token !== undefined && now < s.validUntil ? Effect.succeed(s.token) : acquire(c, now)
+    })
+  )
+
+// Concurrent 401s for one token tell the store once; remembering a token and queueing it for
+// the store are not torn apart by an interruption.
+const invalidate = (c: Cache, token: Token): Effect.Effect<void> =>
+  Effect.uninterruptible(Effect.clockWith((clock) => {
+    const told = isRefused(c, token)
+    remember(c, token, clock.unsafeCurrentTimeMillis())
+    return Ref.update(
+      c.state,
+      (s) => s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s
+    ).pipe(Effect.zipRight(told ? Effect.void : Queue.offer(c.unheard, token)))
+  }))
+
+/**
+ * A token fetched here at or after `since`: the cached one, the renewal in flight if it began
+ * since, or a new renewal. Not on the path of a call that succeeds; like `acquire`, installing a
+ * flight and starting it are not torn apart.
+ */
+const fetchedAfter = (c: Cache, since: number): Fetch =>
+  Effect.clockWith((clock) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatten(Ref.modify(c.state, (s): Step => {
+        const now = clock.unsafeCurrentTimeMillis()
+        if (s.token !== undefined && now < s.validUntil && fetchedSince(c, s.token, since)) return handOut(s.token, s)
+        if (c.closed) return [Effect.fail(c.closedError), s]
+        c.counters.waits++
+        if (s.renewal !== undefined && s.renewal.since >= since) return [restore(Deferred.await(s.renewal.deferred)), s]
+        const deferred = newFlight()
+        return [
+          Effect.zipRight(startFetch(c, deferred, false), restore(Deferred.await(deferred))),
+          { ...s, renewal: { deferred, since: now } }
+        ]
+      }))
+    )
+  )
+
+const renew = (c: Cache, token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
+  Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(fetchedAfter(c, since)))
 
 /**
  * Builds the service in the current scope: the refresh fiber and any fetch in flight are bound to
@@ -54,259 +308,36 @@ const maxRefused = 1024
 export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig
-    const client = yield* HttpClient.HttpClient
-    const limits = { timeout: config.tokenTimeout, maxBodyBytes: config.maxBodyBytes }
-    const scope = yield* Effect.scope
-    const state = yield* Ref.make<State>({
-      token: undefined,
-      validUntil: 0,
-      used: false,
-      inflight: undefined,
-      renewal: undefined
-    })
-    const refreshFiber = yield* FiberHandle.make<void, never>()
-    const counters = { tokenRequests: 0, waits: 0, refreshes: 0, sharedTokens: 0 }
-    const store = Option.match(yield* Effect.serviceOption(TokenStore.TokenStore), {
-      onNone: () => TokenStore.memory,
-      onSome: (s) => s
-    }).forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId })
-    // Token fetches and refreshes are spans of their own (`TokenService.fetch`, `.refresh`), under
-    // the span the service is built in, or root spans when it is built in none; a fetch is linked
-    // to the span of the call that started it. Why not that call's span: `withOwnSpan`.
-    const owner = yield* Effect.serviceOption(Tracer.ParentSpan)
-    const skewMillis = Duration.toMillis(config.expirySkew)
-    const refreshBeforeMillis = Duration.toMillis(config.refreshBefore)
-
-    /**
-     * Tokens fetched here, with when their request was sent (epoch milliseconds): whether a token
-     * was fetched after a refusal is known only of these; a store's token is another object.
-     */
-    const fetchedHere = new WeakMap<AccessToken.AccessToken, number>()
-    const fetchedSince = (token: AccessToken.AccessToken, since: number) =>
-      (fetchedHere.get(token) ?? Number.NEGATIVE_INFINITY) >= since
-    /** One token request, counted, its token remembered as fetched here. */
-    const requestToken = Effect.clockWith((clock) => {
-      counters.tokenRequests++
-      const sent = clock.unsafeCurrentTimeMillis()
-      return Effect.tap(
-        TokenEndpoint.requestToken(client, config, config.tokenUrl, limits),
-        (token) => void fetchedHere.set(token, sent)
-      )
-    })
-    const expiresMillis = (token: AccessToken.AccessToken) => DateTime.toEpochMillis(token.expiresAt)
-    // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
-    const validUntil = (token: AccessToken.AccessToken) =>
-      expiresMillis(token) - Math.min(skewMillis, Duration.toMillis(AccessToken.lifetime(token)) / 10)
-
-    /**
-     * Tokens refused with a 401 (token string → expiry, epoch milliseconds): none is handed out
-     * again while it lives, whatever a store still holding it answers. Expired ones are let go;
-     * past `maxRefused`, the oldest.
-     */
-    const refused = new Map<string, number>()
-    const isRefused = (token: AccessToken.AccessToken) => refused.has(Redacted.value(token.token))
-    const remember = (token: AccessToken.AccessToken, now: number) => {
-      for (const [value, expires] of refused) if (expires <= now) refused.delete(value)
-      if (refused.size >= maxRefused) refused.delete(refused.keys().next().value ?? "")
-      refused.set(Redacted.value(token.token), expiresMillis(token))
+    const c: Cache = {
+      config,
+      client: yield* HttpClient.HttpClient,
+      retrySchedule,
+      scope: yield* Effect.scope,
+      state: yield* Ref.make(empty),
+      refreshFiber: yield* FiberHandle.make<void, never>(),
+      counters: { tokenRequests: 0, waits: 0, refreshes: 0, sharedTokens: 0 },
+      store: Option.getOrElse(yield* Effect.serviceOption(TokenStore.TokenStore), () => TokenStore.memory)
+        .forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId }),
+      owner: yield* Effect.serviceOption(Tracer.ParentSpan),
+      fetchedHere: new WeakMap(),
+      refused: new Map(),
+      unheard: yield* Queue.sliding<Token>(maxRefused),
+      closedError: new TokenError({ reason: "Unavailable", detail: "the token service was shut down" }),
+      closed: false
     }
-    /** `fetch` through the store, which may answer with a token it holds that `accept` takes. */
-    const obtain = (
-      fetch: Effect.Effect<AccessToken.AccessToken, TokenError>,
-      accept: (token: AccessToken.AccessToken, now: number) => boolean
-    ) =>
-      Effect.map(
-        store.obtain(fetch, (token, now) => now < validUntil(token) && !isRefused(token) && accept(token, now)),
-        (obtained) => {
-          if (obtained.shared) counters.sharedTokens++
-          return obtained.token
-        }
-      )
-
-    /** The answer of a fetch stopped by the layer's scope closing, to whoever waits on it. */
-    const closedError = new TokenError({ reason: "Unavailable", detail: "the token service was shut down" })
-    let closed = false
-
-    /**
-     * Runs one fetch for `deferred`: stores the result, then completes every waiter with it. Call
-     * it uninterruptibly with `fetch` made interruptible, so that the completion is always in place
-     * before an interruption can land; an interrupted fetch completes its waiters with an error.
-     */
-    const runFetch = (
-      deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>,
-      fetch: Effect.Effect<AccessToken.AccessToken, TokenError>
-    ) =>
-      Effect.onExit(fetch, (exit) =>
-        Ref.update(state, (s): State => {
-          const flights = {
-            inflight: s.inflight === deferred ? undefined : s.inflight,
-            renewal: s.renewal?.deferred === deferred ? undefined : s.renewal
-          }
-          return Exit.isSuccess(exit)
-            ? { token: exit.value, validUntil: validUntil(exit.value), used: false, ...flights }
-            : { ...s, ...flights }
-        }).pipe(
-          Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit))
-        ))
-
-    /** Waits until `refreshBefore` ahead of expiry; refreshes only a token that was used meanwhile. */
-    const refreshAhead = (first: AccessToken.AccessToken) =>
-      Effect.gen(function*() {
-        let cached = first
-        while (true) {
-          const expiring = cached
-          const lifetimeMillis = Duration.toMillis(AccessToken.lifetime(expiring))
-          const lead = Math.min(refreshBeforeMillis, lifetimeMillis / 2)
-          const now = yield* Clock.currentTimeMillis
-          yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(expiring) - lead - now)))
-          const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
-          const until = validUntil(expiring)
-          const stillValid = () => Effect.map(Clock.currentTimeMillis, (t) => t < until)
-          // another process of the fleet may have refreshed it already
-          const fetch = obtain(
-            Effect.retry(requestToken, {
-              schedule: retrySchedule,
-              while: (e) => isTransient(e) ? stillValid() : Effect.succeed(false)
-            }),
-            (token) => expiresMillis(token) > expiresMillis(expiring)
-          ).pipe(withOwnSpan("TokenService.refresh", owner, false))
-          // Claiming the fetch and starting it go together, or its waiters would wait forever.
-          const exit = yield* Effect.uninterruptibleMask((restore) =>
-            Effect.flatMap(
-              Ref.modify(state, (s): [boolean, State] =>
-                s.token !== undefined && AccessToken.sameToken(s.token, expiring) && s.used && s.inflight === undefined
-                  ? [true, { ...s, inflight: deferred }]
-                  : [false, s]),
-              (claimed) =>
-                claimed
-                  ? Effect.sync(() => void counters.refreshes++).pipe(
-                    Effect.zipRight(Effect.exit(runFetch(deferred, restore(fetch)))),
-                    Effect.map(Option.some)
-                  )
-                  : Effect.succeed(Option.none())
-            )
-          )
-          if (Option.isNone(exit) || Exit.isFailure(exit.value)) {
-            return
-          }
-          cached = exit.value.value
-        }
-      })
-
-    /**
-     * Starts the one fetch for a cold or expired cache, in the layer's scope so no caller owns it.
-     * `get` forks it uninterruptibly; only the request itself is interruptible, so that closing the
-     * scope stops it and its waiters still hear of it.
-     */
-    const startFetch = (
-      deferred: Deferred.Deferred<AccessToken.AccessToken, TokenError>,
-      fromStore: boolean
-    ) =>
-      runFetch(
-        deferred,
-        Effect.interruptible(
-          obtain(Effect.retry(requestToken, { schedule: retrySchedule, while: isTransient }), () => fromStore).pipe(
-            withOwnSpan("TokenService.fetch", owner, true)
-          )
-        )
-      ).pipe(
-        // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
-        Effect.tap((token) =>
-          Effect.flatMap(
-            Ref.get(state),
-            (s) => s.token === token ? FiberHandle.run(refreshFiber, refreshAhead(token)) : Effect.void
-          )
-        ),
-        Effect.forkIn(scope),
-        Effect.asVoid
-      )
-
     // Closed, the service answers at once rather than start a fetch nothing would complete, and
     // hands out no token it still holds: a call made after the close fails as one waiting did.
     yield* Effect.addFinalizer(() =>
       Effect.zipRight(
-        Effect.sync(() => void (closed = true)),
-        Ref.update(state, (s): State => ({ ...s, token: undefined }))
+        Effect.sync(() => void (c.closed = true)),
+        Ref.update(c.state, (s): State => ({ ...s, token: undefined }))
       )
     )
-
-    // Installing a flight and starting its fetch must not be torn apart by an interruption, or
-    // every later caller would wait on a fetch that never starts.
-    const acquire = (now: number): Effect.Effect<AccessToken.AccessToken, TokenError> =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.flatten(Ref.modify(state, (s): [Effect.Effect<AccessToken.AccessToken, TokenError>, State] => {
-          if (s.token !== undefined && now < s.validUntil) {
-            return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
-          }
-          if (closed) return [Effect.fail(closedError), s]
-          counters.waits++
-          if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
-          const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
-          return [
-            Effect.zipRight(startFetch(deferred, true), restore(Deferred.await(deferred))),
-            { ...s, inflight: deferred }
-          ]
-        }))
-      )
-
-    // The common case, a usable token already marked used, is one read and no write (and the
-    // clock read in place: the common case is every call's).
-    const get: Effect.Effect<AccessToken.AccessToken, TokenError> = Effect.clockWith((clock) =>
-      Effect.flatMap(Ref.get(state), (s) => {
-        const now = clock.unsafeCurrentTimeMillis()
-        return s.used && s.token !== undefined && now < s.validUntil ? Effect.succeed(s.token) : acquire(now)
-      })
-    )
-
-    /**
-     * Refused tokens the store is still to hear of, told one at a time by one fiber of the scope:
-     * the store keeps trying while it is away, and an outage queues the tokens behind it (the oldest
-     * let go past `maxRefused`) rather than start a retrying fiber for each.
-     */
-    const unheard = yield* Queue.sliding<AccessToken.AccessToken>(maxRefused)
-    yield* Effect.forkIn(Effect.forever(Effect.flatMap(Queue.take(unheard), store.invalidate)), scope)
-
-    // Concurrent 401s for one token tell the store once; remembering a token and queueing it for
-    // the store are not torn apart by an interruption.
-    const invalidate = (token: AccessToken.AccessToken) =>
-      Effect.uninterruptible(Effect.clockWith((clock) => {
-        const told = isRefused(token)
-        remember(token, clock.unsafeCurrentTimeMillis())
-        return Ref.update(
-          state,
-          (s) => s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s
-        ).pipe(Effect.zipRight(told ? Effect.void : Queue.offer(unheard, token)))
-      }))
-
-    /**
-     * A token fetched here at or after `since`: the cached one, the renewal in flight if it began
-     * since, or a new renewal. Not on the path of a call that succeeds; like `acquire`, installing a
-     * flight and starting it are not torn apart.
-     */
-    const fetchedAfter = (since: number): Effect.Effect<AccessToken.AccessToken, TokenError> =>
-      Effect.clockWith((clock) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.flatten(Ref.modify(state, (s): [Effect.Effect<AccessToken.AccessToken, TokenError>, State] => {
-            const now = clock.unsafeCurrentTimeMillis()
-            if (s.token !== undefined && now < s.validUntil && fetchedSince(s.token, since)) {
-              return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
-            }
-            if (closed) return [Effect.fail(closedError), s]
-            counters.waits++
-            if (s.renewal !== undefined && s.renewal.since >= since) {
-              return [restore(Deferred.await(s.renewal.deferred)), s]
-            }
-            const deferred = Deferred.unsafeMake<AccessToken.AccessToken, TokenError>(FiberId.none)
-            return [
-              Effect.zipRight(startFetch(deferred, false), restore(Deferred.await(deferred))),
-              { ...s, renewal: { deferred, since: now } }
-            ]
-          }))
-        )
-      )
-
-    const renew = (token: AccessToken.AccessToken, since: number) =>
-      Effect.suspend(() => fetchedSince(token, since) ? Effect.succeedNone : Effect.asSome(fetchedAfter(since)))
-
-    return { get, invalidate, renew, stats: Effect.sync(() => ({ ...counters })) }
+    yield* Effect.forkIn(Effect.forever(Effect.flatMap(Queue.take(c.unheard), c.store.invalidate)), c.scope)
+    return {
+      get: get(c),
+      invalidate: (token: Token) => invalidate(c, token),
+      renew: (token: Token, since: number) => renew(c, token, since),
+      stats: Effect.sync(() => ({ ...c.counters }))
+    }
   })
