@@ -22,6 +22,7 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
 import { errorAnswers } from "./Http.js"
 
@@ -52,10 +53,6 @@ export const make = (boundHost: string, port: number): OwnAddress => {
   }
 }
 
-/** Whether a `Host` header names the sandbox. A request with none (HTTP/1.0) names nothing. */
-export const isOwnHost = (own: OwnAddress, host: string | undefined): boolean =>
-  host !== undefined && own.authorities.has(host.trim().toLowerCase())
-
 /**
  * Whether an `Origin` header is the sandbox's own: `http://` and one of its own `Host` forms. A
  * page's origin, `null` (a sandboxed frame, a file) and `https://` are not.
@@ -81,23 +78,30 @@ const addressedTo = (target: string, host: string | undefined): string | undefin
 }
 
 /**
- * Wraps `app` so that a request whose `Host` (or absolute-form target) does not name the sandbox gets a spec-shaped 421
- * (Misdirected Request: this server does not answer for that name, RFC 9110 15.5.20) and reaches
- * nothing: no route, no counter, no fault.
+ * Wraps `app` so that a request whose `Host` (or absolute-form target) does not name the sandbox
+ * gets a spec-shaped 421 (Misdirected Request: this server does not answer for that name, RFC 9110
+ * 15.5.20) and reaches nothing: no route, no counter, no fault. A request that names its `Host`
+ * twice gets a 400, as RFC 9112 (3.2) asks: Node keeps the first, so which one it meant cannot be known.
  */
 export const onlyOwnHost = (app: HttpApp.Default, own: OwnAddress): HttpApp.Default => {
-  let sequence = 0
-  const errors = errorAnswers(() => `host-${(++sequence).toString(36)}`)
+  const errors = errorAnswers("host")
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const host = addressedTo(request.url, request.headers["host"])
-    return isOwnHost(own, host)
-      ? app
-      : Effect.succeed(errors(421, [{
-        code: "MISDIRECTED_REQUEST",
-        detail: `the sandbox answers requests for ${own.described} only, not for ${
-          host === undefined ? "a request without Host" : JSON.stringify(host)
-        }`,
+    const raw = NodeHttpServerRequest.toIncomingMessage(request).rawHeaders
+    if (raw.filter((name, i) => i % 2 === 0 && name.toLowerCase() === "host").length > 1) {
+      return Effect.succeed(errors(400, [{
+        code: "DUPLICATE_HOST",
+        detail: "the request names its Host more than once",
         source: { header: "Host" }
       }]))
+    }
+    const host = addressedTo(request.url, request.headers["host"])
+    // A request with no Host (HTTP/1.0) names nothing.
+    return host !== undefined && own.authorities.has(host.trim().toLowerCase()) ? app : Effect.succeed(errors(421, [{
+      code: "MISDIRECTED_REQUEST",
+      detail: `the sandbox answers requests for ${own.described} only, not for ${
+        host === undefined ? "a request without Host" : JSON.stringify(host)
+      }`,
+      source: { header: "Host" }
+    }]))
   })
 }

@@ -23,111 +23,20 @@ export const prng = (seed: number): () => number => {
 
 const pick = <A>(random: () => number, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
 
-const firstNames = [
-  "Olivia",
-  "Jack",
-  "Charlotte",
-  "William",
-  "Amelia",
-  "Noah",
-  "Isla",
-  "Oliver",
-  "Mia",
-  "Leo",
-  "Ava",
-  "Henry",
-  "Grace",
-  "Lucas",
-  "Chloe",
-  "Thomas",
-  "Zoe",
-  "James",
-  "Ruby",
-  "Liam",
-  "Wei",
-  "Priya",
-  "Mohammed",
-  "Sofia",
-  "Hiroshi",
-  "Anh",
-  "Mateo",
-  "Aisha"
-]
-const lastNames = [
-  "Smith",
-  "Jones",
-  "Williams",
-  "Brown",
-  "Wilson",
-  "Taylor",
-  "Nguyen",
-  "Johnson",
-  "Martin",
-  "White",
-  "Anderson",
-  "Walker",
-  "Thompson",
-  "Chen",
-  "Kelly",
-  "Harris",
-  "Lee",
-  "Ryan",
-  "Patel",
-  "Singh",
-  "Murphy",
-  "King",
-  "Robinson",
-  "Wright",
-  "Campbell",
-  "Mitchell"
-]
-const ownerWords = [
-  "Southern",
-  "Coastal",
-  "Harbour",
-  "Eucalypt",
-  "Outback",
-  "Wattle",
-  "Banksia",
-  "Pacific",
-  "Summit",
-  "Red Gum",
-  "Kookaburra",
-  "Meridian",
-  "Boomerang",
-  "Ironbark",
-  "Coral",
-  "Granite",
-  "Silverline",
-  "Tasman"
-]
-const ownerKinds = [
-  "Designs",
-  "Industries",
-  "Products",
-  "Manufacturing",
-  "Innovations",
-  "Homewares",
-  "Engineering",
-  "Studio",
-  "Group",
-  "Brands"
-]
+/** Names and words the generator draws from. */
+const firstNames =
+  ("Olivia Jack Charlotte William Amelia Noah Isla Oliver Mia Leo Ava Henry Grace Lucas Chloe Thomas " +
+    "Zoe James Ruby Liam Wei Priya Mohammed Sofia Hiroshi Anh Mateo Aisha").split(" ")
+const lastNames = ("Smith Jones Williams Brown Wilson Taylor Nguyen Johnson Martin White Anderson Walker Thompson " +
+  "Chen Kelly Harris Lee Ryan Patel Singh Murphy King Robinson Wright Campbell Mitchell").split(" ")
+const ownerWords = ("Southern, Coastal, Harbour, Eucalypt, Outback, Wattle, Banksia, Pacific, Summit, Red Gum, " +
+  "Kookaburra, Meridian, Boomerang, Ironbark, Coral, Granite, Silverline, Tasman").split(", ")
+const ownerKinds = "Designs Industries Products Manufacturing Innovations Homewares Engineering Studio Group Brands"
+  .split(" ")
 const ownerForms = ["Pty Ltd", "Pty Ltd", "Pty Ltd", "Limited", "Inc.", "GmbH", "Co., Ltd."]
-const qualifiers = [
-  "",
-  "",
-  "",
-  "Modular ",
-  "Folding ",
-  "Compact ",
-  "Portable ",
-  "Stackable ",
-  "Ergonomic ",
-  "Outdoor ",
-  "Children's ",
-  "Smart "
-]
+const qualifiers = ["", "", ""].concat(
+  "Modular Folding Compact Portable Stackable Ergonomic Outdoor Children's Smart".split(" ").map((q) => `${q} `)
+)
 
 /** How statuses are spread, by cumulative weight. */
 const statusWeights: ReadonlyArray<readonly [string, number]> = [

@@ -22,7 +22,6 @@ import { positiveInt } from "../internal/optionChecks.js"
 import * as Address from "./Address.js"
 import type { Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
-import { errorAnswers } from "./Http.js"
 import { listenDefaults } from "./Listen.js"
 import type { ListenOptions, Served } from "./Listen.js"
 import { resetHeader } from "./State.js"
@@ -122,26 +121,6 @@ const closeGracefully = (server: Http.Server, timeout: Duration.Duration): Effec
   )
 
 /**
- * Refuses a request that names its `Host` twice with a spec-shaped 400, as RFC 9112 (3.2) asks: Node
- * keeps the first and drops the rest, so which one the request meant cannot be known, and the
- * `Host` check would look at one a proxy before it may not have.
- */
-const oneHost = (app: HttpApp.Default): HttpApp.Default => {
-  let sequence = 0
-  const errors = errorAnswers(() => `hosts-${(++sequence).toString(36)}`)
-  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const raw = NodeHttpServerRequest.toIncomingMessage(request).rawHeaders
-    let hosts = 0
-    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === "host") hosts++
-    return hosts <= 1 ? app : Effect.succeed(errors(400, [{
-      code: "DUPLICATE_HOST",
-      detail: "the request names its Host more than once",
-      source: { header: "Host" }
-    }]))
-  })
-}
-
-/**
  * Serves `sandbox` on loopback until the scope closes. Fails with a `ConfigError` for a host that is
  * not loopback or a bad port, and with a `ServeError` when the address cannot be bound.
  *
@@ -175,10 +154,10 @@ export const serve = (
     const boundHost = address._tag === "TcpAddress" ? address.hostname : host
     const boundPort = address._tag === "TcpAddress" ? address.port : port
     const own = Address.make(boundHost, boundPort)
-    const app = oneHost(Address.onlyOwnHost(
+    const app = Address.onlyOwnHost(
       ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes, own }),
       own
-    ))
+    )
     yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, httpServer))
     // Added last, so it runs first: close while the handler is still installed, so requests
     // already on a connection are answered.
