@@ -114,7 +114,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
         client_id: clientId
       })
       state.activeTokens.add(jti)
-      state.tokensIssued++
+      state.counts.tokensIssued++
       return json({ access_token: accessToken, expires_in: config.tokenLifetimeSeconds, token_type: "Bearer" }, 200)
     })
 
@@ -249,7 +249,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
    * away (servers run handlers uninterruptibly unless they opt in), and the sandbox counts it.
    */
   const abandonable = (answer: Effect.Effect<Response>) =>
-    Effect.interruptible(answer).pipe(Effect.onInterrupt(() => Effect.sync(() => void state.abandoned++)))
+    Effect.interruptible(answer).pipe(Effect.onInterrupt(() => Effect.sync(() => void state.counts.abandoned++)))
 
   /**
    * Every request to a route passes here: its body read, recorded, and answered by the first fault

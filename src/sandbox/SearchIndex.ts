@@ -126,6 +126,17 @@ const allWords = (postings: ReadonlyMap<string, Int32Array>, text: string): Int3
   return matches
 }
 
+type DateType = (typeof knownDateTypes)[number]
+
+/** The field each kind of date is read from: the sandbox's designs claim no earlier priority than their filing. */
+const dateFields = {
+  FILING: "filingDate",
+  REGISTRATION: "registrationDate",
+  PRIORITY: "filingDate",
+  EXPIRY: "expiryDate",
+  LAST_CHANGED: "lastChanged"
+} as const satisfies Record<DateType, keyof Design>
+
 const millisOf = (date: DateTime.Utc | undefined): number =>
   date === undefined ? Number.NaN : DateTime.toEpochMillis(date)
 
@@ -154,16 +165,9 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
   }
   const codes: Array<ReadonlyArray<string>> = []
   const statuses: Array<string> = []
-  const changed = new Float64Array(sorted.length)
-  // The kinds of date a range can name. The sandbox's designs claim no earlier priority, so their
-  // priority date is their filing date.
-  const dates = {
-    FILING: new Float64Array(sorted.length),
-    REGISTRATION: new Float64Array(sorted.length),
-    PRIORITY: new Float64Array(sorted.length),
-    EXPIRY: new Float64Array(sorted.length),
-    LAST_CHANGED: new Float64Array(sorted.length)
-  }
+  const dates = Object.fromEntries(
+    knownDateTypes.map((type) => [type, new Float64Array(sorted.length)])
+  ) as Record<DateType, Float64Array>
   sorted.forEach((design, position) => {
     addWords(lists, [searchableText(design)], position)
     addWords(fieldLists.owner, (design.owners ?? []).map((o) => o.name), position)
@@ -171,14 +175,7 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     addWords(fieldLists.productName, design.productNames ?? [], position)
     codes.push((design.classifications ?? []).map((c) => normalizeCode(c.code)))
     statuses.push((design.status ?? "").toUpperCase())
-    changed[position] = design.lastChanged === undefined
-      ? Number.NEGATIVE_INFINITY
-      : DateTime.toEpochMillis(design.lastChanged)
-    dates.FILING[position] = millisOf(design.filingDate)
-    dates.REGISTRATION[position] = millisOf(design.registrationDate)
-    dates.PRIORITY[position] = millisOf(design.filingDate)
-    dates.EXPIRY[position] = millisOf(design.expiryDate)
-    dates.LAST_CHANGED[position] = millisOf(design.lastChanged)
+    for (const type of knownDateTypes) dates[type][position] = millisOf(design[dateFields[type]])
   })
   const postings = postingsOf(lists)
   const fieldPostings = {
@@ -198,7 +195,7 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     const keep = (p: number): boolean =>
       (statusFilter === undefined || statusFilter.includes(statuses[p]!)) &&
       (classFilter === undefined || codeMatches(codes[p]!, classFilter)) &&
-      (since === undefined || changed[p]! >= since)
+      (since === undefined || dates.LAST_CHANGED[p]! >= since)
     const descending = request.sort?.direction === "DESCENDING"
     const hits: Array<Design> = []
     let count = 0
@@ -229,7 +226,7 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     const wantedStatuses = criteria.statuses?.map((s) => s.toUpperCase())
     const wantedCodes = criteria.classification === undefined ? undefined : [normalizeCode(criteria.classification)]
     const range = criteria.date
-    const rangeDates = range === undefined ? undefined : dates[range.type as keyof typeof dates]
+    const rangeDates = range === undefined ? undefined : dates[range.type as DateType]
     const from = range?.from === undefined ? Number.NEGATIVE_INFINITY : Date.parse(`${range.from}T00:00:00Z`)
     const to = range?.to === undefined ? Number.POSITIVE_INFINITY : Date.parse(`${range.to}T00:00:00Z`) + dayMillis - 1
     const test = (p: number) => {
@@ -268,7 +265,7 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     let count = 0
     for (let i = 0; i < sorted.length; i++) {
       const p = descending ? sorted.length - 1 - i : i
-      if (joined?.[p] !== 1 || (since !== undefined && !(changed[p]! >= since))) continue
+      if (joined?.[p] !== 1 || (since !== undefined && !(dates.LAST_CHANGED[p]! >= since))) continue
       if (count >= offset && hits.length < limit) hits.push(sorted[p]!)
       count++
       const status = sorted[p]!.status ?? ""
@@ -280,18 +277,7 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
   /** Adds `position` to the posting list of `word`, kept in order, unless it is there already. */
   const addPosting = (word: string, position: number) => {
     const list = postings.get(word) ?? empty
-    let lo = 0, hi = list.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (list[mid]! < position) lo = mid + 1
-      else hi = mid
-    }
-    if (list[lo] === position) return
-    const next = new Int32Array(list.length + 1)
-    next.set(list.subarray(0, lo))
-    next[lo] = position
-    next.set(list.subarray(lo), lo + 1)
-    postings.set(word, next)
+    if (!list.includes(position)) postings.set(word, Int32Array.from([...list, position]).sort())
   }
 
   const touch = (numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc): ReadonlyArray<string> => {
@@ -304,7 +290,6 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
       const after: Design = { ...before, title: `${before.title ?? ""} (amended)`.trimStart(), lastChanged }
       sorted[position] = after
       byNumber.set(number, after)
-      changed[position] = millis
       dates.LAST_CHANGED[position] = millis
       for (const word of new Set(words(after.title ?? ""))) addPosting(word, position)
     }

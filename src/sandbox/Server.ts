@@ -8,14 +8,13 @@
  * scope stops accepting connections, lets requests in flight finish for a grace period, then drops
  * what is left.
  */
-import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServer, HttpServerRequest } from "@effect/platform"
 import type { HttpApp, HttpServerError } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ConfigError, Duration, Effect, Option } from "effect"
 import type { Scope } from "effect"
 import * as Http from "node:http"
-import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { positiveInt } from "../internal/optionChecks.js"
@@ -46,43 +45,28 @@ const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError>
     : Effect.fail(invalid("port", `port must be an integer from 0 to 65535, got ${port}`))
 
 /**
- * Turns the app's reset requests (`State.resetHeader`) into dropped connections. `reset`: the
- * answer becomes a body stream that fails at once, so the server destroys the socket before even
- * the status is sent (a HEAD's connection, whose body the server never reads, is destroyed at
- * once). `reset-mid-body`: the status, the headers (promising the full `Content-Length`) and half
- * the body are sent, and the socket is destroyed once they are out.
+ * Turns the app's reset requests (`State.resetHeader`) into dropped connections. `reset`: the socket
+ * is destroyed before anything is sent, and the handler waits to be interrupted by its closing.
+ * `reset-mid-body`: the status, the headers (promising the full `Content-Length`) and half the
+ * body are sent, and the socket is destroyed once they are out; the server skips a response already ended.
  */
 const honorResets = (app: HttpApp.Default): HttpApp.Default =>
   Effect.flatMap(app, (response) => {
     const reset = response.headers[resetHeader]
     if (reset === undefined) return Effect.succeed(response)
-    const { [resetHeader]: _, ...headers } = response.headers
-    if (reset !== "reset-mid-body") {
-      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        if (request.method === "HEAD") {
-          // The server sends a HEAD's headers alone, never reading a body that could fail: the
-          // connection is dropped here, and the handler waits to be interrupted by its closing.
-          return Effect.zipRight(
-            Effect.sync(() => NodeHttpServerRequest.toServerResponse(request).destroy()),
-            Effect.interruptible(Effect.never)
-          )
-        }
-        const failing = new Readable({
-          read() {
-            this.destroy(new Error("connection reset by the sandbox"))
-          }
-        })
-        return Effect.succeed(HttpServerResponse.raw(failing, { status: response.status, headers }))
-      })
-    }
-    const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
-    return Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-      // Answered here, short of its Content-Length; the server skips a response already ended.
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const nodeResponse = NodeHttpServerRequest.toServerResponse(request)
-      nodeResponse.writeHead(response.status, { ...headers, "content-length": String(bytes.length) })
-      const socket = nodeResponse.socket
-      nodeResponse.end(bytes.subarray(0, Math.floor(bytes.length / 2)), () => socket?.destroy())
-      return response
+      if (reset === "reset") {
+        return Effect.zipRight(Effect.sync(() => nodeResponse.destroy()), Effect.interruptible(Effect.never))
+      }
+      const { [resetHeader]: _, ...headers } = response.headers
+      const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
+      return Effect.sync(() => {
+        nodeResponse.writeHead(response.status, { ...headers, "content-length": String(bytes.length) })
+        const socket = nodeResponse.socket
+        nodeResponse.end(bytes.subarray(0, Math.floor(bytes.length / 2)), () => socket?.destroy())
+        return response
+      })
     })
   })
 
