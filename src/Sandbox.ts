@@ -78,6 +78,8 @@ export const defaults = SandboxDefaults.defaults
  */
 export const inProcessUrl = "https://sandbox.design-search.invalid"
 
+const invalid = (name: string, message: string) => Effect.fail(ConfigError.InvalidData([name], message))
+
 /**
  * Builds a sandbox: generates its dataset and index, and a fresh signing key.
  *
@@ -89,7 +91,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
     const clientId = options.clientId ?? defaults.clientId
     const clientSecret = options.clientSecret ?? defaults.clientSecret
     if (clientId === "" || clientSecret === "") {
-      return yield* Effect.fail(ConfigError.InvalidData(["clientId"], "sandbox credentials must not be empty"))
+      return yield* invalid("clientId", "sandbox credentials must not be empty")
     }
     const designs = yield* positiveInt("designs", options.designs ?? defaults.designs)
     const seed = options.seed ?? defaults.seed
@@ -104,12 +106,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
     const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
     const resultField = options.resultField ?? defaults.resultField
     if (!resultFields.includes(resultField)) {
-      return yield* Effect.fail(
-        ConfigError.InvalidData(
-          ["resultField"],
-          `resultField must be designNumbers or designIds, got ${String(resultField)}`
-        )
-      )
+      return yield* invalid("resultField", `resultField must be designNumbers or designIds, got ${String(resultField)}`)
     }
     const index = SearchIndex.make(generateDesigns(designs, seed))
     const state = State.make()
@@ -164,16 +161,12 @@ export const layer = (
 export interface ServeOptions extends Options, Listen.ListenOptions {}
 
 /**
- * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as
- * `make`, plus the control routes `POST /__sandbox/faults`, `GET /__sandbox/stats`,
- * `POST /__sandbox/touch`, `POST /__sandbox/revoke-tokens` and `POST /__sandbox/reset`. `HEAD` is
- * answered like `GET`. A
- * request whose `Host` is not the sandbox's address gets a 421, a control request from a page (an
- * `Origin` other than the sandbox's own) a 403, a fault or a touch sent as anything but
- * `application/json` a 415. The result says where it listens (`url`, `port`) and holds the
- * in-process `control` too. Serving needs `@effect/platform-node`, an optional peer dependency:
- * without it, `serve` fails with `ConfigError.MissingData` naming the package (`make` and `layer`
- * never need it).
+ * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as `make`,
+ * plus the `/__sandbox/*` control routes (faults, stats, touch, revoke-tokens, reset), answering
+ * only requests addressed to it and control requests from no page but its own. The result says
+ * where it listens and holds the in-process `control` too. Serving needs `@effect/platform-node`,
+ * an optional peer dependency: without it, `serve` fails with `ConfigError.MissingData` naming the
+ * package (`make` and `layer` never need it).
  *
  * @since 0.1.0
  * @category constructors

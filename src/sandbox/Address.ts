@@ -2,23 +2,12 @@
  * Which requests the served sandbox is addressed by, and which page may drive it: the defences of a
  * server on loopback against the browser of the user who started it.
  *
- * The `Host` check (`onlyOwnHost`) applies to every route, not only the control routes. A page on
- * `evil.example` can make its name resolve to 127.0.0.1 (DNS rebinding); the browser then treats the
- * sandbox as same-origin with the page and lets it read every answer. On the control routes that
- * would let it reset or fault a test run; on the service's routes it would let it fetch tokens with
- * the sandbox's credentials, which are public defaults, and read designs with them. The browser still
- * sends `Host: evil.example`, so refusing every request not addressed to the sandbox closes all of
- * it. The in-process client (`InProcessClient.ts`) never reaches this check: it hands requests to
- * the app itself, with no `Host`, and only `Server.serve` wraps the app in it.
- *
- * The `Origin` check (`isOwnOrigin`, used by the control routes) covers what the `Host` check cannot:
- * a page that posts straight to `http://127.0.0.1:8787/__sandbox/reset` (a form, or `fetch` with
- * `mode: "no-cors"`) sends the right `Host`, and a "simple" request needs no preflight, so the
- * browser sends it and only hides the answer. But browsers send `Origin` with every cross-origin POST
- * (and with every request `fetch` makes in CORS mode), while tools and tests send none. So a control
- * request that carries an `Origin` other than the sandbox's own is refused. That keeps the body-less
- * routes (`revoke-tokens`, `reset`) body-less for every caller that is not a page; requiring
- * `Content-Type: application/json` on them instead would force every tool to send one with no body.
+ * The `Host` check (`onlyOwnHost`, every route) stops DNS rebinding: a page whose name resolves to
+ * 127.0.0.1 would otherwise read tokens fetched with the public default credentials, or reset a
+ * test run; its browser still sends its own `Host`. The `Origin` check (`isOwnOrigin`, the control
+ * routes) stops a page that posts straight to the sandbox: browsers send `Origin` with every
+ * cross-origin POST, while tools and tests send none, so the body-less control routes stay body-less.
+ * The in-process client never reaches either check.
  */
 import { HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"

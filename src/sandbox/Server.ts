@@ -1,12 +1,10 @@
 /**
- * Serving a sandbox over loopback HTTP with `@effect/platform-node` (an optional peer dependency:
- * `Sandbox.serve` loads this module when it is called): the very `HttpApp` that
- * `Sandbox.make` builds, plus the `/__sandbox/*` control routes on the same port. Only loopback
+ * Serving a sandbox over loopback HTTP with `@effect/platform-node` (an optional peer dependency,
+ * loaded when `Sandbox.serve` is called): the very `HttpApp` that `Sandbox.make` builds, plus the
+ * `/__sandbox/*` control routes on the same port, behind the checks of `Address.ts`. Only loopback
  * addresses are allowed, since the sandbox hands out tokens to anyone who knows its (well-known)
- * credentials; and it answers only requests addressed to it (`Host`), and control requests from no
- * page but its own (`Origin`), against the browser of whoever runs it (`Address.ts`). Closing the
- * scope stops accepting connections, lets requests in flight finish for a grace period, then drops
- * what is left.
+ * credentials. Closing the scope stops accepting connections, lets requests in flight finish for a
+ * grace period, then drops what is left.
  */
 import { HttpServer, HttpServerRequest } from "@effect/platform"
 import type { HttpApp, HttpServerError } from "@effect/platform"
