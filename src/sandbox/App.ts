@@ -14,6 +14,7 @@ import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { parameterError } from "../internal/validation.js"
 import type { ResultField } from "./Defaults.js"
 import { answers, decodeJson, errorAnswers, json, pathOf, readBody, statusProblem, wrongMethod } from "./Http.js"
+import type { Errors } from "./Http.js"
 import * as Jwt from "./Jwt.js"
 import { unknownCriteria, unknownDateTypes } from "./SearchIndex.js"
 import type { SearchIndex } from "./SearchIndex.js"
@@ -44,6 +45,12 @@ interface Route {
   readonly handle: (incoming: Incoming) => Effect.Effect<Response, Response>
 }
 
+/** What the handlers share: the app's config, and its ids and error answers. */
+interface Context extends AppConfig {
+  readonly nextId: () => string
+  readonly errors: Errors
+}
+
 const decodeQuick = Schema.decodeUnknown(QuickSearchRequest, { errors: "all" })
 const decodeAdvanced = Schema.decodeUnknown(AdvancedSearchRequest, { errors: "all" })
 const decodePage = Schema.decodeUnknown(PageRequest, { errors: "all" })
@@ -51,198 +58,208 @@ const encodeDesign = Schema.encodeSync(Design)
 const isDesignNumber = Schema.is(DesignNumber)
 const designPrefix = `${apiPath}/design/`
 
+const fail = (ctx: Context, status: number, code: string, detail: string, headers?: Record<string, string>) =>
+  Effect.fail(ctx.errors(status, [{ code, detail }], headers))
+
+const oauthError = (status: number, error: string, description: string) =>
+  Effect.fail(json({ error, error_description: description }, status))
+
+const message = (ctx: Context, code: string, detail: string, severity: string): Message => ({
+  id: ctx.nextId(),
+  code,
+  detail,
+  severity
+})
+
+/** The answer a fault asks for, after its delay on the sandbox's clock. */
+const faultResponse = (ctx: Context, fault: Fault): Effect.Effect<Response> => {
+  const headers = fault.headers ?? {}
+  const response = fault.kind === "reset"
+    ? HttpServerResponse.empty({ status: fault.status, headers: { [resetHeader]: "reset" } })
+    : fault.status === 204 || fault.status === 304
+    ? HttpServerResponse.empty({ status: fault.status, headers })
+    : fault.body === undefined
+    ? ctx.errors(fault.status, [statusProblem(fault.status)], headers)
+    : typeof fault.body === "string"
+    ? HttpServerResponse.text(fault.body, { status: fault.status, headers, contentType: headers["content-type"] })
+    : json(fault.body, fault.status, headers)
+  const answer = fault.kind === "resetMidBody"
+    ? HttpServerResponse.setHeader(response, resetHeader, "reset-mid-body")
+    : response
+  return fault.delayMs ? Effect.as(Effect.sleep(Duration.millis(fault.delayMs)), answer) : Effect.succeed(answer)
+}
+
+/** The token endpoint: a client credentials grant, answered with a JWT or an RFC 6749 error. */
+const token = (ctx: Context) => ({ body, headers }: Incoming) =>
+  Effect.gen(function*() {
+    if (!(headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+      return yield* oauthError(400, "invalid_request", "expected an application/x-www-form-urlencoded body")
+    }
+    const form = new URLSearchParams(body)
+    const [grantType, clientId, clientSecret] = ["grant_type", "client_id", "client_secret"].map((k) => form.get(k))
+    if (grantType === null || clientId === null || clientSecret === null) {
+      return yield* oauthError(400, "invalid_request", "grant_type, client_id and client_secret are required")
+    }
+    if (grantType !== "client_credentials") {
+      return yield* oauthError(400, "unsupported_grant_type", "only client_credentials is supported")
+    }
+    if (clientId !== ctx.clientId || clientSecret !== ctx.clientSecret) {
+      return yield* oauthError(401, "invalid_client", "client authentication failed")
+    }
+    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const jti = ctx.nextId()
+    const accessToken = Jwt.encode(ctx.signingKey, {
+      sub: clientId,
+      token_use: "access",
+      scope: "https://api.ipaustralia.gov.au/australian-design-search-api",
+      auth_time: now,
+      iss: ctx.issuer,
+      exp: now + ctx.tokenLifetimeSeconds,
+      iat: now,
+      jti,
+      client_id: clientId
+    })
+    ctx.state.activeTokens.add(jti)
+    ctx.state.counts.tokensIssued++
+    return json({ access_token: accessToken, expires_in: ctx.tokenLifetimeSeconds, token_type: "Bearer" }, 200)
+  })
+
+/** Succeeds when the bearer token is good; otherwise fails with the 401 to send. */
+const authenticate = (ctx: Context, header: string | undefined) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const match = header === undefined ? null : /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header)
+    const claims = match === null ? undefined : Jwt.verify(ctx.signingKey, match[1]!)
+    const refusal = header === undefined
+      ? "missing access token"
+      : claims === undefined
+      ? "malformed Authorization header"
+      : Either.isLeft(claims)
+      ? `invalid access token: ${claims.left}`
+      : claims.right.exp * 1000 <= now
+      ? "access token expired"
+      : !ctx.state.activeTokens.has(claims.right.jti)
+      ? "access token revoked"
+      : undefined
+    return refusal === undefined
+      ? Effect.void
+      : fail(ctx, 401, "UNAUTHORIZED", refusal, { "www-authenticate": `Bearer error="invalid_token"` })
+  })
+
+/** A 200 with `data`, and `messages` beside it when there are any. */
+const withMessages = (data: object, messages: ReadonlyArray<Message>) =>
+  json(messages.length === 0 ? data : { data, messages }, 200)
+
+/** The warning of a search that lists only the first `resultCap` of its `count` matches. */
+const capped = (ctx: Context, count: number): ReadonlyArray<Message> =>
+  count <= ctx.resultCap ? [] : [message(
+    ctx,
+    "RESULT_LIMIT",
+    `${count} designs match; the first ${ctx.resultCap} are listed. Narrow the search to see the rest.`,
+    "warning"
+  )]
+
+/** A search result naming its numbers in the configured field. */
+const searchResult = (ctx: Context, count: number, designs: ReadonlyArray<Design>, extra: object = {}) => ({
+  count,
+  [ctx.resultField]: designs.map((d) => d.number),
+  ...extra
+})
+
+/**
+ * An advanced request the index can answer: a 422 for a kind of date it does not hold. Criteria
+ * it does not know are ignored, and an information message names them.
+ */
+const advancedRequest = <A extends AdvancedSearchRequest>(
+  ctx: Context,
+  body: string,
+  decode: (u: unknown) => Effect.Effect<A, ParseResult.ParseError>
+) =>
+  Effect.flatMap(decodeJson(body, decode, ctx.errors), (query) => {
+    const badDates = unknownDateTypes(query)
+    if (badDates.length > 0) {
+      return Effect.fail(ctx.errors(
+        422,
+        badDates.map((pointer) => ({
+          code: "INVALID_VALUE",
+          detail: "expected a date type: FILING, REGISTRATION, PRIORITY, EXPIRY or LAST_CHANGED",
+          source: { pointer }
+        }))
+      ))
+    }
+    const unknown = unknownCriteria(query)
+    const messages = unknown.length === 0 ? [] : [message(
+      ctx,
+      "UNKNOWN_CRITERION",
+      `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`,
+      "information"
+    )]
+    return Effect.succeed({ query, messages })
+  })
+
+/** Each design as the schema encodes it, once: a touched design is a new object. */
+const encoded = new WeakMap<Design, typeof Design.Encoded>()
+const encode = (design: Design) => {
+  let value = encoded.get(design)
+  if (value === undefined) encoded.set(design, value = encodeDesign(design))
+  return value
+}
+
+const getDesign = (ctx: Context) => ({ designNumber = "" }: Incoming) => {
+  const number = Either.getOrElse(Either.try(() => decodeURIComponent(designNumber)), () => designNumber)
+  if (!isDesignNumber(number)) {
+    return Effect.fail(
+      ctx.errors(400, [parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")])
+    )
+  }
+  const design = ctx.index.get(number)
+  return design === undefined
+    ? fail(ctx, 404, "NOT_FOUND", `no design numbered ${number}`)
+    : Effect.succeed(json(encode(design), 200))
+}
+
+/** The routes at fixed paths. */
+const routes = (ctx: Context): Record<string, Route> => ({
+  [tokenPath]: { endpoint: "token", method: "POST", handle: token(ctx) },
+  [`${apiPath}/search/quick`]: {
+    endpoint: "search",
+    method: "POST",
+    handle: ({ body }) =>
+      Effect.map(decodeJson(body, decodeQuick, ctx.errors), (query) => {
+        const hits = ctx.index.search(query, ctx.resultCap)
+        return withMessages(searchResult(ctx, hits.count, hits.designs), capped(ctx, hits.count))
+      })
+  },
+  [`${apiPath}/search/advanced`]: {
+    endpoint: "advanced",
+    method: "POST",
+    handle: ({ body }) =>
+      Effect.map(advancedRequest(ctx, body, decodeAdvanced), ({ messages, query }) => {
+        const hits = ctx.index.advanced(query, 0, ctx.resultCap)
+        const result = searchResult(ctx, hits.count, hits.designs, { aggregations: { status: hits.statuses } })
+        return withMessages(result, [...messages, ...capped(ctx, hits.count)])
+      })
+  },
+  [`${apiPath}/page/advanced`]: {
+    endpoint: "page",
+    method: "POST",
+    handle: ({ body }) =>
+      Effect.map(advancedRequest(ctx, body, decodePage), ({ messages, query }) => {
+        const hits = ctx.index.advanced(query, query.pageNumber * query.pageSize, query.pageSize)
+        const page = { count: hits.count, designs: hits.designs.map(encode), aggregations: { status: hits.statuses } }
+        return withMessages(page, messages)
+      })
+  }
+})
+
 /** Builds the app over a dataset index and a state. */
 export const make = (config: AppConfig): HttpApp.Default => {
-  const { index, state } = config
+  const { state } = config
   const nextId = () => `sbx-${(++state.sequence).toString(36)}`
-  const errors = errorAnswers(nextId)
-  const fail = (status: number, code: string, detail: string, headers?: Record<string, string>) =>
-    Effect.fail(errors(status, [{ code, detail }], headers))
-  const oauthError = (status: number, error: string, description: string) =>
-    Effect.fail(json({ error, error_description: description }, status))
-  const message = (code: string, detail: string, severity: string): Message => ({
-    id: nextId(),
-    code,
-    detail,
-    severity
-  })
-
-  const faultResponse = (fault: Fault): Effect.Effect<Response> => {
-    const headers = fault.headers ?? {}
-    const response = fault.kind === "reset"
-      ? HttpServerResponse.empty({ status: fault.status, headers: { [resetHeader]: "reset" } })
-      : fault.status === 204 || fault.status === 304
-      ? HttpServerResponse.empty({ status: fault.status, headers })
-      : fault.body === undefined
-      ? errors(fault.status, [statusProblem(fault.status)], headers)
-      : typeof fault.body === "string"
-      ? HttpServerResponse.text(fault.body, { status: fault.status, headers, contentType: headers["content-type"] })
-      : json(fault.body, fault.status, headers)
-    const answer = fault.kind === "resetMidBody"
-      ? HttpServerResponse.setHeader(response, resetHeader, "reset-mid-body")
-      : response
-    return fault.delayMs ? Effect.as(Effect.sleep(Duration.millis(fault.delayMs)), answer) : Effect.succeed(answer)
-  }
-
-  const token = ({ body, headers }: Incoming) =>
-    Effect.gen(function*() {
-      if (!(headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) {
-        return yield* oauthError(400, "invalid_request", "expected an application/x-www-form-urlencoded body")
-      }
-      const form = new URLSearchParams(body)
-      const [grantType, clientId, clientSecret] = ["grant_type", "client_id", "client_secret"].map((k) => form.get(k))
-      if (grantType === null || clientId === null || clientSecret === null) {
-        return yield* oauthError(400, "invalid_request", "grant_type, client_id and client_secret are required")
-      }
-      if (grantType !== "client_credentials") {
-        return yield* oauthError(400, "unsupported_grant_type", "only client_credentials is supported")
-      }
-      if (clientId !== config.clientId || clientSecret !== config.clientSecret) {
-        return yield* oauthError(401, "invalid_client", "client authentication failed")
-      }
-      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const jti = nextId()
-      const accessToken = Jwt.encode(config.signingKey, {
-        sub: clientId,
-        token_use: "access",
-        scope: "https://api.ipaustralia.gov.au/australian-design-search-api",
-        auth_time: now,
-        iss: config.issuer,
-        exp: now + config.tokenLifetimeSeconds,
-        iat: now,
-        jti,
-        client_id: clientId
-      })
-      state.activeTokens.add(jti)
-      state.counts.tokensIssued++
-      return json({ access_token: accessToken, expires_in: config.tokenLifetimeSeconds, token_type: "Bearer" }, 200)
-    })
-
-  /** Succeeds when the bearer token is good; otherwise fails with the 401 to send. */
-  const authenticate = (header: string | undefined) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const match = header === undefined ? null : /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header)
-      const claims = match === null ? undefined : Jwt.verify(config.signingKey, match[1]!)
-      const refusal = header === undefined
-        ? "missing access token"
-        : claims === undefined
-        ? "malformed Authorization header"
-        : Either.isLeft(claims)
-        ? `invalid access token: ${claims.left}`
-        : claims.right.exp * 1000 <= now
-        ? "access token expired"
-        : !state.activeTokens.has(claims.right.jti)
-        ? "access token revoked"
-        : undefined
-      return refusal === undefined
-        ? Effect.void
-        : fail(401, "UNAUTHORIZED", refusal, { "www-authenticate": `Bearer error="invalid_token"` })
-    })
-
-  /** A 200 with `data`, and `messages` beside it when there are any. */
-  const withMessages = (data: object, messages: ReadonlyArray<Message>) =>
-    json(messages.length === 0 ? data : { data, messages }, 200)
-
-  /** The warning of a search that lists only the first `resultCap` of its `count` matches. */
-  const capped = (count: number): ReadonlyArray<Message> =>
-    count <= config.resultCap ? [] : [message(
-      "RESULT_LIMIT",
-      `${count} designs match; the first ${config.resultCap} are listed. Narrow the search to see the rest.`,
-      "warning"
-    )]
-
-  /** A search result naming its numbers in the configured field. */
-  const searchResult = (count: number, designs: ReadonlyArray<Design>, extra: object = {}) => ({
-    count,
-    [config.resultField]: designs.map((d) => d.number),
-    ...extra
-  })
-
-  /**
-   * An advanced request the index can answer: a 422 for a kind of date it does not hold. Criteria
-   * it does not know are ignored, and an information message names them.
-   */
-  const advancedRequest = <A extends AdvancedSearchRequest>(
-    body: string,
-    decode: (u: unknown) => Effect.Effect<A, ParseResult.ParseError>
-  ) =>
-    Effect.flatMap(decodeJson(body, decode, errors), (query) => {
-      const badDates = unknownDateTypes(query)
-      if (badDates.length > 0) {
-        return Effect.fail(errors(
-          422,
-          badDates.map((pointer) => ({
-            code: "INVALID_VALUE",
-            detail: "expected a date type: FILING, REGISTRATION, PRIORITY, EXPIRY or LAST_CHANGED",
-            source: { pointer }
-          }))
-        ))
-      }
-      const unknown = unknownCriteria(query)
-      const messages = unknown.length === 0 ? [] : [message(
-        "UNKNOWN_CRITERION",
-        `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`,
-        "information"
-      )]
-      return Effect.succeed({ query, messages })
-    })
-
-  /** Each design as the schema encodes it, once: a touched design is a new object. */
-  const encoded = new WeakMap<Design, typeof Design.Encoded>()
-  const encode = (design: Design) => {
-    let value = encoded.get(design)
-    if (value === undefined) encoded.set(design, value = encodeDesign(design))
-    return value
-  }
-
-  const getDesign = ({ designNumber = "" }: Incoming) => {
-    const number = Either.getOrElse(Either.try(() => decodeURIComponent(designNumber)), () => designNumber)
-    if (!isDesignNumber(number)) {
-      return Effect.fail(
-        errors(400, [parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")])
-      )
-    }
-    const design = index.get(number)
-    return design === undefined
-      ? fail(404, "NOT_FOUND", `no design numbered ${number}`)
-      : Effect.succeed(json(encode(design), 200))
-  }
-
-  const routes: Record<string, Route> = {
-    [tokenPath]: { endpoint: "token", method: "POST", handle: token },
-    [`${apiPath}/search/quick`]: {
-      endpoint: "search",
-      method: "POST",
-      handle: ({ body }) =>
-        Effect.map(decodeJson(body, decodeQuick, errors), (query) => {
-          const hits = index.search(query, config.resultCap)
-          return withMessages(searchResult(hits.count, hits.designs), capped(hits.count))
-        })
-    },
-    [`${apiPath}/search/advanced`]: {
-      endpoint: "advanced",
-      method: "POST",
-      handle: ({ body }) =>
-        Effect.map(advancedRequest(body, decodeAdvanced), ({ messages, query }) => {
-          const hits = index.advanced(query, 0, config.resultCap)
-          const result = searchResult(hits.count, hits.designs, { aggregations: { status: hits.statuses } })
-          return withMessages(result, [...messages, ...capped(hits.count)])
-        })
-    },
-    [`${apiPath}/page/advanced`]: {
-      endpoint: "page",
-      method: "POST",
-      handle: ({ body }) =>
-        Effect.map(advancedRequest(body, decodePage), ({ messages, query }) => {
-          const hits = index.advanced(query, query.pageNumber * query.pageSize, query.pageSize)
-          const page = { count: hits.count, designs: hits.designs.map(encode), aggregations: { status: hits.statuses } }
-          return withMessages(page, messages)
-        })
-    }
-  }
-  const designRoute: Route = { endpoint: "design", method: "GET", handle: getDesign }
+  const ctx: Context = { ...config, nextId, errors: errorAnswers(nextId) }
+  const fixed = routes(ctx)
+  const designRoute: Route = { endpoint: "design", method: "GET", handle: getDesign(ctx) }
   const route = (path: string): Route | undefined =>
-    Object.hasOwn(routes, path) ? routes[path] : path.startsWith(designPrefix) ? designRoute : undefined
+    Object.hasOwn(fixed, path) ? fixed[path] : path.startsWith(designPrefix) ? designRoute : undefined
 
   /**
    * Lets a (delayed) answer be abandoned: the transport interrupts the handler when its client goes
@@ -259,8 +276,8 @@ export const make = (config: AppConfig): HttpApp.Default => {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = pathOf(request.url)
     const target = route(path)
-    if (target === undefined) return yield* fail(404, "NOT_FOUND", `no route for ${request.method} ${path}`)
-    const read = yield* Effect.either(readBody(request, config.maxRequestBytes, errors))
+    if (target === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
+    const read = yield* Effect.either(readBody(request, config.maxRequestBytes, ctx.errors))
     const incoming: Incoming = {
       endpoint: target.endpoint,
       method: request.method,
@@ -270,9 +287,9 @@ export const make = (config: AppConfig): HttpApp.Default => {
       body: Either.getOrElse(read, () => "")
     }
     const fault = receive(state, incoming)
-    if (fault !== undefined) return yield* abandonable(faultResponse(fault))
-    if (target.endpoint !== "token") yield* authenticate(request.headers["authorization"])
-    if (!answers(target.method, request.method)) return yield* Effect.fail(wrongMethod(errors, target.method))
+    if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
+    if (target.endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
+    if (!answers(target.method, request.method)) return yield* Effect.fail(wrongMethod(ctx.errors, target.method))
     yield* read
     return yield* target.handle(incoming)
   }).pipe(Effect.merge)
