@@ -108,16 +108,12 @@ const token = (ctx: Context) => ({ body, headers }: Incoming) =>
     }
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     const jti = ctx.nextId()
-    const accessToken = Jwt.encode(ctx.signingKey, {
-      sub: clientId,
-      token_use: "access",
-      scope: "https://api.ipaustralia.gov.au/australian-design-search-api",
-      auth_time: now,
-      iss: ctx.issuer,
-      exp: now + ctx.tokenLifetimeSeconds,
-      iat: now,
+    const accessToken = Jwt.issue(ctx.signingKey, {
+      clientId,
+      issuer: ctx.issuer,
       jti,
-      client_id: clientId
+      lifetime: ctx.tokenLifetimeSeconds,
+      now
     })
     ctx.state.activeTokens.add(jti)
     ctx.state.counts.tokensIssued++

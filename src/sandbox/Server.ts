@@ -120,12 +120,9 @@ export const serve = (
       "maxControlBodyBytes",
       options.maxControlBodyBytes ?? listenDefaults.maxControlBodyBytes
     )
-    const shutdownTimeout = Option.getOrElse(
-      Option.filter(
-        Duration.decodeUnknown(options.shutdownTimeout ?? listenDefaults.shutdownTimeout),
-        Duration.isFinite
-      ),
-      () => listenDefaults.shutdownTimeout
+    const shutdownTimeout = Duration.decodeUnknown(options.shutdownTimeout ?? listenDefaults.shutdownTimeout).pipe(
+      Option.filter(Duration.isFinite),
+      Option.getOrElse(() => listenDefaults.shutdownTimeout)
     )
     // A request without Host (HTTP/1.1 requires one) reaches the app, which answers it a
     // spec-shaped 421 like any request not addressed to the sandbox, rather than Node a bare 400.
