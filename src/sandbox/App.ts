@@ -81,7 +81,7 @@ const faultResponse = (ctx: Context, fault: Fault): Effect.Effect<Response> => {
     : fault.body === undefined
     ? ctx.errors(fault.status, [statusProblem(fault.status)], headers)
     : typeof fault.body === "string"
-    ? HttpServerResponse.text(fault.body, { status: fault.status, headers, contentType: headers["content-type"] })
+    ? HttpServerResponse.text(fault.body, { status: fault.status, headers })
     : json(fault.body, fault.status, headers)
   const answer = fault.kind === "resetMidBody"
     ? HttpServerResponse.setHeader(response, resetHeader, "reset-mid-body")
