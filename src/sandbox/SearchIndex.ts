@@ -67,20 +67,28 @@ export interface SearchIndex {
   readonly advanced: (request: AdvancedSearchRequest, offset: number, limit: number) => AdvancedHits
   /**
    * Appends " (amended)" to each design's title and sets its `lastChanged` to `lastChanged`: each
-   * becomes a new object (the app caches the JSON of a design object) and its new title words are
+   * becomes a new object (the app caches each design object's encoding) and its new title words are
    * indexed. Touches nothing and returns the numbers it does not hold if there are any.
    */
   readonly touch: (numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc) => ReadonlyArray<string>
 }
 
+/** The word lists an advanced search can match a criterion against, and the texts each is made of. */
+const wordFields = {
+  owner: (design: Design) => (design.owners ?? []).map((o) => o.name),
+  designer: (design: Design) => (design.designers ?? []).map((d) => d.name),
+  productName: (design: Design) => design.productNames ?? []
+}
+type WordField = keyof typeof wordFields
+const wordFieldNames = Object.keys(wordFields) as ReadonlyArray<WordField>
+
+/** The text a quick search matches: the number, the title, the classes' titles and every word field. */
 const searchableText = (design: Design): string =>
   [
     design.number,
     design.title ?? "",
-    ...(design.productNames ?? []),
     ...(design.classifications ?? []).map((c) => c.title ?? ""),
-    ...(design.owners ?? []).map((o) => o.name),
-    ...(design.designers ?? []).map((d) => d.name)
+    ...wordFieldNames.flatMap((field) => wordFields[field](design))
   ].join(" ")
 
 const intersect = (a: Int32Array, b: Int32Array): Int32Array => {
@@ -103,11 +111,8 @@ const empty = new Int32Array(0)
 const dayMillis = 86_400_000
 
 /** Postings of a word list: each word's positions, in order. */
-const postingsOf = (lists: Map<string, Array<number>>): Map<string, Int32Array> => {
-  const postings = new Map<string, Int32Array>()
-  for (const [word, list] of lists) postings.set(word, Int32Array.from(list))
-  return postings
-}
+const postingsOf = (lists: Map<string, Array<number>>): Map<string, Int32Array> =>
+  new Map([...lists].map(([word, list]) => [word, Int32Array.from(list)]))
 
 /** Adds `position` to the list of each distinct word of `texts`. */
 const addWords = (lists: Map<string, Array<number>>, texts: ReadonlyArray<string>, position: number) => {
@@ -146,15 +151,6 @@ const millisOf = (date: DateTime.Utc | undefined): number =>
  */
 const codeMatches = (codes: ReadonlyArray<string>, wanted: ReadonlyArray<string>): boolean =>
   codes.some((c) => wanted.some((f) => f !== "" && (c.startsWith(f) || f.startsWith(c))))
-
-/** The word lists an advanced search can match a criterion against, and the texts each is made of. */
-const wordFields = {
-  owner: (design: Design) => (design.owners ?? []).map((o) => o.name),
-  designer: (design: Design) => (design.designers ?? []).map((d) => d.name),
-  productName: (design: Design) => design.productNames ?? []
-}
-type WordField = keyof typeof wordFields
-const wordFieldNames = Object.keys(wordFields) as ReadonlyArray<WordField>
 
 /** What the index holds: the designs in number order, and by position their words, codes, statuses and dates. */
 interface Tables {
