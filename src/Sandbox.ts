@@ -19,9 +19,8 @@ import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
-import { resultFields } from "./sandbox/Defaults.js"
+import { defaults, resultFields } from "./sandbox/Defaults.js"
 import type { ResultField } from "./sandbox/Defaults.js"
-import * as SandboxDefaults from "./sandbox/Defaults.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
 import type * as Listen from "./sandbox/Listen.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
@@ -29,7 +28,7 @@ import * as State from "./sandbox/State.js"
 
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export { fixedNumbers } from "./sandbox/Dataset.js"
-export { type ResultField, resultFields } from "./sandbox/Defaults.js"
+export { defaults, type ResultField, resultFields } from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
 export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Listen.js"
 export { Fault, FaultTarget, type Stats } from "./sandbox/State.js"
@@ -61,14 +60,6 @@ export interface Options {
    */
   readonly resultField?: ResultField | undefined
 }
-
-/**
- * Defaults of `Options`.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaults = SandboxDefaults.defaults
 
 /**
  * Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out.
