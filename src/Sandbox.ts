@@ -19,9 +19,8 @@ import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
-import { resultFields } from "./sandbox/Defaults.js"
+import { defaults, resultFields } from "./sandbox/Defaults.js"
 import type { ResultField } from "./sandbox/Defaults.js"
-import * as SandboxDefaults from "./sandbox/Defaults.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
 import type * as Listen from "./sandbox/Listen.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
@@ -29,7 +28,7 @@ import * as State from "./sandbox/State.js"
 
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export { fixedNumbers } from "./sandbox/Dataset.js"
-export { type ResultField, resultFields } from "./sandbox/Defaults.js"
+export { defaults, type ResultField, resultFields } from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
 export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Listen.js"
 export { Fault, FaultTarget, type Stats } from "./sandbox/State.js"
@@ -63,20 +62,14 @@ export interface Options {
 }
 
 /**
- * Defaults of `Options`.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaults = SandboxDefaults.defaults
-
-/**
  * Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out.
  *
  * @since 0.1.0
  * @category constants
  */
 export const inProcessUrl = "https://sandbox.design-search.invalid"
+
+const invalid = (name: string, message: string) => Effect.fail(ConfigError.InvalidData([name], message))
 
 /**
  * Builds a sandbox: generates its dataset and index, and a fresh signing key.
@@ -89,7 +82,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
     const clientId = options.clientId ?? defaults.clientId
     const clientSecret = options.clientSecret ?? defaults.clientSecret
     if (clientId === "" || clientSecret === "") {
-      return yield* Effect.fail(ConfigError.InvalidData(["clientId"], "sandbox credentials must not be empty"))
+      return yield* invalid("clientId", "sandbox credentials must not be empty")
     }
     const designs = yield* positiveInt("designs", options.designs ?? defaults.designs)
     const seed = options.seed ?? defaults.seed
@@ -104,12 +97,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
     const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
     const resultField = options.resultField ?? defaults.resultField
     if (!resultFields.includes(resultField)) {
-      return yield* Effect.fail(
-        ConfigError.InvalidData(
-          ["resultField"],
-          `resultField must be designNumbers or designIds, got ${String(resultField)}`
-        )
-      )
+      return yield* invalid("resultField", `resultField must be designNumbers or designIds, got ${String(resultField)}`)
     }
     const index = SearchIndex.make(generateDesigns(designs, seed))
     const state = State.make()
@@ -164,16 +152,12 @@ export const layer = (
 export interface ServeOptions extends Options, Listen.ListenOptions {}
 
 /**
- * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as
- * `make`, plus the control routes `POST /__sandbox/faults`, `GET /__sandbox/stats`,
- * `POST /__sandbox/touch`, `POST /__sandbox/revoke-tokens` and `POST /__sandbox/reset`. `HEAD` is
- * answered like `GET`. A
- * request whose `Host` is not the sandbox's address gets a 421, a control request from a page (an
- * `Origin` other than the sandbox's own) a 403, a fault or a touch sent as anything but
- * `application/json` a 415. The result says where it listens (`url`, `port`) and holds the
- * in-process `control` too. Serving needs `@effect/platform-node`, an optional peer dependency:
- * without it, `serve` fails with `ConfigError.MissingData` naming the package (`make` and `layer`
- * never need it).
+ * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as `make`,
+ * plus the `/__sandbox/*` control routes (faults, stats, touch, revoke-tokens, reset), answering
+ * only requests addressed to it and control requests from no page but its own. The result says
+ * where it listens and holds the in-process `control` too. Serving needs `@effect/platform-node`,
+ * an optional peer dependency: without it, `serve` fails with `ConfigError.MissingData` naming the
+ * package (`make` and `layer` never need it).
  *
  * @since 0.1.0
  * @category constructors

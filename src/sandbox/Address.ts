@@ -2,26 +2,16 @@
  * Which requests the served sandbox is addressed by, and which page may drive it: the defences of a
  * server on loopback against the browser of the user who started it.
  *
- * The `Host` check (`onlyOwnHost`) applies to every route, not only the control routes. A page on
- * `evil.example` can make its name resolve to 127.0.0.1 (DNS rebinding); the browser then treats the
- * sandbox as same-origin with the page and lets it read every answer. On the control routes that
- * would let it reset or fault a test run; on the service's routes it would let it fetch tokens with
- * the sandbox's credentials, which are public defaults, and read designs with them. The browser still
- * sends `Host: evil.example`, so refusing every request not addressed to the sandbox closes all of
- * it. The in-process client (`InProcessClient.ts`) never reaches this check: it hands requests to
- * the app itself, with no `Host`, and only `Server.serve` wraps the app in it.
- *
- * The `Origin` check (`isOwnOrigin`, used by the control routes) covers what the `Host` check cannot:
- * a page that posts straight to `http://127.0.0.1:8787/__sandbox/reset` (a form, or `fetch` with
- * `mode: "no-cors"`) sends the right `Host`, and a "simple" request needs no preflight, so the
- * browser sends it and only hides the answer. But browsers send `Origin` with every cross-origin POST
- * (and with every request `fetch` makes in CORS mode), while tools and tests send none. So a control
- * request that carries an `Origin` other than the sandbox's own is refused. That keeps the body-less
- * routes (`revoke-tokens`, `reset`) body-less for every caller that is not a page; requiring
- * `Content-Type: application/json` on them instead would force every tool to send one with no body.
+ * The `Host` check (`onlyOwnHost`, every route) stops DNS rebinding: a page whose name resolves to
+ * 127.0.0.1 would otherwise read tokens fetched with the public default credentials, or reset a
+ * test run; its browser still sends its own `Host`. The `Origin` check (`isOwnOrigin`, the control
+ * routes) stops a page that posts straight to the sandbox: browsers send `Origin` with every
+ * cross-origin POST, while tools and tests send none, so the body-less control routes stay body-less.
+ * The in-process client never reaches either check.
  */
 import { HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
 import { errorAnswers } from "./Http.js"
 
@@ -52,10 +42,6 @@ export const make = (boundHost: string, port: number): OwnAddress => {
   }
 }
 
-/** Whether a `Host` header names the sandbox. A request with none (HTTP/1.0) names nothing. */
-export const isOwnHost = (own: OwnAddress, host: string | undefined): boolean =>
-  host !== undefined && own.authorities.has(host.trim().toLowerCase())
-
 /**
  * Whether an `Origin` header is the sandbox's own: `http://` and one of its own `Host` forms. A
  * page's origin, `null` (a sandboxed frame, a file) and `https://` are not.
@@ -81,23 +67,30 @@ const addressedTo = (target: string, host: string | undefined): string | undefin
 }
 
 /**
- * Wraps `app` so that a request whose `Host` (or absolute-form target) does not name the sandbox gets a spec-shaped 421
- * (Misdirected Request: this server does not answer for that name, RFC 9110 15.5.20) and reaches
- * nothing: no route, no counter, no fault.
+ * Wraps `app` so that a request whose `Host` (or absolute-form target) does not name the sandbox
+ * gets a spec-shaped 421 (Misdirected Request: this server does not answer for that name, RFC 9110
+ * 15.5.20) and reaches nothing: no route, no counter, no fault. A request that names its `Host`
+ * twice gets a 400, as RFC 9112 (3.2) asks: Node keeps the first, so which one it meant cannot be known.
  */
 export const onlyOwnHost = (app: HttpApp.Default, own: OwnAddress): HttpApp.Default => {
-  let sequence = 0
-  const errors = errorAnswers(() => `host-${(++sequence).toString(36)}`)
+  const errors = errorAnswers("host")
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const host = addressedTo(request.url, request.headers["host"])
-    return isOwnHost(own, host)
-      ? app
-      : Effect.succeed(errors(421, [{
-        code: "MISDIRECTED_REQUEST",
-        detail: `the sandbox answers requests for ${own.described} only, not for ${
-          host === undefined ? "a request without Host" : JSON.stringify(host)
-        }`,
+    const raw = NodeHttpServerRequest.toIncomingMessage(request).rawHeaders
+    if (raw.filter((name, i) => i % 2 === 0 && name.toLowerCase() === "host").length > 1) {
+      return Effect.succeed(errors(400, [{
+        code: "DUPLICATE_HOST",
+        detail: "the request names its Host more than once",
         source: { header: "Host" }
       }]))
+    }
+    const host = addressedTo(request.url, request.headers["host"])
+    // A request with no Host (HTTP/1.0) names nothing.
+    return host !== undefined && own.authorities.has(host.trim().toLowerCase()) ? app : Effect.succeed(errors(421, [{
+      code: "MISDIRECTED_REQUEST",
+      detail: `the sandbox answers requests for ${own.described} only, not for ${
+        host === undefined ? "a request without Host" : JSON.stringify(host)
+      }`,
+      source: { header: "Host" }
+    }]))
   })
 }

@@ -23,111 +23,20 @@ export const prng = (seed: number): () => number => {
 
 const pick = <A>(random: () => number, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
 
-const firstNames = [
-  "Olivia",
-  "Jack",
-  "Charlotte",
-  "William",
-  "Amelia",
-  "Noah",
-  "Isla",
-  "Oliver",
-  "Mia",
-  "Leo",
-  "Ava",
-  "Henry",
-  "Grace",
-  "Lucas",
-  "Chloe",
-  "Thomas",
-  "Zoe",
-  "James",
-  "Ruby",
-  "Liam",
-  "Wei",
-  "Priya",
-  "Mohammed",
-  "Sofia",
-  "Hiroshi",
-  "Anh",
-  "Mateo",
-  "Aisha"
-]
-const lastNames = [
-  "Smith",
-  "Jones",
-  "Williams",
-  "Brown",
-  "Wilson",
-  "Taylor",
-  "Nguyen",
-  "Johnson",
-  "Martin",
-  "White",
-  "Anderson",
-  "Walker",
-  "Thompson",
-  "Chen",
-  "Kelly",
-  "Harris",
-  "Lee",
-  "Ryan",
-  "Patel",
-  "Singh",
-  "Murphy",
-  "King",
-  "Robinson",
-  "Wright",
-  "Campbell",
-  "Mitchell"
-]
-const ownerWords = [
-  "Southern",
-  "Coastal",
-  "Harbour",
-  "Eucalypt",
-  "Outback",
-  "Wattle",
-  "Banksia",
-  "Pacific",
-  "Summit",
-  "Red Gum",
-  "Kookaburra",
-  "Meridian",
-  "Boomerang",
-  "Ironbark",
-  "Coral",
-  "Granite",
-  "Silverline",
-  "Tasman"
-]
-const ownerKinds = [
-  "Designs",
-  "Industries",
-  "Products",
-  "Manufacturing",
-  "Innovations",
-  "Homewares",
-  "Engineering",
-  "Studio",
-  "Group",
-  "Brands"
-]
+/** Names and words the generator draws from. */
+const firstNames =
+  ("Olivia Jack Charlotte William Amelia Noah Isla Oliver Mia Leo Ava Henry Grace Lucas Chloe Thomas " +
+    "Zoe James Ruby Liam Wei Priya Mohammed Sofia Hiroshi Anh Mateo Aisha").split(" ")
+const lastNames = ("Smith Jones Williams Brown Wilson Taylor Nguyen Johnson Martin White Anderson Walker Thompson " +
+  "Chen Kelly Harris Lee Ryan Patel Singh Murphy King Robinson Wright Campbell Mitchell").split(" ")
+const ownerWords = ("Southern, Coastal, Harbour, Eucalypt, Outback, Wattle, Banksia, Pacific, Summit, Red Gum, " +
+  "Kookaburra, Meridian, Boomerang, Ironbark, Coral, Granite, Silverline, Tasman").split(", ")
+const ownerKinds = "Designs Industries Products Manufacturing Innovations Homewares Engineering Studio Group Brands"
+  .split(" ")
 const ownerForms = ["Pty Ltd", "Pty Ltd", "Pty Ltd", "Limited", "Inc.", "GmbH", "Co., Ltd."]
-const qualifiers = [
-  "",
-  "",
-  "",
-  "Modular ",
-  "Folding ",
-  "Compact ",
-  "Portable ",
-  "Stackable ",
-  "Ergonomic ",
-  "Outdoor ",
-  "Children's ",
-  "Smart "
-]
+const qualifiers = ["", "", ""].concat(
+  "Modular Folding Compact Portable Stackable Ergonomic Outdoor Children's Smart".split(" ").map((q) => `${q} `)
+)
 
 /** How statuses are spread, by cumulative weight. */
 const statusWeights: ReadonlyArray<readonly [string, number]> = [
@@ -203,32 +112,25 @@ const generate = (random: () => number, year: number, sequence: number): Design 
   }
 }
 
+/** A fixed design: its title names its product too; dates are filing, last change, then registration and expiry. */
 const fixedDesign = (
-  number: string,
-  title: string,
-  code: string,
-  status: string,
-  dates: { filing: string; registration?: string; expiry?: string; lastChanged: string },
-  owner: string,
-  designer: string
-): Design => {
-  const subclass = subclasses.find((s) => s.code === code)!
-  return {
-    number: number as DesignNumber,
-    title,
-    productNames: [title.toLowerCase()],
-    status,
-    classifications: [{ code, title: subclass.title }],
-    owners: [{ name: owner }],
-    designers: [{ name: designer }],
-    filingDate: DateTime.unsafeMake(dates.filing),
-    ...(dates.registration === undefined ? {} : { registrationDate: DateTime.unsafeMake(dates.registration) }),
-    ...(dates.expiry === undefined ? {} : { expiryDate: DateTime.unsafeMake(dates.expiry) }),
-    lastChanged: DateTime.unsafeMake(dates.lastChanged),
-    statementOfNewness:
-      `Newness and distinctiveness is claimed in the shape and configuration of the ${title.toLowerCase()}.`
-  }
-}
+  [number, title, code, status, owner, designer]: readonly [string, string, string, string, string, string],
+  [filing, lastChanged, registration, expiry]: readonly [string, string, string?, string?]
+): Design => ({
+  number: number as DesignNumber,
+  title,
+  productNames: [title.toLowerCase()],
+  status,
+  classifications: [{ code, title: subclasses.find((s) => s.code === code)!.title }],
+  owners: [{ name: owner }],
+  designers: [{ name: designer }],
+  filingDate: DateTime.unsafeMake(filing),
+  ...(registration === undefined ? {} : { registrationDate: DateTime.unsafeMake(registration) }),
+  ...(expiry === undefined ? {} : { expiryDate: DateTime.unsafeMake(expiry) }),
+  lastChanged: DateTime.unsafeMake(lastChanged),
+  statementOfNewness:
+    `Newness and distinctiveness is claimed in the shape and configuration of the ${title.toLowerCase()}.`
+})
 
 /**
  * Records that exist in every dataset, whatever its size or seed, so docs and tests can name them.
@@ -236,41 +138,16 @@ const fixedDesign = (
  */
 export const fixedDesigns: ReadonlyArray<Design> = [
   fixedDesign(
-    "201900001",
-    "Chair",
-    "06-01",
-    "REGISTERED",
-    {
-      filing: "2019-03-14",
-      registration: "2019-06-02",
-      expiry: "2029-03-14",
-      lastChanged: "2019-06-02"
-    },
-    "Wattle Furniture Pty Ltd",
-    "Olivia Chen"
+    ["201900001", "Chair", "06-01", "REGISTERED", "Wattle Furniture Pty Ltd", "Olivia Chen"],
+    ["2019-03-14", "2019-06-02", "2019-06-02", "2029-03-14"]
   ),
   fixedDesign(
-    "202000002",
-    "Bottle",
-    "09-01",
-    "CERTIFIED",
-    {
-      filing: "2020-08-01",
-      registration: "2020-10-20",
-      expiry: "2030-08-01",
-      lastChanged: "2021-02-11"
-    },
-    "Harbour Packaging Limited",
-    "Jack Nguyen"
+    ["202000002", "Bottle", "09-01", "CERTIFIED", "Harbour Packaging Limited", "Jack Nguyen"],
+    ["2020-08-01", "2021-02-11", "2020-10-20", "2030-08-01"]
   ),
   fixedDesign(
-    "202300001",
-    "Wrist watch",
-    "10-02",
-    "FILED",
-    { filing: "2023-11-30", lastChanged: "2023-11-30" },
-    "Meridian Time Co., Ltd.",
-    "Aisha Patel"
+    ["202300001", "Wrist watch", "10-02", "FILED", "Meridian Time Co., Ltd.", "Aisha Patel"],
+    ["2023-11-30", "2023-11-30"]
   )
 ]
 

@@ -1,80 +1,103 @@
 /**
  * What the sandbox's routes share: JSON answers, spec-shaped error answers (spec 7.1), the path of
- * a request URL, and reading a request body within a byte limit.
+ * a request URL, and reading a request body within a byte limit. A route that cannot answer as
+ * asked fails with the answer to send instead, so its error channel is a response.
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { Effect, Either, Stream } from "effect"
+import { Effect, Stream } from "effect"
+import type { ParseResult } from "effect"
+import { STATUS_CODES } from "node:http"
 import type { ErrorObject } from "../ApiError.js"
+import { pointerErrors } from "../internal/validation.js"
+
+type Response = HttpServerResponse.HttpServerResponse
+
+/** One problem of a request, as an error object says it (the id is added when it is sent). */
+export type Problem = Omit<ErrorObject, "id">
+
+/** Spec-shaped error answers: one error object per problem, each with an id. */
+export type Errors = (status: number, problems: ReadonlyArray<Problem>, headers?: Record<string, string>) => Response
 
 /** A JSON answer that no cache keeps. */
-export const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
+export const json = (body: unknown, status: number, headers: Record<string, string> = {}): Response =>
   HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
 
-/** A JSON answer already encoded to UTF-8: the same bytes and headers as `json` of the value it encodes. */
-export const jsonBytes = (body: Uint8Array, status: number, headers: Record<string, string> = {}) =>
-  HttpServerResponse.uint8Array(body, {
-    status,
-    contentType: "application/json",
-    headers: { "cache-control": "no-store", ...headers }
-  })
+/** Error answers whose ids count up under `prefix` (`sbx-1`, `sbx-2`, ...), or come from `nextId`. */
+export const errorAnswers = (prefix: string | (() => string)): Errors => {
+  let sequence = 0
+  const nextId = typeof prefix === "string" ? () => `${prefix}-${(++sequence).toString(36)}` : prefix
+  return (status, problems, headers) =>
+    json({ errors: problems.map((problem) => ({ id: nextId(), ...problem })) }, status, headers)
+}
 
-/** Builds spec-shaped error answers: one error object per problem, each with an id from `nextId`. */
-export const errorAnswers = (nextId: () => string) =>
-(
-  status: number,
-  list: ReadonlyArray<Omit<ErrorObject, "id">>,
-  headers: Record<string, string> = {}
-): HttpServerResponse.HttpServerResponse => json({ errors: list.map((e) => ({ id: nextId(), ...e })) }, status, headers)
+/** The error of a status when nothing more specific is said; a 500 carries `code: "500"` (spec 7.2). */
+export const statusProblem = (status: number): Problem => ({
+  code: String(status),
+  detail: STATUS_CODES[status] ?? `HTTP ${status}`
+})
 
 /**
  * Whether a route that answers `method` answers a request's `requested` method: `HEAD` is answered
  * wherever `GET` is, with the same status and headers (RFC 9110, 9.3.2). The app still builds the
- * GET's body, so its headers (`Content-Length` included) are the GET's; the transport drops the body
- * (Node's server for a HEAD, the in-process client likewise).
+ * GET's body, so its headers (`Content-Length` included) are the GET's; the transport drops the body.
  */
 export const answers = (method: "GET" | "POST", requested: string): boolean =>
   requested === method || (method === "GET" && requested === "HEAD")
 
-/** The `Allow` header of a 405 from a route that answers `method`. */
-export const allowHeader = (method: "GET" | "POST"): string => method === "GET" ? "GET, HEAD" : method
+/** The 405 of a route that answers `method`, with its `Allow` header. */
+export const wrongMethod = (errors: Errors, method: "GET" | "POST"): Response =>
+  errors(405, [statusProblem(405)], { allow: method === "GET" ? "GET, HEAD" : method })
 
-/** The path of a request URL, absolute or not. */
+/** The path of a request URL, absolute or not, with dot segments resolved. */
 export const pathOf = (url: string): string =>
   URL.canParse(url, "http://sandbox.invalid") ? new URL(url, "http://sandbox.invalid").pathname : url
 
 /**
  * Reads a UTF-8 body of at most `maxBytes`, by `Content-Length` first and by counting as it
- * streams. Past the limit the rest is drained, not stored, so the connection stays usable for the
- * 413 that follows. `Left` is the error answer to send instead.
+ * streams (a `GET` or `HEAD` has none to read). Past the limit the rest is drained, not stored, so the connection stays usable for the
+ * 413 that follows.
  */
 export const readBody = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number,
-  fail: (status: number, error: Omit<ErrorObject, "id">) => HttpServerResponse.HttpServerResponse
-): Effect.Effect<Either.Either<string, HttpServerResponse.HttpServerResponse>> => {
-  const tooLarge = () => fail(413, { code: "PAYLOAD_TOO_LARGE", detail: `request body over ${maxBytes} bytes` })
-  const declared = request.headers["content-length"]
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
-    return Effect.succeed(Either.left(tooLarge()))
-  }
+  errors: Errors
+): Effect.Effect<string, Response> => {
+  const tooLarge = () => errors(413, [{ code: "PAYLOAD_TOO_LARGE", detail: `request body over ${maxBytes} bytes` }])
+  if (request.method === "GET" || request.method === "HEAD") return Effect.succeed("")
+  if (Number(request.headers["content-length"]) > maxBytes) return Effect.fail(tooLarge())
   return Effect.suspend(() => {
-    const read = { chunks: [] as Array<Uint8Array>, total: 0 }
+    const chunks: Array<Uint8Array> = []
+    let total = 0
     return Stream.runForEach(request.stream, (chunk) =>
       Effect.sync(() => {
-        read.total += chunk.length
-        if (read.total <= maxBytes) read.chunks.push(chunk)
+        total += chunk.length
+        if (total <= maxBytes) chunks.push(chunk)
       })).pipe(
-        Effect.map(() => {
-          if (read.total > maxBytes) return Either.left(tooLarge())
-          return Either.try({
-            try: () => new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(read.chunks)),
-            catch: () => fail(400, { code: "MALFORMED_BODY", detail: "the request body is not UTF-8 text" })
+        Effect.mapError(() => errors(400, [{ code: "UNREADABLE_BODY", detail: "the request body could not be read" }])),
+        Effect.filterOrFail(() => total <= maxBytes, tooLarge),
+        Effect.flatMap(() =>
+          Effect.try({
+            try: () => new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks)),
+            catch: () => errors(400, [{ code: "MALFORMED_BODY", detail: "the request body is not UTF-8 text" }])
           })
-        }),
-        Effect.orElseSucceed(() =>
-          Either.left(fail(400, { code: "UNREADABLE_BODY", detail: "the request body could not be read" }))
         )
       )
   })
 }
+
+/** A JSON body decoded: a 400 when it is not JSON, a 422 with one error object per problem when `decode` refuses it. */
+export const decodeJson = <A>(
+  body: string,
+  decode: (u: unknown) => Effect.Effect<A, ParseResult.ParseError>,
+  errors: Errors
+): Effect.Effect<A, Response> =>
+  Effect.try({
+    try: (): unknown => JSON.parse(body),
+    catch: () =>
+      errors(400, [{
+        code: "MALFORMED_JSON",
+        detail: "the request body is not well-formed JSON",
+        source: { parameter: "body" }
+      }])
+  }).pipe(Effect.flatMap((u) => Effect.mapError(decode(u), (error) => errors(422, pointerErrors(error)))))

@@ -10,24 +10,9 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import type { HttpApp, HttpBody } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
 import { Effect, Stream } from "effect"
-import * as State from "./State.js"
-
-const toBodyInit = (body: HttpBody.HttpBody): Effect.Effect<BodyInit | undefined, unknown> => {
-  switch (body._tag) {
-    case "Empty":
-      return Effect.succeed(undefined)
-    case "Uint8Array":
-      return Effect.succeed(body.body as BodyInit)
-    case "Raw":
-      return Effect.succeed(body.body as BodyInit)
-    case "FormData":
-      return Effect.succeed(body.formData)
-    case "Stream":
-      return Effect.map(Stream.runCollect(body.stream), (chunks) => Buffer.concat([...chunks]))
-  }
-}
+import { resetHeader } from "./State.js"
 
 /**
  * An `HttpClient` that hands every request to `app` in process, with no sockets. Requests and
@@ -41,60 +26,55 @@ const toBodyInit = (body: HttpBody.HttpBody): Effect.Effect<BodyInit | undefined
 export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
   HttpClient.make((request, url, signal) =>
     Effect.gen(function*() {
-      const body = yield* Effect.catchAll(toBodyInit(request.body), (cause) =>
-        Effect.fail(new HttpClientError.RequestError({ request, reason: "Encode", cause })))
+      const encodeError = (cause: unknown) => new HttpClientError.RequestError({ request, reason: "Encode", cause })
+      const { body } = request
+      const bodyInit: BodyInit | undefined = body._tag === "Empty"
+        ? undefined
+        : body._tag === "FormData"
+        ? body.formData
+        : body._tag === "Stream"
+        ? Buffer.concat([...yield* Effect.mapError(Stream.runCollect(body.stream), encodeError)])
+        : body.body as BodyInit
       const webRequest = yield* Effect.try({
         try: () =>
           new Request(url, {
             method: request.method,
             headers: new Headers(request.headers),
             signal,
-            ...(body === undefined ? {} : { body })
+            body: bodyInit ?? null
           }),
-        catch: (cause) =>
-          new HttpClientError.RequestError({ request, reason: "Encode", cause })
+        catch: encodeError
       })
       const response = yield* Effect.provideService(
         app,
         HttpServerRequest.HttpServerRequest,
         HttpServerRequest.fromWeb(webRequest)
       )
-      const reset = response.headers[State.resetHeader]
+      const reset = response.headers[resetHeader]
       if (reset === "reset") {
-        return yield* Effect.fail(
-          new HttpClientError.RequestError({
-            request,
-            reason: "Transport",
-            description: "connection reset by the sandbox"
-          })
-        )
+        return yield* new HttpClientError.RequestError({
+          request,
+          reason: "Transport",
+          description: "connection reset by the sandbox"
+        })
       }
-      // A HEAD is answered as the app answered it (the GET's status and headers), with no body, as
-      // a server sends it: there is no body to cut either.
-      if (request.method === "HEAD") return HttpClientResponse.fromWeb(request, headersOnly(response))
+      // A HEAD is answered as the app answered it (the GET's status and headers) with no body, as a
+      // server sends it: there is no body to cut either.
+      const web = HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD" })
+      web.headers.delete(resetHeader)
       return HttpClientResponse.fromWeb(
         request,
-        reset === "reset-mid-body" ? cutMidBody(response) : HttpServerResponse.toWeb(response)
+        reset === "reset-mid-body" && request.method !== "HEAD" ? cutMidBody(response, web) : web
       )
     })
   )
 
-/** The response's status and headers (`Content-Length` included), without its body. */
-const headersOnly = (response: HttpServerResponse.HttpServerResponse): Response => {
-  const web = HttpServerResponse.toWeb(response, { withoutBody: true })
-  web.headers.delete(State.resetHeader)
-  return web
-}
-
 /** The response with its body failing after half of it arrived, as a connection reset would. */
-const cutMidBody = (response: HttpServerResponse.HttpServerResponse): Response => {
-  const web = HttpServerResponse.toWeb(response)
-  const headers = new Headers(web.headers)
-  headers.delete(State.resetHeader)
+const cutMidBody = (response: HttpServerResponse.HttpServerResponse, web: Response): Response => {
   const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
   const body = new ReadableStream<Uint8Array>({
     start: (controller) => controller.enqueue(bytes.subarray(0, Math.floor(bytes.length / 2))),
     pull: (controller) => controller.error(new Error("connection reset by the sandbox"))
   })
-  return new Response(body, { status: response.status, headers })
+  return new Response(body, { status: response.status, headers: web.headers })
 }

@@ -6,22 +6,10 @@
 import { Either, Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 
-/** The claims the sandbox puts in its tokens. */
-export const Claims = Schema.Struct({
-  sub: Schema.String,
-  token_use: Schema.Literal("access"),
-  scope: Schema.String,
-  auth_time: Schema.Number,
-  iss: Schema.String,
-  exp: Schema.Number,
-  iat: Schema.Number,
-  jti: Schema.String,
-  client_id: Schema.String
-})
-
-export type Claims = typeof Claims.Type
-
-const decodeClaims = Schema.decodeUnknownEither(Schema.parseJson(Claims))
+/** What an API request needs of a token's claims: when it expires, and its id (to revoke it). */
+const decodeClaims = Schema.decodeUnknownEither(
+  Schema.parseJson(Schema.Struct({ exp: Schema.Number, jti: Schema.String }))
+)
 
 const base64url = (data: string | Buffer) => Buffer.from(data).toString("base64url")
 
@@ -29,14 +17,34 @@ const header = base64url(JSON.stringify({ alg: "HS256", typ: "JWT", kid: "sandbo
 
 const sign = (key: Uint8Array, input: string) => createHmac("sha256", key).update(input).digest()
 
-/** Signs `claims` into a compact JWT. */
-export const encode = (key: Uint8Array, claims: Claims): string => {
+/** Signs an access token for `clientId`, numbered `jti`, issued at `now` for `lifetime` (both in seconds). */
+export const issue = (
+  key: Uint8Array,
+  { clientId, issuer, jti, lifetime, now }: {
+    readonly clientId: string
+    readonly issuer: string
+    readonly jti: string
+    readonly lifetime: number
+    readonly now: number
+  }
+): string => {
+  const claims = {
+    sub: clientId,
+    token_use: "access",
+    scope: "https://api.ipaustralia.gov.au/australian-design-search-api",
+    auth_time: now,
+    iss: issuer,
+    exp: now + lifetime,
+    iat: now,
+    jti,
+    client_id: clientId
+  }
   const body = `${header}.${base64url(JSON.stringify(claims))}`
   return `${body}.${sign(key, body).toString("base64url")}`
 }
 
-/** The claims of a token signed with `key`; `Left` with a reason otherwise. Expiry is the caller's check. */
-export const verify = (key: Uint8Array, token: string): Either.Either<Claims, string> => {
+/** The expiry and id of a token signed with `key`; `Left` with a reason otherwise. Expiry is the caller's check. */
+export const verify = (key: Uint8Array, token: string): Either.Either<{ exp: number; jti: string }, string> => {
   const parts = token.split(".")
   if (parts.length !== 3) return Either.left("malformed token")
   const [h, p, s] = parts as [string, string, string]

@@ -67,20 +67,28 @@ export interface SearchIndex {
   readonly advanced: (request: AdvancedSearchRequest, offset: number, limit: number) => AdvancedHits
   /**
    * Appends " (amended)" to each design's title and sets its `lastChanged` to `lastChanged`: each
-   * becomes a new object (the app caches the JSON of a design object) and its new title words are
+   * becomes a new object (the app caches each design object's encoding) and its new title words are
    * indexed. Touches nothing and returns the numbers it does not hold if there are any.
    */
   readonly touch: (numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc) => ReadonlyArray<string>
 }
 
+/** The word lists an advanced search can match a criterion against, and the texts each is made of. */
+const wordFields = {
+  owner: (design: Design) => (design.owners ?? []).map((o) => o.name),
+  designer: (design: Design) => (design.designers ?? []).map((d) => d.name),
+  productName: (design: Design) => design.productNames ?? []
+}
+type WordField = keyof typeof wordFields
+const wordFieldNames = Object.keys(wordFields) as ReadonlyArray<WordField>
+
+/** The text a quick search matches: the number, the title, the classes' titles and every word field. */
 const searchableText = (design: Design): string =>
   [
     design.number,
     design.title ?? "",
-    ...(design.productNames ?? []),
     ...(design.classifications ?? []).map((c) => c.title ?? ""),
-    ...(design.owners ?? []).map((o) => o.name),
-    ...(design.designers ?? []).map((d) => d.name)
+    ...wordFieldNames.flatMap((field) => wordFields[field](design))
   ].join(" ")
 
 const intersect = (a: Int32Array, b: Int32Array): Int32Array => {
@@ -103,11 +111,8 @@ const empty = new Int32Array(0)
 const dayMillis = 86_400_000
 
 /** Postings of a word list: each word's positions, in order. */
-const postingsOf = (lists: Map<string, Array<number>>): Map<string, Int32Array> => {
-  const postings = new Map<string, Int32Array>()
-  for (const [word, list] of lists) postings.set(word, Int32Array.from(list))
-  return postings
-}
+const postingsOf = (lists: Map<string, Array<number>>): Map<string, Int32Array> =>
+  new Map([...lists].map(([word, list]) => [word, Int32Array.from(list)]))
 
 /** Adds `position` to the list of each distinct word of `texts`. */
 const addWords = (lists: Map<string, Array<number>>, texts: ReadonlyArray<string>, position: number) => {
@@ -126,6 +131,17 @@ const allWords = (postings: ReadonlyMap<string, Int32Array>, text: string): Int3
   return matches
 }
 
+type DateType = (typeof knownDateTypes)[number]
+
+/** The field each kind of date is read from: the sandbox's designs claim no earlier priority than their filing. */
+const dateFields = {
+  FILING: "filingDate",
+  REGISTRATION: "registrationDate",
+  PRIORITY: "filingDate",
+  EXPIRY: "expiryDate",
+  LAST_CHANGED: "lastChanged"
+} as const satisfies Record<DateType, keyof Design>
+
 const millisOf = (date: DateTime.Utc | undefined): number =>
   date === undefined ? Number.NaN : DateTime.toEpochMillis(date)
 
@@ -136,180 +152,176 @@ const millisOf = (date: DateTime.Utc | undefined): number =>
 const codeMatches = (codes: ReadonlyArray<string>, wanted: ReadonlyArray<string>): boolean =>
   codes.some((c) => wanted.some((f) => f !== "" && (c.startsWith(f) || f.startsWith(c))))
 
+/** What the index holds: the designs in number order, and by position their words, codes, statuses and dates. */
+interface Tables {
+  readonly sorted: Array<Design>
+  readonly positionOf: ReadonlyMap<string, number>
+  readonly postings: Map<string, Int32Array>
+  readonly fieldPostings: Readonly<Record<WordField, ReadonlyMap<string, Int32Array>>>
+  readonly codes: ReadonlyArray<ReadonlyArray<string>>
+  readonly statuses: ReadonlyArray<string>
+  readonly dates: Readonly<Record<DateType, Float64Array>>
+}
+
+const build = (designs: ReadonlyArray<Design>): Tables => {
+  const sorted = [...designs].sort((a, b) =>
+    a.number.length - b.number.length || (a.number < b.number ? -1 : a.number > b.number ? 1 : 0)
+  )
+  const lists = new Map<string, Array<number>>()
+  const fieldLists: Record<WordField, Map<string, Array<number>>> = {
+    owner: new Map(),
+    designer: new Map(),
+    productName: new Map()
+  }
+  const dates = Object.fromEntries(
+    knownDateTypes.map((type) => [type, new Float64Array(sorted.length)])
+  ) as Record<DateType, Float64Array>
+  sorted.forEach((design, position) => {
+    addWords(lists, [searchableText(design)], position)
+    for (const field of wordFieldNames) addWords(fieldLists[field], wordFields[field](design), position)
+    for (const type of knownDateTypes) dates[type][position] = millisOf(design[dateFields[type]])
+  })
+  return {
+    sorted,
+    positionOf: new Map(sorted.map((d, position) => [d.number, position])),
+    postings: postingsOf(lists),
+    fieldPostings: {
+      owner: postingsOf(fieldLists.owner),
+      designer: postingsOf(fieldLists.designer),
+      productName: postingsOf(fieldLists.productName)
+    },
+    codes: sorted.map((design) => (design.classifications ?? []).map((c) => normalizeCode(c.code))),
+    statuses: sorted.map((design) => (design.status ?? "").toUpperCase()),
+    dates
+  }
+}
+
+const sinceOf = (changedSinceDate: string | undefined) =>
+  changedSinceDate === undefined ? undefined : Date.parse(`${changedSinceDate}T00:00:00Z`)
+
+const search = (t: Tables, request: QuickSearchRequest, limit: number): SearchHits => {
+  const matches = allWords(t.postings, request.query)
+  const statusFilter = request.filters?.statusFilter?.map((s) => s.toUpperCase())
+  const classFilter = request.filters?.classificationFilter?.map(normalizeCode)
+  const since = sinceOf(request.changedSinceDate)
+  const keep = (p: number): boolean =>
+    (statusFilter === undefined || statusFilter.includes(t.statuses[p]!)) &&
+    (classFilter === undefined || codeMatches(t.codes[p]!, classFilter)) &&
+    (since === undefined || t.dates.LAST_CHANGED[p]! >= since)
+  const descending = request.sort?.direction === "DESCENDING"
+  const hits: Array<Design> = []
+  let count = 0
+  for (let i = 0; i < matches.length; i++) {
+    const p = matches[descending ? matches.length - 1 - i : i]!
+    if (!keep(p)) continue
+    count++
+    if (hits.length < limit) hits.push(t.sorted[p]!)
+  }
+  return { count, designs: hits }
+}
+
+/** The designs one row's criteria match: every criterion it names and the index knows must hold. */
+const rowMatches = (t: Tables, criteria: Criteria): Uint8Array => {
+  const matched = new Uint8Array(t.sorted.length)
+  // Word and number criteria narrow the candidates to a list; the others test each candidate.
+  let candidates: Int32Array | undefined
+  const narrow = (list: Int32Array) => void (candidates = candidates === undefined ? list : intersect(candidates, list))
+  for (const field of wordFieldNames) {
+    const text = criteria[field]
+    if (text !== undefined) narrow(allWords(t.fieldPostings[field], text))
+  }
+  if (criteria.designNumber !== undefined) {
+    const position = t.positionOf.get(criteria.designNumber.trim())
+    narrow(position === undefined ? empty : Int32Array.of(position))
+  }
+  const wantedStatuses = criteria.statuses?.map((s) => s.toUpperCase())
+  const wantedCodes = criteria.classification === undefined ? undefined : [normalizeCode(criteria.classification)]
+  const range = criteria.date
+  const rangeDates = range === undefined ? undefined : t.dates[range.type as DateType]
+  const from = range?.from === undefined ? Number.NEGATIVE_INFINITY : Date.parse(`${range.from}T00:00:00Z`)
+  const to = range?.to === undefined ? Number.POSITIVE_INFINITY : Date.parse(`${range.to}T00:00:00Z`) + dayMillis - 1
+  const test = (p: number) => {
+    if (wantedStatuses !== undefined && !wantedStatuses.includes(t.statuses[p]!)) return
+    if (wantedCodes !== undefined && !codeMatches(t.codes[p]!, wantedCodes)) return
+    if (rangeDates !== undefined && !(rangeDates[p]! >= from && rangeDates[p]! <= to)) return
+    matched[p] = 1
+  }
+  const list: Int32Array | undefined = candidates
+  if (list === undefined) { for (let p = 0; p < t.sorted.length; p++) test(p) }
+  else for (let i = 0; i < list.length; i++) test(list[i]!)
+  return matched
+}
+
+/** The rows' matches, joined left to right (a first `AND_NOT` row negates its own). */
+const joinRows = (t: Tables, rows: AdvancedSearchRequest["rows"]): Uint8Array | undefined => {
+  let joined: Uint8Array | undefined
+  for (const row of rows) {
+    const matched = rowMatches(t, row.query)
+    for (let p = 0; p < matched.length; p++) {
+      const m = matched[p]!
+      matched[p] = joined === undefined
+        ? (row.op === "AND_NOT" ? m ^ 1 : m)
+        : row.op === "AND"
+        ? joined[p]! & m
+        : row.op === "OR"
+        ? joined[p]! | m
+        : joined[p]! & (m ^ 1)
+    }
+    joined = matched
+  }
+  return joined
+}
+
+const advanced = (t: Tables, request: AdvancedSearchRequest, offset: number, limit: number): AdvancedHits => {
+  const joined = joinRows(t, request.rows)
+  const since = sinceOf(request.changedSinceDate)
+  const descending = request.sort?.direction === "DESCENDING"
+  const hits: Array<Design> = []
+  const byStatus: Record<string, number> = {}
+  let count = 0
+  for (let i = 0; i < t.sorted.length; i++) {
+    const p = descending ? t.sorted.length - 1 - i : i
+    if (joined?.[p] !== 1 || (since !== undefined && !(t.dates.LAST_CHANGED[p]! >= since))) continue
+    if (count >= offset && hits.length < limit) hits.push(t.sorted[p]!)
+    count++
+    const status = t.sorted[p]!.status ?? ""
+    byStatus[status] = (byStatus[status] ?? 0) + 1
+  }
+  return { count, designs: hits, statuses: byStatus }
+}
+
+const touch = (t: Tables, numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc): ReadonlyArray<string> => {
+  const unknown = [...new Set(numbers.filter((n) => !t.positionOf.has(n)))]
+  if (unknown.length > 0) return unknown
+  for (const number of new Set(numbers)) {
+    const position = t.positionOf.get(number)!
+    const before = t.sorted[position]!
+    const after: Design = { ...before, title: `${before.title ?? ""} (amended)`.trimStart(), lastChanged }
+    t.sorted[position] = after
+    t.dates.LAST_CHANGED[position] = DateTime.toEpochMillis(lastChanged)
+    // The new title's words, each added to its posting list in order unless it is there already.
+    for (const word of new Set(words(after.title ?? ""))) {
+      const list = t.postings.get(word) ?? empty
+      if (!list.includes(position)) t.postings.set(word, Int32Array.from([...list, position]).sort())
+    }
+  }
+  return []
+}
+
 /**
  * Builds the index over `designs`. A classification filter matches a design whose code starts with
  * it (`06` finds `06-01`) or that it starts with (`0202c` finds `02-02`, the most specific we hold).
  */
 export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
-  const sorted = [...designs].sort((a, b) =>
-    a.number.length - b.number.length || (a.number < b.number ? -1 : a.number > b.number ? 1 : 0)
-  )
-  const byNumber = new Map<string, Design>(sorted.map((d) => [d.number, d]))
-  const positionOf = new Map<string, number>(sorted.map((d, position) => [d.number, position]))
-  const lists = new Map<string, Array<number>>()
-  const fieldLists = {
-    owner: new Map<string, Array<number>>(),
-    designer: new Map<string, Array<number>>(),
-    productName: new Map<string, Array<number>>()
+  const t = build(designs)
+  return {
+    size: t.sorted.length,
+    get: (number) => {
+      const position = t.positionOf.get(number)
+      return position === undefined ? undefined : t.sorted[position]
+    },
+    search: (request, limit) => search(t, request, limit),
+    advanced: (request, offset, limit) => advanced(t, request, offset, limit),
+    touch: (numbers, lastChanged) => touch(t, numbers, lastChanged)
   }
-  const codes: Array<ReadonlyArray<string>> = []
-  const statuses: Array<string> = []
-  const changed = new Float64Array(sorted.length)
-  // The kinds of date a range can name. The sandbox's designs claim no earlier priority, so their
-  // priority date is their filing date.
-  const dates = {
-    FILING: new Float64Array(sorted.length),
-    REGISTRATION: new Float64Array(sorted.length),
-    PRIORITY: new Float64Array(sorted.length),
-    EXPIRY: new Float64Array(sorted.length),
-    LAST_CHANGED: new Float64Array(sorted.length)
-  }
-  sorted.forEach((design, position) => {
-    addWords(lists, [searchableText(design)], position)
-    addWords(fieldLists.owner, (design.owners ?? []).map((o) => o.name), position)
-    addWords(fieldLists.designer, (design.designers ?? []).map((d) => d.name), position)
-    addWords(fieldLists.productName, design.productNames ?? [], position)
-    codes.push((design.classifications ?? []).map((c) => normalizeCode(c.code)))
-    statuses.push((design.status ?? "").toUpperCase())
-    changed[position] = design.lastChanged === undefined
-      ? Number.NEGATIVE_INFINITY
-      : DateTime.toEpochMillis(design.lastChanged)
-    dates.FILING[position] = millisOf(design.filingDate)
-    dates.REGISTRATION[position] = millisOf(design.registrationDate)
-    dates.PRIORITY[position] = millisOf(design.filingDate)
-    dates.EXPIRY[position] = millisOf(design.expiryDate)
-    dates.LAST_CHANGED[position] = millisOf(design.lastChanged)
-  })
-  const postings = postingsOf(lists)
-  const fieldPostings = {
-    owner: postingsOf(fieldLists.owner),
-    designer: postingsOf(fieldLists.designer),
-    productName: postingsOf(fieldLists.productName)
-  }
-
-  const sinceOf = (changedSinceDate: string | undefined) =>
-    changedSinceDate === undefined ? undefined : Date.parse(`${changedSinceDate}T00:00:00Z`)
-
-  const search = (request: QuickSearchRequest, limit: number): SearchHits => {
-    const matches = allWords(postings, request.query)
-    const statusFilter = request.filters?.statusFilter?.map((s) => s.toUpperCase())
-    const classFilter = request.filters?.classificationFilter?.map(normalizeCode)
-    const since = sinceOf(request.changedSinceDate)
-    const keep = (p: number): boolean =>
-      (statusFilter === undefined || statusFilter.includes(statuses[p]!)) &&
-      (classFilter === undefined || codeMatches(codes[p]!, classFilter)) &&
-      (since === undefined || changed[p]! >= since)
-    const descending = request.sort?.direction === "DESCENDING"
-    const hits: Array<Design> = []
-    let count = 0
-    for (let i = 0; i < matches.length; i++) {
-      const p = matches[descending ? matches.length - 1 - i : i]!
-      if (!keep(p)) continue
-      count++
-      if (hits.length < limit) hits.push(sorted[p]!)
-    }
-    return { count, designs: hits }
-  }
-
-  /** The designs one row's criteria match: every criterion it names and the index knows must hold. */
-  const rowMatches = (criteria: Criteria): Uint8Array => {
-    const matched = new Uint8Array(sorted.length)
-    // Word and number criteria narrow the candidates to a list; the others test each candidate.
-    let candidates: Int32Array | undefined
-    const narrow = (list: Int32Array) =>
-      void (candidates = candidates === undefined ? list : intersect(candidates, list))
-    for (const field of ["owner", "designer", "productName"] as const) {
-      const text = criteria[field]
-      if (text !== undefined) narrow(allWords(fieldPostings[field], text))
-    }
-    if (criteria.designNumber !== undefined) {
-      const position = positionOf.get(criteria.designNumber.trim())
-      narrow(position === undefined ? empty : Int32Array.of(position))
-    }
-    const wantedStatuses = criteria.statuses?.map((s) => s.toUpperCase())
-    const wantedCodes = criteria.classification === undefined ? undefined : [normalizeCode(criteria.classification)]
-    const range = criteria.date
-    const rangeDates = range === undefined ? undefined : dates[range.type as keyof typeof dates]
-    const from = range?.from === undefined ? Number.NEGATIVE_INFINITY : Date.parse(`${range.from}T00:00:00Z`)
-    const to = range?.to === undefined ? Number.POSITIVE_INFINITY : Date.parse(`${range.to}T00:00:00Z`) + dayMillis - 1
-    const test = (p: number) => {
-      if (wantedStatuses !== undefined && !wantedStatuses.includes(statuses[p]!)) return
-      if (wantedCodes !== undefined && !codeMatches(codes[p]!, wantedCodes)) return
-      if (rangeDates !== undefined && !(rangeDates[p]! >= from && rangeDates[p]! <= to)) return
-      matched[p] = 1
-    }
-    const list: Int32Array | undefined = candidates
-    if (list === undefined) { for (let p = 0; p < sorted.length; p++) test(p) }
-    else for (let i = 0; i < list.length; i++) test(list[i]!)
-    return matched
-  }
-
-  const advanced = (request: AdvancedSearchRequest, offset: number, limit: number): AdvancedHits => {
-    let joined: Uint8Array | undefined
-    for (const row of request.rows) {
-      const matched = rowMatches(row.query)
-      if (joined === undefined) {
-        joined = matched
-        if (row.op === "AND_NOT") { for (let p = 0; p < joined.length; p++) joined[p] = joined[p]! ^ 1 }
-        continue
-      }
-      for (let p = 0; p < joined.length; p++) {
-        joined[p] = row.op === "AND"
-          ? joined[p]! & matched[p]!
-          : row.op === "OR"
-          ? joined[p]! | matched[p]!
-          : joined[p]! & (matched[p]! ^ 1)
-      }
-    }
-    const since = sinceOf(request.changedSinceDate)
-    const descending = request.sort?.direction === "DESCENDING"
-    const hits: Array<Design> = []
-    const byStatus: Record<string, number> = {}
-    let count = 0
-    for (let i = 0; i < sorted.length; i++) {
-      const p = descending ? sorted.length - 1 - i : i
-      if (joined?.[p] !== 1 || (since !== undefined && !(changed[p]! >= since))) continue
-      if (count >= offset && hits.length < limit) hits.push(sorted[p]!)
-      count++
-      const status = sorted[p]!.status ?? ""
-      byStatus[status] = (byStatus[status] ?? 0) + 1
-    }
-    return { count, designs: hits, statuses: byStatus }
-  }
-
-  /** Adds `position` to the posting list of `word`, kept in order, unless it is there already. */
-  const addPosting = (word: string, position: number) => {
-    const list = postings.get(word) ?? empty
-    let lo = 0, hi = list.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (list[mid]! < position) lo = mid + 1
-      else hi = mid
-    }
-    if (list[lo] === position) return
-    const next = new Int32Array(list.length + 1)
-    next.set(list.subarray(0, lo))
-    next[lo] = position
-    next.set(list.subarray(lo), lo + 1)
-    postings.set(word, next)
-  }
-
-  const touch = (numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc): ReadonlyArray<string> => {
-    const unknown = [...new Set(numbers.filter((n) => !positionOf.has(n)))]
-    if (unknown.length > 0) return unknown
-    const millis = DateTime.toEpochMillis(lastChanged)
-    for (const number of new Set(numbers)) {
-      const position = positionOf.get(number)!
-      const before = sorted[position]!
-      const after: Design = { ...before, title: `${before.title ?? ""} (amended)`.trimStart(), lastChanged }
-      sorted[position] = after
-      byNumber.set(number, after)
-      changed[position] = millis
-      dates.LAST_CHANGED[position] = millis
-      for (const word of new Set(words(after.title ?? ""))) addPosting(word, position)
-    }
-    return []
-  }
-
-  return { size: sorted.length, get: (n) => byNumber.get(n), search, advanced, touch }
 }

@@ -1,28 +1,24 @@
 /**
- * Serving a sandbox over loopback HTTP with `@effect/platform-node` (an optional peer dependency:
- * `Sandbox.serve` loads this module when it is called): the very `HttpApp` that
- * `Sandbox.make` builds, plus the `/__sandbox/*` control routes on the same port. Only loopback
+ * Serving a sandbox over loopback HTTP with `@effect/platform-node` (an optional peer dependency,
+ * loaded when `Sandbox.serve` is called): the very `HttpApp` that `Sandbox.make` builds, plus the
+ * `/__sandbox/*` control routes on the same port, behind the checks of `Address.ts`. Only loopback
  * addresses are allowed, since the sandbox hands out tokens to anyone who knows its (well-known)
- * credentials; and it answers only requests addressed to it (`Host`), and control requests from no
- * page but its own (`Origin`), against the browser of whoever runs it (`Address.ts`). Closing the
- * scope stops accepting connections, lets requests in flight finish for a grace period, then drops
- * what is left.
+ * credentials. Closing the scope stops accepting connections, lets requests in flight finish for a
+ * grace period, then drops what is left.
  */
-import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServer, HttpServerRequest } from "@effect/platform"
 import type { HttpApp, HttpServerError } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ConfigError, Duration, Effect, Option } from "effect"
 import type { Scope } from "effect"
 import * as Http from "node:http"
-import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { positiveInt } from "../internal/optionChecks.js"
 import * as Address from "./Address.js"
 import type { Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
-import { errorAnswers } from "./Http.js"
 import { listenDefaults } from "./Listen.js"
 import type { ListenOptions, Served } from "./Listen.js"
 import { resetHeader } from "./State.js"
@@ -47,43 +43,28 @@ const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError>
     : Effect.fail(invalid("port", `port must be an integer from 0 to 65535, got ${port}`))
 
 /**
- * Turns the app's reset requests (`State.resetHeader`) into dropped connections. `reset`: the
- * answer becomes a body stream that fails at once, so the server destroys the socket before even
- * the status is sent (a HEAD's connection, whose body the server never reads, is destroyed at
- * once). `reset-mid-body`: the status, the headers (promising the full `Content-Length`) and half
- * the body are sent, and the socket is destroyed once they are out.
+ * Turns the app's reset requests (`State.resetHeader`) into dropped connections. `reset`: the socket
+ * is destroyed before anything is sent, and the handler waits to be interrupted by its closing.
+ * `reset-mid-body`: the status, the headers (promising the full `Content-Length`) and half the
+ * body are sent, and the socket is destroyed once they are out; the server skips a response already ended.
  */
 const honorResets = (app: HttpApp.Default): HttpApp.Default =>
   Effect.flatMap(app, (response) => {
     const reset = response.headers[resetHeader]
     if (reset === undefined) return Effect.succeed(response)
-    const { [resetHeader]: _, ...headers } = response.headers
-    if (reset !== "reset-mid-body") {
-      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        if (request.method === "HEAD") {
-          // The server sends a HEAD's headers alone, never reading a body that could fail: the
-          // connection is dropped here, and the handler waits to be interrupted by its closing.
-          return Effect.zipRight(
-            Effect.sync(() => NodeHttpServerRequest.toServerResponse(request).destroy()),
-            Effect.interruptible(Effect.never)
-          )
-        }
-        const failing = new Readable({
-          read() {
-            this.destroy(new Error("connection reset by the sandbox"))
-          }
-        })
-        return Effect.succeed(HttpServerResponse.raw(failing, { status: response.status, headers }))
-      })
-    }
-    const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
-    return Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-      // Answered here, short of its Content-Length; the server skips a response already ended.
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const nodeResponse = NodeHttpServerRequest.toServerResponse(request)
-      nodeResponse.writeHead(response.status, { ...headers, "content-length": String(bytes.length) })
-      const socket = nodeResponse.socket
-      nodeResponse.end(bytes.subarray(0, Math.floor(bytes.length / 2)), () => socket?.destroy())
-      return response
+      if (reset === "reset") {
+        return Effect.zipRight(Effect.sync(() => nodeResponse.destroy()), Effect.interruptible(Effect.never))
+      }
+      const { [resetHeader]: _, ...headers } = response.headers
+      const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
+      return Effect.sync(() => {
+        nodeResponse.writeHead(response.status, { ...headers, "content-length": String(bytes.length) })
+        const socket = nodeResponse.socket
+        nodeResponse.end(bytes.subarray(0, Math.floor(bytes.length / 2)), () => socket?.destroy())
+        return response
+      })
     })
   })
 
@@ -122,26 +103,6 @@ const closeGracefully = (server: Http.Server, timeout: Duration.Duration): Effec
   )
 
 /**
- * Refuses a request that names its `Host` twice with a spec-shaped 400, as RFC 9112 (3.2) asks: Node
- * keeps the first and drops the rest, so which one the request meant cannot be known, and the
- * `Host` check would look at one a proxy before it may not have.
- */
-const oneHost = (app: HttpApp.Default): HttpApp.Default => {
-  let sequence = 0
-  const errors = errorAnswers(() => `hosts-${(++sequence).toString(36)}`)
-  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const raw = NodeHttpServerRequest.toIncomingMessage(request).rawHeaders
-    let hosts = 0
-    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === "host") hosts++
-    return hosts <= 1 ? app : Effect.succeed(errors(400, [{
-      code: "DUPLICATE_HOST",
-      detail: "the request names its Host more than once",
-      source: { header: "Host" }
-    }]))
-  })
-}
-
-/**
  * Serves `sandbox` on loopback until the scope closes. Fails with a `ConfigError` for a host that is
  * not loopback or a bad port, and with a `ServeError` when the address cannot be bound.
  *
@@ -159,12 +120,9 @@ export const serve = (
       "maxControlBodyBytes",
       options.maxControlBodyBytes ?? listenDefaults.maxControlBodyBytes
     )
-    const shutdownTimeout = Option.getOrElse(
-      Option.filter(
-        Duration.decodeUnknown(options.shutdownTimeout ?? listenDefaults.shutdownTimeout),
-        Duration.isFinite
-      ),
-      () => listenDefaults.shutdownTimeout
+    const shutdownTimeout = Duration.decodeUnknown(options.shutdownTimeout ?? listenDefaults.shutdownTimeout).pipe(
+      Option.filter(Duration.isFinite),
+      Option.getOrElse(() => listenDefaults.shutdownTimeout)
     )
     // A request without Host (HTTP/1.1 requires one) reaches the app, which answers it a
     // spec-shaped 421 like any request not addressed to the sandbox, rather than Node a bare 400.
@@ -175,10 +133,10 @@ export const serve = (
     const boundHost = address._tag === "TcpAddress" ? address.hostname : host
     const boundPort = address._tag === "TcpAddress" ? address.port : port
     const own = Address.make(boundHost, boundPort)
-    const app = oneHost(Address.onlyOwnHost(
+    const app = Address.onlyOwnHost(
       ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes, own }),
       own
-    ))
+    )
     yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, httpServer))
     // Added last, so it runs first: close while the handler is still installed, so requests
     // already on a connection are answered.

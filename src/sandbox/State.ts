@@ -22,22 +22,6 @@ export type FaultTarget = typeof FaultTarget.Type
 /** The endpoints the sandbox counts. */
 export type Endpoint = Exclude<FaultTarget, "any">
 
-/**
- * How a fault answers: `respond` (the default) sends the response; `reset` drops the connection
- * before any response; `resetMidBody` sends the status, the headers and half the body, then drops
- * the connection.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const FaultKind = Schema.Literal("respond", "reset", "resetMidBody")
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type FaultKind = typeof FaultKind.Type
-
 /** Header names the transport computes itself: a fault may not set them. */
 const reservedHeaders = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"])
 
@@ -80,7 +64,8 @@ const writable = (body: unknown): boolean => {
  */
 export const Fault = Schema.Struct({
   target: FaultTarget,
-  kind: Schema.optional(FaultKind),
+  /** `reset` drops the connection before any response; `resetMidBody` after the headers and half the body. */
+  kind: Schema.optional(Schema.Literal("respond", "reset", "resetMidBody")),
   status: Schema.Int.pipe(Schema.between(200, 599)),
   count: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { default: () => 1 }),
   body: Schema.optional(Schema.Unknown),
@@ -113,13 +98,7 @@ export type Fault = typeof Fault.Type
 export interface Stats {
   readonly tokensIssued: number
   /** Requests per endpoint: `search` the quick search, `advanced` the advanced one, `page` the paged one. */
-  readonly requests: {
-    readonly token: number
-    readonly search: number
-    readonly design: number
-    readonly advanced: number
-    readonly page: number
-  }
+  readonly requests: { readonly [E in Endpoint]: number }
   /** Requests whose client went away (an interrupted call, a closed socket) before the answer. */
   readonly abandoned: number
 }
@@ -129,45 +108,52 @@ export interface State {
   faults: Array<{ fault: Fault; remaining: number }>
   /** `jti` of every token in force: revocation empties it. */
   readonly activeTokens: Set<string>
-  tokensIssued: number
-  readonly requests: { [E in Endpoint]: number }
-  abandoned: number
+  counts: { tokensIssued: number; requests: { [E in Endpoint]: number }; abandoned: number }
   /** Sequence of error ids and token ids. */
   sequence: number
 }
 
-export const make = (): State => ({
-  faults: [],
-  activeTokens: new Set(),
+const zero = (): State["counts"] => ({
   tokensIssued: 0,
   requests: { token: 0, search: 0, design: 0, advanced: 0, page: 0 },
-  abandoned: 0,
-  sequence: 0
+  abandoned: 0
 })
+
+export const make = (): State => ({ faults: [], activeTokens: new Set(), counts: zero(), sequence: 0 })
 
 /** Drops faults, tokens and counters (error and token ids keep counting, so they stay unique). */
 export const reset = (state: State): void => {
   state.faults = []
   state.activeTokens.clear()
-  state.tokensIssued = 0
-  for (const endpoint of Object.keys(state.requests) as Array<Endpoint>) state.requests[endpoint] = 0
-  state.abandoned = 0
+  state.counts = zero()
 }
 
-/** Takes one use of the first fault that applies to `endpoint`, if any. */
-export const takeFault = (state: State, endpoint: Endpoint): Fault | undefined => {
-  const index = state.faults.findIndex(({ fault }) => fault.target === endpoint || fault.target === "any")
+export const stats = ({ counts }: State): Stats => ({ ...counts, requests: { ...counts.requests } })
+
+/** A request as the app routed it, its body read: what the sandbox records and matches faults against. */
+export interface Incoming {
+  readonly endpoint: Endpoint
+  readonly method: string
+  readonly path: string
+  /** The design number a `design` request names, as sent. */
+  readonly designNumber?: string | undefined
+  readonly headers: Readonly<Record<string, string>>
+  /** The body as text; empty when it could not be read (too large, not UTF-8). */
+  readonly body: string
+}
+
+/**
+ * Where every routed request passes: it is counted, and takes one use of the first fault that
+ * applies to it, if any.
+ */
+export const receive = (state: State, incoming: Incoming): Fault | undefined => {
+  state.counts.requests[incoming.endpoint]++
+  const index = state.faults.findIndex(({ fault }) => fault.target === incoming.endpoint || fault.target === "any")
   if (index < 0) return undefined
   const entry = state.faults[index]!
   if (--entry.remaining === 0) state.faults.splice(index, 1)
   return entry.fault
 }
-
-export const stats = (state: State): Stats => ({
-  tokensIssued: state.tokensIssued,
-  requests: { ...state.requests },
-  abandoned: state.abandoned
-})
 
 /**
  * The response header by which the platform-agnostic app asks its transport (the in-process client,

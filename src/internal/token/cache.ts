@@ -84,24 +84,21 @@ interface Cache {
 }
 
 const isTransient = (error: TokenError): boolean => error.reason === "Unavailable"
-
+const newFlight = (): Flight => Deferred.unsafeMake<Token, TokenError>(FiberId.none)
 /** How many refused tokens a service remembers at most (each until it expires). */
 const maxRefused = 1024
 
-const newFlight = (): Flight => Deferred.unsafeMake<Token, TokenError>(FiberId.none)
-
 const expiresMillis = (token: Token) => DateTime.toEpochMillis(token.expiresAt)
-
+const lifeMillis = (token: Token) => Duration.toMillis(AccessToken.lifetime(token))
 // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
 const validUntil = (c: Cache, token: Token) =>
-  expiresMillis(token) -
-  Math.min(Duration.toMillis(c.config.expirySkew), Duration.toMillis(AccessToken.lifetime(token)) / 10)
-
+  expiresMillis(token) - Math.min(Duration.toMillis(c.config.expirySkew), lifeMillis(token) / 10)
 const fetchedSince = (c: Cache, token: Token, since: number) =>
   (c.fetchedHere.get(token) ?? Number.NEGATIVE_INFINITY) >= since
+/** Whether `token` is the cached one. */
+const holds = (s: State, token: Token) => s.token !== undefined && AccessToken.sameToken(s.token, token)
 
 const isRefused = (c: Cache, token: Token) => c.refused.has(Redacted.value(token.token))
-
 const remember = (c: Cache, token: Token, now: number) => {
   for (const [value, expires] of c.refused) if (expires <= now) c.refused.delete(value)
   if (c.refused.size >= maxRefused) c.refused.delete(c.refused.keys().next().value ?? "")
@@ -158,23 +155,22 @@ const refreshAhead = (c: Cache, first: Token) =>
   Effect.gen(function*() {
     let cached = first
     while (true) {
-      const lead = Math.min(
-        Duration.toMillis(c.config.refreshBefore),
-        Duration.toMillis(AccessToken.lifetime(cached)) / 2
-      )
+      const lead = Math.min(Duration.toMillis(c.config.refreshBefore), lifeMillis(cached) / 2)
       const now = yield* Clock.currentTimeMillis
       yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(cached) - lead - now)))
-      const next = yield* refreshOnce(c, cached)
-      if (Option.isNone(next)) return
-      cached = next.value
+      const refreshed = yield* refreshOnce(c, cached)
+      if (Option.isNone(refreshed) || Exit.isFailure(refreshed.value)) return
+      cached = refreshed.value.value
     }
   })
 
-/** The token that replaces `expiring`, if it is still cached, was used, and no fetch is in flight. */
-const refreshOnce = (c: Cache, expiring: Token): Effect.Effect<Option.Option<Token>> => {
+/** How a refresh ended; none when it did not start. */
+type Refreshed = Effect.Effect<Option.Option<Exit.Exit<Token, TokenError>>>
+
+/** Refreshes `expiring` if it is still cached, was used, and no fetch is in flight. */
+const refreshOnce = (c: Cache, expiring: Token): Refreshed => {
   const deferred = newFlight()
-  const until = validUntil(c, expiring)
-  const stillValid = Effect.map(Clock.currentTimeMillis, (t) => t < until)
+  const stillValid = Effect.map(Clock.currentTimeMillis, (t) => t < validUntil(c, expiring))
   // another process of the fleet may have refreshed it already
   const fetch = obtain(
     c,
@@ -183,24 +179,11 @@ const refreshOnce = (c: Cache, expiring: Token): Effect.Effect<Option.Option<Tok
   ).pipe(withOwnSpan("TokenService.refresh", c.owner, false))
   // Claiming the fetch and starting it go together, or its waiters would wait forever.
   return Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(
-      Ref.modify(c.state, (s): [boolean, State] =>
-        s.token !== undefined && AccessToken.sameToken(s.token, expiring) && s.used && s.inflight === undefined
-          ? [true, { ...s, inflight: deferred }]
-          : [false, s]),
-      (claimed) =>
-        claimed
-          ? Effect.zipRight(
-            Effect.sync(() =>
-              void c.counters.refreshes++
-            ),
-            Effect.map(
-              Effect.exit(runFetch(c, deferred, restore(fetch))),
-              Exit.match({ onFailure: Option.none, onSuccess: Option.some })
-            )
-          )
-          : Effect.succeedNone
-    )
+    Effect.flatten(Ref.modify(c.state, (s): [Refreshed, State] => {
+      if (!holds(s, expiring) || !s.used || s.inflight !== undefined) return [Effect.succeedNone, s]
+      c.counters.refreshes++
+      return [Effect.asSome(Effect.exit(runFetch(c, deferred, restore(fetch)))), { ...s, inflight: deferred }]
+    }))
   )
 }
 
@@ -209,15 +192,11 @@ const refreshOnce = (c: Cache, expiring: Token): Effect.Effect<Option.Option<Tok
  * It is forked uninterruptibly; only the request itself is interruptible, so that closing the
  * scope stops it and its waiters still hear of it.
  */
-const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) =>
-  runFetch(
-    c,
-    deferred,
-    Effect.interruptible(
-      obtain(c, requestRetried(c, isTransient), () => fromStore)
-        .pipe(withOwnSpan("TokenService.fetch", c.owner, true))
-    )
-  ).pipe(
+const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) => {
+  const fetch = obtain(c, requestRetried(c, isTransient), () => fromStore).pipe(
+    withOwnSpan("TokenService.fetch", c.owner, true)
+  )
+  return runFetch(c, deferred, Effect.interruptible(fetch)).pipe(
     // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
     Effect.tap((token) =>
       Effect.flatMap(
@@ -228,6 +207,7 @@ const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) =>
     Effect.forkIn(c.scope),
     Effect.asVoid
   )
+}
 
 /** What a caller is to run next, and the state it leaves. */
 type Step = [Fetch, State]
@@ -245,10 +225,8 @@ const acquire = (c: Cache, now: number): Fetch =>
       c.counters.waits++
       if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
       const deferred = newFlight()
-      return [
-        Effect.zipRight(startFetch(c, deferred, true), restore(Deferred.await(deferred))),
-        { ...s, inflight: deferred }
-      ]
+      const waited = Effect.zipRight(startFetch(c, deferred, true), restore(Deferred.await(deferred)))
+      return [waited, { ...s, inflight: deferred }]
     }))
   )
 
@@ -264,14 +242,12 @@ const get = (c: Cache): Fetch =>
 
 // Concurrent 401s for one token tell the store once; remembering a token and queueing it for
 // the store are not torn apart by an interruption.
-const invalidate = (c: Cache, token: Token): Effect.Effect<void> =>
+const invalidate = (c: Cache) => (token: Token): Effect.Effect<void> =>
   Effect.uninterruptible(Effect.clockWith((clock) => {
     const told = isRefused(c, token)
     remember(c, token, clock.unsafeCurrentTimeMillis())
-    return Ref.update(
-      c.state,
-      (s) => s.token !== undefined && AccessToken.sameToken(s.token, token) ? { ...s, token: undefined } : s
-    ).pipe(Effect.zipRight(told ? Effect.void : Queue.offer(c.unheard, token)))
+    const cleared = Ref.update(c.state, (s) => holds(s, token) ? { ...s, token: undefined } : s)
+    return Effect.zipRight(cleared, told ? Effect.void : Queue.offer(c.unheard, token))
   }))
 
 /**
@@ -289,15 +265,13 @@ const fetchedAfter = (c: Cache, since: number): Fetch =>
         c.counters.waits++
         if (s.renewal !== undefined && s.renewal.since >= since) return [restore(Deferred.await(s.renewal.deferred)), s]
         const deferred = newFlight()
-        return [
-          Effect.zipRight(startFetch(c, deferred, false), restore(Deferred.await(deferred))),
-          { ...s, renewal: { deferred, since: now } }
-        ]
+        const waited = Effect.zipRight(startFetch(c, deferred, false), restore(Deferred.await(deferred)))
+        return [waited, { ...s, renewal: { deferred, since: now } }]
       }))
     )
   )
 
-const renew = (c: Cache, token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
+const renew = (c: Cache) => (token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
   Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(fetchedAfter(c, since)))
 
 /**
@@ -334,10 +308,5 @@ export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
       )
     )
     yield* Effect.forkIn(Effect.forever(Effect.flatMap(Queue.take(c.unheard), c.store.invalidate)), c.scope)
-    return {
-      get: get(c),
-      invalidate: (token: Token) => invalidate(c, token),
-      renew: (token: Token, since: number) => renew(c, token, since),
-      stats: Effect.sync(() => ({ ...c.counters }))
-    }
+    return { get: get(c), invalidate: invalidate(c), renew: renew(c), stats: Effect.sync(() => ({ ...c.counters })) }
   })
