@@ -189,8 +189,8 @@ const refreshOnce = (c: Cache, expiring: Token): Refreshed => {
 
 /**
  * Starts the one fetch for a cold or expired cache, in the layer's scope so no caller owns it.
- * It is forked uninterruptibly; only the request itself is interruptible, so that closing the
- * scope stops it and its waiters still hear of it.
+ * `acquire` and `fetchedAfter` fork it uninterruptibly; only the request itself is interruptible, so
+ * that closing the scope stops it and its waiters still hear of it.
  */
 const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) => {
   const fetch = obtain(c, requestRetried(c, isTransient), () => fromStore).pipe(
