@@ -33,6 +33,9 @@ const encodings: Readonly<Record<string, (s: string) => string>> = {
   "as is": (s) => s,
   "percent-encoded": percent,
   "percent-encoded, lower-case hex": (s) => lowerHex(percent(s)),
+  "percent-encoded as RFC 3986 strictly writes it (Python's quote, Go's QueryEscape)": (s) =>
+    percent(s).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase()),
+  "form-encoded as PHP's urlencode writes it (* escaped)": (s) => form(s).replace(/\*/g, "%2A"),
   "form-encoded": form,
   "form-encoded, lower-case hex": (s) => lowerHex(form(s)),
   "JSON-escaped": json,

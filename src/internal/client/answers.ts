@@ -24,9 +24,12 @@ import type { Mask } from "../mask/mask.js"
 import { describe } from "../schemaIssues.js"
 import type { Answer } from "./http.js"
 
-/** Parses JSON without throwing. */
+/** Drops every key named `__proto__`, which decoding would otherwise turn into a prototype. */
+const withoutProto = (key: string, value: unknown) => key === "__proto__" ? undefined : value
+
+/** Parses JSON without throwing; a key named `__proto__`, at any depth, is left out. */
 export const parseJson = (text: string): Option.Option<unknown> =>
-  Either.getRight(Either.try(() => JSON.parse(text) as unknown))
+  Either.getRight(Either.try(() => JSON.parse(text, withoutProto) as unknown))
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -115,6 +118,9 @@ export const decodeSuccess = <A>(
     return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON", mask()))
   }
   const { data, messages } = unwrap(json.value)
+  if (!nestedWithin(data)) {
+    return Either.left(unexpected(status, text, `the payload nests deeper than ${maxNesting} levels`, mask()))
+  }
   const decoded = decode(data)
   if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, describe(decoded.left, mask()), mask()))
   // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
@@ -144,6 +150,8 @@ export const parseRetryAfter = (value: string | undefined, nowMillis: number): D
   if (value === undefined) return undefined
   const trimmed = value.trim()
   if (/^\d+$/.test(trimmed)) return Duration.seconds(Number(trimmed))
+  // an HTTP date names its day or month in letters; `-1` or `1.5` is no date
+  if (!/[A-Za-z]/.test(trimmed)) return undefined
   const at = Date.parse(trimmed)
   return Number.isNaN(at) ? undefined : Duration.millis(Math.max(0, at - nowMillis))
 }

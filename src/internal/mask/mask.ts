@@ -25,15 +25,24 @@ const utf8 = new TextEncoder()
 
 const hexByte = (b: number) => "%" + b.toString(16).toUpperCase().padStart(2, "0")
 
-/** As `encodeURIComponent` writes it, but a lone surrogate is U+FFFD rather than an exception. */
-const percentEncoded = (s: string) =>
-  s.replace(/[^A-Za-z0-9\-_.!~*'()]+/g, (run) => Array.from(utf8.encode(run), hexByte).join(""))
+/**
+ * Percent-encoded, every character but `kept` escaped; a lone surrogate is U+FFFD rather than an
+ * exception. `encodeURIComponent` keeps `!'()*` too; RFC 3986's strict form (Python's `quote`, Go's
+ * `QueryEscape`, PHP's `urlencode`) escapes them.
+ */
+const percentEncoded = (s: string, kept: RegExp) =>
+  s.replace(kept, (run) => Array.from(utf8.encode(run), hexByte).join(""))
 
 const formEncoded = (s: string) => new URLSearchParams({ s }).toString().slice(2)
 
 /** A secret as sent or echoed: as is, percent- or form-encoded, with upper- or lower-case hex digits. */
 const formsOf = (s: string): ReadonlyArray<string> => {
-  const encoded = [percentEncoded(s), formEncoded(s)]
+  const encoded = [
+    percentEncoded(s, /[^A-Za-z0-9\-_.!~*'()]+/g),
+    percentEncoded(s, /[^A-Za-z0-9\-_.~]+/g),
+    formEncoded(s),
+    formEncoded(s).replace(/[!'()*~]/g, (c) => hexByte(c.charCodeAt(0)))
+  ]
   return [s, ...encoded, ...encoded.map((e) => e.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()))]
 }
 
