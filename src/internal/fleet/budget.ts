@@ -1,0 +1,140 @@
+/**
+ * The body of `RequestBudget`. Slots come from `@effect/experimental`'s `RateLimiter`: a fixed window
+ * of one call an interval, waiting when exceeded, is a generic cell rate algorithm; the burst is its
+ * tolerance, taken off the wait. In a fleet the limiter's store is Redis, through `FleetRedis`, and
+ * this process's own store while Redis is away. What the limiter has no notion of is ours: a 429's
+ * back-off, a hold every slot waits out, shared through Redis. See docs/fleet.md.
+ */
+import type * as RateLimiter from "@effect/experimental/RateLimiter"
+import { Clock, Duration, Effect, Option, Schema } from "effect"
+import type { ConfigError } from "effect"
+import type { ClientIdentity, Service as Redis } from "../../FleetRedis.js"
+import * as OptionalPeer from "../optionalPeer.js"
+import type { Pace } from "./options.js"
+
+type Store = RateLimiter.RateLimiterStore["Type"]
+
+/** `@effect/experimental`, an optional peer: loaded when a paced budget is made. */
+const loadRateLimiter = OptionalPeer.load({
+  packageName: "@effect/experimental",
+  feature: "RequestBudget with requestsPerSecond",
+  install: "npm install @effect/experimental@~0.61",
+  load: () => import("@effect/experimental/RateLimiter")
+})
+
+/**
+ * The library's fixed-window script (its Redis store sends it over a connection of its own), with
+ * the expiry rounded up to a whole millisecond, as `PX` takes no fraction of one and an interval
+ * may be one (3 a second). Only the waiting mode is asked for, which caps nothing.
+ */
+const fixedWindow = `local current = tonumber(redis.call("GET", KEYS[1]))
+local pttl = current and math.max(redis.call("PTTL", KEYS[1]), 0) or 0
+local count = (current or 0) + tonumber(ARGV[1])
+local ttl = math.ceil(pttl + tonumber(ARGV[1]) * tonumber(ARGV[2]))
+redis.call("SET", KEYS[1], count, "PX", ttl)
+return { count, ttl }`
+
+const decodeWindow = Schema.decodeUnknownOption(Schema.Tuple(Schema.Number, Schema.Number))
+
+/** The limiter's store in Redis, on Redis's clock; `local` while Redis is away. */
+const redisStore = (redis: Redis, local: Store): Store => ({
+  fixedWindow: (o) =>
+    redis.command("EVAL", fixedWindow, 1, o.key, o.tokens, Duration.toMillis(o.refillRate)).pipe(
+      Effect.flatMap(decodeWindow),
+      Effect.orElse(() => local.fixedWindow(o))
+    ),
+  tokenBucket: local.tokenBucket
+})
+
+/** The limiter, over Redis if given, else over a store of this process. */
+const limiterOver = (redis: Redis | undefined): Effect.Effect<RateLimiter.RateLimiter, ConfigError.ConfigError> =>
+  Effect.flatMap(loadRateLimiter, (RL) =>
+    Effect.flatMap(
+      Effect.provide(RL.RateLimiterStore, RL.layerStoreMemory),
+      (local) => Effect.provideService(RL.make, RL.RateLimiterStore, redis ? redisStore(redis, local) : local)
+    ))
+
+/** Where a client's back-off is kept: how long it still lasts, and its extension. */
+interface Hold {
+  readonly remaining: Effect.Effect<number>
+  readonly extend: (millis: number) => Effect.Effect<void>
+}
+
+const localHold = (): Hold => {
+  let until = 0
+  return {
+    remaining: Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, until - now)),
+    extend: (millis) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        until = Math.max(until, now + millis)
+      })
+  }
+}
+
+/** Extends the back-off `KEYS[1]` to `ARGV[1]` milliseconds unless it already lasts longer. */
+const extendScript = `if redis.call("PTTL", KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call("SET", KEYS[1], "1", "PX", ARGV[1])
+end
+return 1`
+
+/** The back-off in Redis, for the fleet; `local` too, which answers while Redis is away. */
+const redisHold = (redis: Redis, key: string, local: Hold): Hold => ({
+  remaining: redis.command("PTTL", key).pipe(
+    Effect.map((ttl) => typeof ttl === "number" && ttl > 0 ? ttl : 0),
+    Effect.catchTag("FleetUnavailable", () => local.remaining)
+  ),
+  extend: (millis) =>
+    Effect.zipRight(local.extend(millis), Effect.ignore(redis.command("EVAL", extendScript, 1, key, millis)))
+})
+
+/** One client's budget: a back-off waited out, then a slot of `slot` if the budget paces. */
+const clientBudget = (pace: Pace, hold: Hold, slot: Option.Option<Effect.Effect<Duration.Duration>>) => {
+  const reserve: Effect.Effect<Duration.Duration> = Effect.flatMap(
+    hold.remaining,
+    (held) =>
+      held > 0
+        ? Effect.zipRight(Effect.sleep(Duration.millis(held)), reserve)
+        : Option.getOrElse(slot, () => Effect.succeed(Duration.zero))
+  )
+  return {
+    reserve,
+    backOff: (duration: Duration.Duration) => {
+      const millis = Math.ceil(Math.min(Duration.toMillis(duration), pace.maxBackOffMillis))
+      return millis > 0 ? hold.extend(millis) : Effect.void
+    }
+  }
+}
+
+/** A slot of `limiter` under `key`: the wait it answers, less the burst's tolerance. */
+const slotOf = (limiter: RateLimiter.RateLimiter, key: string, pace: Pace): Effect.Effect<Duration.Duration> =>
+  limiter.consume({
+    key,
+    algorithm: "fixed-window",
+    onExceeded: "delay",
+    window: Duration.millis(pace.intervalMillis),
+    limit: 1
+  }).pipe(
+    Effect.map(({ delay }) => Duration.millis(Math.max(0, Duration.toMillis(delay) - pace.toleranceMillis))),
+    // waiting, over these stores, the limiter never fails
+    Effect.orElseSucceed(() => Duration.zero)
+  )
+
+/** The budgets of the clients, one made on first use of each; in a fleet if `redis` is given. */
+export const budgets = (pace: Pace, redis?: Redis) =>
+  Effect.map(
+    pace.intervalMillis === 0 ? Effect.succeedNone : Effect.asSome(limiterOver(redis)),
+    (limiter) => {
+      const made = new Map<string, ReturnType<typeof clientBudget>>()
+      return (client: ClientIdentity) => {
+        const id = redis ? redis.key(client, "pace") : `${client.tokenUrl}\n${client.clientId}`
+        let budget = made.get(id)
+        if (budget === undefined) {
+          const local = localHold()
+          const hold = redis ? redisHold(redis, redis.key(client, "backoff"), local) : local
+          budget = clientBudget(pace, hold, Option.map(limiter, (l) => slotOf(l, id, pace)))
+          made.set(id, budget)
+        }
+        return budget
+      }
+    }
+  )
