@@ -14,22 +14,8 @@ import { connect, over } from "./internal/fleet/connection.js"
 import { checkConnection, connectionDefaults } from "./internal/fleet/options.js"
 import type { ConnectionSettings } from "./internal/fleet/options.js"
 
-export {
-  /**
-   * A Redis connection as the fleet uses it: an `ioredis` client made with `enableOfflineQueue: false`.
-   *
-   * @since 0.3.0
-   * @category models
-   */
-  type Connection,
-  /**
-   * A Redis command that failed, timed out, or was not sent because Redis is away.
-   *
-   * @since 0.2.0
-   * @category errors
-   */
-  FleetUnavailable
-} from "./internal/fleet/connection.js"
+/** The connection the fleet sends over, and the failure of a command. */
+export { type Connection, FleetUnavailable } from "./internal/fleet/connection.js"
 
 /**
  * Which client a fleet shares a token and a budget for: never the secret.
@@ -49,15 +35,9 @@ export interface ClientIdentity {
  * @category models
  */
 export interface Service {
-  /**
-   * Sends one command (`command("GET", key)`) and answers Redis's reply; fails with
-   * `FleetUnavailable` when Redis is away, refuses it, or answers later than `commandTimeout`.
-   */
+  /** Sends one command (`command("GET", key)`); fails with `FleetUnavailable` if not answered in time. */
   readonly command: (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
-  /**
-   * `command`, sent even while Redis looks away as long as the connection is open: a paused Redis
-   * carries it out first thing when it answers again. For a refused token; fails like `command`.
-   */
+  /** `command`, sent even while Redis looks away: a paused Redis runs it when it resumes. Fails like `command`. */
   readonly urgent: (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
   /** Waits until Redis may answer again (a late answer, a new connection of `layer`'s client). Never fails. */
   readonly reachable: Effect.Effect<void>

@@ -22,10 +22,7 @@ import { budgetDefaults, checkPace } from "./internal/fleet/options.js"
  * @category models
  */
 export interface ClientBudget {
-  /**
-   * Waits out a back-off in force, then takes the next slot and says how long to wait for it (zero
-   * when it is open now).
-   */
+  /** Waits out a back-off in force, then takes the next slot and says how long to wait for it. */
   readonly reserve: Effect.Effect<Duration.Duration>
   /** Opens no slot for `duration` from now: what a 429 asks. */
   readonly backOff: (duration: Duration.Duration) => Effect.Effect<void>
@@ -61,10 +58,7 @@ export interface Options {
   readonly requestsPerSecond?: number | undefined
   /** How many calls may start at once after a quiet spell (default 1: evenly spaced). */
   readonly burst?: number | undefined
-  /**
-   * The longest back-off a 429 imposes (default 60 s): a `Retry-After` of an hour, or a broken
-   * one, holds every call of the fleet no longer than this.
-   */
+  /** The longest back-off a 429 imposes (default 60 s), whatever its `Retry-After` says. */
   readonly maxBackOff?: Duration.DurationInput | undefined
 }
 
@@ -93,7 +87,7 @@ export const take = (budget: ClientBudget): Effect.Effect<void> =>
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, ConfigError.ConfigError> =>
-  Effect.map(Effect.flatMap(checkPace(options), (pace) => budgets(pace)), (forClient) => ({ forClient }))
+  Effect.flatMap(checkPace(options), (pace) => budgets(pace))
 
 /**
  * `make` as a layer.
@@ -133,10 +127,7 @@ export const layerPublishedCap: Layer.Layer<RequestBudget, ConfigError.ConfigErr
  * @category constructors
  */
 export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
-  Effect.flatMap(
-    Effect.zip(checkPace(options), FleetRedis),
-    ([pace, redis]) => Effect.map(budgets(pace, redis), (forClient) => ({ forClient }))
-  )
+  Effect.flatMap(Effect.zip(checkPace(options), FleetRedis), ([pace, redis]) => budgets(pace, redis))
 
 /**
  * `makeRedis` as a layer.

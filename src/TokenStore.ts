@@ -1,11 +1,8 @@
 /**
  * `TokenStore`: where a `TokenService` looks for a token before it asks the token endpoint, and what
- * it tells when a token is refused. The default (`memory`) is this process alone; `layerRedis`
- * shares one token per client across a fleet of processes, with one fetch at a time fleet-wide (a
- * lock its holder renews while it fetches and that expires when it dies, so a dead holder does
- * not block the fleet), compare-and-delete invalidation, and a record of the tokens refused by any
- * process, which the store never hands out again. A `TokenService` uses the `TokenStore` it finds
- * in its context.
+ * it tells when a token is refused. `memory` is this process alone; `layerRedis` shares one token
+ * per client across a fleet, fetched by one process at a time, and never hands out a token any
+ * process saw refused. A `TokenService` uses the one in its context. See docs/fleet.md.
  *
  * @since 0.2.0
  */
@@ -36,20 +33,14 @@ export interface Obtained {
  * @category models
  */
 export interface ClientTokens {
-  /**
-   * A token that `accept` takes (given the time in epoch milliseconds), from the store; failing
-   * that, `fetch` run here, its token stored for the others. Never fails but with `fetch`'s error.
-   */
+  /** A stored token `accept` takes (at a time in epoch ms), else `fetch`'s, stored; fails as `fetch` does. */
   readonly obtain: (
     fetch: Effect.Effect<AccessToken.AccessToken, TokenError>,
     accept: (token: AccessToken.AccessToken, now: number) => boolean
   ) => Effect.Effect<Obtained, TokenError>
   /**
-   * Records `token` as refused, for every process, until it expires, and removes it from the store
-   * if it is still the stored one: the store hands out no refused token it has heard of. While the
-   * store is away it keeps trying, at once when the store is back, until it is heard or the token
-   * has expired: a refused token never outlives an outage in the store. Run it in the background;
-   * never fails.
+   * Records `token` as refused for every process while it lives, and removes it if stored; while
+   * the store is away, tries until heard or expired. Run it in the background; never fails.
    */
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
 }
@@ -73,18 +64,18 @@ export interface Service {
  */
 export class TokenStore extends Context.Tag("effect-design-search/TokenStore")<TokenStore, Service>() {}
 
-const alone: ClientTokens = {
-  obtain: (fetch) => Effect.map(fetch, (token) => ({ token, shared: false })),
-  invalidate: () => Effect.void
-}
-
 /**
  * This process alone: every token is fetched here; what `TokenService` does with no store.
  *
  * @since 0.2.0
  * @category stores
  */
-export const memory: Service = { forClient: () => alone }
+export const memory: Service = {
+  forClient: () => ({
+    obtain: (fetch) => Effect.map(fetch, (token) => ({ token, shared: false })),
+    invalidate: () => Effect.void
+  })
+}
 
 /**
  * Options of `makeRedis` and `layerRedis`.
@@ -93,15 +84,9 @@ export const memory: Service = { forClient: () => alone }
  * @category options
  */
 export interface RedisOptions {
-  /**
-   * Expiry of the fetch lock (default 10 s), which its holder renews every third of it while it
-   * fetches: how long the fleet waits on a holder that died before another process takes the lock.
-   */
+  /** Expiry of the fetch lock (default 10 s), renewed while its holder fetches: how long a dead one blocks. */
   readonly lockTtl?: Duration.DurationInput | undefined
-  /**
-   * The longest a process waits for another one's fetch (default 30 s), however long the holder
-   * keeps its lock; then it fetches itself.
-   */
+  /** The longest a process waits for another one's fetch (default 30 s); then it fetches itself. */
   readonly maxWait?: Duration.DurationInput | undefined
 }
 
@@ -114,10 +99,9 @@ export interface RedisOptions {
 export const redisDefaults: typeof storeDefaults = storeDefaults
 
 /**
- * The Redis store over `FleetRedis`. A process that finds no token it accepts takes the lock and
- * fetches, renewing the lock while it does; the others look again until the token appears, the
- * lock frees (they take it) or `maxWait` has passed (they fetch themselves). When Redis fails, the
- * process fetches on its own: Redis never fails a call.
+ * The Redis store over `FleetRedis`: a process with no token it accepts fetches under a lock while
+ * the others wait for its token, for at most `maxWait`. When Redis fails, the process fetches on
+ * its own: Redis never fails a call.
  *
  * @since 0.2.0
  * @category constructors

@@ -169,11 +169,13 @@ describe("RequestBudget.layerRedis", () => {
       const redis = yield* redisServer
       const [a, b] = yield* pair(redis.url)
       // 10 per second, taken alternately by both: each slot 100 ms after the last, whoever takes it
-      const waits = yield* Effect.forEach([a, b, a, b], (m) => Effect.map(m.budget.reserve, Duration.toMillis))
-      expect(waits[0]).toBe(0)
-      for (let i = 1; i < waits.length; i++) expect(waits[i]! - waits[i - 1]!).toBeGreaterThanOrEqual(90)
+      const slots = yield* Effect.forEach(
+        [a, b, a, b],
+        (m) => Effect.zipWith(m.budget.reserve, Clock.currentTimeMillis, (wait, now) => now + Duration.toMillis(wait))
+      )
+      for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBeGreaterThanOrEqual(90)
       // a back-off one takes holds the other
-      yield* Effect.sleep(Duration.millis(Math.max(...waits)))
+      yield* Effect.sleep(Duration.millis(slots.at(-1)! - (yield* Clock.currentTimeMillis)))
       const start = yield* Clock.currentTimeMillis
       yield* a.budget.backOff(Duration.millis(1500))
       yield* RequestBudget.take(b.budget)

@@ -54,55 +54,37 @@ const limiterOver = (redis: Redis | undefined): Effect.Effect<RateLimiter.RateLi
       (local) => Effect.provideService(RL.make, RL.RateLimiterStore, redis ? redisStore(redis, local) : local)
     ))
 
-/** Where a client's back-off is kept: how long it still lasts, and its extension. */
-interface Hold {
-  readonly remaining: Effect.Effect<number>
-  readonly extend: (millis: number) => Effect.Effect<void>
-}
-
-const localHold = (): Hold => {
-  let until = 0
-  return {
-    remaining: Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, until - now)),
-    extend: (millis) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        until = Math.max(until, now + millis)
-      })
-  }
-}
-
 /** Extends the back-off `KEYS[1]` to `ARGV[1]` milliseconds unless it already lasts longer. */
-const extendScript = `if redis.call("PTTL", KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call("SET", KEYS[1], "1", "PX", ARGV[1])
-end
-return 1`
+const extend =
+  `if redis.call("PTTL", KEYS[1]) < tonumber(ARGV[1]) then redis.call("SET", KEYS[1], "1", "PX", ARGV[1]) end`
 
-/** The back-off in Redis, for the fleet; `local` too, which answers while Redis is away. */
-const redisHold = (redis: Redis, key: string, local: Hold): Hold => ({
-  remaining: redis.command("PTTL", key).pipe(
+/**
+ * One client's budget: a back-off waited out (in Redis if `shared`, in this process while it is
+ * away), then a slot if the budget paces.
+ */
+const clientBudget = (
+  pace: Pace,
+  slot: Effect.Effect<Duration.Duration>,
+  shared?: { readonly redis: Redis; readonly key: string }
+) => {
+  let until = 0
+  const heldHere = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, until - now))
+  const held = shared === undefined ? heldHere : shared.redis.command("PTTL", shared.key).pipe(
     Effect.map((ttl) => typeof ttl === "number" && ttl > 0 ? ttl : 0),
-    Effect.catchTag("FleetUnavailable", () => local.remaining)
-  ),
-  extend: (millis) =>
-    Effect.zipRight(local.extend(millis), Effect.ignore(redis.command("EVAL", extendScript, 1, key, millis)))
-})
-
-/** One client's budget: a back-off waited out, then a slot of `slot` if the budget paces. */
-const clientBudget = (pace: Pace, hold: Hold, slot: Option.Option<Effect.Effect<Duration.Duration>>) => {
-  const reserve: Effect.Effect<Duration.Duration> = Effect.flatMap(
-    hold.remaining,
-    (held) =>
-      held > 0
-        ? Effect.zipRight(Effect.sleep(Duration.millis(held)), reserve)
-        : Option.getOrElse(slot, () => Effect.succeed(Duration.zero))
+    Effect.catchTag("FleetUnavailable", () => heldHere)
   )
-  return {
-    reserve,
-    backOff: (duration: Duration.Duration) => {
-      const millis = Math.ceil(Math.min(Duration.toMillis(duration), pace.maxBackOffMillis))
-      return millis > 0 ? hold.extend(millis) : Effect.void
-    }
+  const reserve: Effect.Effect<Duration.Duration> = Effect.flatMap(
+    held,
+    (millis) => millis > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(millis)), reserve) : slot
+  )
+  const backOff = (duration: Duration.Duration): Effect.Effect<void> => {
+    const millis = Math.ceil(Math.min(Duration.toMillis(duration), pace.maxBackOffMillis))
+    return millis <= 0 ? Effect.void : Effect.zipRight(
+      Effect.map(Clock.currentTimeMillis, (now) => void (until = Math.max(until, now + millis))),
+      shared === undefined ? Effect.void : Effect.ignore(shared.redis.command("EVAL", extend, 1, shared.key, millis))
+    )
   }
+  return { reserve, backOff }
 }
 
 /** A slot of `limiter` under `key`: the wait it answers, less the burst's tolerance. */
@@ -119,22 +101,22 @@ const slotOf = (limiter: RateLimiter.RateLimiter, key: string, pace: Pace): Effe
     Effect.orElseSucceed(() => Duration.zero)
   )
 
-/** The budgets of the clients, one made on first use of each; in a fleet if `redis` is given. */
+/** The budgets of the clients, each made on first use; shared through `redis` if given. */
 export const budgets = (pace: Pace, redis?: Redis) =>
-  Effect.map(
-    pace.intervalMillis === 0 ? Effect.succeedNone : Effect.asSome(limiterOver(redis)),
-    (limiter) => {
-      const made = new Map<string, ReturnType<typeof clientBudget>>()
-      return (client: ClientIdentity) => {
-        const id = redis ? redis.key(client, "pace") : `${client.tokenUrl}\n${client.clientId}`
-        let budget = made.get(id)
-        if (budget === undefined) {
-          const local = localHold()
-          const hold = redis ? redisHold(redis, redis.key(client, "backoff"), local) : local
-          budget = clientBudget(pace, hold, Option.map(limiter, (l) => slotOf(l, id, pace)))
-          made.set(id, budget)
-        }
-        return budget
+  Effect.map(pace.intervalMillis === 0 ? Effect.succeedNone : Effect.asSome(limiterOver(redis)), (limiter) => {
+    const made = new Map<string, ReturnType<typeof clientBudget>>()
+    const forClient = (client: ClientIdentity) => {
+      const id = redis ? redis.key(client, "pace") : `${client.tokenUrl}\n${client.clientId}`
+      let budget = made.get(id)
+      if (budget === undefined) {
+        const slot = Option.match(limiter, {
+          onNone: () => Effect.succeed(Duration.zero),
+          onSome: (l) => slotOf(l, id, pace)
+        })
+        budget = clientBudget(pace, slot, redis && { redis, key: redis.key(client, "backoff") })
+        made.set(id, budget)
       }
+      return budget
     }
-  )
+    return { forClient }
+  })

@@ -1,7 +1,7 @@
 /**
- * The body of `FleetRedis`: commands over a Redis connection, each answered within the command
- * timeout or failed with `FleetUnavailable`; while Redis is away, one probe an interval; one
- * warning when it goes, one line when it is back. See docs/fleet.md.
+ * The body of `FleetRedis`: each command answered within the command timeout or failed with
+ * `FleetUnavailable`; while Redis is away, one probe an interval, or at once when it shows it is
+ * back; one warning when it goes, one line when it returns.
  */
 import { Clock, Data, Duration, Effect } from "effect"
 import type { ConfigError, Scope } from "effect"
@@ -34,47 +34,7 @@ export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ rea
 
 type Send = (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
 
-const unavailable = (detail: string) => Effect.fail(new FleetUnavailable({ detail }))
-
-const describe = (error: unknown): string =>
-  error instanceof Error ? `${error.name}: ${error.message}` : "unknown Redis failure"
-
-/** One command over a ready connection, failed after `timeoutMillis`; `late` hears an answer after it. */
-const sendOver = (redis: Connection, timeoutMillis: number, late: () => void) =>
-(
-  name: string,
-  args: Array<string | number>
-): Effect.Effect<unknown, FleetUnavailable> =>
-  Effect.suspend(() =>
-    redis.status !== "ready"
-      // ioredis's own refusal while disconnected says less
-      ? unavailable(`not connected (${redis.status})`)
-      : Effect.async<unknown, FleetUnavailable>((resume) => {
-        let done = false
-        const timer = setTimeout(() => {
-          done = true
-          resume(unavailable(`no answer within ${timeoutMillis} ms`))
-        }, timeoutMillis)
-        const settle = (effect: Effect.Effect<unknown, FleetUnavailable>) => {
-          if (done) return
-          done = true
-          clearTimeout(timer)
-          resume(effect)
-        }
-        // a command that throws synchronously fails like any other
-        Promise.resolve().then(() => redis.call(name, ...args)).then(
-          (value) => {
-            if (done) late()
-            settle(Effect.succeed(value))
-          },
-          (error: unknown) => settle(unavailable(describe(error)))
-        )
-        return Effect.sync(() => {
-          done = true
-          clearTimeout(timer)
-        })
-      })
-  )
+const unavailable = (detail: string) => new FleetUnavailable({ detail })
 
 /**
  * The commands over `redis`. `onReady`, where given, tells of each new connection of the client
@@ -85,6 +45,7 @@ export const over = (
   settings: ConnectionSettings,
   onReady?: (listener: () => void) => void
 ): { readonly command: Send; readonly urgent: Send; readonly reachable: Effect.Effect<void> } => {
+  const { commandTimeoutMillis: timeout, probeIntervalMillis: probe } = settings
   let healthy = true
   let nextProbeAt = 0
   const waiting = new Set<() => void>()
@@ -97,18 +58,39 @@ export const over = (
   // a client made with `lazyConnect` connects on its first command, which is never sent unready
   if (redis.status === "wait") redis.connect().catch(() => {})
   onReady?.(heard)
-  const send = sendOver(redis, settings.commandTimeoutMillis, heard)
+
+  /** One command over a ready connection (ioredis's own refusal while disconnected says less). */
+  const send = (name: string, args: Array<string | number>) =>
+    Effect.suspend(() => {
+      if (redis.status !== "ready") return Effect.fail(unavailable(`not connected (${redis.status})`))
+      let late = false
+      return Effect.tryPromise({
+        try: async () => {
+          const value = await redis.call(name, ...args)
+          // an answer after the timeout: Redis was slow or paused, and is back
+          if (late) heard()
+          return value
+        },
+        catch: (error) => unavailable(error instanceof Error ? `${error.name}: ${error.message}` : "unknown failure")
+      }).pipe(Effect.timeoutFail({
+        duration: Duration.millis(timeout),
+        onTimeout: () => {
+          late = true
+          return unavailable(`no answer within ${timeout} ms`)
+        }
+      }))
+    })
 
   const command = (gated: boolean): Send => (name, ...args) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (!healthy && gated) {
-        if (now < nextProbeAt) return unavailable("Redis is away")
-        nextProbeAt = now + settings.probeIntervalMillis
+        if (now < nextProbeAt) return Effect.fail(unavailable("Redis is away"))
+        nextProbeAt = now + probe
       }
       return Effect.tapBoth(send(name, args), {
         onFailure: (e) =>
           Effect.suspend(() => {
-            nextProbeAt = now + settings.probeIntervalMillis
+            nextProbeAt = now + probe
             if (!healthy) return Effect.void
             healthy = false
             return Effect.logWarning(
@@ -134,7 +116,6 @@ export const over = (
   return { command: command(true), urgent: command(false), reachable }
 }
 
-/** `ioredis`, an optional peer: loaded when a fleet's own connection is made. */
 const loadIoredis = OptionalPeer.load({
   packageName: "ioredis",
   feature: "FleetRedis.layer (and Fleet.layer)",
@@ -142,28 +123,22 @@ const loadIoredis = OptionalPeer.load({
   load: () => import("ioredis")
 })
 
-/**
- * A connection of our own, closed with the scope, waited for up to `connectTimeout` (never failing
- * for Redis being down); `onReady` hears each new connection.
- */
+/** A connection of our own, closed with the scope, waited for up to `connectTimeout`, never failing for Redis. */
 export const connect = (settings: ConnectionSettings): Effect.Effect<
   { readonly connection: Connection; readonly onReady: (listener: () => void) => void },
   ConfigError.ConfigError,
   Scope.Scope
 > =>
   Effect.acquireRelease(
-    Effect.map(loadIoredis, ({ Redis }) => {
-      const redis = new Redis(settings.url, {
+    Effect.map(loadIoredis, ({ Redis }) =>
+      new Redis(settings.url, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
         connectTimeout: settings.connectTimeoutMillis,
         // reconnects for as long as the process lives, at most a second apart
         retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
-      })
-      // connection errors are answered per command; unheard, ioredis would print them
-      redis.on("error", () => {})
-      return redis
-    }),
+        // connection errors are answered per command; unheard, ioredis would print them
+      }).on("error", () => {})),
     (redis) => Effect.sync(() => redis.disconnect())
   ).pipe(
     Effect.tap((redis) =>

@@ -4,7 +4,7 @@
  * invalidation, and marks of refused tokens the store never hands out again. Redis never fails a
  * call: when it is away, the process fetches on its own. See docs/fleet.md.
  */
-import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
+import { Cause, Clock, DateTime, Duration, Effect, Option, Redacted, Schedule, Schema } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import * as AccessToken from "../../AccessToken.js"
 import type { TokenError } from "../../ApiError.js"
@@ -84,6 +84,10 @@ export const clientTokens = (
     return Effect.scoped(Effect.zipRight(Effect.forkScoped(renewing), fetchAndSave(fetch)))
   }
 
+  /** Another process fetches: look again, 5 ms doubling to 100 ms apart, for at most `maxWait`. */
+  const lookAgain = Schedule.union(Schedule.exponential("5 millis"), Schedule.spaced("100 millis")).pipe(
+    Schedule.upTo(Duration.millis(maxWaitMillis))
+  )
   const obtain = (
     fetch: Fetch,
     accept: (token: Token, now: number) => boolean
@@ -91,37 +95,34 @@ export const clientTokens = (
     const acceptable = Effect.zipWith(
       load,
       Clock.currentTimeMillis,
-      (found, now) => Option.filter(found, (token) => accept(token, now))
+      (found, now) =>
+        Option.map(Option.filter(found, (token) => accept(token, now)), (token): Obtained => ({ token, shared: true }))
     )
-    const shared = (token: Token): Obtained => ({ token, shared: true })
     /** Holding the lock: the token the previous holder stored after our look, else one fetched here. */
     const holding = (owner: string) =>
       Effect.flatMap(
-        Effect.orElseSucceed(acceptable, Option.none),
-        (again) => Option.isSome(again) ? Effect.succeed(shared(again.value)) : fetchHolding(owner, fetch)
+        Effect.orElseSucceed(acceptable, () => Option.none<Obtained>()),
+        Option.match({ onSome: Effect.succeed, onNone: () => fetchHolding(owner, fetch) })
       )
     /** A stored token accepted; else, if the lock is free, one obtained holding it; else none yet. */
     const round = (owner: string) =>
       Effect.flatMap(
         acceptable,
         (found) =>
-          Option.isSome(found) ? Effect.succeedSome(shared(found.value)) : Effect.acquireUseRelease(
+          Option.isSome(found) ? Effect.succeed(found.value) : Effect.acquireUseRelease(
             Effect.map(redis.command("SET", lockKey, owner, "PX", lockMillis, "NX"), (reply) => reply === "OK"),
-            (locked) => locked ? Effect.asSome(holding(owner)) : Effect.succeedNone,
+            (locked): Effect.Effect<Obtained, TokenError | Cause.NoSuchElementException> =>
+              locked ? holding(owner) : Effect.fail(new Cause.NoSuchElementException()),
             (locked) => locked ? Effect.ignore(redis.command("EVAL", compareAndDelete, 1, lockKey, owner)) : Effect.void
           )
       )
-    return Effect.gen(function*() {
-      const owner = randomUUID()
-      const start = yield* Clock.currentTimeMillis
-      for (let pause = 5;; pause = Math.min(pause * 2, 100)) {
-        const obtained = yield* round(owner)
-        if (Option.isSome(obtained)) return obtained.value
-        // another process fetches: look again, 5 ms doubling to 100 ms apart, for at most `maxWait`
-        if ((yield* Clock.currentTimeMillis) - start >= maxWaitMillis) return yield* fetchAndSave(fetch)
-        yield* Effect.sleep(Duration.millis(pause))
-      }
-    }).pipe(Effect.catchTag("FleetUnavailable", () => fetchAndSave(fetch)))
+    return Effect.suspend(() => round(randomUUID())).pipe(
+      Effect.retry({ schedule: lookAgain, while: (e) => e._tag === "NoSuchElementException" }),
+      Effect.catchTags({
+        FleetUnavailable: () => fetchAndSave(fetch),
+        NoSuchElementException: () => fetchAndSave(fetch)
+      })
+    )
   }
 
   /**
