@@ -1,10 +1,8 @@
 /**
- * `RequestBudget`: how fast a client may call the API. Each call takes a slot first: with
- * `requestsPerSecond`, slots are spaced evenly (`burst` of them at once at most), by
- * `@effect/experimental`'s `RateLimiter`; after a 429, no slot opens before its `Retry-After`.
- * `layer` keeps the budget in this process; `layerRedis` shares it, and the back-off, across a fleet
- * through Redis, and keeps it here while Redis is away. A `DesignSearchClient` uses the
- * `RequestBudget` it finds in its context; with none, calls are not paced. See docs/fleet.md.
+ * `RequestBudget`: how fast a client may call the API. Each call takes a slot first, spaced evenly
+ * by `@effect/experimental`'s `RateLimiter`; after a 429, no slot opens before its `Retry-After`.
+ * `layerRedis` shares the budget and the back-off across a fleet. A `DesignSearchClient` uses the
+ * one in its context; with none, calls are not paced. See docs/fleet.md.
  *
  * @since 0.2.0
  */
@@ -119,9 +117,8 @@ export const layerPublishedCap: Layer.Layer<RequestBudget, ConfigError.ConfigErr
 })
 
 /**
- * The budget shared through `FleetRedis` by every process of the same client id: one schedule of
- * slots on Redis's clock, one back-off. While Redis is away, each process keeps to the whole
- * budget on its own.
+ * The budget shared through `FleetRedis` by every process of a client id, on Redis's clock. While
+ * Redis is away, each process keeps to the whole budget on its own.
  *
  * @since 0.2.0
  * @category constructors

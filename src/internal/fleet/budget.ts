@@ -1,9 +1,7 @@
 /**
  * The body of `RequestBudget`. Slots come from `@effect/experimental`'s `RateLimiter`: a fixed window
- * of one call an interval, waiting when exceeded, is a generic cell rate algorithm; the burst is its
- * tolerance, taken off the wait. In a fleet the limiter's store is Redis, through `FleetRedis`, and
- * this process's own store while Redis is away. What the limiter has no notion of is ours: a 429's
- * back-off, a hold every slot waits out, shared through Redis. See docs/fleet.md.
+ * of one call an interval, waiting, is a generic cell rate algorithm, and the burst its tolerance.
+ * In a fleet its store is Redis, and this process's while Redis is away. Ours: a 429's back-off.
  */
 import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import { Clock, Duration, Effect, Option, Schema } from "effect"
@@ -14,7 +12,6 @@ import type { Pace } from "./options.js"
 
 type Store = RateLimiter.RateLimiterStore["Type"]
 
-/** `@effect/experimental`, an optional peer: loaded when a paced budget is made. */
 const loadRateLimiter = OptionalPeer.load({
   packageName: "@effect/experimental",
   feature: "RequestBudget with requestsPerSecond",

@@ -25,22 +25,13 @@ type Durations<K extends string> = { readonly [k in K]?: Duration.DurationInput 
 const millis = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) =>
   Either.map(positive(name, input, fallback), Duration.toMillis)
 
-/** The connection's options checked, durations in milliseconds. */
-export interface ConnectionSettings {
-  readonly url: string
-  readonly keyPrefix: string
-  readonly commandTimeoutMillis: number
-  readonly probeIntervalMillis: number
-  readonly connectTimeoutMillis: number
-}
-
 /** A `redis:` or `rediss:` URL (its password never told), a prefix, positive durations. */
 export const checkConnection = (
   options: Durations<"commandTimeout" | "probeInterval" | "connectTimeout"> & {
     readonly url?: string | undefined
     readonly keyPrefix?: string | undefined
   }
-): Either.Either<ConnectionSettings, ConfigError.ConfigError> =>
+) =>
   Either.gen(function*() {
     const url = options.url ?? connectionDefaults.url
     const protocol = URL.canParse(url) ? new URL(url).protocol : undefined
@@ -60,6 +51,9 @@ export const checkConnection = (
       connectTimeoutMillis: yield* millis("connectTimeout", options.connectTimeout, d.connectTimeout)
     }
   })
+
+/** The connection's options checked, durations in milliseconds. */
+export type ConnectionSettings = Either.Either.Right<ReturnType<typeof checkConnection>>
 
 /** The token store's options checked, in milliseconds. */
 export const checkStore = (

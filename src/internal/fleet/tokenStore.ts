@@ -14,30 +14,18 @@ type Token = AccessToken.AccessToken
 type Fetch = Effect.Effect<Token, TokenError>
 type Obtained = { readonly token: Token; readonly shared: boolean }
 
-/** The stored form, held to the rules of a token response whoever wrote it. */
-const decodeStored = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({
-  token: AccessToken.AccessTokenValue,
+/**
+ * The stored form, held to the rules of a token response whoever wrote it; its text canonical, so
+ * that compare-and-delete matches what another process wrote for the same token.
+ */
+const Stored = Schema.parseJson(Schema.Struct({
+  token: Schema.Redacted(AccessToken.AccessTokenValue),
   tokenType: AccessToken.TokenType,
-  issuedAt: Schema.Int,
-  expiresAt: Schema.Int
-})))
-
-/** Canonical, so that compare-and-delete matches what another process wrote for the same token. */
-const encode = (token: Token): string =>
-  JSON.stringify({
-    token: Redacted.value(token.token),
-    tokenType: token.tokenType,
-    issuedAt: DateTime.toEpochMillis(token.issuedAt),
-    expiresAt: DateTime.toEpochMillis(token.expiresAt)
-  })
-
-const decode = (text: unknown): Option.Option<Token> =>
-  Option.map(decodeStored(text), (s) => ({
-    token: Redacted.make(s.token),
-    tokenType: s.tokenType,
-    issuedAt: DateTime.unsafeMake(s.issuedAt),
-    expiresAt: DateTime.unsafeMake(s.expiresAt)
-  }))
+  issuedAt: Schema.DateTimeUtcFromNumber,
+  expiresAt: Schema.DateTimeUtcFromNumber
+}))
+const decode = Schema.decodeUnknownOption(Stored)
+const encode = Schema.encodeSync(Stored)
 
 /** Runs `then` only while `KEYS[1]` holds `ARGV[1]`. */
 const whileHolding = (then: string) =>
