@@ -1,13 +1,14 @@
 /**
  * `RequestBudget` in one process, on simulated time: evenly spaced slots, bursts, a 429's back-off
- * holding every call of the client, bad options refused, and no pacing without a budget. And
- * `RequestBudget.layerRedis` against a real `redis-server`: two connections, standing for two
- * processes, share the slots and the back-off.
+ * holding every call of the client, bad options refused, the optional package a paced budget
+ * needs, and no pacing without a budget. And `RequestBudget.layerRedis` against a real
+ * `redis-server`: two connections, standing for two processes, share the slots and the back-off.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
-import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
-import { pair } from "./support/fleetLayers.js"
+import { Clock, ConfigError, Context, Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { DesignSearchClient, FleetRedis, RequestBudget, Sandbox } from "../src/index.js"
+import { FailingImports } from "../src/internal/optionalPeer.js"
+import { freshPrefix, pair } from "./support/fleetLayers.js"
 import { clientLayer, sandboxStats } from "./support/layers.js"
 import { redisServer } from "./support/redis.js"
 
@@ -91,6 +92,18 @@ describe("RequestBudget", () => {
       expect(yield* waits(service.forClient(client), 2)).toEqual([0, 1000])
       expect(yield* waits(service.forClient({ ...client, clientId: "b" }), 1)).toEqual([0])
       expect(yield* waits(service.forClient(client), 1)).toEqual([2000])
+    }))
+
+  it.effect("a paced budget needs @effect/experimental: without it, MissingData naming it; unpaced, it needs none", () =>
+    Effect.gen(function*() {
+      const notInstalled = () =>
+        Promise.reject(Object.assign(new Error("Cannot find package"), { code: "ERR_MODULE_NOT_FOUND" }))
+      const without = Effect.provideService(FailingImports, new Map([["@effect/experimental", notInstalled]]))
+      const error = yield* Effect.flip(RequestBudget.make({ requestsPerSecond: 1 })).pipe(without)
+      expect(ConfigError.isConfigError(error) && error._op).toBe("MissingData")
+      expect(String(error)).toContain("install it: npm install @effect/experimental@~0.61 (ERR_MODULE_NOT_FOUND)")
+      const unpaced = (yield* RequestBudget.make({}).pipe(without)).forClient(client)
+      expect(yield* waits(unpaced, 2)).toEqual([0, 0])
     }))
 
   it.effect("refuses a rate that is not a positive number, a burst that is not a positive integer, a back-off cap that is not a positive duration", () =>
@@ -180,5 +193,25 @@ describe("RequestBudget.layerRedis", () => {
       yield* a.budget.backOff(Duration.millis(1500))
       yield* RequestBudget.take(b.budget)
       expect((yield* Clock.currentTimeMillis) - start).toBeGreaterThanOrEqual(1400)
+    }))
+
+  it.scopedLive("a rate whose interval is no whole number of milliseconds (3 a second) is kept in Redis", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const context = yield* Layer.build(
+        RequestBudget.layerRedis({ requestsPerSecond: 3 }).pipe(
+          Layer.provideMerge(FleetRedis.layer({ url: redis.url, keyPrefix: freshPrefix() })),
+          Layer.orDie
+        )
+      )
+      const budget = Context.get(context, RequestBudget.RequestBudget).forClient(client)
+      const slots = yield* Effect.forEach(
+        [1, 2, 3],
+        () => Effect.zipWith(budget.reserve, Clock.currentTimeMillis, (wait, now) => now + Duration.toMillis(wait))
+      )
+      for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBeGreaterThanOrEqual(320)
+      // the schedule is in Redis, not in this process's stand-in for it
+      const fleet = Context.get(context, FleetRedis.FleetRedis)
+      expect(yield* fleet.command("PTTL", fleet.key(client, "pace"))).toBeGreaterThan(0)
     }))
 })
