@@ -8,7 +8,7 @@
 import type { ConfigError } from "effect"
 import { Effect, Layer } from "effect"
 import * as FleetRedis from "./FleetRedis.js"
-import { checkPace, checkStoreOptions } from "./internal/fleetOptions.js"
+import { checkPace, checkStore } from "./internal/fleet/options.js"
 import * as RequestBudget from "./RequestBudget.js"
 import * as TokenStore from "./TokenStore.js"
 
@@ -34,7 +34,7 @@ export const layer = (
     // the store's and the budget's options, checked here so that bad ones fail at once and not
     // after the connection was waited for (the connection's own are checked before it is made)
     Effect.as(
-      Effect.zip(checkStoreOptions(options), checkPace(options)),
+      Effect.zip(checkStore(options), checkPace(options)),
       Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(
         Layer.provide(FleetRedis.layer(options))
       )

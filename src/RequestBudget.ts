@@ -1,19 +1,17 @@
 /**
- * `RequestBudget`: how fast a client may call the API. Each call takes a slot first: with
- * `requestsPerSecond`, slots are spaced evenly (a generic cell rate algorithm, `burst` of them
- * at once at most); after a 429, no slot opens before its `Retry-After`. `layer` keeps the budget
- * in this process; `layerRedis` shares it, and the back-off, across a fleet through Redis, and
- * keeps it here while Redis is away. A `DesignSearchClient` uses the `RequestBudget` it finds in
- * its context; with none, calls are not paced.
+ * `RequestBudget`: how fast a client may call the API. Each call takes a slot first, spaced evenly
+ * by `@effect/experimental`'s `RateLimiter`; after a 429, no slot opens before its `Retry-After`.
+ * `layerRedis` shares the budget and the back-off across a fleet. A `DesignSearchClient` uses the
+ * one in its context; with none, calls are not paced. See docs/fleet.md.
  *
  * @since 0.2.0
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import type { ConfigError } from "effect"
 import { FleetRedis } from "./FleetRedis.js"
 import type { ClientIdentity } from "./FleetRedis.js"
-import { budgetDefaults, checkPace } from "./internal/fleetOptions.js"
-import type { Pace } from "./internal/fleetOptions.js"
+import { budgets } from "./internal/fleet/budget.js"
+import { budgetDefaults, checkPace } from "./internal/fleet/options.js"
 
 /**
  * The budget of one client.
@@ -22,7 +20,7 @@ import type { Pace } from "./internal/fleetOptions.js"
  * @category models
  */
 export interface ClientBudget {
-  /** Takes the next slot and says how long to wait for it (zero when it is open now). */
+  /** Waits out a back-off in force, then takes the next slot and says how long to wait for it. */
   readonly reserve: Effect.Effect<Duration.Duration>
   /** Opens no slot for `duration` from now: what a 429 asks. */
   readonly backOff: (duration: Duration.Duration) => Effect.Effect<void>
@@ -58,10 +56,7 @@ export interface Options {
   readonly requestsPerSecond?: number | undefined
   /** How many calls may start at once after a quiet spell (default 1: evenly spaced). */
   readonly burst?: number | undefined
-  /**
-   * The longest back-off a 429 imposes (default 60 s): a `Retry-After` of an hour, or a broken
-   * one, holds every call of the fleet no longer than this.
-   */
+  /** The longest back-off a 429 imposes (default 60 s), whatever its `Retry-After` says. */
   readonly maxBackOff?: Duration.DurationInput | undefined
 }
 
@@ -82,52 +77,15 @@ export const defaults: typeof budgetDefaults = budgetDefaults
 export const take = (budget: ClientBudget): Effect.Effect<void> =>
   Effect.flatMap(budget.reserve, (wait) => Duration.isZero(wait) ? Effect.void : Effect.sleep(wait))
 
-/** A back-off in whole milliseconds, at most `maxBackOffMillis`. */
-const backOffMillis = (duration: Duration.Duration, { maxBackOffMillis }: Pace): number =>
-  Math.ceil(Math.min(Duration.toMillis(duration), maxBackOffMillis))
-
-/** One client's budget in this process. */
-const local = (p: Pace): ClientBudget => {
-  const { intervalMillis, toleranceMillis } = p
-  // theoretical arrival time of the next slot, and the end of a back-off (epoch milliseconds)
-  let arrival = 0
-  let holdUntil = 0
-  return {
-    reserve: Effect.map(Clock.currentTimeMillis, (now) => {
-      const start = Math.max(now, arrival - toleranceMillis, holdUntil)
-      arrival = Math.max(arrival, start) + intervalMillis
-      return Duration.millis(start - now)
-    }),
-    backOff: (duration) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        holdUntil = Math.max(holdUntil, now + backOffMillis(duration, p))
-      })
-  }
-}
-
-const perClient = (make: (client: ClientIdentity) => ClientBudget): Service => {
-  const budgets = new Map<string, ClientBudget>()
-  return {
-    forClient: (client) => {
-      const id = `${client.tokenUrl}\n${client.clientId}`
-      let budget = budgets.get(id)
-      if (budget === undefined) {
-        budget = make(client)
-        budgets.set(id, budget)
-      }
-      return budget
-    }
-  }
-}
-
 /**
- * The budget of this process alone.
+ * The budget of this process alone. Fails with `ConfigError` on bad options, or, with
+ * `requestsPerSecond`, when the optional package `@effect/experimental` is not installed.
  *
  * @since 0.2.0
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, ConfigError.ConfigError> =>
-  Effect.map(checkPace(options), (p) => perClient(() => local(p)))
+  Effect.flatMap(checkPace(options), (pace) => budgets(pace))
 
 /**
  * `make` as a layer.
@@ -154,72 +112,19 @@ export const publishedRequestsPerMinute = 600
  * @since 0.3.0
  * @category layers
  */
-export const layerPublishedCap: Layer.Layer<RequestBudget> = Layer.sync(RequestBudget, () => {
-  const pace: Pace = {
-    intervalMillis: 60_000 / publishedRequestsPerMinute,
-    toleranceMillis: 0,
-    maxBackOffMillis: Duration.toMillis(budgetDefaults.maxBackOff)
-  }
-  return perClient(() => local(pace))
+export const layerPublishedCap: Layer.Layer<RequestBudget, ConfigError.ConfigError> = layer({
+  requestsPerSecond: publishedRequestsPerMinute / 60
 })
 
 /**
- * Takes a slot on Redis's clock: `KEYS[1]` holds the next arrival, `KEYS[2]` lives as long as a
- * back-off; `ARGV` are the interval and the burst tolerance in milliseconds. Answers the wait.
- */
-const reserveScript = `
-local t = redis.call("TIME")
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local arrival = tonumber(redis.call("GET", KEYS[1]) or "0")
-local interval = tonumber(ARGV[1])
-local start = math.max(now, arrival - tonumber(ARGV[2]))
-local hold = redis.call("PTTL", KEYS[2])
-if hold > 0 then start = math.max(start, now + hold) end
-if interval > 0 then
-  local nextArrival = math.max(arrival, start) + interval
-  redis.call("SET", KEYS[1], tostring(nextArrival), "PX", math.ceil(nextArrival - now) + 1000)
-end
-return math.ceil(start - now)
-`
-
-/** Extends the back-off `KEYS[1]` to `ARGV[1]` milliseconds unless it already lasts longer. */
-const backOffScript = `
-if redis.call("PTTL", KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call("SET", KEYS[1], "1", "PX", ARGV[1])
-end
-return 1
-`
-
-/**
- * The budget shared through `FleetRedis` by every process of the same client id. While Redis is
- * away, each process keeps to the whole budget on its own.
+ * The budget shared through `FleetRedis` by every process of a client id, on Redis's clock. While
+ * Redis is away, each process keeps to the whole budget on its own.
  *
  * @since 0.2.0
  * @category constructors
  */
 export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
-  Effect.flatMap(checkPace(options), (p) =>
-    Effect.map(FleetRedis, (redis) =>
-      perClient((client) => {
-        const fallback = local(p)
-        const arrivalKey = redis.key(client, "budget")
-        const holdKey = redis.key(client, "backoff")
-        const interval = String(p.intervalMillis)
-        const tolerance = String(p.toleranceMillis)
-        return {
-          reserve: redis.command("EVAL", reserveScript, 2, arrivalKey, holdKey, interval, tolerance).pipe(
-            Effect.map((wait) => Duration.millis(typeof wait === "number" && wait > 0 ? wait : 0)),
-            Effect.catchTag("FleetUnavailable", () => fallback.reserve)
-          ),
-          backOff: (duration) => {
-            const millis = backOffMillis(duration, p)
-            return Effect.zipRight(
-              fallback.backOff(duration),
-              millis > 0 ? Effect.ignore(redis.command("EVAL", backOffScript, 1, holdKey, millis)) : Effect.void
-            )
-          }
-        }
-      })))
+  Effect.flatMap(Effect.zip(checkPace(options), FleetRedis), ([pace, redis]) => budgets(pace, redis))
 
 /**
  * `makeRedis` as a layer.

@@ -1,13 +1,14 @@
 /**
  * `RequestBudget` in one process, on simulated time: evenly spaced slots, bursts, a 429's back-off
- * holding every call of the client, bad options refused, and no pacing without a budget. And
- * `RequestBudget.layerRedis` against a real `redis-server`: two connections, standing for two
- * processes, share the slots and the back-off.
+ * holding every call of the client, bad options refused, the optional package a paced budget
+ * needs, and no pacing without a budget. And `RequestBudget.layerRedis` against a real
+ * `redis-server`: two connections, standing for two processes, share the slots and the back-off.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
-import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
-import { pair } from "./support/fleetLayers.js"
+import { Clock, ConfigError, Context, Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { DesignSearchClient, FleetRedis, RequestBudget, Sandbox } from "../src/index.js"
+import { FailingImports } from "../src/internal/optionalPeer.js"
+import { freshPrefix, pair } from "./support/fleetLayers.js"
 import { clientLayer, sandboxStats } from "./support/layers.js"
 import { redisServer } from "./support/redis.js"
 
@@ -15,6 +16,18 @@ const client = { tokenUrl: "https://auth.example/token", clientId: "a" }
 
 const waits = (budget: RequestBudget.ClientBudget, count: number) =>
   Effect.forEach(Array.from({ length: count }), () => Effect.map(budget.reserve, Duration.toMillis))
+
+/** When `count` calls started together are let through, in milliseconds from now (in order), on the test clock. */
+const sendTimes = (budget: RequestBudget.ClientBudget, count: number) =>
+  Effect.gen(function*() {
+    const start = yield* Clock.currentTimeMillis
+    const fibers = yield* Effect.forEach(
+      Array.from({ length: count }),
+      () => Effect.fork(Effect.zipRight(RequestBudget.take(budget), Clock.currentTimeMillis))
+    )
+    yield* TestClock.adjust("1 hour")
+    return (yield* Fiber.joinAll(fibers)).map((t) => t - start).sort((x, y) => x - y)
+  })
 
 /** The client over the in-process sandbox, with `budget` in its context. */
 const pacedClient = (options: RequestBudget.Options) =>
@@ -52,19 +65,25 @@ describe("RequestBudget", () => {
       yield* budget.backOff(Duration.seconds(5))
       // a shorter back-off does not shorten a longer one
       yield* budget.backOff(Duration.seconds(1))
-      expect(yield* waits(budget, 2)).toEqual([5000, 5000])
-      yield* TestClock.adjust("5 seconds")
+      expect(yield* sendTimes(budget, 2)).toEqual([5000, 5000])
       expect(yield* waits(budget, 1)).toEqual([0])
+    }))
+
+  it.effect("calls held by a back-off resume at the rate, not all at once", () =>
+    Effect.gen(function*() {
+      const budget = (yield* RequestBudget.make({ requestsPerSecond: 10 })).forClient(client)
+      yield* budget.backOff(Duration.seconds(5))
+      expect(yield* sendTimes(budget, 3)).toEqual([5000, 5100, 5200])
     }))
 
   it.effect("a back-off lasts at most `maxBackOff`, whatever the 429 asked", () =>
     Effect.gen(function*() {
       const capped = (yield* RequestBudget.make({})).forClient(client)
       yield* capped.backOff(Duration.hours(1))
-      expect(yield* waits(capped, 1)).toEqual([Duration.toMillis(RequestBudget.defaults.maxBackOff)])
+      expect(yield* sendTimes(capped, 1)).toEqual([Duration.toMillis(RequestBudget.defaults.maxBackOff)])
       const shorter = (yield* RequestBudget.make({ maxBackOff: "2 seconds" })).forClient(client)
       yield* shorter.backOff(Duration.infinity)
-      expect(yield* waits(shorter, 1)).toEqual([2000])
+      expect(yield* sendTimes(shorter, 1)).toEqual([2000])
     }))
 
   it.effect("one budget per client id", () =>
@@ -73,6 +92,18 @@ describe("RequestBudget", () => {
       expect(yield* waits(service.forClient(client), 2)).toEqual([0, 1000])
       expect(yield* waits(service.forClient({ ...client, clientId: "b" }), 1)).toEqual([0])
       expect(yield* waits(service.forClient(client), 1)).toEqual([2000])
+    }))
+
+  it.effect("a paced budget needs @effect/experimental: without it, MissingData naming it; unpaced, it needs none", () =>
+    Effect.gen(function*() {
+      const notInstalled = () =>
+        Promise.reject(Object.assign(new Error("Cannot find package"), { code: "ERR_MODULE_NOT_FOUND" }))
+      const without = Effect.provideService(FailingImports, new Map([["@effect/experimental", notInstalled]]))
+      const error = yield* Effect.flip(RequestBudget.make({ requestsPerSecond: 1 })).pipe(without)
+      expect(ConfigError.isConfigError(error) && error._op).toBe("MissingData")
+      expect(String(error)).toContain("install it: npm install @effect/experimental@~0.61 (ERR_MODULE_NOT_FOUND)")
+      const unpaced = (yield* RequestBudget.make({}).pipe(without)).forClient(client)
+      expect(yield* waits(unpaced, 2)).toEqual([0, 0])
     }))
 
   it.effect("refuses a rate that is not a positive number, a burst that is not a positive integer, a back-off cap that is not a positive duration", () =>
@@ -151,10 +182,36 @@ describe("RequestBudget.layerRedis", () => {
       const redis = yield* redisServer
       const [a, b] = yield* pair(redis.url)
       // 10 per second, taken alternately by both: each slot 100 ms after the last, whoever takes it
-      const waits = yield* Effect.forEach([a, b, a, b], (m) => Effect.map(m.budget.reserve, Duration.toMillis))
-      expect(waits[0]).toBe(0)
-      for (let i = 1; i < waits.length; i++) expect(waits[i]! - waits[i - 1]!).toBeGreaterThanOrEqual(90)
-      yield* a.budget.backOff(Duration.seconds(30))
-      expect(Duration.toMillis(yield* b.budget.reserve)).toBeGreaterThan(25_000)
+      const slots = yield* Effect.forEach(
+        [a, b, a, b],
+        (m) => Effect.zipWith(m.budget.reserve, Clock.currentTimeMillis, (wait, now) => now + Duration.toMillis(wait))
+      )
+      for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBeGreaterThanOrEqual(90)
+      // a back-off one takes holds the other
+      yield* Effect.sleep(Duration.millis(slots.at(-1)! - (yield* Clock.currentTimeMillis)))
+      const start = yield* Clock.currentTimeMillis
+      yield* a.budget.backOff(Duration.millis(1500))
+      yield* RequestBudget.take(b.budget)
+      expect((yield* Clock.currentTimeMillis) - start).toBeGreaterThanOrEqual(1400)
+    }))
+
+  it.scopedLive("a rate whose interval is no whole number of milliseconds (3 a second) is kept in Redis", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const context = yield* Layer.build(
+        RequestBudget.layerRedis({ requestsPerSecond: 3 }).pipe(
+          Layer.provideMerge(FleetRedis.layer({ url: redis.url, keyPrefix: freshPrefix() })),
+          Layer.orDie
+        )
+      )
+      const budget = Context.get(context, RequestBudget.RequestBudget).forClient(client)
+      const slots = yield* Effect.forEach(
+        [1, 2, 3],
+        () => Effect.zipWith(budget.reserve, Clock.currentTimeMillis, (wait, now) => now + Duration.toMillis(wait))
+      )
+      for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBeGreaterThanOrEqual(320)
+      // the schedule is in Redis, not in this process's stand-in for it
+      const fleet = Context.get(context, FleetRedis.FleetRedis)
+      expect(yield* fleet.command("PTTL", fleet.key(client, "pace"))).toBeGreaterThan(0)
     }))
 })

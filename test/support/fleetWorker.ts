@@ -1,9 +1,10 @@
 /**
- * One process of a fleet, for the fleet tests and benchmark: a `DesignSearchClient` over the
- * default transport with a Redis `TokenStore` and `RequestBudget` (or, with no `redisUrl`, alone),
+ * One process of a fleet, for the fleet tests and benchmark: a `DesignSearchClient` over
+ * `FetchHttpClient` with a Redis `TokenStore` and `RequestBudget` (or, with no `redisUrl`, alone),
  * driven by the parent over IPC. Started by
  * `fleet.ts` with its settings in `FLEET_WORKER`; answers each command with the same `id`.
  */
+import { FetchHttpClient } from "@effect/platform"
 import { type ConfigError, Effect, Layer, ManagedRuntime, Schema } from "effect"
 import {
   DesignSearchClient,
@@ -11,8 +12,7 @@ import {
   FleetRedis,
   RequestBudget,
   TokenService,
-  TokenStore,
-  UndiciHttpClient
+  TokenStore
 } from "../../src/index.js"
 import { Command, WorkerSettings } from "./fleetProtocol.js"
 
@@ -33,7 +33,7 @@ const Stores: Layer.Layer<TokenStore.TokenStore | RequestBudget.RequestBudget, C
 const Live = DesignSearchClient.layer().pipe(
   Layer.provideMerge(Stores),
   Layer.provide(DesignSearchConfig.layer(settings.client)),
-  Layer.provide(UndiciHttpClient.layer)
+  Layer.provide(FetchHttpClient.layer)
 )
 const runtime = ManagedRuntime.make(Live)
 

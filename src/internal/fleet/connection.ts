@@ -1,0 +1,152 @@
+/**
+ * The body of `FleetRedis`: each command answered within the command timeout or failed with
+ * `FleetUnavailable`; while Redis is away, one probe an interval, or at once when it shows it is
+ * back; one warning when it goes, one line when it returns.
+ */
+import { Clock, Data, Duration, Effect } from "effect"
+import type { ConfigError, Scope } from "effect"
+import * as OptionalPeer from "../optionalPeer.js"
+import type { ConnectionSettings } from "./options.js"
+
+/**
+ * A Redis connection as the fleet uses it: an `ioredis` client made with `enableOfflineQueue: false`
+ * (so that it fails rather than queue while disconnected) fits it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Connection {
+  /** `ready` when commands can be sent; `wait` for a client made with `lazyConnect`. */
+  readonly status: string
+  /** Starts connecting a client made with `lazyConnect`. */
+  readonly connect: () => Promise<unknown>
+  /** Sends one command with its arguments and answers Redis's reply. */
+  readonly call: (command: string, ...args: Array<string | number>) => Promise<unknown>
+}
+
+/**
+ * A Redis command that failed, timed out, or was not sent because Redis is away.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
+
+type Send = (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
+
+const unavailable = (detail: string) => new FleetUnavailable({ detail })
+
+/**
+ * The commands over `redis`. `onReady`, where given, tells of each new connection of the client
+ * `layer` made, so that a Redis back from a restart is tried at once.
+ */
+export const over = (
+  redis: Connection,
+  settings: ConnectionSettings,
+  onReady?: (listener: () => void) => void
+): { readonly command: Send; readonly urgent: Send; readonly reachable: Effect.Effect<void> } => {
+  const { commandTimeoutMillis: timeout, probeIntervalMillis: probe } = settings
+  let healthy = true
+  let nextProbeAt = 0
+  const waiting = new Set<() => void>()
+  /** Redis showed it is back: the next command is a probe, sent at once, and the waiters go on. */
+  const heard = () => {
+    nextProbeAt = 0
+    for (const wake of waiting) wake()
+    waiting.clear()
+  }
+  // a client made with `lazyConnect` connects on its first command, which is never sent unready
+  if (redis.status === "wait") redis.connect().catch(() => {})
+  onReady?.(heard)
+
+  /** One command over a ready connection (ioredis's own refusal while disconnected says less). */
+  const send = (name: string, args: Array<string | number>) =>
+    Effect.suspend(() => {
+      if (redis.status !== "ready") return Effect.fail(unavailable(`not connected (${redis.status})`))
+      let late = false
+      return Effect.tryPromise({
+        try: async () => {
+          const value = await redis.call(name, ...args)
+          // an answer after the timeout: Redis was slow or paused, and is back
+          if (late) heard()
+          return value
+        },
+        catch: (error) => unavailable(error instanceof Error ? `${error.name}: ${error.message}` : "unknown failure")
+      }).pipe(Effect.timeoutFail({
+        duration: Duration.millis(timeout),
+        onTimeout: () => {
+          late = true
+          return unavailable(`no answer within ${timeout} ms`)
+        }
+      }))
+    })
+
+  const command = (gated: boolean): Send => (name, ...args) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (!healthy && gated) {
+        if (now < nextProbeAt) return Effect.fail(unavailable("Redis is away"))
+        nextProbeAt = now + probe
+      }
+      return Effect.tapBoth(send(name, args), {
+        onFailure: (e) =>
+          Effect.suspend(() => {
+            nextProbeAt = now + probe
+            if (!healthy) return Effect.void
+            healthy = false
+            return Effect.logWarning(
+              `Redis unreachable (${e.detail}): tokens and rate budget are kept in this process until it returns`
+            )
+          }),
+        onSuccess: () =>
+          Effect.suspend(() => {
+            if (healthy) return Effect.void
+            healthy = true
+            return Effect.logInfo("Redis reachable again: tokens and rate budget are shared with the fleet")
+          })
+      })
+    })
+
+  const reachable = Effect.suspend(() =>
+    healthy ? Effect.void : Effect.async<void>((resume) => {
+      const wake = () => resume(Effect.void)
+      waiting.add(wake)
+      return Effect.sync(() => void waiting.delete(wake))
+    })
+  )
+  return { command: command(true), urgent: command(false), reachable }
+}
+
+const loadIoredis = OptionalPeer.load({
+  packageName: "ioredis",
+  feature: "FleetRedis.layer (and Fleet.layer)",
+  install: "npm install ioredis",
+  load: () => import("ioredis")
+})
+
+/** A connection of our own, closed with the scope, waited for up to `connectTimeout`, never failing for Redis. */
+export const connect = (settings: ConnectionSettings): Effect.Effect<
+  { readonly connection: Connection; readonly onReady: (listener: () => void) => void },
+  ConfigError.ConfigError,
+  Scope.Scope
+> =>
+  Effect.acquireRelease(
+    Effect.map(loadIoredis, ({ Redis }) =>
+      new Redis(settings.url, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        connectTimeout: settings.connectTimeoutMillis,
+        // reconnects for as long as the process lives, at most a second apart
+        retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
+        // connection errors are answered per command; unheard, ioredis would print them
+      }).on("error", () => {})),
+    (redis) => Effect.sync(() => redis.disconnect())
+  ).pipe(
+    Effect.tap((redis) =>
+      redis.status === "ready" ? Effect.void : Effect.async<void>((resume) => {
+        const ready = () => resume(Effect.void)
+        redis.once("ready", ready)
+        return Effect.sync(() => void redis.off("ready", ready))
+      }).pipe(Effect.timeoutOption(Duration.millis(settings.connectTimeoutMillis)))
+    ),
+    Effect.map((redis) => ({ connection: redis, onReady: (listener) => void redis.on("ready", listener) }))
+  )

@@ -1,0 +1,142 @@
+/**
+ * The body of `TokenStore.layerRedis`: one token per client under a key with a TTL of its remaining
+ * life, one fetch at a time fleet-wide under a lock its holder renews, compare-and-delete
+ * invalidation, and marks of refused tokens the store never hands out again. Redis never fails a
+ * call: when it is away, the process fetches on its own. See docs/fleet.md.
+ */
+import { Cause, Clock, DateTime, Duration, Effect, Option, Redacted, Schedule, Schema } from "effect"
+import { createHash, randomUUID } from "node:crypto"
+import * as AccessToken from "../../AccessToken.js"
+import type { TokenError } from "../../ApiError.js"
+import type { ClientIdentity, Service as Redis } from "../../FleetRedis.js"
+
+type Token = AccessToken.AccessToken
+type Fetch = Effect.Effect<Token, TokenError>
+type Obtained = { readonly token: Token; readonly shared: boolean }
+
+/**
+ * The stored form, held to the rules of a token response whoever wrote it; its text canonical, so
+ * that compare-and-delete matches what another process wrote for the same token.
+ */
+const Stored = Schema.parseJson(Schema.Struct({
+  token: Schema.Redacted(AccessToken.AccessTokenValue),
+  tokenType: AccessToken.TokenType,
+  issuedAt: Schema.DateTimeUtcFromNumber,
+  expiresAt: Schema.DateTimeUtcFromNumber
+}))
+const decode = Schema.decodeUnknownOption(Stored)
+const encode = Schema.encodeSync(Stored)
+
+/** Runs `then` only while `KEYS[1]` holds `ARGV[1]`. */
+const whileHolding = (then: string) =>
+  `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call(${then}) end return 0`
+const compareAndDelete = whileHolding(`"DEL", KEYS[1]`)
+const compareAndExpire = whileHolding(`"PEXPIRE", KEYS[1], ARGV[2]`)
+
+/** Marks a refused token (`KEYS[2]`, for `ARGV[2]` ms) and deletes it from `KEYS[1]` if stored, at once. */
+const refuse = `redis.call("SET", KEYS[2], "1", "PX", ARGV[2])\n${compareAndDelete}`
+
+/** The stored token, unless marked refused (`ARGV[1]` and the SHA-1 of its string): then it goes. */
+const loadUnrefused = `local stored = redis.call("GET", KEYS[1])
+if not stored then return false end
+local ok, value = pcall(cjson.decode, stored)
+if ok and type(value) == "table" and type(value.token) == "string"
+  and redis.call("EXISTS", ARGV[1] .. redis.sha1hex(value.token)) == 1 then
+  redis.call("DEL", KEYS[1])
+  return false
+end
+return stored`
+
+/** The store of one client's token in Redis. */
+export const clientTokens = (
+  redis: Redis,
+  settings: { readonly lockMillis: number; readonly maxWaitMillis: number },
+  client: ClientIdentity
+) => {
+  const { lockMillis, maxWaitMillis } = settings
+  const tokenKey = redis.key(client, "token")
+  const lockKey = redis.key(client, "lock")
+  const refusedPrefix = redis.key(client, "refused:")
+  const load = Effect.map(redis.command("EVAL", loadUnrefused, 1, tokenKey, refusedPrefix), decode)
+  const save = (token: Token) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const remaining = DateTime.toEpochMillis(token.expiresAt) - now
+      return remaining > 0 ? Effect.ignore(redis.command("SET", tokenKey, encode(token), "PX", remaining)) : Effect.void
+    })
+  const fetchAndSave = (fetch: Fetch) =>
+    Effect.map(Effect.tap(fetch, save), (token): Obtained => ({ token, shared: false }))
+  /** `fetchAndSave` under the lock of `owner`, renewed every third of its life while the fetch lasts. */
+  const fetchHolding = (owner: string, fetch: Fetch) => {
+    const renew = Effect.ignore(redis.command("EVAL", compareAndExpire, 1, lockKey, owner, lockMillis))
+    const renewing = Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(lockMillis / 3)), renew))
+    return Effect.scoped(Effect.zipRight(Effect.forkScoped(renewing), fetchAndSave(fetch)))
+  }
+
+  /** Another process fetches: look again, 5 ms doubling to 100 ms apart, for at most `maxWait`. */
+  const lookAgain = Schedule.union(Schedule.exponential("5 millis"), Schedule.spaced("100 millis")).pipe(
+    Schedule.upTo(Duration.millis(maxWaitMillis))
+  )
+  const obtain = (
+    fetch: Fetch,
+    accept: (token: Token, now: number) => boolean
+  ): Effect.Effect<Obtained, TokenError> => {
+    const acceptable = Effect.zipWith(
+      load,
+      Clock.currentTimeMillis,
+      (found, now) =>
+        Option.map(Option.filter(found, (token) => accept(token, now)), (token): Obtained => ({ token, shared: true }))
+    )
+    /** Holding the lock: the token the previous holder stored after our look, else one fetched here. */
+    const holding = (owner: string) =>
+      Effect.flatMap(
+        Effect.orElseSucceed(acceptable, () => Option.none<Obtained>()),
+        Option.match({ onSome: Effect.succeed, onNone: () => fetchHolding(owner, fetch) })
+      )
+    /** A stored token accepted; else, if the lock is free, one obtained holding it; else none yet. */
+    const round = (owner: string) =>
+      Effect.flatMap(
+        acceptable,
+        (found) =>
+          Option.isSome(found) ? Effect.succeed(found.value) : Effect.acquireUseRelease(
+            Effect.map(redis.command("SET", lockKey, owner, "PX", lockMillis, "NX"), (reply) => reply === "OK"),
+            (locked): Effect.Effect<Obtained, TokenError | Cause.NoSuchElementException> =>
+              locked ? holding(owner) : Effect.fail(new Cause.NoSuchElementException()),
+            (locked) => locked ? Effect.ignore(redis.command("EVAL", compareAndDelete, 1, lockKey, owner)) : Effect.void
+          )
+      )
+    return Effect.suspend(() => round(randomUUID())).pipe(
+      Effect.retry({ schedule: lookAgain, while: (e) => e._tag === "NoSuchElementException" }),
+      Effect.catchTags({
+        FleetUnavailable: () => fetchAndSave(fetch),
+        NoSuchElementException: () => fetchAndSave(fetch)
+      })
+    )
+  }
+
+  /**
+   * Marks `token` refused and deletes it if stored. The first try goes out even while Redis looks
+   * away; then again when Redis is back or 50 ms doubling to 1 s later, until heard or expired.
+   */
+  const invalidate = (token: Token): Effect.Effect<void> => {
+    const expiresAt = DateTime.toEpochMillis(token.expiresAt)
+    const mark = refusedPrefix + createHash("sha1").update(Redacted.value(token.token)).digest("hex")
+    const tell = (send: Redis["command"]) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now >= expiresAt
+          ? Effect.void
+          : Effect.asVoid(send("EVAL", refuse, 2, tokenKey, mark, encode(token), expiresAt - now)))
+    const again = (pause: number): Effect.Effect<void> =>
+      Effect.raceFirst(redis.reachable, Effect.sleep(Duration.millis(pause))).pipe(
+        Effect.zipRight(tell(redis.command)),
+        Effect.catchAll(() =>
+          Effect.flatMap(
+            Clock.currentTimeMillis,
+            (now) => now >= expiresAt ? Effect.void : again(Math.min(pause * 2, 1000))
+          )
+        )
+      )
+    return Effect.catchAll(tell(redis.urgent), () => again(50))
+  }
+
+  return { obtain, invalidate }
+}
