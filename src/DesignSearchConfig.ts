@@ -172,6 +172,9 @@ const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
  */
 export const make = (options: Options): Effect.Effect<Settings, ConfigError.ConfigError> =>
   Effect.gen(function*() {
+    if (typeof options !== "object" || options === null) {
+      return yield* Effect.fail(ConfigError.InvalidData([], "expected an object of options"))
+    }
     const environmentName = options.environment ?? "production"
     if (!(environments as ReadonlyArray<string>).includes(environmentName)) {
       return yield* Effect.fail(
@@ -182,17 +185,22 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
       )
     }
     const environment = environmentName as Environment
-    if (options.clientId.trim() === "") {
-      return yield* Effect.fail(ConfigError.InvalidData(["IPAUSTRALIA_CLIENT_ID"], "client id must not be empty"))
-    }
-    const clientSecret = Redacted.isRedacted(options.clientSecret)
-      ? options.clientSecret
-      : Redacted.make(options.clientSecret)
-    if (Redacted.value(clientSecret) === "") {
+    // `process.env.X!` of a variable that is not set gives `undefined` here, whatever the types say
+    const clientId: unknown = options.clientId
+    if (typeof clientId !== "string" || clientId.trim() === "") {
       return yield* Effect.fail(
-        ConfigError.InvalidData(["IPAUSTRALIA_CLIENT_SECRET"], "client secret must not be empty")
+        ConfigError.InvalidData(["IPAUSTRALIA_CLIENT_ID"], "client id must be a non-empty string")
       )
     }
+    const secret: unknown = Redacted.isRedacted(options.clientSecret)
+      ? Redacted.value(options.clientSecret)
+      : options.clientSecret
+    if (typeof secret !== "string" || secret.trim() === "") {
+      return yield* Effect.fail(
+        ConfigError.InvalidData(["IPAUSTRALIA_CLIENT_SECRET"], "client secret must be a non-empty string")
+      )
+    }
+    const clientSecret = Redacted.make(secret)
     const authHost = yield* parseServiceUrl("IPAUSTRALIA_AUTH_URL", options.authUrl ?? hosts[environment])
     const apiBase = yield* parseServiceUrl("IPAUSTRALIA_BASE_URL", options.baseUrl ?? hosts[environment] + apiPath)
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes

@@ -1,21 +1,33 @@
 /** Values JSON writes as they are: what a request the toolkit sends as given may hold. */
 
+/** How deep a request may nest: deeper, writing it would overflow the stack. */
+export const maxRequestNesting = 64
+
 /**
  * Where JSON would not write `u` as it is (a function, a symbol, a `bigint`, a number that is not
- * finite, a class, a hole, a cycle): the path to the first such value, or `undefined`.
+ * finite, a class, a hole or `undefined` in an array, a cycle, nesting past `maxRequestNesting`):
+ * the path to the first such value, or `undefined`. An object's field that is `undefined` is left
+ * out by JSON, as an absent optional field is, and is fine.
  */
-export const unwritableAt = (u: unknown, parents: Array<unknown> = []): Array<PropertyKey> | undefined => {
-  if (u === null || typeof u === "string" || typeof u === "boolean") return undefined
-  if (typeof u === "number") return Number.isFinite(u) ? undefined : []
-  if (typeof u !== "object" || parents.includes(u)) return []
-  const proto: unknown = Object.getPrototypeOf(u)
-  if (!Array.isArray(u) && proto !== Object.prototype && proto !== null) return []
-  parents.push(u)
-  const entries: Array<[PropertyKey, unknown]> = Array.isArray(u) ? Array.from(u, (v, i) => [i, v]) : Object.entries(u)
-  for (const [key, value] of entries) {
-    const at = unwritableAt(value, parents)
-    if (at !== undefined) return [key, ...at]
+export const unwritableAt = (u: unknown): ReadonlyArray<PropertyKey> | undefined => {
+  const visit = (
+    value: unknown,
+    path: ReadonlyArray<PropertyKey>,
+    parents: ReadonlyArray<object>
+  ): ReadonlyArray<PropertyKey> | undefined => {
+    if (value === null || typeof value === "string" || typeof value === "boolean") return undefined
+    if (typeof value === "number") return Number.isFinite(value) ? undefined : path
+    if (typeof value !== "object" || parents.includes(value) || parents.length >= maxRequestNesting) return path
+    const proto: unknown = Object.getPrototypeOf(value)
+    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return path
+    const entries: Array<[PropertyKey, unknown]> = Array.isArray(value)
+      ? Array.from(value, (v, i) => [i, v])
+      : Object.entries(value).filter(([, v]) => v !== undefined)
+    for (const [key, child] of entries) {
+      const at: ReadonlyArray<PropertyKey> | undefined = visit(child, [...path, key], [...parents, value])
+      if (at !== undefined) return at
+    }
+    return undefined
   }
-  parents.pop()
-  return undefined
+  return visit(u, [], [])
 }

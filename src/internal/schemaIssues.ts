@@ -106,6 +106,16 @@ const boundedIssue = (issue: ParseResult.ParseIssue, mask: Mask): ParseResult.Pa
 export const bounded = (error: ParseResult.ParseError, mask: Mask): ParseResult.ParseError =>
   new ParseResult.ParseError({ issue: boundedIssue(error.issue, mask) })
 
-/** What did not fit, as Effect's tree formatter tells it, bounded in depth and length. */
-export const describe = (error: ParseResult.ParseError, mask: Mask): string =>
-  cap(ParseResult.TreeFormatter.formatErrorSync(bounded(error, mask)), maxDescriptionLength)
+/**
+ * What did not fit, one `path: problem` per offending value, bounded in length. An optional field's
+ * `undefined` branch says nothing of the problem and is left out while another issue is told.
+ */
+export const describe = (error: ParseResult.ParseError, mask: Mask): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(bounded(error, mask))
+  const told = issues.filter((i) => !i.message.startsWith("Expected undefined, actual"))
+  return cap(
+    (told.length > 0 ? told : issues).map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ` : "") + i.message)
+      .join("; "),
+    maxDescriptionLength
+  )
+}

@@ -56,12 +56,22 @@ const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): Htt
 const transportError = (reason: TransportError["reason"], method: string, url: string, detail: string) =>
   new TransportError({ reason, method, url, detail })
 
+/** What went wrong below the client, as its errors tell it (`fetch failed: ECONNREFUSED ...`), at most three deep. */
+const causeOf = (cause: unknown, depth = 0): ReadonlyArray<string> =>
+  cause instanceof Error && depth < 3
+    ? [
+      ("code" in cause && typeof cause.code === "string" ? `${cause.code} ` : "") + cause.message,
+      ...causeOf(cause.cause, depth + 1)
+    ]
+    : []
+
 const fromClientError = (error: HttpClientError.HttpClientError) =>
   transportError(
     error._tag === "RequestError" ? "Network" : "Body",
     error.request.method,
     error.request.url,
-    error.reason + (error.description === undefined ? "" : `: ${error.description}`)
+    [error.reason, ...(error.description === undefined ? [] : [error.description]), ...causeOf(error.cause)]
+      .join(": ")
   )
 
 const bodyTooLarge = (status: number, size: string, maxBytes: number) =>

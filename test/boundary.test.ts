@@ -1,0 +1,139 @@
+/**
+ * What crosses the client's boundary, both ways: answers a server shapes to harm (a `__proto__` key,
+ * a payload nested past any use, a body the schema refuses, a `Retry-After` that is no wait), and
+ * values a caller passes that the types allow or a missing variable makes (`undefined` options,
+ * nesting past what JSON can write, configuration of the wrong kind). Each ends in a typed answer:
+ * never a defect, never a value the schema did not check.
+ */
+import { HttpClient, HttpClientResponse } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, ConfigError, Effect, Exit, Layer, Schedule } from "effect"
+import { DesignSearchClient, DesignSearchConfig } from "../src/index.js"
+import { parseRetryAfter } from "../src/internal/client/answers.js"
+
+const token = JSON.stringify({ access_token: "tok-1", token_type: "Bearer", expires_in: 3600 })
+
+/** A service whose token endpoint answers a token and whose API answers `status` and `body`, counted. */
+const serviceAnswering = (status: number, body: string) => {
+  const sent = { api: 0 }
+  const client = HttpClient.make((request, url) =>
+    Effect.sync(() => {
+      const toToken = url.pathname.endsWith("/access_token")
+      if (!toToken) sent.api++
+      return HttpClientResponse.fromWeb(
+        request,
+        new Response(toToken ? token : body, { status: toToken ? 200 : status })
+      )
+    })
+  )
+  const layer = DesignSearchClient.layer({ retrySchedule: Schedule.stop }).pipe(
+    Layer.provide(Layer.succeed(HttpClient.HttpClient, client)),
+    Layer.provide(Layer.orDie(DesignSearchConfig.layer({ clientId: "id", clientSecret: "secret" })))
+  )
+  return { sent, layer }
+}
+
+const nested = (depth: number, leaf: unknown): unknown => {
+  let value = leaf
+  for (let i = 0; i < depth; i++) value = { a: value }
+  return value
+}
+
+describe("answers at the boundary", () => {
+  it.effect("a key named __proto__ in an answer sets no prototype: what the schema did not check never reaches the caller", () =>
+    Effect.gen(function*() {
+      const body = `{"number":"201900001","__proto__":{"owners":"not an array","filingDate":"not a date"}}`
+      const { layer } = serviceAnswering(200, body)
+      const { data } = yield* Effect.provide(
+        Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign("201900001")),
+        layer
+      )
+      expect(Object.getPrototypeOf(data)).toBe(Object.prototype)
+      expect(data.owners).toBeUndefined()
+      expect(data.filingDate).toBeUndefined()
+    }))
+
+  it.effect("a success nested past 64 levels is an UnexpectedResponseError, so logging a result never overflows", () =>
+    Effect.gen(function*() {
+      const body = `{"number":"201900001","extra":${"{\"a\":".repeat(6000)}1${"}".repeat(6000)}}`
+      const { layer } = serviceAnswering(200, body)
+      const exit = yield* Effect.exit(Effect.provide(
+        Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign("201900001")),
+        layer
+      ))
+      expect(exit).toMatchObject({
+        _tag: "Failure",
+        cause: { _tag: "Fail", error: { _tag: "UnexpectedResponseError" } }
+      })
+    }))
+
+  it.effect("an answer the schema refuses names the offending field, not the schema's type", () =>
+    Effect.gen(function*() {
+      const { layer } = serviceAnswering(200, JSON.stringify({ number: "201900001", filingDate: "2019-02-30" }))
+      const error = yield* Effect.flip(Effect.provide(
+        Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign("201900001")),
+        layer
+      ))
+      expect(error._tag).toBe("UnexpectedResponseError")
+      if (error._tag === "UnexpectedResponseError") expect(error.issue).toMatch(/^filingDate: /)
+    }))
+
+  it("a Retry-After that is neither whole seconds nor an HTTP date is no wait", () => {
+    for (const value of ["-1", "1.5", "soon", "", "1e3"]) expect(parseRetryAfter(value, 0), value).toBeUndefined()
+    expect(parseRetryAfter("120", 0)).toMatchObject({ value: { _tag: "Millis", millis: 120_000 } })
+    expect(parseRetryAfter("Thu, 01 Jan 1970 00:00:10 GMT", 4_000)).toMatchObject({
+      value: { _tag: "Millis", millis: 6_000 }
+    })
+  })
+})
+
+describe("what a caller passes", () => {
+  it.effect("an optional field given as undefined is left out, as an absent one is; nothing else changes", () =>
+    Effect.gen(function*() {
+      const { layer, sent } = serviceAnswering(200, JSON.stringify({ count: 0, designNumbers: [] }))
+      const rows = [{ op: "AND" as const, query: { owner: "acme", designer: undefined } }]
+      yield* Effect.provide(
+        Effect.flatMap(
+          DesignSearchClient.DesignSearchClient,
+          (c) => c.advancedSearch({ rows, sort: undefined, changedSinceDate: undefined })
+        ),
+        layer
+      )
+      expect(sent.api).toBe(1)
+    }))
+
+  it.effect("criteria nested past 64 levels are a client ValidationError, never a defect; nothing is sent", () =>
+    Effect.gen(function*() {
+      const { layer, sent } = serviceAnswering(200, "{}")
+      for (const depth of [70, 8_000, 100_000]) {
+        const exit = yield* Effect.exit(Effect.provide(
+          Effect.flatMap(
+            DesignSearchClient.DesignSearchClient,
+            (c) => c.advancedSearch({ rows: [{ op: "AND", query: { owner: "acme", deep: nested(depth, 1) } }] })
+          ),
+          layer
+        ))
+        expect(Exit.isFailure(exit) && Cause.isFailType(exit.cause), String(depth)).toBe(true)
+        expect(exit, String(depth)).toMatchObject({ cause: { error: { _tag: "ValidationError", origin: "client" } } })
+      }
+      expect(sent.api).toBe(0)
+    }))
+
+  it.effect("configuration of the wrong kind, as an unset variable gives it, is a ConfigError naming it", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        [{ clientId: undefined, clientSecret: "s" }, "IPAUSTRALIA_CLIENT_ID"],
+        [{ clientId: 42, clientSecret: "s" }, "IPAUSTRALIA_CLIENT_ID"],
+        [{ clientId: "id", clientSecret: undefined }, "IPAUSTRALIA_CLIENT_SECRET"],
+        [{ clientId: "id", clientSecret: 123 }, "IPAUSTRALIA_CLIENT_SECRET"],
+        [{ clientId: "id", clientSecret: "   " }, "IPAUSTRALIA_CLIENT_SECRET"]
+      ]
+      for (const [options, name] of cases) {
+        const error = yield* Effect.flip(DesignSearchConfig.make(options as DesignSearchConfig.Options))
+        expect(ConfigError.isConfigError(error)).toBe(true)
+        expect(error.toString(), name).toContain(name)
+      }
+      const none = yield* Effect.exit(DesignSearchConfig.make(null as unknown as DesignSearchConfig.Options))
+      expect(Exit.isFailure(none) && Cause.isFailType(none.cause)).toBe(true)
+    }))
+})
