@@ -11,9 +11,9 @@ import { TokenError } from "../../ApiError.js"
 import { parseJson } from "../client/answers.js"
 import { send } from "../client/http.js"
 import type { Limits, SendError } from "../client/http.js"
-import { bounded, maxDescriptionLength } from "../schemaIssues.js"
 import { cap, keptExcerpt, keptText, maskOf } from "../mask/mask.js"
 import type { Mask } from "../mask/mask.js"
+import { bounded, maxDescriptionLength } from "../schemaIssues.js"
 
 /** The credentials a token is asked for with. */
 export interface Credentials {
