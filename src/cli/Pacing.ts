@@ -5,22 +5,11 @@
  * URLs the user set. A 429 backs the pace off either way. Every API request, retries included,
  * takes a slot of the budget, which is where they are counted.
  */
-import { Options } from "@effect/cli"
 import { Duration, Effect, Option } from "effect"
 import type { ConfigError } from "effect"
 import * as RequestBudget from "../RequestBudget.js"
 import { atServiceHosts } from "./Environment.js"
 import type { Environment } from "./Environment.js"
-import { intInRange } from "./SearchOptions.js"
-
-/** `--rate`: requests a minute, absent for the default. */
-export const rateOption: Options.Options<Option.Option<number>> = intInRange("rate", 0, 1_000_000).pipe(
-  Options.withDescription(
-    `API requests a minute, 0 for no pace (default ${RequestBudget.publishedRequestsPerMinute}, the published cap, ` +
-      "against test and production; none against the sandbox or URLs you set)"
-  ),
-  Options.optional
-)
 
 /** A budget that counts the API requests it lets through. */
 export interface CountedBudget {

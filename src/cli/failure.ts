@@ -123,7 +123,9 @@ export const render = (failure: Failure): ReadonlyArray<string> => {
   switch (failure._tag) {
     case "ValidationError":
     case "BadRequestError": {
-      const where = failure.status === 0 ? "not sent" : `HTTP ${failure.status}`
+      const where = failure._tag === "ValidationError" && failure.origin === "client"
+        ? "not sent"
+        : `HTTP ${failure.status}`
       return [
         `design-search: invalid request (${where}): ${describeErrors(failure.errors, failure.excerpt || "(no detail)")}`
       ]

@@ -1,5 +1,5 @@
 /**
- * What `design-search export` does (its command line is `commands/export.ts`): each record, or page
+ * What `design-search export` does (its command line is `Inputs.exportDesigns`): each record, or page
  * of records, is written as soon as it arrives, so FILE holds them whenever the run stops. Requests
  * are paced (`Pacing.ts`) and counted for the summary.
  */
@@ -7,15 +7,15 @@ import { Cause, Clock, Duration, Effect, Either, Exit, Fiber, Mailbox, Option, S
 import { DesignSearchClient, RequestBudget } from "../../index.js"
 import type { ApiError, Designs } from "../../index.js"
 import { provideClient } from "../Client.js"
-import type { ExportCommand } from "../commands/export.js"
 import { designJson } from "../DesignText.js"
 import * as ExportFile from "../ExportFile.js"
 import type { FileError } from "../failure.js"
+import type { ExportInput } from "../Inputs.js"
+import { resolveEnv } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { budgetFor } from "../Pacing.js"
 import * as Progress from "../Progress.js"
-import { resolveEnv } from "../Root.js"
-import { messageLines, toSearch } from "../SearchOptions.js"
+import { messageLines, toSearch } from "../Search.js"
 
 /** A batch of designs worth a write of its own; after a smaller one the writer waits `batchWait`. */
 const fullBatch = 64
@@ -39,7 +39,7 @@ interface Tally {
   listed: number | undefined
 }
 
-const exportTo = (args: ExportCommand, requests: () => number) =>
+const exportTo = (args: ExportInput, requests: () => number) =>
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient
     const search = yield* toSearch(args)
@@ -174,8 +174,8 @@ const exportTo = (args: ExportCommand, requests: () => number) =>
     return yield* search._tag === "quick" ? byQuick(search.request) : byCriteria(search.request)
   })
 
-/** Runs `export` (`commands/export.ts`). */
-export const handle = (args: ExportCommand) =>
+/** Runs `export` (`Inputs.exportDesigns`). */
+export const handle = (args: ExportInput) =>
   Effect.gen(function*() {
     const counted = yield* budgetFor(args.rate, yield* resolveEnv(args.env))
     return yield* exportTo(args, counted.requests).pipe(

@@ -1,14 +1,14 @@
 /**
- * What `design-search search` does (its command line is `commands/search.ts`): the search, then for
+ * What `design-search search` does (its command line is `Inputs.search`): the search, then for
  * people a table of the first hits with their status and title, fetched eight at a time.
  */
 import { Effect } from "effect"
 import { DesignSearchClient } from "../../index.js"
 import type { Designs } from "../../index.js"
 import { provideClient } from "../Client.js"
-import type { SearchCommand } from "../commands/search.js"
+import type { SearchInput } from "../Inputs.js"
 import * as Output from "../Output.js"
-import { messageLines, toSearch } from "../SearchOptions.js"
+import { messageLines, toSearch } from "../Search.js"
 
 const rows = (numbers: ReadonlyArray<Designs.DesignNumber>) =>
   Effect.flatMap(
@@ -24,8 +24,8 @@ const rows = (numbers: ReadonlyArray<Designs.DesignNumber>) =>
         ), { concurrency: 8 })
   )
 
-/** Runs `search` (`commands/search.ts`). */
-export const handle = (args: SearchCommand) =>
+/** Runs `search` (`Inputs.search`). */
+export const handle = (args: SearchInput) =>
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient
     const search = yield* toSearch(args)

@@ -1,5 +1,5 @@
 /**
- * What `design-search sync` does (its command line is `commands/sync.ts`): opens the database
+ * What `design-search sync` does (its command line is `Inputs.sync`): opens the database
  * `--db` names and runs `DesignMirror.sync` on it. Rows are committed a page at a time with the
  * run's progress, so an interrupted run (Ctrl-C) leaves the database consistent and the same
  * command goes on from where it stopped.
@@ -12,13 +12,13 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import * as DesignMirror from "../../DesignMirror.js"
 import { RequestBudget } from "../../index.js"
 import { provideClient } from "../Client.js"
-import type { SyncCommand } from "../commands/sync.js"
 import { UsageError } from "../failure.js"
+import type { SyncInput } from "../Inputs.js"
+import { resolveEnv } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { budgetFor } from "../Pacing.js"
 import * as Progress from "../Progress.js"
-import { resolveEnv } from "../Root.js"
-import { toSearch } from "../SearchOptions.js"
+import { toSearch } from "../Search.js"
 
 /** The database `--db` names, and how to name it to people (a URL without its user or password). */
 interface Database {
@@ -79,7 +79,7 @@ const sqliteFile = (value: string, given: string): Effect.Effect<Database, Usage
 const isIncomplete = (failure: unknown): failure is DesignMirror.IncompleteSyncError =>
   failure instanceof DesignMirror.IncompleteSyncError
 
-const syncInto = (args: SyncCommand, database: Database, requests: () => number) =>
+const syncInto = (args: SyncInput, database: Database, requests: () => number) =>
   Effect.gen(function*() {
     const mirror = yield* DesignMirror.DesignMirror
     const search = yield* toSearch(args)
@@ -118,8 +118,8 @@ const syncInto = (args: SyncCommand, database: Database, requests: () => number)
     yield* mirror.sync(search.request, { concurrency: args.concurrency, onProgress }).pipe(Effect.onExit(summary))
   })
 
-/** Runs `sync` (`commands/sync.ts`). */
-export const handle = (args: SyncCommand) =>
+/** Runs `sync` (`Inputs.sync`). */
+export const handle = (args: SyncInput) =>
   Effect.gen(function*() {
     if (Option.isSome(args.changedSince)) {
       return yield* new UsageError({
