@@ -8,15 +8,11 @@ import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import * as DesignSearchClient from "../DesignSearchClient.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
-import type * as TokenService from "../TokenService.js"
 import { target } from "./Environment.js"
 import type { Environment } from "./Environment.js"
 import { root } from "./Inputs.js"
 import * as Output from "./Output.js"
 import * as TokenCache from "./TokenCache.js"
-
-/** The client every command uses, and the token service behind it. */
-export type ClientServices = DesignSearchClient.DesignSearchClient | TokenService.TokenService
 
 /**
  * The client of the service, configured from the `IPAUSTRALIA_*` variables (`named` overriding the

@@ -38,20 +38,8 @@ const stringify = (value: unknown): Either.Either<string, string> =>
 export const designJson = (design: Designs.Design): Either.Either<string, ApiError.UnexpectedResponseError> =>
   Either.flatMap(encoded(design), (wire) => Either.mapLeft(stringify(wire), (why) => unwritable(design, why)))
 
-const known = new Set([
-  "number",
-  "title",
-  "productNames",
-  "status",
-  "classifications",
-  "owners",
-  "designers",
-  "filingDate",
-  "registrationDate",
-  "expiryDate",
-  "lastChanged",
-  "statementOfNewness"
-])
+/** The fields the schema names; the labelled lines show any other as JSON. */
+const known: ReadonlySet<string> = new Set(Object.keys(Designs.Design.fields))
 
 const names = (parties: ReadonlyArray<{ readonly name: string }> | undefined) => parties?.map((p) => p.name).join("; ")
 

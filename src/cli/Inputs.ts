@@ -45,17 +45,16 @@ const isCalendarDate = (s: string): boolean => {
   return !Number.isNaN(millis) && new Date(millis).toISOString().startsWith(s)
 }
 
-/** A criterion of the advanced search: a text option, absent unless given. */
-const criterion = (name: string, description: string) =>
-  Options.text(name).pipe(Options.withDescription(description), Options.optional)
+/** A text option, and a flag, with their descriptions. */
+const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description))
+const flag = (name: string, description: string) => Options.boolean(name).pipe(Options.withDescription(description))
 
 /** `--env` and `--no-token-cache`: the root command's, which its subcommands read by yielding `root`. */
 export const root = Command.make("design-search", {
   env: envOption,
-  noTokenCache: Options.boolean("no-token-cache").pipe(
-    Options.withDescription(
-      "keep the token of this run to itself, not in $XDG_CACHE_HOME/design-search (or ~/.cache) for the next; so does DESIGN_SEARCH_NO_TOKEN_CACHE=1"
-    )
+  noTokenCache: flag(
+    "no-token-cache",
+    "keep the token of this run to itself, not in $XDG_CACHE_HOME/design-search (or ~/.cache) for the next; so does DESIGN_SEARCH_NO_TOKEN_CACHE=1"
   )
 }).pipe(
   Command.withDescription("Search IP Australia's registered designs (or the embedded sandbox without credentials)")
@@ -67,27 +66,22 @@ export const resolveEnv = (local: Option.Option<Environment>) =>
 
 /**
  * The shape of a search, shared by `search`, `export` and `sync`: a query (a quick search, `--status`
- * and `--class` its filters), or criteria with no query (an advanced search).
+ * and `--class` its filters), or criteria with no query (an advanced search); and what it parses to.
  */
 const searchConfig = {
   query: Args.text({ name: "query" }).pipe(
     Args.withDescription("words to look for (title, products, owners, designers, number); or give criteria instead"),
     Args.optional
   ),
-  owner: criterion("owner", "designs of an owner whose name has these words (an advanced search)"),
-  designer: criterion("designer", "designs of a designer whose name has these words (an advanced search)"),
-  product: criterion("product", "designs of a product whose name has these words (an advanced search)"),
-  number: criterion("number", "the design with this number (an advanced search)"),
-  status: Options.text("status").pipe(
-    Options.withDescription("keep designs with this status (REGISTERED, FILED, ...); repeatable"),
-    Options.repeated
+  owner: Options.optional(text("owner", "designs of an owner whose name has these words (an advanced search)")),
+  designer: Options.optional(text("designer", "designs of a designer whose name has these words (an advanced search)")),
+  product: Options.optional(text("product", "designs of a product whose name has these words (an advanced search)")),
+  number: Options.optional(text("number", "the design with this number (an advanced search)")),
+  status: Options.repeated(text("status", "keep designs with this status (REGISTERED, FILED, ...); repeatable")),
+  classification: Options.repeated(
+    text("class", "keep designs in this Locarno class or subclass (06, 06-01); repeatable")
   ),
-  classification: Options.text("class").pipe(
-    Options.withDescription("keep designs in this Locarno class or subclass (06, 06-01); repeatable"),
-    Options.repeated
-  ),
-  changedSince: Options.text("changed-since").pipe(
-    Options.withDescription("keep designs changed on or after this date (YYYY-MM-DD)"),
+  changedSince: text("changed-since", "keep designs changed on or after this date (YYYY-MM-DD)").pipe(
     Options.mapEffect((s) =>
       isCalendarDate(s)
         ? Effect.succeed(s)
@@ -100,8 +94,6 @@ const searchConfig = {
     Options.optional
   )
 }
-
-/** What the shape of a search parses to. */
 export type SearchArgs = Command.Command.ParseConfig<typeof searchConfig>
 
 /** `--rate`: requests a minute, absent for the default. */
@@ -113,12 +105,10 @@ const rate = intInRange("rate", 0, 1_000_000).pipe(
   Options.optional
 )
 
-/** `search`'s command line. */
+/** `search`'s command line, and what it parses to. */
 export const search = {
   ...searchConfig,
-  json: Options.boolean("json").pipe(
-    Options.withDescription("one JSON object {count, designNumbers, messages} on stdout")
-  ),
+  json: flag("json", "one JSON object {count, designNumbers, messages} on stdout"),
   limit: described(
     intInRange("limit", 0, 1000),
     "how many hits the table shows with status and title; 0 lists numbers only",
@@ -126,64 +116,49 @@ export const search = {
   ),
   env: envOption
 }
-
-/** What `search` parses its command line to. */
 export type SearchInput = Command.Command.ParseConfig<typeof search>
 
-/** `get`'s command line. */
+/** `get`'s command line, and what it parses to. */
 export const get = {
   designNumber: Args.text({ name: "designNumber" }).pipe(Args.withDescription("the design number, e.g. 201900001")),
-  json: Options.boolean("json").pipe(Options.withDescription("the whole record as one JSON object on stdout")),
+  json: flag("json", "the whole record as one JSON object on stdout"),
   env: envOption
 }
-
-/** What `get` parses its command line to. */
 export type GetInput = Command.Command.ParseConfig<typeof get>
 
-/** `export`'s command line. */
+/** `export`'s command line, and what it parses to. */
 export const exportDesigns = {
   ...searchConfig,
   // Checked when it is opened, where a bad path is a FileError in the CLI's words.
-  out: Options.text("out").pipe(
-    Options.withPseudoName("file"),
-    Options.withDescription("the JSONL file to write; designs already in it are skipped")
-  ),
+  out: Options.withPseudoName(text("out", "the JSONL file to write; designs already in it are skipped"), "file"),
   concurrency: described(intInRange("concurrency", 1, 64), "how many designs are fetched at once", 8),
   rate,
   env: envOption
 }
-
-/** What `export` parses its command line to. */
 export type ExportInput = Command.Command.ParseConfig<typeof exportDesigns>
 
-/** `sync`'s command line. */
+/** `sync`'s command line, and what it parses to. */
 export const sync = {
   ...searchConfig,
-  db: Options.text("db").pipe(
-    Options.withPseudoName("path-or-url"),
-    Options.withDescription(
-      "the mirror: a SQLite file (a path or file: URL, created when absent), or a libsql://, http(s):// or postgres:// URL"
-    )
-  ),
+  db: text(
+    "db",
+    "the mirror: a SQLite file (a path or file: URL, created when absent), or a libsql://, http(s):// or postgres:// URL"
+  ).pipe(Options.withPseudoName("path-or-url")),
   concurrency: described(intInRange("concurrency", 1, 64), "how many requests are made at once", 4),
   rate,
   env: envOption
 }
-
-/** What `sync` parses its command line to. */
 export type SyncInput = Command.Command.ParseConfig<typeof sync>
 
-/** `token`'s command line. */
+/** `token`'s command line, and what it parses to. */
 export const token = {
-  json: Options.boolean("json").pipe(Options.withDescription("one JSON object on stdout")),
-  show: Options.boolean("show").pipe(Options.withDescription("also print the access token itself (a secret)")),
+  json: flag("json", "one JSON object on stdout"),
+  show: flag("show", "also print the access token itself (a secret)"),
   env: envOption
 }
-
-/** What `token` parses its command line to. */
 export type TokenInput = Command.Command.ParseConfig<typeof token>
 
-/** `sandbox`'s command line. */
+/** `sandbox`'s command line, and what it parses to. */
 export const sandbox = {
   port: described(intInRange("port", 0, 65535), "TCP port, 0 picks a free one", listenDefaults.port),
   host: described(Options.text("host"), "loopback address to listen on", listenDefaults.host),
@@ -206,6 +181,4 @@ export const sandbox = {
     defaults.resultField
   )
 }
-
-/** What `sandbox` parses its command line to. */
 export type SandboxInput = Command.Command.ParseConfig<typeof sandbox>

@@ -12,6 +12,17 @@ export type Search =
   | { readonly _tag: "quick"; readonly request: Designs.QuickSearchRequest; readonly label: string }
   | { readonly _tag: "advanced"; readonly request: Designs.AdvancedSearchRequest; readonly label: string }
 
+/** The `changedSinceDate` and `sort` of a parsed command line, each only when given. */
+const common = (args: SearchArgs) => ({
+  ...Option.match(args.changedSince, { onNone: () => ({}), onSome: (changedSinceDate) => ({ changedSinceDate }) }),
+  ...Option.match(args.sort, {
+    onNone: () => ({}),
+    onSome: (sort) => ({
+      sort: { field: "NUMBER", direction: sort === "number" ? "ASCENDING" : "DESCENDING" } as const
+    })
+  })
+})
+
 /**
  * The search of a parsed command line: the quick search of its query, or with no query the
  * advanced search of its criteria (one row each `--class`, joined with OR; the rest of the criteria
@@ -21,6 +32,7 @@ export type Search =
 export const toSearch = (args: SearchArgs): Either.Either<Search, UsageError> => {
   const named = { owner: args.owner, designer: args.designer, productName: args.product, designNumber: args.number }
   const given = Object.entries(named).flatMap(([field, value]) => Option.isSome(value) ? [[field, value.value]] : [])
+  const { status, classification } = args
   if (Option.isSome(args.query)) {
     if (given.length > 0) {
       return Either.left(
@@ -30,63 +42,37 @@ export const toSearch = (args: SearchArgs): Either.Either<Search, UsageError> =>
         })
       )
     }
-    return Either.right({
-      _tag: "quick",
-      request: toRequest(args, args.query.value),
-      label: JSON.stringify(args.query.value)
-    })
+    const filters = {
+      ...(status.length > 0 ? { statusFilter: status } : {}),
+      ...(classification.length > 0 ? { classificationFilter: classification } : {})
+    }
+    const request = {
+      query: args.query.value,
+      ...(Object.keys(filters).length > 0 ? { filters } : {}),
+      ...common(args)
+    }
+    return Either.right({ _tag: "quick", request, label: JSON.stringify(args.query.value) })
   }
-  if (given.length === 0 && args.status.length === 0 && args.classification.length === 0) {
+  if (given.length === 0 && status.length === 0 && classification.length === 0) {
     return Either.left(
       new UsageError({
         detail: "a search needs a query, or criteria: --owner, --designer, --product, --number, --class, --status"
       })
     )
   }
-  const shared: Record<string, unknown> = Object.fromEntries(given)
-  if (args.status.length > 0) shared.statuses = args.status
-  const rows: ReadonlyArray<Designs.Row> = args.classification.length === 0
+  const shared: Record<string, unknown> = {
+    ...Object.fromEntries(given),
+    ...(status.length > 0 ? { statuses: status } : {})
+  }
+  const rows: ReadonlyArray<Designs.Row> = classification.length === 0
     ? [{ op: "AND", query: shared }]
-    : args.classification.map((classification, i) => ({
-      op: i === 0 ? "AND" : "OR",
-      query: { ...shared, classification }
-    }))
+    : classification.map((code, i) => ({ op: i === 0 ? "AND" : "OR", query: { ...shared, classification: code } }))
   const label = [
     ...given.map(([field, value]) => `${field} ${JSON.stringify(value)}`),
-    ...(args.status.length > 0 ? [`status ${args.status.join(" or ")}`] : []),
-    ...(args.classification.length > 0 ? [`class ${args.classification.join(" or ")}`] : [])
+    ...(status.length > 0 ? [`status ${status.join(" or ")}`] : []),
+    ...(classification.length > 0 ? [`class ${classification.join(" or ")}`] : [])
   ].join(" and ")
-  return Either.right({
-    _tag: "advanced",
-    request: {
-      rows,
-      ...Option.match(args.changedSince, { onNone: () => ({}), onSome: (changedSinceDate) => ({ changedSinceDate }) }),
-      ...sortOf(args)
-    },
-    label
-  })
-}
-
-const sortOf = (args: SearchArgs) =>
-  Option.match(args.sort, {
-    onNone: () => ({}),
-    onSome: (sort) => ({
-      sort: { field: "NUMBER", direction: sort === "number" ? "ASCENDING" : "DESCENDING" } as const
-    })
-  })
-
-/** The quick search of `query` with the filters of a parsed command line; absent filters are left out. */
-const toRequest = (args: SearchArgs, query: string): Designs.QuickSearchRequest => {
-  const filters = {
-    ...(args.status.length > 0 ? { statusFilter: args.status } : {}),
-    ...(args.classification.length > 0 ? { classificationFilter: args.classification } : {})
-  }
-  return {
-    query,
-    ...(Object.keys(filters).length > 0 ? { filters } : {}),
-    ...Option.match(args.changedSince, { onNone: () => ({}), onSome: (changedSinceDate) => ({ changedSinceDate }) }),
-    ...sortOf(args)
-  }
+  return Either.right({ _tag: "advanced", request: { rows, ...common(args) }, label })
 }
 
 /** Server messages (warnings, information) for people, one line each. */

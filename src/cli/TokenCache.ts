@@ -13,14 +13,16 @@
  *
  * A cache never fails a call: whatever goes wrong with the file, the token is fetched as without it.
  */
-import { Clock, Config, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { constants } from "node:fs"
+import type { Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { TokenStore as Store } from "../index.js"
 import { AccessToken, DesignSearchConfig, TokenStore } from "../index.js"
+import { variable } from "./Environment.js"
 
 /** The variable that turns the cache off (`1`; empty or `0` leave it on). */
 export const disableVariable = "DESIGN_SEARCH_NO_TOKEN_CACHE"
@@ -34,12 +36,13 @@ const uid = process.getuid?.()
 const CacheFile = Schema.parseJson(Schema.Struct({
   tokenUrl: Schema.String,
   clientId: Schema.String,
-  token: AccessToken.AccessTokenValue,
+  token: Schema.Redacted(AccessToken.AccessTokenValue),
   tokenType: AccessToken.TokenType,
-  issuedAt: Schema.Int,
-  expiresAt: Schema.Int
+  issuedAt: Schema.DateTimeUtcFromNumber,
+  expiresAt: Schema.DateTimeUtcFromNumber
 }))
 const decodeFile = Schema.decodeUnknownOption(CacheFile)
+const encodeFile = Schema.encodeEither(CacheFile)
 
 /** Whose token a file holds. */
 interface Client {
@@ -48,33 +51,27 @@ interface Client {
 }
 
 /** The file of one client's token in `directory`; its name hides the secret behind a digest. */
-export const fileFor = (
-  directory: string,
-  client: Client,
-  secret: Redacted.Redacted<string>
-): string => {
-  const digest = createHash("sha256")
-    .update(JSON.stringify([client.tokenUrl, client.clientId, Redacted.value(secret)]))
-    .digest("hex")
-  return path.join(directory, `token-${digest.slice(0, 32)}.json`)
+export const fileFor = (directory: string, client: Client, secret: Redacted.Redacted<string>): string => {
+  const key = JSON.stringify([client.tokenUrl, client.clientId, Redacted.value(secret)])
+  return path.join(directory, `token-${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`)
 }
 
 /** A file of no use: never shown, only ignored. */
 const attempt = <A>(f: () => Promise<A>): Effect.Effect<A, "unusable"> =>
   Effect.tryPromise({ try: f, catch: () => "unusable" as const })
 
-/** The text of `file` when it is a regular file of this user's, mode 0600 or narrower, within the bound. */
+/** Whether a file (by `fstat`) is a regular file of this user's, mode 0600 or narrower, within the bound. */
+const isPrivate = (stat: Stats) =>
+  stat.isFile() && (stat.mode & 0o077) === 0 && (uid === undefined || stat.uid === uid) && stat.size <= maxFileBytes
+
+/** The text of `file` when it is private (`isPrivate`); a link is not followed, a FIFO not waited on. */
 const readPrivate = (file: string): Effect.Effect<string, "unusable"> =>
   Effect.acquireUseRelease(
     attempt(() => fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)),
     (handle) =>
-      Effect.flatMap(attempt(() => handle.stat()), (stat) =>
-        stat.isFile() && (stat.mode & 0o077) === 0 && (uid === undefined || stat.uid === uid) &&
-          stat.size <= maxFileBytes
-          ? attempt(() =>
-            handle.readFile("utf8")
-          )
-          : Effect.fail("unusable" as const)),
+      Effect.filterOrFail(attempt(() => handle.stat()), isPrivate, () => "unusable" as const).pipe(
+        Effect.zipRight(attempt(() => handle.readFile("utf8")))
+      ),
     (handle) => Effect.promise(() => handle.close().catch(() => undefined))
   )
 
@@ -102,21 +99,6 @@ const writePrivate = (file: string, text: string): Effect.Effect<void, "unusable
   )
 }
 
-/** The token `text` holds, when it is one of `client`'s. */
-const tokenOf = (text: string, client: Client): Option.Option<AccessToken.AccessToken> =>
-  Option.flatMap(
-    decodeFile(text),
-    (stored) =>
-      stored.tokenUrl === client.tokenUrl && stored.clientId === client.clientId
-        ? Option.some({
-          token: Redacted.make(stored.token),
-          tokenType: stored.tokenType,
-          issuedAt: DateTime.unsafeMake(stored.issuedAt),
-          expiresAt: DateTime.unsafeMake(stored.expiresAt)
-        })
-        : Option.none()
-  )
-
 /**
  * The store over `directory`, for the client whose secret is `secret` (the `TokenService` asks for
  * a client by token URL and client id; the secret picks the file too).
@@ -124,19 +106,14 @@ const tokenOf = (text: string, client: Client): Option.Option<AccessToken.Access
 export const make = (directory: string, secret: Redacted.Redacted<string>): Store.Service => ({
   forClient: (client) => {
     const file = fileFor(directory, client, secret)
-    const load = Effect.map(Effect.option(readPrivate(file)), Option.flatMap((text) => tokenOf(text, client)))
+    const load = Effect.map(
+      Effect.option(readPrivate(file)),
+      Option.flatMap((text) =>
+        Option.filter(decodeFile(text), (s) => s.tokenUrl === client.tokenUrl && s.clientId === client.clientId)
+      )
+    )
     const save = (token: AccessToken.AccessToken) =>
-      Effect.ignore(writePrivate(
-        file,
-        JSON.stringify({
-          tokenUrl: client.tokenUrl,
-          clientId: client.clientId,
-          token: Redacted.value(token.token),
-          tokenType: token.tokenType,
-          issuedAt: DateTime.toEpochMillis(token.issuedAt),
-          expiresAt: DateTime.toEpochMillis(token.expiresAt)
-        })
-      ))
+      Effect.ignore(Effect.flatMap(encodeFile({ ...token, ...client }), (text) => writePrivate(file, text)))
     return {
       obtain: (fetch, accept) =>
         Effect.gen(function*() {
@@ -157,12 +134,8 @@ export const make = (directory: string, secret: Redacted.Redacted<string>): Stor
   }
 })
 
-/** A variable's value, none when it is unset or empty. */
-const variable = (name: string): Effect.Effect<Option.Option<string>> =>
-  Effect.map(
-    Effect.orElseSucceed(Config.option(Config.string(name)), () => Option.none<string>()),
-    Option.filter((value) => value.trim() !== "")
-  )
+/** A variable's value; none when it is unset, blank or unreadable. */
+const setting = (name: string) => Effect.orElseSucceed(variable(name), () => Option.none<string>())
 
 /** `~/.cache`; none when there is no home folder. */
 const homeCache = (): Option.Option<string> =>
@@ -173,7 +146,7 @@ const homeCache = (): Option.Option<string> =>
  * `~/.cache/design-search`; none when there is no home folder either.
  */
 export const directory: Effect.Effect<Option.Option<string>> = Effect.map(
-  variable("XDG_CACHE_HOME"),
+  setting("XDG_CACHE_HOME"),
   (xdg) =>
     Option.map(
       Option.orElse(Option.filter(xdg, path.isAbsolute), homeCache),
@@ -183,7 +156,7 @@ export const directory: Effect.Effect<Option.Option<string>> = Effect.map(
 
 /** Whether `DESIGN_SEARCH_NO_TOKEN_CACHE` turns the cache off: any value but empty or `0`. */
 export const disabledByEnvironment: Effect.Effect<boolean> = Effect.map(
-  variable(disableVariable),
+  setting(disableVariable),
   Option.exists((value) => value.trim() !== "0")
 )
 
