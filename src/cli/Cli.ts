@@ -1,11 +1,9 @@
 /**
- * The `design-search` command line: the root command with its subcommands, run on a list of
- * arguments to an exit code. Every outcome is a code — success, a typed failure rendered on stderr
- * (see `failure.ts`), or a signal (see `Interruption.ts`) — so `main.ts` only has to exit with it.
- *
- * A command's handler (`handlers/`) is loaded when the command runs: the command line (this module,
- * `Inputs.ts` and what they import) loads, of the library, only its lightest modules, so `--help`
- * and bad usage never load the client, the domain schemas, the mirror or the sandbox.
+ * The `design-search` command line, run on a list of arguments to an exit code: success, a typed
+ * failure rendered on stderr (`failure.ts`), or a signal (`Interruption.ts`). A command's handler
+ * (`handlers/`) is loaded when the command runs: the command line loads, of the library, only its
+ * lightest modules, so `--help` and bad usage never load the client, the schemas, the mirror or the
+ * sandbox.
  */
 import { CliConfig, Command } from "@effect/cli"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"

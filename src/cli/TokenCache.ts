@@ -1,17 +1,8 @@
 /**
  * The CLI's token cache: a `TokenStore` that keeps a client's token in a file of the user's cache
  * folder, so that a script that runs `design-search` a hundred times asks for one token, not a
- * hundred. Only the CLI uses it; the library keeps its token in memory unless given a store.
- *
- * - One file per token URL, client id and secret, named by a SHA-256 digest of the three: a run with
- *   a wrong secret finds no token, and the secret is in no name and no file.
- * - Written with mode 0600 (a temporary file renamed over the old one) in a folder of mode 0700.
- * - A file that is not a regular file of this user's with mode 0600 or narrower (a link is not
- *   followed, a FIFO not waited on), that cannot be read or holds no token of this client is
- *   ignored and replaced by the next token fetched; so is an expired one.
- * - A token the API refused (a 401) is deleted, if the file still holds it.
- *
- * A cache never fails a call: whatever goes wrong with the file, the token is fetched as without it.
+ * hundred (what it promises is in `docs/cli.md`). A cache never fails a call: whatever goes wrong
+ * with the file, the token is fetched as without it.
  */
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash, randomUUID } from "node:crypto"
@@ -45,10 +36,7 @@ const decodeFile = Schema.decodeUnknownOption(CacheFile)
 const encodeFile = Schema.encodeEither(CacheFile)
 
 /** Whose token a file holds. */
-interface Client {
-  readonly tokenUrl: string
-  readonly clientId: string
-}
+type Client = Parameters<Store.Service["forClient"]>[0]
 
 /** The file of one client's token in `directory`; its name hides the secret behind a digest. */
 export const fileFor = (directory: string, client: Client, secret: Redacted.Redacted<string>): string => {

@@ -70,16 +70,14 @@ const configProblems = (
     case "And":
     case "Or":
       return [...configProblems(error.left), ...configProblems(error.right)]
-    case "MissingData": {
-      const name = error.path.join(".")
-      return [{ name, problem: `${name} is not set` }]
-    }
     default: {
       const name = error.path.join(".")
-      return [{
-        name,
-        problem: name !== "" && !error.message.includes(name) ? `${name}: ${error.message}` : error.message
-      }]
+      const problem = error._op === "MissingData"
+        ? `${name} is not set`
+        : name !== "" && !error.message.includes(name)
+        ? `${name}: ${error.message}`
+        : error.message
+      return [{ name, problem }]
     }
   }
 }

@@ -1,9 +1,7 @@
 /**
- * Entry point of the CLI's program (`dist/cli/program.cjs`, which the launcher `dist/cli/main.js`
- * runs: `launch.ts`). Like `NodeRuntime.runMain` it runs the program as the main fiber and keeps
- * the process alive while it runs, but the exit code is the program's own (0 success, 1 service
- * failure, 2 bad usage, 3 configuration or credentials, 130 interrupted) and signals are handled
- * inside the program (see `Cli.run`).
+ * Entry point of the CLI's program (`dist/cli/program.cjs`, run by the launcher, `launch.ts`). Like
+ * `NodeRuntime.runMain` it runs the program as the main fiber and keeps the process alive while it
+ * runs, but the exit code is the program's own and signals are handled inside it (see `Cli.run`).
  */
 import { Effect, Exit } from "effect"
 import { run } from "./Cli.js"

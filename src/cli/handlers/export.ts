@@ -148,7 +148,7 @@ const exportTo = (args: ExportInput, requests: () => number) =>
     const file = yield* ExportFile.open(args.out)
     if (Option.isSome(file.repaired)) yield* Output.stderr(`design-search: ${file.repaired.value}`)
     const started = yield* Clock.currentTimeMillis
-    const progress = yield* Progress.make(0, yield* Output.stderrIsTTY)
+    const progress = yield* Progress.make
     const run: Run = { args, file, progress, requests, started, written: 0, already: 0, missing: 0, listed: undefined }
     return yield* search._tag === "quick" ? byQuick(run, search.request) : byCriteria(run, search.request)
   })

@@ -50,19 +50,12 @@ export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =
       const url = Option.getOrUndefined(Option.liftThrowable(() => new URL(value))())
       if (url === undefined) return Effect.fail(badDb(`is not a URL (${scheme}://…)`))
       const label = `${url.protocol}//${url.host}${url.pathname}`
-      switch (scheme) {
-        case "postgres":
-        case "postgresql":
-          return Effect.succeed({ layer: DesignMirror.layerPostgres({ url: value }), label })
-        case "libsql":
-        case "http":
-        case "https":
-        case "ws":
-        case "wss":
-          return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: value }), label })
-        default:
-          return Effect.fail(badDb(`names no database this command knows (${scheme}://)`))
+      if (scheme === "postgres" || scheme === "postgresql") {
+        return Effect.succeed({ layer: DesignMirror.layerPostgres({ url: value }), label })
       }
+      return ["libsql", "http", "https", "ws", "wss"].includes(scheme)
+        ? Effect.succeed({ layer: DesignMirror.layerSqlite({ url: value }), label })
+        : Effect.fail(badDb(`names no database this command knows (${scheme}://)`))
     }
     return sqliteFile(value, value)
   })
@@ -76,15 +69,12 @@ const sqliteFile = (value: string, given: string): Effect.Effect<Database, Usage
   return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: pathToFileURL(file).href }), label: value })
 }
 
-const isIncomplete = (failure: unknown): failure is DesignMirror.IncompleteSyncError =>
-  failure instanceof DesignMirror.IncompleteSyncError
-
 const syncInto = (args: SyncInput, database: Database, requests: () => number) =>
   Effect.gen(function*() {
     const mirror = yield* DesignMirror.DesignMirror
     const search = yield* toSearch(args)
     const started = yield* Clock.currentTimeMillis
-    const progress = yield* Progress.make(0, yield* Output.stderrIsTTY)
+    const progress = yield* Progress.make
     let committed = 0
     const onProgress = (p: { readonly expected: number; readonly committed: number }) =>
       Effect.suspend(() => {
@@ -108,7 +98,7 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
         }
         // A run short of designs is told by its error's one line: what it committed, the watermark kept.
         const failure = Cause.failureOption(exit.cause)
-        if (Option.isSome(failure) && isIncomplete(failure.value)) return
+        if (Option.isSome(failure) && failure.value instanceof DesignMirror.IncompleteSyncError) return
         const how = Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"
         return yield* Output.stderr(
           `${how}: ${committed} designs committed to ${database.label} (${calls()}); ` +
