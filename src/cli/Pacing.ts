@@ -11,18 +11,17 @@ import * as RequestBudget from "../RequestBudget.js"
 import { atServiceHosts } from "./Environment.js"
 import type { Environment } from "./Environment.js"
 
-/** A budget that counts the API requests it lets through. */
-export interface CountedBudget {
-  readonly budget: RequestBudget.Service
-  /** API requests so far. */
-  readonly requests: () => number
-}
-
-/** The budget of a bulk command: `rate` if given, else the published cap at the service's hosts. */
+/**
+ * The budget of a bulk command: `rate` if given, else the published cap at the service's hosts;
+ * and the count of API requests it let through so far.
+ */
 export const budgetFor = (
   rate: Option.Option<number>,
   env: Option.Option<Environment>
-): Effect.Effect<CountedBudget, ConfigError.ConfigError> =>
+): Effect.Effect<
+  { readonly budget: RequestBudget.Service; readonly requests: () => number },
+  ConfigError.ConfigError
+> =>
   Effect.gen(function*() {
     const perMinute = Option.isSome(rate)
       ? rate.value
