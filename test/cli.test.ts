@@ -1242,6 +1242,26 @@ describe("design-search refuses what it would otherwise guess", () => {
     }))
 })
 
+describe("the design-search launcher", () => {
+  it.scoped("--version is package.json's; a link to the launcher starts it, also with --preserve-symlinks-main", () =>
+    Effect.gen(function*() {
+      const { version } = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ version: Schema.String })))(
+        fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")
+      )
+      const link = path.join(yield* tempDir, "design-search")
+      fs.symlinkSync(cliPath, link)
+      for (const options of [[], ["--preserve-symlinks-main"]]) {
+        const outcome = spawnSync(process.execPath, [...options, link, "--version"], {
+          env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" },
+          encoding: "utf8",
+          timeout: 20_000
+        })
+        expect(outcome.status, outcome.stderr).toBe(0)
+        expect(outcome.stdout.trim()).toBe(version)
+      }
+    }))
+})
+
 describe("design-search help", () => {
   /** Help as a terminal shows it (under `script`, which gives the child a pseudo-terminal). */
   const onTerminal = (args: string, env: Record<string, string> = {}) =>

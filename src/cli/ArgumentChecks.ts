@@ -26,33 +26,25 @@ export interface OptionNames {
   readonly repeated: ReadonlySet<string>
 }
 
-interface Collecting {
-  readonly known: Set<string>
-  readonly valued: Set<string>
-  readonly repeated: Set<string>
-}
+type Collecting = { readonly [K in keyof OptionNames]: Set<string> }
 
 const collect = (usage: Usage, into: Collecting, inRepeated: boolean): void => {
   switch (usage._tag) {
     case "Named":
-      for (const name of usage.names) {
-        if (!name.startsWith("-")) continue
+      for (const name of usage.names.filter((name) => name.startsWith("-"))) {
         into.known.add(name)
         if (Option.isSome(usage.acceptedValues)) into.valued.add(name)
         if (inRepeated) into.repeated.add(name)
       }
       break
     case "Optional":
-      collect(usage.usage, into, inRepeated)
-      break
     case "Repeated":
-      collect(usage.usage, into, true)
+      collect(usage.usage, into, inRepeated || usage._tag === "Repeated")
       break
     case "Alternation":
     case "Concat":
       collect(usage.left, into, inRepeated)
       collect(usage.right, into, inRepeated)
-      break
   }
 }
 
@@ -129,8 +121,9 @@ export const rewriteArguments = (
 ): ReadonlyArray<string> => {
   const end = args.indexOf("--")
   const options = end === -1 ? args : args.slice(0, end)
-  if (asksForHelp(options, names)) {
-    const command = firstWord(options, names)
+  const { flags, words } = splitOptions(options, names)
+  if (flags.includes("--help") || flags.includes("-h")) {
+    const command = words[0]
     return command !== undefined && commands.includes(command) ? [command, "--help"] : ["--help"]
   }
   const out: Array<string> = []
@@ -156,22 +149,18 @@ export const rewriteArguments = (
 /** Flags of the root command that may be written anywhere before `--`: they are moved before the command. */
 const globalFlags: ReadonlyArray<string> = ["--no-token-cache"]
 
-/** The first argument that is neither an option nor an option's value. */
-const firstWord = (args: ReadonlyArray<string>, names: OptionNames): string | undefined => {
+/** The options among `args`, and the words: the arguments that are neither an option nor an option's value. */
+const splitOptions = (args: ReadonlyArray<string>, names: OptionNames) => {
+  const flags: Array<string> = []
+  const words: Array<string> = []
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? ""
-    if (optionOf(arg) === undefined) return arg
-    if (names.valued.has(arg)) i++
+    if (optionOf(arg) === undefined) {
+      words.push(arg)
+    } else {
+      flags.push(arg)
+      if (names.valued.has(arg)) i++
+    }
   }
-  return undefined
-}
-
-/** Whether `--help` or `-h` is among the arguments as an option, not as an option's value. */
-const asksForHelp = (args: ReadonlyArray<string>, names: OptionNames): boolean => {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? ""
-    if (arg === "--help" || arg === "-h") return true
-    if (names.valued.has(arg)) i++
-  }
-  return false
+  return { flags, words }
 }

@@ -1,7 +1,9 @@
 /**
- * The `design-search` command line: the root command with its subcommands, run on a list of
- * arguments to an exit code. Every outcome is a code — success, a typed failure rendered on stderr
- * (see `failure.ts`), or a signal (see `Interruption.ts`) — so `main.ts` only has to exit with it.
+ * The `design-search` command line, run on a list of arguments to an exit code: success, a typed
+ * failure rendered on stderr (`failure.ts`), or a signal (`Interruption.ts`). A command's handler
+ * (`handlers/`) is loaded when the command runs: the command line loads, of the library, only its
+ * lightest modules, so `--help` and bad usage never load the client, the schemas, the mirror or the
+ * sandbox.
  */
 import { CliConfig, Command } from "@effect/cli"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
@@ -10,37 +12,59 @@ import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Cause, Effect, Layer, Option, Ref } from "effect"
 import { checkArguments, optionNames, rewriteArguments } from "./ArgumentChecks.js"
 import type { OptionNames } from "./ArgumentChecks.js"
-import { exportDesigns } from "./commands/export.js"
-import { get } from "./commands/get.js"
-import { sandbox } from "./commands/sandbox.js"
-import { search } from "./commands/search.js"
-import { sync } from "./commands/sync.js"
-import { token } from "./commands/token.js"
 import { environments } from "./Environment.js"
 import { ExitCode, fromCause } from "./failure.js"
 import type { Failure } from "./failure.js"
 import { withHelpConsole } from "./HelpConsole.js"
+import * as Inputs from "./Inputs.js"
 import { awaitSignal, InterruptExitCode } from "./Interruption.js"
 import * as Output from "./Output.js"
-import { root } from "./Root.js"
 
-/** The CLI's version, as `--version` prints it. */
-export const version = "0.2.0"
+/** The handler of a command, loaded from `handlers/` when the command runs. */
+const lazily =
+  <A, E, R>(load: () => Promise<{ readonly handle: (args: A) => Effect.Effect<void, E, R> }>) =>
+  (args: A): Effect.Effect<void, E, R> => Effect.flatMap(Effect.promise(load), (module) => module.handle(args))
+
+const search = Command.make("search", Inputs.search, lazily(() => import("./handlers/search.js"))).pipe(
+  Command.withDescription("Search designs: the count and the first hits (number, status, title), or --json")
+)
+
+const get = Command.make("get", Inputs.get, lazily(() => import("./handlers/get.js"))).pipe(
+  Command.withDescription("Show everything known about one design, or --json for the record")
+)
+
+const exportCommand = Command.make("export", Inputs.exportDesigns, lazily(() => import("./handlers/export.js"))).pipe(
+  Command.withDescription(
+    "Write every hit (of a query, or of criteria) with its full record to a JSONL file; run again to resume"
+  )
+)
+
+const sync = Command.make("sync", Inputs.sync, lazily(() => import("./handlers/sync.js"))).pipe(
+  Command.withDescription(
+    "Keep a SQL mirror (SQLite or PostgreSQL) of every design of a query or criteria: all at first, then only changes"
+  )
+)
+
+const token = Command.make("token", Inputs.token, lazily(() => import("./handlers/token.js"))).pipe(
+  Command.withDescription("Fetch an access token and show its type, expiry and claims (the token only with --show)")
+)
+
+const sandbox = Command.make("sandbox", Inputs.sandbox, lazily(() => import("./handlers/sandbox.js"))).pipe(
+  Command.withDescription("Serve the simulated service on loopback and print the variables that point a client at it")
+)
 
 /** The whole command tree. */
-export const command = root.pipe(Command.withSubcommands([search, get, exportDesigns, sync, token, sandbox]))
-
-const cli = Command.run(command, { name: "design-search", version })
+const command = Inputs.root.pipe(Command.withSubcommands([search, get, exportCommand, sync, token, sandbox]))
 
 /** The subcommands, by name. */
 const commandNames = ["search", "get", "export", "sync", "token", "sandbox"]
 
 /** Every option of the CLI. */
 export const names: OptionNames = optionNames([
-  Command.getUsage(root),
+  Command.getUsage(Inputs.root),
   Command.getUsage(search),
   Command.getUsage(get),
-  Command.getUsage(exportDesigns),
+  Command.getUsage(exportCommand),
   Command.getUsage(sync),
   Command.getUsage(token),
   Command.getUsage(sandbox)
@@ -48,8 +72,7 @@ export const names: OptionNames = optionNames([
 
 /**
  * What `@effect/cli` and the commands need of Node: its file system, paths and terminal. Not
- * `NodeContext.layer`, whose command executor and worker manager no command uses and whose modules
- * took 7 ms of the CLI's start to load.
+ * `NodeContext.layer`, whose command executor and worker manager no command uses.
  */
 const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
 
@@ -60,17 +83,17 @@ const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
 }
 
 /**
- * Runs the CLI on `argv` (as `process.argv`: runtime and script first) and returns the exit code.
- * Never fails: failures are rendered on stderr, signals interrupt the command.
+ * Runs the CLI of `version` on `argv` (as `process.argv`: runtime and script first) and returns the
+ * exit code. Never fails: failures are rendered on stderr, signals interrupt the command.
  */
-export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
+export const run = (argv: ReadonlyArray<string>, version: string): Effect.Effect<number> =>
   Effect.gen(function*() {
     const interruptCode = yield* Ref.make<number>(ExitCode.interrupted)
     const given = argv.slice(2)
     const misuse = checkArguments(given, names, yield* Effect.sync(() => process.stdin.isTTY === true))
     if (Option.isSome(misuse)) return yield* report(Cause.fail(misuse.value))
     const args = [...argv.slice(0, 2), ...rewriteArguments(given, names, commandNames, environments)]
-    const outcome = cli(args).pipe(
+    const outcome = Command.run(command, { name: "design-search", version })(args).pipe(
       withHelpConsole("design-search", commandNames),
       // Case-sensitive options: by default `--LIMIT 5` is matched, its value taken, then dropped.
       Effect.provide(CliConfig.layer({ isCaseSensitive: true })),

@@ -1,10 +1,21 @@
 /**
- * Designs as the CLI writes them: in their wire form (`Designs.encodeDesign`: dates as ISO strings,
- * unknown fields kept) for JSON and JSONL, and as labelled lines for people.
+ * Designs as the CLI writes them: in their wire form (`Schema.encode(Designs.Design)`: dates as ISO
+ * strings, unknown fields kept) for JSON and JSONL, and as labelled lines for people.
  */
 import { Either, Schema } from "effect"
 import { ApiError, Designs } from "../index.js"
 import { field } from "./Output.js"
+
+const encodeDesign = Schema.encodeEither(Designs.Design)
+
+/**
+ * A design in its wire form, or, should the schema refuse what it decoded, an unexpected answer of
+ * the service.
+ */
+export const encoded = (
+  design: Designs.Design
+): Either.Either<typeof Designs.Design.Encoded, ApiError.UnexpectedResponseError> =>
+  Either.mapLeft(encodeDesign(design), (error) => unwritable(design, error.message))
 
 const unwritable = (design: Designs.Design, why: string) =>
   new ApiError.UnexpectedResponseError({
@@ -25,22 +36,10 @@ const stringify = (value: unknown): Either.Either<string, string> =>
  * write is an unexpected answer of the service.
  */
 export const designJson = (design: Designs.Design): Either.Either<string, ApiError.UnexpectedResponseError> =>
-  Either.mapLeft(stringify(Schema.encodeSync(Designs.Design)(design)), (why) => unwritable(design, why))
+  Either.flatMap(encoded(design), (wire) => Either.mapLeft(stringify(wire), (why) => unwritable(design, why)))
 
-const known = new Set([
-  "number",
-  "title",
-  "productNames",
-  "status",
-  "classifications",
-  "owners",
-  "designers",
-  "filingDate",
-  "registrationDate",
-  "expiryDate",
-  "lastChanged",
-  "statementOfNewness"
-])
+/** The fields the schema names; the labelled lines show any other as JSON. */
+const known: ReadonlySet<string> = new Set(Object.keys(Designs.Design.fields))
 
 const names = (parties: ReadonlyArray<{ readonly name: string }> | undefined) => parties?.map((p) => p.name).join("; ")
 

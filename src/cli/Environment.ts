@@ -4,7 +4,7 @@
  * id, secret, auth or base URL), the embedded sandbox; when `--env` or `IPAUSTRALIA_ENV` names `test`
  * or `production`, the service, configured from the `IPAUSTRALIA_*` variables (missing credentials
  * are then a configuration error, never the sandbox standing in). The client for it is made in
- * `Client.ts`; this module is part of the command line, loaded at every start, and loads no client.
+ * `Client.ts`; this module is loaded at every start, and loads no client.
  */
 import { Options } from "@effect/cli"
 import { Config, ConfigError, Effect, Option } from "effect"
@@ -13,7 +13,7 @@ import * as DesignSearchConfig from "../DesignSearchConfig.js"
 /** The environments `--env` accepts: the embedded sandbox, or one of the service's. */
 export const environments = ["sandbox", ...DesignSearchConfig.environments] as const
 
-/** @since 0.1.0 */
+/** An environment `--env` accepts. */
 export type Environment = (typeof environments)[number]
 
 /** `--env`: global (before the command) or per command (after it); the command's wins. */
@@ -22,41 +22,30 @@ export const envOption: Options.Options<Option.Option<Environment>> = Options.ch
   Options.optional
 )
 
-const nonEmpty = (name: string) =>
-  Config.option(Config.string(name)).pipe(Config.map(Option.filter((value) => value.trim() !== "")))
-
-/** The variables that point the CLI at the service: any of them set, and the sandbox never stands in. */
-const serviceVariables = [
-  "IPAUSTRALIA_CLIENT_ID",
-  "IPAUSTRALIA_CLIENT_SECRET",
-  "IPAUSTRALIA_AUTH_URL",
-  "IPAUSTRALIA_BASE_URL"
-] as const
-
-/** The variables that point the CLI at URLs of the user's own. */
-const urlVariables = ["IPAUSTRALIA_AUTH_URL", "IPAUSTRALIA_BASE_URL"] as const
+/** A variable's value; none when it is unset or blank. */
+export const variable = (name: string): Effect.Effect<Option.Option<string>, ConfigError.ConfigError> =>
+  Effect.map(Config.option(Config.string(name)), Option.filter((value) => value.trim() !== ""))
 
 const isEnvironment = (name: string): name is Environment => (environments as ReadonlyArray<string>).includes(name)
 
 /** `IPAUSTRALIA_ENV`, when set: one of `environments`, or a configuration error that lists them. */
-const environmentVariable: Effect.Effect<Option.Option<Environment>, ConfigError.ConfigError> = Effect.flatMap(
-  nonEmpty("IPAUSTRALIA_ENV"),
-  Option.match({
-    onNone: () => Effect.succeedNone,
-    onSome: (value) =>
-      isEnvironment(value.trim()) ? Effect.succeedSome(value.trim() as Environment) : Effect.fail(
-        ConfigError.InvalidData(
-          ["IPAUSTRALIA_ENV"],
-          `unknown environment ${JSON.stringify(value)}: expected one of ${environments.join(", ")}`
-        )
-      )
-  })
-)
+const environmentVariable = Effect.flatMap(variable("IPAUSTRALIA_ENV"), (value) => {
+  if (Option.isNone(value)) return Effect.succeedNone
+  const name = value.value.trim()
+  return isEnvironment(name) ? Effect.succeedSome(name) : Effect.fail(ConfigError.InvalidData(
+    ["IPAUSTRALIA_ENV"],
+    `unknown environment ${JSON.stringify(value.value)}: expected one of ${environments.join(", ")}`
+  ))
+})
 
 /** Where the commands go: the embedded sandbox (and why), or the service (and whether at URLs the user set). */
 export type Target =
   | { readonly _tag: "sandbox"; readonly notice: string }
   | { readonly _tag: "service"; readonly named: Option.Option<Environment>; readonly ownUrls: boolean }
+
+/** Whether any of the variables `names` is set. */
+const anySet = (names: ReadonlyArray<string>) =>
+  Effect.map(Effect.forEach(names, variable), (values) => values.some(Option.isSome))
 
 /**
  * The target of the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`. The embedded
@@ -69,12 +58,11 @@ export const target = (env: Option.Option<Environment>): Effect.Effect<Target, C
     if (Option.getOrUndefined(named) === "sandbox") {
       return { _tag: "sandbox", notice: Option.isSome(env) ? "--env sandbox" : "IPAUSTRALIA_ENV=sandbox" } as const
     }
-    const pointed = yield* Effect.forEach(serviceVariables, (name) => Effect.map(nonEmpty(name), Option.isSome))
-    if (Option.isNone(named) && !pointed.some((set) => set)) {
+    const urls = ["IPAUSTRALIA_AUTH_URL", "IPAUSTRALIA_BASE_URL"]
+    if (Option.isNone(named) && !(yield* anySet(["IPAUSTRALIA_CLIENT_ID", "IPAUSTRALIA_CLIENT_SECRET", ...urls]))) {
       return { _tag: "sandbox", notice: "no IPAUSTRALIA_* variable is set" } as const
     }
-    const ownUrls = yield* Effect.map(Effect.forEach(urlVariables, nonEmpty), (urls) => urls.some(Option.isSome))
-    return { _tag: "service", named, ownUrls } as const
+    return { _tag: "service", named, ownUrls: yield* anySet(urls) } as const
   })
 
 /**

@@ -64,28 +64,21 @@ const errnoCode = (error: PlatformError): string | undefined => {
     : undefined
 }
 
-/** Why a file could not be used, in the CLI's words. */
-const problemOf = (error: PlatformError): string => {
-  switch (errnoCode(error)) {
-    case "ENOENT":
-      return "its folder does not exist"
-    case "EACCES":
-    case "EPERM":
-      return "permission denied"
-    case "EISDIR":
-      return "it is a folder"
-    case "ENOTDIR":
-      return "a part of its path is not a folder"
-    case "ENOSPC":
-      return "no space left on the device"
-    case "EROFS":
-      return "the file system is read-only"
-    case "ELOOP":
-      return "too many symbolic links on its path"
-  }
-  const reason = error._tag === "SystemError" ? error.reason : "bad argument"
-  return `${reason} (${error.description ?? error.method})`
+/** Why a file could not be used, in the CLI's words, by the errno code under the platform's error. */
+const problems: Readonly<Record<string, string>> = {
+  ENOENT: "its folder does not exist",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "it is a folder",
+  ENOTDIR: "a part of its path is not a folder",
+  ENOSPC: "no space left on the device",
+  EROFS: "the file system is read-only",
+  ELOOP: "too many symbolic links on its path"
 }
+
+const problemOf = (error: PlatformError): string =>
+  problems[errnoCode(error) ?? ""] ??
+    `${error._tag === "SystemError" ? error.reason : "bad argument"} (${error.description ?? error.method})`
 
 /** The `FileError` of doing `what` to `path`. */
 const fileError = (path: string, what: string) => (error: PlatformError) =>

@@ -49,9 +49,6 @@ export const stderr = (text: string): Effect.Effect<void> =>
 /** Writes `text` on stderr as is: for a progress bar redrawn in place. */
 export const stderrRaw = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stderr.write(text))
 
-/** Whether stderr is a terminal (progress bars are drawn only there). */
-export const stderrIsTTY: Effect.Effect<boolean> = Effect.sync(() => process.stderr.isTTY === true)
-
 /** Writes one JSON value as one line on stdout. */
 export const json = (value: unknown): Effect.Effect<void> => data(JSON.stringify(value))
 

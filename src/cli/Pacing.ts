@@ -5,35 +5,23 @@
  * URLs the user set. A 429 backs the pace off either way. Every API request, retries included,
  * takes a slot of the budget, which is where they are counted.
  */
-import { Options } from "@effect/cli"
 import { Duration, Effect, Option } from "effect"
 import type { ConfigError } from "effect"
 import * as RequestBudget from "../RequestBudget.js"
 import { atServiceHosts } from "./Environment.js"
 import type { Environment } from "./Environment.js"
-import { intInRange } from "./SearchOptions.js"
 
-/** `--rate`: requests a minute, absent for the default. */
-export const rateOption: Options.Options<Option.Option<number>> = intInRange("rate", 0, 1_000_000).pipe(
-  Options.withDescription(
-    `API requests a minute, 0 for no pace (default ${RequestBudget.publishedRequestsPerMinute}, the published cap, ` +
-      "against test and production; none against the sandbox or URLs you set)"
-  ),
-  Options.optional
-)
-
-/** A budget that counts the API requests it lets through. */
-export interface CountedBudget {
-  readonly budget: RequestBudget.Service
-  /** API requests so far. */
-  readonly requests: () => number
-}
-
-/** The budget of a bulk command: `rate` if given, else the published cap at the service's hosts. */
+/**
+ * The budget of a bulk command: `rate` if given, else the published cap at the service's hosts;
+ * and the count of API requests it let through so far.
+ */
 export const budgetFor = (
   rate: Option.Option<number>,
   env: Option.Option<Environment>
-): Effect.Effect<CountedBudget, ConfigError.ConfigError> =>
+): Effect.Effect<
+  { readonly budget: RequestBudget.Service; readonly requests: () => number },
+  ConfigError.ConfigError
+> =>
   Effect.gen(function*() {
     const perMinute = Option.isSome(rate)
       ? rate.value

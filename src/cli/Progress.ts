@@ -32,25 +32,25 @@ export const render = (done: number, total: number, elapsedMillis: number): stri
     `  ${rate.toFixed(1)}/s  ETA ${formatEta(eta)}`
 }
 
-/** A progress display for `total` items; silent unless `enabled`. */
-export const make = (total: number, enabled: boolean): Effect.Effect<Progress> =>
-  Effect.map(Clock.currentTimeMillis, (started) => {
-    const state = { done: 0, total, drawnAt: Number.NEGATIVE_INFINITY, drawn: false }
-    const draw = (now: number) =>
-      Effect.suspend(() => {
-        state.drawnAt = now
-        state.drawn = true
-        return Output.stderrRaw(`\r\x1b[2K${render(state.done, state.total, now - started)}`)
-      })
-    return {
-      advance: (items) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          state.done += items
-          return enabled && (now - state.drawnAt >= redrawMillis || state.done === state.total)
-            ? draw(now)
-            : Effect.void
-        }),
-      clear: Effect.suspend(() => (state.drawn ? Output.stderrRaw("\r\x1b[2K") : Effect.void)),
-      setTotal: (n) => Effect.sync(() => void (state.total = n))
-    }
-  })
+/** A progress display, its total set once known; drawn only when stderr is a terminal. */
+export const make: Effect.Effect<Progress> = Effect.map(Clock.currentTimeMillis, (started) => {
+  const enabled = process.stderr.isTTY === true
+  const state = { done: 0, total: 0, drawnAt: Number.NEGATIVE_INFINITY, drawn: false }
+  const draw = (now: number) =>
+    Effect.suspend(() => {
+      state.drawnAt = now
+      state.drawn = true
+      return Output.stderrRaw(`\r\x1b[2K${render(state.done, state.total, now - started)}`)
+    })
+  return {
+    advance: (items) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        state.done += items
+        return enabled && (now - state.drawnAt >= redrawMillis || state.done === state.total)
+          ? draw(now)
+          : Effect.void
+      }),
+    clear: Effect.suspend(() => (state.drawn ? Output.stderrRaw("\r\x1b[2K") : Effect.void)),
+    setTotal: (n) => Effect.sync(() => void (state.total = n))
+  }
+})

@@ -1,28 +1,19 @@
 /**
  * The CLI's token cache: a `TokenStore` that keeps a client's token in a file of the user's cache
- * folder (`$XDG_CACHE_HOME/design-search/`, else `~/.cache/design-search/`), so that a script that
- * runs `design-search` a hundred times asks for one token, not a hundred. Only the CLI uses it; the
- * library keeps its token in memory unless the application gives it a store.
- *
- * - One file per token URL, client id and secret: its name is a SHA-256 digest of the three, so a
- *   run with a wrong secret finds no token and is refused by the token endpoint, as without a cache;
- *   the secret is in no name and no file.
- * - Written with mode 0600, atomically (a temporary file in the same folder, renamed over the old
- *   one), in a folder of mode 0700.
- * - A file that is not a regular file of this user with mode 0600 or narrower, that cannot be read,
- *   or that holds no token of this client (corrupt) is ignored and replaced by the next token
- *   fetched; an expired token (by the `TokenService`'s skew) likewise.
- * - A token the API refused (a 401) is deleted, if the file still holds it.
- *
- * A cache never fails a call: whatever goes wrong with the file, the token is fetched as without it.
+ * folder, so that a script that runs `design-search` a hundred times asks for one token, not a
+ * hundred (what it promises is in `docs/cli.md`). A cache never fails a call: whatever goes wrong
+ * with the file, the token is fetched as without it.
  */
-import { Clock, Config, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash, randomUUID } from "node:crypto"
+import { constants } from "node:fs"
+import type { Stats } from "node:fs"
 import * as fs from "node:fs/promises"
+import * as os from "node:os"
 import * as path from "node:path"
 import type { TokenStore as Store } from "../index.js"
 import { AccessToken, DesignSearchConfig, TokenStore } from "../index.js"
-import { cacheFolder, isOwnFolder, isPrivateFile, isWide, openFlags } from "./cacheFolder.js"
+import { variable } from "./Environment.js"
 
 /** The variable that turns the cache off (`1`; empty or `0` leave it on). */
 export const disableVariable = "DESIGN_SEARCH_NO_TOKEN_CACHE"
@@ -30,73 +21,68 @@ export const disableVariable = "DESIGN_SEARCH_NO_TOKEN_CACHE"
 /** Largest cache file read: a token response is far smaller. */
 const maxFileBytes = 64 * 1024
 
+const uid = process.getuid?.()
+
 /** What a cache file holds: the token, and whose it is. */
 const CacheFile = Schema.parseJson(Schema.Struct({
   tokenUrl: Schema.String,
   clientId: Schema.String,
-  token: AccessToken.AccessTokenValue,
+  token: Schema.Redacted(AccessToken.AccessTokenValue),
   tokenType: AccessToken.TokenType,
-  issuedAt: Schema.Int,
-  expiresAt: Schema.Int
+  issuedAt: Schema.DateTimeUtcFromNumber,
+  expiresAt: Schema.DateTimeUtcFromNumber
 }))
 const decodeFile = Schema.decodeUnknownOption(CacheFile)
+const encodeFile = Schema.encodeEither(CacheFile)
+
+/** Whose token a file holds. */
+type Client = Parameters<Store.Service["forClient"]>[0]
 
 /** The file of one client's token in `directory`; its name hides the secret behind a digest. */
-export const fileFor = (
-  directory: string,
-  client: { readonly tokenUrl: string; readonly clientId: string },
-  secret: Redacted.Redacted<string>
-): string => {
-  const digest = createHash("sha256")
-    .update(JSON.stringify([client.tokenUrl, client.clientId, Redacted.value(secret)]))
-    .digest("hex")
-  return path.join(directory, `token-${digest.slice(0, 32)}.json`)
+export const fileFor = (directory: string, client: Client, secret: Redacted.Redacted<string>): string => {
+  const key = JSON.stringify([client.tokenUrl, client.clientId, Redacted.value(secret)])
+  return path.join(directory, `token-${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`)
 }
 
-/** Why the file was of no use: never shown, only ignored. */
-class Unusable {
-  readonly _tag = "Unusable"
-}
-const unusable = new Unusable()
+/** A file of no use: never shown, only ignored. */
+const attempt = <A>(f: () => Promise<A>): Effect.Effect<A, "unusable"> =>
+  Effect.tryPromise({ try: f, catch: () => "unusable" as const })
 
-const attempt = <A>(f: () => Promise<A>): Effect.Effect<A, Unusable> =>
-  Effect.tryPromise({ try: f, catch: () => unusable })
+/** Whether a file (by `fstat`) is a regular file of this user's, mode 0600 or narrower, within the bound. */
+const isPrivate = (stat: Stats) =>
+  stat.isFile() && (stat.mode & 0o077) === 0 && (uid === undefined || stat.uid === uid) && stat.size <= maxFileBytes
 
-/**
- * The text of `file` when it is a regular file of this user, mode 0600 or narrower, within the size
- * bound; a symbolic link is not followed.
- */
-const readPrivate = (file: string): Effect.Effect<string, Unusable> =>
+/** The text of `file` when it is private (`isPrivate`); a link is not followed, a FIFO not waited on. */
+const readPrivate = (file: string): Effect.Effect<string, "unusable"> =>
   Effect.acquireUseRelease(
-    attempt(() => fs.open(file, openFlags)),
+    attempt(() => fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)),
     (handle) =>
-      Effect.flatMap(attempt(() => handle.stat()), (stat) =>
-        isPrivateFile(stat, maxFileBytes)
-          ? attempt(() => handle.readFile("utf8"))
-          : Effect.fail(unusable)),
+      Effect.filterOrFail(attempt(() => handle.stat()), isPrivate, () => "unusable" as const).pipe(
+        Effect.zipRight(attempt(() => handle.readFile("utf8")))
+      ),
     (handle) => Effect.promise(() => handle.close().catch(() => undefined))
   )
 
-/** The folder, made if missing, of mode 0700 (narrowed if it is this user's and wider). */
-const privateFolder = (directory: string): Effect.Effect<void, Unusable> =>
-  Effect.zipRight(
-    attempt(() => fs.mkdir(directory, { recursive: true, mode: 0o700 })),
-    Effect.flatMap(attempt(() => fs.lstat(directory)), (stat) =>
-      !isOwnFolder(stat)
-        ? Effect.fail(unusable)
-        : !isWide(stat)
+/** The folder, made if missing, of this user's and of mode 0700 (narrowed if it is wider). */
+const privateFolder = (folder: string): Effect.Effect<void, "unusable"> =>
+  Effect.flatMap(
+    attempt(() => fs.mkdir(folder, { recursive: true, mode: 0o700 }).then(() => fs.lstat(folder))),
+    (stat) =>
+      !stat.isDirectory() || (uid !== undefined && stat.uid !== uid)
+        ? Effect.fail("unusable" as const)
+        : (stat.mode & 0o077) === 0
         ? Effect.void
-        : attempt(() => fs.chmod(directory, 0o700)))
+        : attempt(() => fs.chmod(folder, 0o700))
   )
 
 /** Writes `text` to `file` with mode 0600: a temporary file beside it, renamed over it. */
-const writePrivate = (file: string, text: string): Effect.Effect<void, Unusable> => {
+const writePrivate = (file: string, text: string): Effect.Effect<void, "unusable"> => {
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`)
   return Effect.zipRight(
     privateFolder(path.dirname(file)),
     attempt(() => fs.writeFile(temporary, text, { mode: 0o600, flag: "wx" })).pipe(
       Effect.zipRight(attempt(() => fs.rename(temporary, file))),
-      Effect.tapError(() => attempt(() => fs.unlink(temporary)).pipe(Effect.ignore))
+      Effect.tapError(() => Effect.ignore(attempt(() => fs.unlink(temporary))))
     )
   )
 }
@@ -110,32 +96,12 @@ export const make = (directory: string, secret: Redacted.Redacted<string>): Stor
     const file = fileFor(directory, client, secret)
     const load = Effect.map(
       Effect.option(readPrivate(file)),
-      (text) =>
-        Option.flatMap(
-          Option.flatMap(text, decodeFile),
-          (stored) =>
-            stored.tokenUrl === client.tokenUrl && stored.clientId === client.clientId
-              ? Option.some<AccessToken.AccessToken>({
-                token: Redacted.make(stored.token),
-                tokenType: stored.tokenType,
-                issuedAt: DateTime.unsafeMake(stored.issuedAt),
-                expiresAt: DateTime.unsafeMake(stored.expiresAt)
-              })
-              : Option.none()
-        )
+      Option.flatMap((text) =>
+        Option.filter(decodeFile(text), (s) => s.tokenUrl === client.tokenUrl && s.clientId === client.clientId)
+      )
     )
     const save = (token: AccessToken.AccessToken) =>
-      Effect.ignore(writePrivate(
-        file,
-        JSON.stringify({
-          tokenUrl: client.tokenUrl,
-          clientId: client.clientId,
-          token: Redacted.value(token.token),
-          tokenType: token.tokenType,
-          issuedAt: DateTime.toEpochMillis(token.issuedAt),
-          expiresAt: DateTime.toEpochMillis(token.expiresAt)
-        })
-      ))
+      Effect.ignore(Effect.flatMap(encodeFile({ ...token, ...client }), (text) => writePrivate(file, text)))
     return {
       obtain: (fetch, accept) =>
         Effect.gen(function*() {
@@ -156,19 +122,30 @@ export const make = (directory: string, secret: Redacted.Redacted<string>): Stor
   }
 })
 
+/** A variable's value; none when it is unset, blank or unreadable. */
+const setting = (name: string) => Effect.orElseSucceed(variable(name), () => Option.none<string>())
+
+/** `~/.cache`; none when there is no home folder. */
+const homeCache = (): Option.Option<string> =>
+  Option.map(Option.filter(Option.liftThrowable(os.homedir)(), path.isAbsolute), (home) => path.join(home, ".cache"))
+
 /**
  * The cache folder: `$XDG_CACHE_HOME/design-search` when that is an absolute path, else
  * `~/.cache/design-search`; none when there is no home folder either.
  */
 export const directory: Effect.Effect<Option.Option<string>> = Effect.map(
-  Effect.orElseSucceed(Config.option(Config.string("XDG_CACHE_HOME")), () => Option.none<string>()),
-  (xdg) => Option.fromNullable(cacheFolder(Option.getOrUndefined(xdg)))
+  setting("XDG_CACHE_HOME"),
+  (xdg) =>
+    Option.map(
+      Option.orElse(Option.filter(xdg, path.isAbsolute), homeCache),
+      (base) => path.join(base, "design-search")
+    )
 )
 
 /** Whether `DESIGN_SEARCH_NO_TOKEN_CACHE` turns the cache off: any value but empty or `0`. */
 export const disabledByEnvironment: Effect.Effect<boolean> = Effect.map(
-  Effect.orElseSucceed(Config.option(Config.string(disableVariable)), () => Option.none<string>()),
-  Option.match({ onNone: () => false, onSome: (value) => value.trim() !== "" && value.trim() !== "0" })
+  setting(disableVariable),
+  Option.exists((value) => value.trim() !== "0")
 )
 
 /**

@@ -1,15 +1,6 @@
 /**
  * How a failed command ends: the exit code of each kind of failure and the one or two lines on
- * stderr that explain it. Kept apart from the commands so that every command fails the same way,
- * and so that the mapping is tested in one place.
- *
- * | code | meaning |
- * |---|---|
- * | 0 | success |
- * | 1 | the service or the server failed (5xx, 429, 404, transport, an unexpected answer, a token endpoint that is down), the mirror's database failed or cannot be reached, a sync got fewer designs than the service counted (its watermark kept), or stdout could not be written (`main.ts`) |
- * | 2 | bad usage (unknown flag, missing or malformed argument, a file the user named that cannot be read or written) or a request the service refuses as invalid (400, 422) |
- * | 3 | configuration, credentials, authentication or entitlement (401, 403), or a SQL driver that is not installed |
- * | 130 | interrupted by SIGINT or SIGTERM (`sandbox`, whose normal way to stop is a signal: 0) |
+ * stderr that explain it, the same for every command (the table of codes is in `docs/cli.md`).
  */
 import { ValidationError as CliValidationError } from "@effect/cli"
 import type { HttpServerError } from "@effect/platform"
@@ -19,13 +10,7 @@ import type * as DesignMirror from "../DesignMirror.js"
 import type { ApiError } from "../index.js"
 
 /** Exit codes of the `design-search` command. */
-export const ExitCode = {
-  success: 0,
-  failure: 1,
-  usage: 2,
-  configuration: 3,
-  interrupted: 130
-} as const
+export const ExitCode = { success: 0, failure: 1, usage: 2, configuration: 3, interrupted: 130 } as const
 
 /** A usage mistake only the CLI can see (a corrupt export file, an option out of range). */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { detail: Schema.String }) {
@@ -56,12 +41,9 @@ export type Failure =
   | DesignMirror.SqlDriverMissingError
   | DesignMirror.IncompleteSyncError
 
-const isCliValidationError = (failure: Failure): failure is CliValidationError.ValidationError =>
-  CliValidationError.isValidationError(failure)
-
 /** The exit code of a failure. */
 export const exitCode = (failure: Failure): number => {
-  if (isCliValidationError(failure)) return ExitCode.usage
+  if (CliValidationError.isValidationError(failure)) return ExitCode.usage
   switch (failure._tag) {
     case "ValidationError":
     case "BadRequestError":
@@ -88,16 +70,14 @@ const configProblems = (
     case "And":
     case "Or":
       return [...configProblems(error.left), ...configProblems(error.right)]
-    case "MissingData": {
-      const name = error.path.join(".")
-      return [{ name, problem: `${name} is not set` }]
-    }
     default: {
       const name = error.path.join(".")
-      return [{
-        name,
-        problem: name !== "" && !error.message.includes(name) ? `${name}: ${error.message}` : error.message
-      }]
+      const problem = error._op === "MissingData"
+        ? `${name} is not set`
+        : name !== "" && !error.message.includes(name)
+        ? `${name}: ${error.message}`
+        : error.message
+      return [{ name, problem }]
     }
   }
 }
@@ -119,11 +99,13 @@ const causeMessage = (cause: unknown): string =>
 /** The lines explaining a failure on stderr: one, or two with a hint. Never a stack, never a secret. */
 export const render = (failure: Failure): ReadonlyArray<string> => {
   // @effect/cli has already printed what was wrong with the command line.
-  if (isCliValidationError(failure)) return ["design-search: bad usage; see 'design-search --help'"]
+  if (CliValidationError.isValidationError(failure)) return ["design-search: bad usage; see 'design-search --help'"]
   switch (failure._tag) {
     case "ValidationError":
     case "BadRequestError": {
-      const where = failure.status === 0 ? "not sent" : `HTTP ${failure.status}`
+      const where = failure._tag === "ValidationError" && failure.origin === "client"
+        ? "not sent"
+        : `HTTP ${failure.status}`
       return [
         `design-search: invalid request (${where}): ${describeErrors(failure.errors, failure.excerpt || "(no detail)")}`
       ]

@@ -1,12 +1,13 @@
 /**
- * Entry point of the CLI's program (`dist/cli/program.cjs`, which the launcher `dist/cli/main.js`
- * starts: `launch.ts`). Like `NodeRuntime.runMain` it runs the program as the main fiber and keeps
- * the process alive while it runs, but the exit code is the program's own (0 success, 1 service
- * failure, 2 bad usage, 3 configuration or credentials, 130 interrupted) and signals are handled
- * inside the program (see `Cli.run`).
+ * Entry point of the CLI's program (`dist/cli/program.cjs`, run by the launcher, `launch.ts`). Like
+ * `NodeRuntime.runMain` it runs the program as the main fiber and keeps the process alive while it
+ * runs, but the exit code is the program's own and signals are handled inside it (see `Cli.run`).
  */
 import { Effect, Exit } from "effect"
 import { run } from "./Cli.js"
+
+/** The package's version, written in by the build (`scripts/build-cli.mjs`) from `package.json`. */
+declare const DESIGN_SEARCH_VERSION: string
 
 // A reader that goes away (`design-search search x --json | head -c1`) is not an error of ours; any
 // other failure to write the results (`> /dev/full`) is, and must not end in exit 0.
@@ -18,7 +19,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 
 const keepAlive = setInterval(() => {}, 2 ** 31 - 1)
 
-Effect.runFork(run(process.argv)).addObserver((exit) => {
+Effect.runFork(run(process.argv, DESIGN_SEARCH_VERSION)).addObserver((exit) => {
   clearInterval(keepAlive)
   process.exitCode = Exit.isSuccess(exit) ? exit.value : 1
   // Leave when the event loop drains; should a stray handle keep it alive, leave anyway.

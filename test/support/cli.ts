@@ -46,13 +46,11 @@ const defaultTimeout = Duration.seconds(20)
 /**
  * Only what the CLI needs: no `IPAUSTRALIA_*` leaks in from the environment of the test run, and a
  * cache folder of the run's own (`cacheHome`, fresh and empty) unless the test gives one, so that no
- * run reuses another's token and none writes to the user's cache. The code cache (`launch.ts`) is
- * off unless the test turns it on: in a fresh folder every run would write one, and none read it.
+ * run reuses another's token and none writes to the user's cache.
  */
 const childEnv = (env: Record<string, string>, cacheHome: string): Record<string, string> => ({
   PATH: process.env.PATH ?? "/usr/bin:/bin",
   XDG_CACHE_HOME: cacheHome,
-  DESIGN_SEARCH_NO_CODE_CACHE: "1",
   ...env
 })
 

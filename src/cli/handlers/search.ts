@@ -1,31 +1,26 @@
 /**
- * What `design-search search` does (its command line is `commands/search.ts`): the search, then for
+ * What `design-search search` does (its command line is `Inputs.search`): the search, then for
  * people a table of the first hits with their status and title, fetched eight at a time.
  */
-import { Effect } from "effect"
+import { Array as Arr, Effect } from "effect"
 import { DesignSearchClient } from "../../index.js"
 import type { Designs } from "../../index.js"
 import { provideClient } from "../Client.js"
-import type { SearchCommand } from "../commands/search.js"
+import type { SearchInput } from "../Inputs.js"
 import * as Output from "../Output.js"
-import { messageLines, toSearch } from "../SearchOptions.js"
+import { messageLines, toSearch } from "../Search.js"
 
-const rows = (numbers: ReadonlyArray<Designs.DesignNumber>) =>
-  Effect.flatMap(
-    DesignSearchClient.DesignSearchClient,
-    (client) =>
-      Effect.forEach(numbers, (n) =>
-        client.getDesign(n).pipe(
-          Effect.map((
-            { data }
-          ) => [Output.field(data.number), Output.field(data.status ?? ""), Output.field(data.title ?? "")]),
-          // A design withdrawn between the search and this request still gets its row.
-          Effect.catchTag("NotFoundError", () => Effect.succeed([n, "(not found)", ""]))
-        ), { concurrency: 8 })
-  )
+/** The table's rows of `numbers`: number, status and title, fetched eight at a time. */
+const rows = (client: DesignSearchClient.Service, numbers: ReadonlyArray<Designs.DesignNumber>) =>
+  Effect.forEach(numbers, (n) =>
+    client.getDesign(n).pipe(
+      Effect.map(({ data }) => [data.number, data.status ?? "", data.title ?? ""].map(Output.field)),
+      // A design withdrawn between the search and this request still gets its row.
+      Effect.catchTag("NotFoundError", () => Effect.succeed([n, "(not found)", ""]))
+    ), { concurrency: 8 })
 
-/** Runs `search` (`commands/search.ts`). */
-export const handle = (args: SearchCommand) =>
+/** Runs `search` (`Inputs.search`). */
+export const handle = (args: SearchInput) =>
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient
     const search = yield* toSearch(args)
@@ -41,10 +36,11 @@ export const handle = (args: SearchCommand) =>
     if (data.designNumbers.length === 0) return
     const lines: Array<string> = [""]
     if (args.limit === 0) {
-      lines.push(...wrap(data.designNumbers.map(Output.field)))
+      // Ten to a line.
+      lines.push(...Arr.chunksOf(data.designNumbers.map(Output.field), 10).map((row) => row.join(" ")))
     } else {
       const shown = data.designNumbers.slice(0, args.limit)
-      lines.push(Output.table(["NUMBER", "STATUS", "TITLE"], yield* rows(shown)))
+      lines.push(Output.table(["NUMBER", "STATUS", "TITLE"], yield* rows(client, shown)))
       const rest = data.designNumbers.length - shown.length
       if (rest > 0) lines.push(`… and ${rest} more: --limit shows more, --limit 0 lists every number, --json too`)
     }
@@ -55,10 +51,3 @@ export const handle = (args: SearchCommand) =>
     }
     yield* Output.stdout(lines.join("\n"))
   }).pipe(provideClient(args.env))
-
-/** Design numbers, ten to a line. */
-const wrap = (numbers: ReadonlyArray<string>): Array<string> => {
-  const lines: Array<string> = []
-  for (let i = 0; i < numbers.length; i += 10) lines.push(numbers.slice(i, i + 10).join(" "))
-  return lines
-}

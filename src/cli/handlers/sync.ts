@@ -1,5 +1,5 @@
 /**
- * What `design-search sync` does (its command line is `commands/sync.ts`): opens the database
+ * What `design-search sync` does (its command line is `Inputs.sync`): opens the database
  * `--db` names and runs `DesignMirror.sync` on it. Rows are committed a page at a time with the
  * run's progress, so an interrupted run (Ctrl-C) leaves the database consistent and the same
  * command goes on from where it stopped.
@@ -12,13 +12,13 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import * as DesignMirror from "../../DesignMirror.js"
 import { RequestBudget } from "../../index.js"
 import { provideClient } from "../Client.js"
-import type { SyncCommand } from "../commands/sync.js"
 import { UsageError } from "../failure.js"
+import type { SyncInput } from "../Inputs.js"
+import { resolveEnv } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { budgetFor } from "../Pacing.js"
 import * as Progress from "../Progress.js"
-import { resolveEnv } from "../Root.js"
-import { toSearch } from "../SearchOptions.js"
+import { toSearch } from "../Search.js"
 
 /** The database `--db` names, and how to name it to people (a URL without its user or password). */
 interface Database {
@@ -50,19 +50,12 @@ export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =
       const url = Option.getOrUndefined(Option.liftThrowable(() => new URL(value))())
       if (url === undefined) return Effect.fail(badDb(`is not a URL (${scheme}://…)`))
       const label = `${url.protocol}//${url.host}${url.pathname}`
-      switch (scheme) {
-        case "postgres":
-        case "postgresql":
-          return Effect.succeed({ layer: DesignMirror.layerPostgres({ url: value }), label })
-        case "libsql":
-        case "http":
-        case "https":
-        case "ws":
-        case "wss":
-          return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: value }), label })
-        default:
-          return Effect.fail(badDb(`names no database this command knows (${scheme}://)`))
+      if (scheme === "postgres" || scheme === "postgresql") {
+        return Effect.succeed({ layer: DesignMirror.layerPostgres({ url: value }), label })
       }
+      return ["libsql", "http", "https", "ws", "wss"].includes(scheme)
+        ? Effect.succeed({ layer: DesignMirror.layerSqlite({ url: value }), label })
+        : Effect.fail(badDb(`names no database this command knows (${scheme}://)`))
     }
     return sqliteFile(value, value)
   })
@@ -76,15 +69,12 @@ const sqliteFile = (value: string, given: string): Effect.Effect<Database, Usage
   return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: pathToFileURL(file).href }), label: value })
 }
 
-const isIncomplete = (failure: unknown): failure is DesignMirror.IncompleteSyncError =>
-  failure instanceof DesignMirror.IncompleteSyncError
-
-const syncInto = (args: SyncCommand, database: Database, requests: () => number) =>
+const syncInto = (args: SyncInput, database: Database, requests: () => number) =>
   Effect.gen(function*() {
     const mirror = yield* DesignMirror.DesignMirror
     const search = yield* toSearch(args)
     const started = yield* Clock.currentTimeMillis
-    const progress = yield* Progress.make(0, yield* Output.stderrIsTTY)
+    const progress = yield* Progress.make
     let committed = 0
     const onProgress = (p: { readonly expected: number; readonly committed: number }) =>
       Effect.suspend(() => {
@@ -108,7 +98,7 @@ const syncInto = (args: SyncCommand, database: Database, requests: () => number)
         }
         // A run short of designs is told by its error's one line: what it committed, the watermark kept.
         const failure = Cause.failureOption(exit.cause)
-        if (Option.isSome(failure) && isIncomplete(failure.value)) return
+        if (Option.isSome(failure) && failure.value instanceof DesignMirror.IncompleteSyncError) return
         const how = Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"
         return yield* Output.stderr(
           `${how}: ${committed} designs committed to ${database.label} (${calls()}); ` +
@@ -118,8 +108,8 @@ const syncInto = (args: SyncCommand, database: Database, requests: () => number)
     yield* mirror.sync(search.request, { concurrency: args.concurrency, onProgress }).pipe(Effect.onExit(summary))
   })
 
-/** Runs `sync` (`commands/sync.ts`). */
-export const handle = (args: SyncCommand) =>
+/** Runs `sync` (`Inputs.sync`). */
+export const handle = (args: SyncInput) =>
   Effect.gen(function*() {
     if (Option.isSome(args.changedSince)) {
       return yield* new UsageError({

@@ -1,17 +1,17 @@
 /**
- * What `design-search token` does (its command line is `commands/token.ts`): a token from the
+ * What `design-search token` does (its command line is `Inputs.token`): a token from the
  * client's `TokenService`, its type, expiry and claims, and the token itself only when asked.
  */
 import { Clock, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { AccessToken, TokenService } from "../../index.js"
 import { provideClient } from "../Client.js"
-import type { TokenCommand } from "../commands/token.js"
+import type { TokenInput } from "../Inputs.js"
 import * as Output from "../Output.js"
 
 const claimText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value))
 
-/** Runs `token` (`commands/token.ts`). */
-export const handle = (args: TokenCommand) =>
+/** Runs `token` (`Inputs.token`). */
+export const handle = (args: TokenInput) =>
   Effect.gen(function*() {
     const tokens = yield* TokenService.TokenService
     const accessToken = yield* tokens.get

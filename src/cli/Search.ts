@@ -1,0 +1,81 @@
+/**
+ * The search a command line asks for (`Inputs.SearchArgs`: a query and filters, or criteria), as a
+ * quick or an advanced search of the library, and the server's messages for people.
+ */
+import { Either, Option } from "effect"
+import type { Designs } from "../index.js"
+import { UsageError } from "./failure.js"
+import type { SearchArgs } from "./Inputs.js"
+
+/** The search a command line asks for, and how to name it to people. */
+export type Search =
+  | { readonly _tag: "quick"; readonly request: Designs.QuickSearchRequest; readonly label: string }
+  | { readonly _tag: "advanced"; readonly request: Designs.AdvancedSearchRequest; readonly label: string }
+
+/** The `changedSinceDate` and `sort` of a parsed command line, each only when given. */
+const common = (args: SearchArgs) => ({
+  ...Option.match(args.changedSince, { onNone: () => ({}), onSome: (changedSinceDate) => ({ changedSinceDate }) }),
+  ...Option.match(args.sort, {
+    onNone: () => ({}),
+    onSome: (sort) => ({
+      sort: { field: "NUMBER", direction: sort === "number" ? "ASCENDING" : "DESCENDING" } as const
+    })
+  })
+})
+
+/**
+ * The search of a parsed command line: the quick search of its query, or with no query the
+ * advanced search of its criteria (one row each `--class`, joined with OR; the rest of the criteria
+ * in every row). A query with `--owner`, `--designer`, `--product` or `--number`, or neither a query
+ * nor a criterion, is a usage error.
+ */
+export const toSearch = (args: SearchArgs): Either.Either<Search, UsageError> => {
+  const named = { owner: args.owner, designer: args.designer, productName: args.product, designNumber: args.number }
+  const given = Object.entries(named).flatMap(([field, value]) => Option.isSome(value) ? [[field, value.value]] : [])
+  const { status, classification } = args
+  if (Option.isSome(args.query)) {
+    if (given.length > 0) {
+      return Either.left(
+        new UsageError({
+          detail:
+            "a query cannot be combined with --owner, --designer, --product or --number: give the query, or the criteria"
+        })
+      )
+    }
+    const filters = {
+      ...(status.length > 0 ? { statusFilter: status } : {}),
+      ...(classification.length > 0 ? { classificationFilter: classification } : {})
+    }
+    const request = {
+      query: args.query.value,
+      ...(Object.keys(filters).length > 0 ? { filters } : {}),
+      ...common(args)
+    }
+    return Either.right({ _tag: "quick", request, label: JSON.stringify(args.query.value) })
+  }
+  if (given.length === 0 && status.length === 0 && classification.length === 0) {
+    return Either.left(
+      new UsageError({
+        detail: "a search needs a query, or criteria: --owner, --designer, --product, --number, --class, --status"
+      })
+    )
+  }
+  const shared: Record<string, unknown> = {
+    ...Object.fromEntries(given),
+    ...(status.length > 0 ? { statuses: status } : {})
+  }
+  const rows: ReadonlyArray<Designs.Row> = classification.length === 0
+    ? [{ op: "AND", query: shared }]
+    : classification.map((code, i) => ({ op: i === 0 ? "AND" : "OR", query: { ...shared, classification: code } }))
+  const label = [
+    ...given.map(([field, value]) => `${field} ${JSON.stringify(value)}`),
+    ...(status.length > 0 ? [`status ${status.join(" or ")}`] : []),
+    ...(classification.length > 0 ? [`class ${classification.join(" or ")}`] : [])
+  ].join(" and ")
+  return Either.right({ _tag: "advanced", request: { rows, ...common(args) }, label })
+}
+
+/** Server messages (warnings, information) for people, one line each. */
+export const messageLines = (
+  messages: ReadonlyArray<{ readonly code: string; readonly detail: string; readonly severity?: string | undefined }>
+) => messages.map((m) => `${m.severity ?? "message"}: ${m.code}: ${m.detail}`)

@@ -1,0 +1,32 @@
+/**
+ * What `design-search sandbox` does: serves the simulated service on loopback until SIGINT or
+ * SIGTERM, and prints the `export IPAUSTRALIA_...` lines that point a client (this CLI, or an
+ * application) at it. The credentials printed are the sandbox's own, chosen on the command line.
+ */
+import { Effect } from "effect"
+import * as Sandbox from "../../Sandbox.js"
+import type { SandboxInput } from "../Inputs.js"
+import { signalMeansSuccess } from "../Interruption.js"
+import * as Output from "../Output.js"
+
+/** Quotes a value for a POSIX shell when it needs it. */
+const shellQuote = (value: string): string =>
+  /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'"'"'`)}'`
+
+/** Runs `sandbox`. */
+export const handle = (args: SandboxInput) =>
+  Effect.gen(function*() {
+    const served = yield* Sandbox.serve({ ...args, tokenLifetime: `${args.tokenLifetime} seconds` })
+    yield* signalMeansSuccess
+    yield* Output.stdout([
+      `export IPAUSTRALIA_CLIENT_ID=${shellQuote(served.sandbox.clientId)}`,
+      `export IPAUSTRALIA_CLIENT_SECRET=${shellQuote(served.sandbox.clientSecret)}`,
+      `export IPAUSTRALIA_AUTH_URL=${served.url}`,
+      `export IPAUSTRALIA_BASE_URL=${served.baseUrl}`
+    ].join("\n"))
+    yield* Output.stderr(
+      `sandbox: ${served.sandbox.designCount} designs on ${served.url} (control routes under ${served.url}/__sandbox); ` +
+        "Ctrl-C stops it"
+    )
+    return yield* Effect.never
+  }).pipe(Effect.scoped, Effect.onInterrupt(() => Output.stderr("sandbox: stopped")))
