@@ -1,14 +1,14 @@
 /**
- * An application of the packed package, as a new user writes it from the README: compiled in a
+ * An application of the packed package, as a new user writes it from the README and docs/: compiled in a
  * fresh project outside the repository by `scripts/consumer-check.sh` (strict, NodeNext,
  * `exactOptionalPropertyTypes`, no `skipLibCheck`) and run there against the in-process sandbox.
  * It exits 1 with a line saying what differs from the README.
  */
-import { Cause, Effect, Fiber, Layer, TestClock, TestContext } from "effect"
+import { Cause, Effect, Fiber, Layer, Schema, TestClock, TestContext } from "effect"
 import { DesignSearchClient, Fleet, Sandbox } from "effect-design-search"
 import * as Designs from "effect-design-search/Designs"
 
-// "Using the library in an Effect application", with the sandbox in place of the network.
+// docs/library.md, "The client", with the sandbox in place of the network.
 const program = Effect.gen(function*() {
   const client = yield* DesignSearchClient.DesignSearchClient
   const { data, messages } = yield* client.quickSearch({
@@ -21,7 +21,7 @@ const program = Effect.gen(function*() {
   return { count: data.count, messages: messages.length, design }
 })
 
-// "Testing an application with the sandbox": a gateway hiccup, the retries' backoff on TestClock.
+// The README's "Testing": a gateway hiccup, the retries' backoff on TestClock.
 const TestLayer = DesignSearchClient.layer().pipe(Layer.provideMerge(Sandbox.layer({ designs: 500, seed: 1 })))
 
 const hiccup = Effect.gen(function*() {
@@ -34,7 +34,7 @@ const hiccup = Effect.gen(function*() {
   return { title: data.title, designRequests: (yield* control.stats).requests.design }
 }).pipe(Effect.provide(TestLayer), Effect.provide(TestContext.TestContext))
 
-// "Running a fleet", in a project that did not install ioredis: a typed failure naming the package.
+// docs/fleet.md, in a project that did not install ioredis: a typed failure naming the package.
 const fleetWithoutIoredis = Effect.scoped(Layer.build(Fleet.layer())).pipe(
   Effect.match({ onFailure: (error) => String(error), onSuccess: () => "built" })
 )
@@ -47,7 +47,7 @@ const main = Effect.gen(function*() {
     Effect.provide(DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer({ designs: 5000, seed: 1 }))))
   )
   yield* check(found.count > 0, "a quick search for chair found nothing")
-  yield* check(Designs.isDesignNumber(found.design.number), `not a design number: ${found.design.number}`)
+  yield* check(Schema.is(Designs.DesignNumber)(found.design.number), `not a design number: ${found.design.number}`)
   const retried = yield* hiccup
   yield* check(retried.designRequests === 3, `3 design requests expected, ${retried.designRequests} made`)
   const fleet = yield* fleetWithoutIoredis
