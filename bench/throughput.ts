@@ -122,7 +122,7 @@ const compare = (
 ) =>
   Effect.gen(function*() {
     const { concurrency, requests, rounds } = options
-    for (const call of Object.values(calls)) yield* loop(call, Math.min(requests, 2_000), concurrency)
+    for (const call of Object.values(calls)) yield* loop(call, 2_000, concurrency)
     const samples: Record<Contender, Array<Measurement>> = { toolkit: [], handwritten: [] }
     for (let r = 0; r < rounds; r++) {
       const order: ReadonlyArray<Contender> = r % 2 === 0 ? ["toolkit", "handwritten"] : ["handwritten", "toolkit"]
