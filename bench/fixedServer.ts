@@ -1,19 +1,32 @@
 /**
- * A minimal loopback server for the throughput benchmarks: a token endpoint and a quick search that
- * answers a fixed body, so the client's cost dominates. Run as its own process; prints its port.
+ * A loopback server that answers fixed bodies, so that a client's own cost dominates: a token, and
+ * one design for any `GET /design/{n}`. Run as its own process (bench/throughput.ts starts it); it
+ * prints its port.
  */
 import { createServer } from "node:http"
 
-const token = JSON.stringify({ access_token: "bench.token.value", expires_in: 3600, token_type: "Bearer" })
-const result = JSON.stringify({ count: 3, designNumbers: ["201900001", "202000002", "202300001"] })
+const bearer = "bench.token.value"
+const token = JSON.stringify({ access_token: bearer, expires_in: 3600, token_type: "Bearer" })
+const design = JSON.stringify({
+  number: "201900001",
+  title: "Chair",
+  productNames: ["chair"],
+  status: "REGISTERED",
+  classifications: [{ code: "06-01", title: "Seats" }],
+  owners: [{ name: "Wattle Furniture Pty Ltd" }],
+  designers: [{ name: "Olivia Chen" }],
+  filingDate: "2019-03-14",
+  registrationDate: "2019-06-02",
+  expiryDate: "2029-03-14",
+  lastChanged: "2019-06-02",
+  statementOfNewness: "Newness and distinctiveness is claimed in the shape and configuration of the chair."
+})
 
 const server = createServer((request, response) => {
-  const chunks: Array<Buffer> = []
-  request.on("data", (chunk: Buffer) => chunks.push(chunk))
-  request.on("end", () => {
-    const body = request.url?.endsWith("/access_token") ? token : result
-    const status =
-      request.url?.endsWith("/access_token") || request.headers.authorization === "Bearer bench.token.value" ? 200 : 401
+  request.resume().on("end", () => {
+    const isToken = request.url?.endsWith("/access_token") === true
+    const status = isToken || request.headers.authorization === `Bearer ${bearer}` ? 200 : 401
+    const body = isToken ? token : design
     response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
     response.end(body)
   })

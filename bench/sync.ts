@@ -1,6 +1,6 @@
 /**
  * The mirror (`DesignMirror.sync`) into a SQLite file, from a sandbox served on loopback by this
- * process, over the default transport, in each round:
+ * process, over `FetchHttpClient.layer`, in each round:
  *
  * - `full`: the first sync of every design (10,000), a page of 100 a request: designs/s and requests;
  * - `incremental`: after 1% of the designs were changed (`SandboxControl.touch`), the next sync, which
@@ -12,13 +12,14 @@
  * (`syncIncrementalVsFullRequests`, goal ≤ 0.03: 1% of the pages plus the listing search), medians
  * of the rounds, with the full sync's designs/s (`syncDesignsPerSecond`).
  */
+import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, Stream } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import * as DesignMirror from "../src/DesignMirror.js"
-import { DesignSearchClient, DesignSearchConfig, Sandbox, UndiciHttpClient } from "../src/index.js"
+import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import type { Designs } from "../src/index.js"
 import { median, round } from "./stats.js"
 
@@ -55,7 +56,7 @@ export const run = (options: { readonly rounds?: number; readonly designs?: numb
     )
     const client = DesignSearchClient.layer().pipe(
       Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
-      Layer.provide(UndiciHttpClient.layer)
+      Layer.provide(FetchHttpClient.layer)
     )
     const sql = DesignMirror.layerSqlite({ url: `file:${join(dir, "mirror.db")}` })
     const context = yield* Layer.build(DesignMirror.layer().pipe(Layer.provideMerge(Layer.merge(client, sql))))

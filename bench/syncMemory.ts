@@ -1,0 +1,119 @@
+/**
+ * The mirror's memory as the register grows: the peak resident memory (`maxRSS`) of
+ * `design-search sync --status REGISTERED --db FILE` (the built CLI, a fresh SQLite file) against a
+ * sandbox of 20,000 designs and one of 200,000, each served by a process of its own. About 55% of a
+ * sandbox's designs are registered, so the syncs fetch about 11,000 and 110,000 designs.
+ * `syncRssGrowth200kVs20k` is the second peak over the first: a sync whose memory does not grow
+ * with the register stays near 1.
+ *
+ * `tsx bench/syncMemory.ts serve <designs>` is the served sandbox: it prints its client options as
+ * one JSON line.
+ */
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { performance } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
+import type { DesignSearchConfig } from "../src/index.js"
+import { Sandbox } from "../src/index.js"
+import { round } from "./stats.js"
+
+const cliPath = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url))
+/** Loaded before the CLI: writes the process's peak RSS (KB) to file descriptor 3 as it exits. */
+const peakRssHook = `data:text/javascript,${
+  encodeURIComponent(
+    `import { writeSync } from "node:fs"; process.on("exit", () => writeSync(3, String(process.resourceUsage().maxRSS)))`
+  )
+}`
+
+export interface SyncSample {
+  readonly designs: number
+  readonly peakRssMB: number
+  readonly seconds: number
+}
+
+/** A sandbox of `designs`, served until this process is stopped. */
+const serve = (designs: number) =>
+  Effect.scoped(Effect.gen(function*() {
+    const served = yield* Sandbox.serve({ designs, resultCap: designs, port: 0 })
+    process.stdout.write(JSON.stringify(served.clientOptions) + "\n")
+    return yield* Effect.never
+  }))
+
+/** Starts the served sandbox; resolves with its client options, the process kept until the scope closes. */
+const served = (designs: number) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly options: DesignSearchConfig.Options; readonly stop: () => void }, Error>((resume) => {
+      const args = ["--import", "tsx", fileURLToPath(import.meta.url), "serve", String(designs)]
+      const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] })
+      let out = ""
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString()
+        if (out.includes("\n")) {
+          const options = JSON.parse(out.split("\n")[0]!) as DesignSearchConfig.Options
+          resume(Effect.succeed({ options, stop: () => child.kill("SIGTERM") }))
+        }
+      })
+      child.once("exit", (code) => resume(Effect.fail(new Error(`the sandbox exited with ${code}`))))
+    }),
+    (server) => Effect.sync(server.stop)
+  )
+
+/** One CLI sync against `options`; fails unless it exits with 0. */
+const cliSync = (options: DesignSearchConfig.Options) =>
+  Effect.async<{ readonly peakRssMB: number; readonly seconds: number }, Error>((resume) => {
+    const dir = mkdtempSync(join(tmpdir(), "bench-sync-memory-"))
+    const start = performance.now()
+    const args = ["--import", peakRssHook, cliPath, "sync", "--status", "REGISTERED", "--db", join(dir, "mirror.db")]
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      IPAUSTRALIA_CLIENT_ID: options.clientId,
+      IPAUSTRALIA_CLIENT_SECRET: String(options.clientSecret),
+      IPAUSTRALIA_AUTH_URL: options.authUrl ?? "",
+      IPAUSTRALIA_BASE_URL: options.baseUrl ?? ""
+    }
+    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe", "pipe"] })
+    let stderr = ""
+    let peakKB = ""
+    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()))
+    child.stdio[3]?.on("data", (d: Buffer) => (peakKB += d.toString()))
+    child.once("close", (code) => {
+      rmSync(dir, { recursive: true, force: true })
+      resume(
+        code === 0 && peakKB !== ""
+          ? Effect.succeed({
+            peakRssMB: round(Number(peakKB) / 1024, 1),
+            seconds: round((performance.now() - start) / 1000, 1)
+          })
+          : Effect.fail(new Error(`design-search sync exited with ${code}: ${stderr.slice(-500)}`))
+      )
+    })
+  })
+
+const measure = (designs: number) =>
+  Effect.scoped(Effect.flatMap(served(designs), (server) => cliSync(server.options))).pipe(
+    Effect.map((sample): SyncSample => ({ designs, ...sample }))
+  )
+
+export interface SyncMemoryResult {
+  readonly small: SyncSample
+  readonly large: SyncSample
+  /** Peak RSS of the large sync over the small one's. */
+  readonly syncRssGrowth: number
+  readonly target: number
+  readonly met: boolean
+}
+
+export const run = (options: { readonly small?: number; readonly large?: number } = {}): Promise<SyncMemoryResult> =>
+  Effect.runPromise(Effect.gen(function*() {
+    const small = yield* measure(options.small ?? 20_000)
+    const large = yield* measure(options.large ?? 200_000)
+    const syncRssGrowth = round(large.peakRssMB / small.peakRssMB)
+    return { small, large, syncRssGrowth, target: 1.25, met: syncRssGrowth <= 1.25 }
+  }))
+
+if (process.argv[2] === "serve") {
+  Effect.runPromise(serve(Number(process.argv[3])))
+}
