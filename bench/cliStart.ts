@@ -2,9 +2,8 @@
  * CLI start: the wall time of `node dist/cli/main.js --help` against `node -e 0` (starting Node
  * itself) on the machine's Node, alternately `rounds` times each after one unmeasured run of each
  * (the disk cache). `cliStartRatio` is the CLI's median over Node's. The CLI runs with no
- * `IPAUSTRALIA_*` variables, as a first run at a terminal would, with an empty cache folder and no
- * code cache of its own (`DESIGN_SEARCH_NO_CODE_CACHE=1`, for a launcher that keeps one); Node's own
- * compile cache, where the Node version has one, is left as a user has it. Run after `npm run build`.
+ * `IPAUSTRALIA_*` variables, as a first run at a terminal would, with an empty cache folder; Node's
+ * own compile cache, where the Node version has one, is left as a user has it. Run after `npm run build`.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
@@ -45,8 +44,7 @@ export const run = (options: { readonly rounds?: number } = {}): CliStartResult 
       ...Object.fromEntries(
         Object.entries(process.env).filter(([k]) => !k.startsWith("IPAUSTRALIA_") && !k.startsWith("DESIGN_SEARCH_"))
       ),
-      XDG_CACHE_HOME: cacheHome,
-      DESIGN_SEARCH_NO_CODE_CACHE: "1"
+      XDG_CACHE_HOME: cacheHome
     }
     const cli = () => time([cliPath, "--help"], env)
     const node = () => time(["-e", "0"], env)
