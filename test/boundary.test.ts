@@ -42,15 +42,18 @@ const nested = (depth: number, leaf: unknown): unknown => {
 describe("answers at the boundary", () => {
   it.effect("a key named __proto__ in an answer sets no prototype: what the schema did not check never reaches the caller", () =>
     Effect.gen(function*() {
-      const body = `{"number":"201900001","__proto__":{"owners":"not an array","filingDate":"not a date"}}`
-      const { layer } = serviceAnswering(200, body)
-      const { data } = yield* Effect.provide(
-        Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign("201900001")),
-        layer
-      )
-      expect(Object.getPrototypeOf(data)).toBe(Object.prototype)
-      expect(data.owners).toBeUndefined()
-      expect(data.filingDate).toBeUndefined()
+      // the key as written, and spelled with JSON's \u escapes
+      for (const key of ["__proto__", "__pro\\u0074o__", "\\u005f_proto__"]) {
+        const body = `{"number":"201900001","${key}":{"owners":"not an array","filingDate":"not a date"}}`
+        const { layer } = serviceAnswering(200, body)
+        const { data } = yield* Effect.provide(
+          Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign("201900001")),
+          layer
+        )
+        expect(Object.getPrototypeOf(data), key).toBe(Object.prototype)
+        expect(data.owners, key).toBeUndefined()
+        expect(data.filingDate, key).toBeUndefined()
+      }
     }))
 
   it.effect("a success nested past 64 levels is an UnexpectedResponseError, so logging a result never overflows", () =>

@@ -27,9 +27,16 @@ import type { Answer } from "./http.js"
 /** Drops every key named `__proto__`, which decoding would otherwise turn into a prototype. */
 const withoutProto = (key: string, value: unknown) => key === "__proto__" ? undefined : value
 
-/** Parses JSON without throwing; a key named `__proto__`, at any depth, is left out. */
+/**
+ * Parses JSON without throwing; a key named `__proto__`, at any depth, is left out. Such a key is
+ * written with its letters or with `\u` escapes, so a text with neither needs no reviver.
+ */
 export const parseJson = (text: string): Option.Option<unknown> =>
-  Either.getRight(Either.try(() => JSON.parse(text, withoutProto) as unknown))
+  Either.getRight(
+    Either.try(() =>
+      JSON.parse(text, text.includes("__proto__") || text.includes("\\u") ? withoutProto : undefined) as unknown
+    )
+  )
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -45,14 +52,12 @@ export const unreadableMessages = "UNREADABLE_MESSAGES"
  */
 export const maxNesting = 64
 
-/** Whether `value` nests at most `maxNesting` levels; looks with a stack of its own, and stops early. */
-export const nestedWithin = (value: unknown): boolean => {
-  const stack: Array<readonly [unknown, number]> = [[value, 0]]
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [v, depth] = next
-    if (typeof v !== "object" || v === null) continue
-    if (depth >= maxNesting) return false
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1])
+/** Whether `value` nests at most `maxNesting` levels; it looks no deeper, so it never overflows. */
+export const nestedWithin = (value: unknown, depth = 0): boolean => {
+  if (typeof value !== "object" || value === null) return true
+  if (depth >= maxNesting) return false
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    if (!nestedWithin(child, depth + 1)) return false
   }
   return true
 }
@@ -118,11 +123,12 @@ export const decodeSuccess = <A>(
     return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON", mask()))
   }
   const { data, messages } = unwrap(json.value)
+  const decoded = decode(data)
+  if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, describe(decoded.left, mask()), mask()))
+  // what the schema keeps unread (unknown fields) must not nest past what logging it can print
   if (!nestedWithin(data)) {
     return Either.left(unexpected(status, text, `the payload nests deeper than ${maxNesting} levels`, mask()))
   }
-  const decoded = decode(data)
-  if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, describe(decoded.left, mask()), mask()))
   // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
   return Either.right({
     data: decoded.right,

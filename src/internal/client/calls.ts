@@ -46,7 +46,9 @@ export const makeCall = (
   Effect.map(Effect.serviceOption(RequestBudget.RequestBudget), (budgets) => {
     const base = config.apiBaseUrl
     const limits = { timeout: config.requestTimeout, maxBodyBytes: config.maxBodyBytes }
-    const client = confine(ambient, originOf(base)).pipe(
+    // Every request goes to `base`; only a `transformClient` can send one elsewhere (a redirect it
+    // follows, a URL it rewrites), so only then is the ambient client confined to the API's origin.
+    const client = (options.transformClient === undefined ? ambient : confine(ambient, originOf(base))).pipe(
       HttpClient.mapRequest(Function.flow(HttpClientRequest.prependUrl(base), HttpClientRequest.acceptJson)),
       options.transformClient ?? Function.identity
     )

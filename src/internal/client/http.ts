@@ -99,6 +99,12 @@ const readCapped = (
       Effect.fail(bodyTooLarge(response.status, declared, maxBytes))
     )
   }
+  // A length declared within the cap is the length handed over, unless the client decodes a
+  // compressed body (as fetch does): then it is counted as it streams, like an undeclared one.
+  const encoding = response.headers["content-encoding"]
+  if (declared !== undefined && /^\d+$/.test(declared) && (encoding === undefined || encoding === "identity")) {
+    return Effect.mapError(response.text, fromClientError)
+  }
   return Effect.suspend(() => {
     const chunks: Array<Uint8Array> = []
     let total = 0

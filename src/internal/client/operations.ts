@@ -60,7 +60,7 @@ const operations = (call: Call) => {
         onLeft: Effect.fail,
         onRight: (body) => notFoundIsUnexpected(call(post("/search/quick", body), decodeSearchResult))
       })
-    ).pipe(Effect.withSpan("DesignSearchClient.quickSearch", { kind: "client" }))
+    ).pipe(Effect.withSpan("DesignSearchClient.quickSearch", { kind: "client", captureStackTrace: false }))
 
   const getDesign = (designNumber: string) =>
     Effect.suspend(() =>
@@ -68,7 +68,13 @@ const operations = (call: Call) => {
         onLeft: Effect.fail,
         onRight: (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign)
       })
-    ).pipe(Effect.withSpan("DesignSearchClient.getDesign", { kind: "client", attributes: { designNumber } }))
+    ).pipe(
+      Effect.withSpan("DesignSearchClient.getDesign", {
+        kind: "client",
+        attributes: { designNumber },
+        captureStackTrace: false
+      })
+    )
 
   const advancedSearch = (request: AdvancedSearchRequest) =>
     Effect.suspend(() =>
@@ -76,7 +82,7 @@ const operations = (call: Call) => {
         onLeft: Effect.fail,
         onRight: (body) => notFoundIsUnexpected(call(post("/search/advanced", body), decodeSearchResult))
       })
-    ).pipe(Effect.withSpan("DesignSearchClient.advancedSearch", { kind: "client" }))
+    ).pipe(Effect.withSpan("DesignSearchClient.advancedSearch", { kind: "client", captureStackTrace: false }))
 
   const searchPage = (request: PageRequest) =>
     Effect.suspend(() =>
@@ -84,7 +90,7 @@ const operations = (call: Call) => {
         onLeft: Effect.fail,
         onRight: (body) => call(post("/page/advanced", body), decodeDesignPage)
       })
-    ).pipe(Effect.withSpan("DesignSearchClient.searchPage", { kind: "client" }))
+    ).pipe(Effect.withSpan("DesignSearchClient.searchPage", { kind: "client", captureStackTrace: false }))
 
   const searchDesigns = (
     request: QuickSearchRequest,
