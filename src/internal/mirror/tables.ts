@@ -1,17 +1,16 @@
 /**
  * The mirror's tables, their migrations and every statement the mirror runs on them: SQL that
- * SQLite (libSQL) and PostgreSQL both accept, through `@effect/sql`'s `SqlClient`.
+ * SQLite (libSQL) and PostgreSQL both accept, through `@effect/sql`'s `SqlClient`. Every table the
+ * mirror keeps is declared here, a migration each change.
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
+import type { DesignState } from "./model.js"
 
 /** The table where the migrator records the migrations it has run. */
 export const migrationsTable = "design_mirror_migrations"
-
-/** What a design's row says of it. */
-export type RowState = "current" | "no_longer_matching" | "not_found"
 
 const migrations = {
   "1_designs_and_sync_state": Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -47,7 +46,7 @@ export interface DesignRow {
   readonly last_changed: string | null
   readonly synced_at: string
   readonly criteria_key: string
-  readonly state: RowState
+  readonly state: DesignState
 }
 
 /** The sync state of one criteria. */
@@ -105,29 +104,29 @@ FROM designs WHERE ${sql.in("number", chunk)}`),
 ON CONFLICT (number) DO UPDATE SET record = excluded.record, last_changed = excluded.last_changed,
   synced_at = excluded.synced_at, criteria_key = excluded.criteria_key, state = excluded.state`)
 
-  const mark = (numbers: ReadonlyArray<string>, state: RowState, at: string): Effect.Effect<void, SqlError> =>
+  const mark = (numbers: ReadonlyArray<string>, state: DesignState, at: string): Effect.Effect<void, SqlError> =>
     Effect.forEach(
       chunks(numbers),
       (chunk) => sql`UPDATE designs SET state = ${state}, synced_at = ${at} WHERE ${sql.in("number", chunk)}`,
       { discard: true }
     )
 
-  /** The numbers of the rows current for `key`. */
-  const currentFor = (key: string): Effect.Effect<ReadonlyArray<string>, SqlError> =>
+  /** Up to `limit` numbers of the rows current for `key`, after `after` in the database's order. */
+  const currentAfter = (key: string, after: string, limit: number): Effect.Effect<ReadonlyArray<string>, SqlError> =>
     Effect.map(
-      sql<{ number: string }>`SELECT number FROM designs WHERE criteria_key = ${key} AND state = 'current'`,
+      sql<{ number: string }>`SELECT number FROM designs
+WHERE criteria_key = ${key} AND state = 'current' AND number > ${after} ORDER BY number LIMIT ${limit}`,
       (rows) => rows.map((r) => r.number)
     )
 
   return {
-    sql,
     syncRow,
     putSyncRow,
     setPosition,
     existing,
     upsert,
     mark,
-    currentFor,
+    currentAfter,
     transaction: sql.withTransaction
   }
 })
