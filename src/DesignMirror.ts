@@ -12,25 +12,16 @@
  *
  * @since 0.3.0
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Layer } from "effect"
-import type { Effect, Option } from "effect"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Context, Effect, Either, Layer, Redacted } from "effect"
+import type { Option, Scope } from "effect"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
-import * as Engines from "./internal/mirror/engines.js"
-import type { PostgresOptions, SqliteOptions } from "./internal/mirror/engines.js"
-import type {
-  Criteria,
-  MirrorDatabaseError,
-  SqlDriverMissingError,
-  SyncError,
-  SyncOptions,
-  SyncReport,
-  SyncState
-} from "./internal/mirror/model.js"
+import { databaseError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
+import type { Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
 import * as Sync from "./internal/mirror/sync.js"
 
 export { criteriaKey, recordOf } from "./internal/mirror/criteria.js"
-export type { PostgresOptions, SqliteOptions } from "./internal/mirror/engines.js"
 export { IncompleteSyncError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
 export type { Criteria, DesignState, SyncError, SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
 
@@ -99,6 +90,48 @@ export const layer = (
   Layer.effect(DesignMirror, make(options))
 
 /**
+ * Options of `layerSqlite`.
+ *
+ * @since 0.3.0
+ * @category options
+ */
+export interface SqliteOptions {
+  /** `file:PATH` (the file is created when absent), `libsql://…`, `http(s)://…` or `ws(s)://…` for a libSQL server. */
+  readonly url: string
+  /** The libSQL server's token, if it wants one. */
+  readonly authToken?: Redacted.Redacted | undefined
+}
+
+/**
+ * Options of `layerPostgres`.
+ *
+ * @since 0.3.0
+ * @category options
+ */
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database`; redacted, as it may hold a password. */
+  readonly url: Redacted.Redacted | string
+  /** How long to wait for a connection (default 5 seconds). */
+  readonly connectTimeoutMillis?: number | undefined
+}
+
+/** A driver, imported when first needed, or the error naming the package to install. */
+const loadDriver = <A>(packageName: string, load: () => Promise<A>) =>
+  Effect.tryPromise({ try: load, catch: () => new SqlDriverMissingError({ packageName }) })
+
+/** A client that answers, so that an unreachable database fails the layer, not the first sync. */
+const reachable = <E>(make: Effect.Effect<SqlClient.SqlClient, E, Reactivity.Reactivity | Scope.Scope>, what: string) =>
+  Layer.scoped(
+    SqlClient.SqlClient,
+    Effect.flatMap(
+      make,
+      (client) => Effect.as(Effect.mapError(client`SELECT 1`, databaseError(`connecting to ${what}`)), client)
+    )
+  ).pipe(Layer.provide(Reactivity.layer))
+
+const libsqlSchemes = new Set(["file:", "libsql:", "http:", "https:", "ws:", "wss:"])
+
+/**
  * A `SqlClient` on SQLite through `@effect/sql-libsql`, imported when the layer is built. Fails with
  * `SqlDriverMissingError` if the driver is not installed, `MirrorDatabaseError` for a URL that is
  * not libSQL's or a database that cannot be opened or reached.
@@ -108,7 +141,28 @@ export const layer = (
  */
 export const layerSqlite = (
   options: SqliteOptions
-): Layer.Layer<SqlClient.SqlClient, SqlDriverMissingError | MirrorDatabaseError> => Engines.sqlite(options)
+): Layer.Layer<SqlClient.SqlClient, SqlDriverMissingError | MirrorDatabaseError> =>
+  reachable(
+    Effect.gen(function*() {
+      const scheme = Either.getOrUndefined(Either.try(() => new URL(options.url).protocol))
+      if (scheme === undefined || !libsqlSchemes.has(scheme)) {
+        return yield* new MirrorDatabaseError({
+          detail: "a SQLite database is named by a file: URL, or libsql:, http(s): or ws(s): for a libSQL server"
+        })
+      }
+      const { LibsqlClient } = yield* loadDriver("@effect/sql-libsql", () => import("@effect/sql-libsql"))
+      return yield* LibsqlClient.make({
+        url: options.url,
+        ...(options.authToken === undefined ? {} : { authToken: options.authToken })
+      }).pipe(
+        // the driver opens a local file as it is made, and throws if it cannot
+        Effect.catchAllDefect((cause) =>
+          Effect.fail(databaseError("opening the SQLite database")({ message: "cannot open", cause }))
+        )
+      )
+    }),
+    "the SQLite database"
+  )
 
 /**
  * A `SqlClient` on PostgreSQL through `@effect/sql-pg`, imported when the layer is built. Fails with
@@ -120,4 +174,18 @@ export const layerSqlite = (
  */
 export const layerPostgres = (
   options: PostgresOptions
-): Layer.Layer<SqlClient.SqlClient, SqlDriverMissingError | MirrorDatabaseError> => Engines.postgres(options)
+): Layer.Layer<SqlClient.SqlClient, SqlDriverMissingError | MirrorDatabaseError> =>
+  reachable(
+    Effect.gen(function*() {
+      const { PgClient } = yield* loadDriver("@effect/sql-pg", () => import("@effect/sql-pg"))
+      const connecting = databaseError("connecting to PostgreSQL")
+      return yield* PgClient.make({
+        url: Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url),
+        connectTimeout: options.connectTimeoutMillis ?? 5000
+      }).pipe(
+        Effect.mapError(connecting),
+        Effect.catchAllDefect((cause) => Effect.fail(connecting({ message: "bad connection URL", cause })))
+      )
+    }),
+    "PostgreSQL"
+  )

@@ -8,7 +8,7 @@
  */
 import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import type { NotFoundError } from "../../ApiError.js"
-import type { Design, DesignNumber } from "../../Designs.js"
+import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
 import type { Service as Client } from "../../DesignSearchClient.js"
 import { DesignSearchClient, fewerThanCounted } from "../../DesignSearchClient.js"
@@ -26,28 +26,18 @@ export interface Deps {
   readonly batchSize: number
 }
 
-type Tally = {
-  -readonly [K in Exclude<keyof SyncReport, "criteriaKey" | "full" | "resumed" | "changedSince" | "watermark">]: number
-}
+type Progress = Parameters<NonNullable<SyncOptions["onProgress"]>>[0]
 
-/** One run as it goes: what it was asked, where it stands, and what it has done so far. */
-interface Run {
-  readonly key: string
-  readonly json: string
-  readonly search: Search
-  /** When the run started, as stored in `synced_at`. */
-  readonly at: string
-  /** The stored run: its day, the `changedSinceDate` it asks with, its position. */
-  readonly row: SyncRow
-  readonly resumed: boolean
-  readonly since: string | undefined
-  readonly concurrency: number
-  readonly onProgress: NonNullable<SyncOptions["onProgress"]>
-  readonly tally: Tally
-  /** Numbers the service answered 404 for, not yet committed. */
-  readonly gone: Array<DesignNumber>
-  /** Why the run did not get every design it was told of, if it did not. */
-  short: string | undefined
+const noneYet = {
+  searched: 0,
+  matching: 0,
+  fetched: 0,
+  inserted: 0,
+  updated: 0,
+  unchanged: 0,
+  noLongerMatching: 0,
+  notFound: 0,
+  requests: 0
 }
 
 const db = <A, E extends { readonly message: string; readonly cause?: unknown }, R>(
@@ -77,32 +67,33 @@ const plan = ({ tables }: Deps, criteria: unknown, options: unknown) =>
       updated_at: at
     }
     if (!resumed) yield* db("starting the run", tables.putSyncRow(row))
-    const run: Run = {
+    const since = row.run_since ?? undefined
+    return {
       key,
       json,
-      search,
       at,
       row,
       resumed,
-      since: row.run_since ?? undefined,
+      since,
+      /** The run's search, asking for the designs changed since the watermark where there is one. */
+      changed: {
+        _tag: search._tag,
+        request: { ...search.request, ...(since && { changedSinceDate: since }) }
+      } as Search,
+      /** The search whose listing reconciles the rows: every design matching now. */
+      search,
       concurrency,
-      onProgress: (progress) => Effect.suspend(() => onProgress(progress)),
-      tally: {
-        searched: 0,
-        matching: 0,
-        fetched: 0,
-        inserted: 0,
-        updated: 0,
-        unchanged: 0,
-        noLongerMatching: 0,
-        notFound: 0,
-        requests: 0
-      },
-      gone: [],
-      short: undefined
+      onProgress: (progress: Progress) => Effect.suspend(() => onProgress(progress)),
+      tally: { ...noneYet },
+      /** Numbers the service answered 404 for, not yet committed. */
+      gone: [] as Array<DesignNumber>,
+      /** Why the run did not get every design it was told of, if it did not. */
+      short: undefined as string | undefined
     }
-    return run
   })
+
+/** One run as it goes: what it was asked, where it stands, and what it has done so far. */
+type Run = Effect.Effect.Success<ReturnType<typeof plan>>
 
 const isNotFound = (e: { readonly _tag: string }): e is NotFoundError => e._tag === "NotFoundError"
 
@@ -119,12 +110,9 @@ const getEach = ({ client }: Deps, run: Run, numbers: Stream.Stream<DesignNumber
   )
 
 /** Fetch, for a quick search: the search, then a get each from the run's position on. */
-const fetchQuick = (deps: Deps, run: Run, request: Extract<Search, { _tag: "quick" }>["request"]) =>
+const fetchQuick = (deps: Deps, run: Run, request: QuickSearchRequest) =>
   Stream.unwrap(Effect.gen(function*() {
-    const { data } = yield* deps.client.quickSearch({
-      ...request,
-      ...(run.since === undefined ? {} : { changedSinceDate: run.since })
-    })
+    const { data } = yield* deps.client.quickSearch(request)
     run.tally.requests++
     run.tally.searched = data.count
     const numbers = [...new Set(data.designNumbers)]
@@ -142,31 +130,28 @@ const fetchQuick = (deps: Deps, run: Run, request: Extract<Search, { _tag: "quic
 const fetchAdvanced = (
   { client }: Deps,
   run: Run,
-  request: Extract<Search, { _tag: "advanced" }>["request"],
+  request: AdvancedSearchRequest,
   startPage: number
 ) => {
   let told = false
   let received = 0
   let notFound = 0
-  const designs = client.advancedDesigns(
-    { ...request, ...(run.since === undefined ? {} : { changedSinceDate: run.since }) },
-    {
-      startPage,
-      concurrency: run.concurrency,
-      onPage: (page) =>
-        Effect.suspend(() => {
-          const fewer = page.messages.find((m) => m.code === fewerThanCounted)
-          if (fewer !== undefined) run.short ??= fewer.detail ?? "fewer designs than counted"
-          run.tally.requests += page.fallback ? page.designs : 1
-          if (told) return Effect.void
-          told = true
-          if (page.fallback) run.tally.requests++
-          run.tally.searched = page.count
-          return run.onProgress({ expected: page.count, committed: startPage * maxPageSize })
-        }),
-      onNotFound: (n) => Effect.sync(() => (notFound++, run.gone.push(n)))
-    }
-  )
+  const designs = client.advancedDesigns(request, {
+    startPage,
+    concurrency: run.concurrency,
+    onPage: (page) =>
+      Effect.suspend(() => {
+        const fewer = page.messages.find((m) => m.code === fewerThanCounted)
+        if (fewer !== undefined) run.short ??= fewer.detail ?? "fewer designs than counted"
+        run.tally.requests += page.fallback ? page.designs : 1
+        if (told) return Effect.void
+        told = true
+        if (page.fallback) run.tally.requests++
+        run.tally.searched = page.count
+        return run.onProgress({ expected: page.count, committed: startPage * maxPageSize })
+      }),
+    onNotFound: (n) => Effect.sync(() => (notFound++, run.gone.push(n)))
+  })
   // Designs the results moved onto a page already read are missed too, warned of or not.
   const check = Effect.sync(() => {
     const got = startPage * maxPageSize + received + notFound
@@ -326,12 +311,12 @@ const finish = ({ tables }: Deps, run: Run) =>
 export const sync = (deps: Deps, criteria: unknown, options: unknown): Effect.Effect<SyncReport, SyncError> =>
   Effect.gen(function*() {
     const run = yield* plan(deps, criteria, options)
-    const { search } = run
-    if (search._tag === "quick") {
-      yield* commit(deps, run, fetchQuick(deps, run, search.request), run.row.run_position)
+    const { changed } = run
+    if (changed._tag === "quick") {
+      yield* commit(deps, run, fetchQuick(deps, run, changed.request), run.row.run_position)
     } else {
       const startPage = Math.floor(run.row.run_position / maxPageSize)
-      yield* commit(deps, run, fetchAdvanced(deps, run, search.request, startPage), startPage * maxPageSize)
+      yield* commit(deps, run, fetchAdvanced(deps, run, changed.request, startPage), startPage * maxPageSize)
     }
     yield* reconcile(deps, run)
     return yield* finish(deps, run)

@@ -5,8 +5,7 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Array as Arr, Effect, Option } from "effect"
 import type { DesignState } from "./model.js"
 
 /** The table where the migrator records the migrations it has run. */
@@ -64,27 +63,24 @@ export interface SyncRow {
   readonly updated_at: string
 }
 
-/** Rows per statement where a statement names many numbers (well under both engines' parameter caps). */
-const chunkSize = 500
-
-const chunks = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> =>
-  Array.from({ length: Math.ceil(items.length / chunkSize) }, (_, i) => items.slice(i * chunkSize, (i + 1) * chunkSize))
+/** Numbers a statement names at most (well under both engines' parameter caps). */
+const chunks = (numbers: ReadonlyArray<string>) => Arr.chunksOf(numbers, 500)
 
 /** The statements of the mirror, over the ambient `SqlClient`. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
-  const syncRow = (key: string): Effect.Effect<Option.Option<SyncRow>, SqlError> =>
+  const syncRow = (key: string) =>
     Effect.map(
       sql<SyncRow>`SELECT * FROM design_sync_state WHERE criteria_key = ${key}`,
       (rows) => Option.fromNullable(rows[0])
     )
 
-  const putSyncRow = (row: SyncRow): Effect.Effect<void, SqlError> =>
+  const putSyncRow = (row: SyncRow) =>
     Effect.asVoid(sql`INSERT INTO design_sync_state ${sql.insert({ ...row })}
 ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark = excluded.watermark,
   run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
   updated_at = excluded.updated_at`)
 
-  const setPosition = (key: string, position: number, at: string): Effect.Effect<void, SqlError> =>
+  const setPosition = (key: string, position: number, at: string) =>
     Effect.asVoid(
       sql`UPDATE design_sync_state SET run_position = ${position}, updated_at = ${at} WHERE criteria_key = ${key}`
     )
@@ -99,12 +95,12 @@ FROM designs WHERE ${sql.in("number", chunk)}`),
         new Map(parts.flat().map((row) => [row.number, row]))
     )
 
-  const upsert = (rows: ReadonlyArray<DesignRow>): Effect.Effect<void, SqlError> =>
+  const upsert = (rows: ReadonlyArray<DesignRow>) =>
     rows.length === 0 ? Effect.void : Effect.asVoid(sql`INSERT INTO designs ${sql.insert(rows.map((r) => ({ ...r })))}
 ON CONFLICT (number) DO UPDATE SET record = excluded.record, last_changed = excluded.last_changed,
   synced_at = excluded.synced_at, criteria_key = excluded.criteria_key, state = excluded.state`)
 
-  const mark = (numbers: ReadonlyArray<string>, state: DesignState, at: string): Effect.Effect<void, SqlError> =>
+  const mark = (numbers: ReadonlyArray<string>, state: DesignState, at: string) =>
     Effect.forEach(
       chunks(numbers),
       (chunk) => sql`UPDATE designs SET state = ${state}, synced_at = ${at} WHERE ${sql.in("number", chunk)}`,
@@ -112,7 +108,7 @@ ON CONFLICT (number) DO UPDATE SET record = excluded.record, last_changed = excl
     )
 
   /** Up to `limit` numbers of the rows current for `key`, after `after` in the database's order. */
-  const currentAfter = (key: string, after: string, limit: number): Effect.Effect<ReadonlyArray<string>, SqlError> =>
+  const currentAfter = (key: string, after: string, limit: number) =>
     Effect.map(
       sql<{ number: string }>`SELECT number FROM designs
 WHERE criteria_key = ${key} AND state = 'current' AND number > ${after} ORDER BY number LIMIT ${limit}`,
