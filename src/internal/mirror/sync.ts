@@ -262,9 +262,9 @@ const reconcile = (deps: Deps, run: Run) =>
     const missing = Stream.fromIterable(listed).pipe(
       Stream.grouped(sweepSize),
       Stream.mapEffect((numbers) =>
-        Effect.map(db("reading designs", deps.tables.existing(Chunk.toReadonlyArray(numbers))), (rows) =>
+        Effect.map(db("reading designs", deps.tables.states(Chunk.toReadonlyArray(numbers))), (states) =>
           Chunk.filter(numbers, (n) => {
-            const state = rows.get(n)?.state
+            const state = states.get(n)
             return state === undefined || state === "no_longer_matching"
           }))
       ),

@@ -32,6 +32,12 @@ const migrations = {
   run_position INTEGER NOT NULL,
   updated_at TEXT NOT NULL
 )`
+    ], { discard: true })),
+  // The sweep of a criteria's current rows reads them in the order of their numbers, with no sort.
+  "2_designs_by_criteria_in_order": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`DROP INDEX designs_criteria_key`,
+      sql`CREATE INDEX designs_criteria_key_state_number ON designs (criteria_key, state, number)`
     ], { discard: true }))
 }
 
@@ -107,6 +113,15 @@ ON CONFLICT (number) DO UPDATE SET record = excluded.record, last_changed = excl
       { discard: true }
     )
 
+  /** The state of the rows of `numbers` that exist. */
+  const states = (numbers: ReadonlyArray<string>) =>
+    Effect.map(
+      Effect.forEach(chunks(numbers), (chunk) =>
+        sql<Pick<DesignRow, "number" | "state">>`SELECT number, state FROM designs WHERE ${sql.in("number", chunk)}`),
+      (parts) =>
+        new Map(parts.flat().map((row) => [row.number, row.state]))
+    )
+
   /** Up to `limit` numbers of the rows current for `key`, after `after` in the database's order. */
   const currentAfter = (key: string, after: string, limit: number) =>
     Effect.map(
@@ -122,6 +137,7 @@ WHERE criteria_key = ${key} AND state = 'current' AND number > ${after} ORDER BY
     existing,
     upsert,
     mark,
+    states,
     currentAfter,
     transaction: sql.withTransaction
   }
