@@ -34,7 +34,7 @@ export type { Criteria, DesignState, SyncError, SyncOptions, SyncReport, SyncSta
 export interface Service {
   /**
    * Brings the rows of `criteria` up to date (see the module's doc) and reports what it did. Rows
-   * are committed a transaction of at most `batchSize` designs at a time, with the run's progress;
+   * are committed at most `batchSize` designs at a time, with the run's progress;
    * the watermark moves only once every row is committed, so a run that fails or is interrupted
    * loses nothing, and the next one goes on from where it stopped; a run that got fewer designs
    * than it was told of keeps the watermark and fails with `IncompleteSyncError`. Criteria and
@@ -61,7 +61,7 @@ export class DesignMirror extends Context.Tag("effect-design-search/DesignMirror
  * @category options
  */
 export interface Options {
-  /** Designs per transaction, 1 to 1,000 (default 100, a page): a stopped run loses at most these. */
+  /** Designs committed at once, 1 to 1,000 (default 100, a page): a stopped run loses at most these. */
   readonly batchSize?: number | undefined
 }
 

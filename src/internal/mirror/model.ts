@@ -167,7 +167,7 @@ export interface SyncOptions {
   readonly concurrency?: number | undefined
   /**
    * Told how many designs the run expects to fetch once its search has answered, then after each
-   * committed transaction how many it has committed.
+   * committed batch how many it has committed.
    */
   readonly onProgress?:
     | ((progress: { readonly expected: number; readonly committed: number }) => Effect.Effect<void>)

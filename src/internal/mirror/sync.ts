@@ -1,6 +1,6 @@
 /**
  * One run of `sync`, in phases: plan (the criteria checked, the run started or taken up again),
- * fetch (the designs of the run's search, from the client's streams), commit (a transaction a batch,
+ * fetch (the designs of the run's search, from the client's streams), commit (a batch at a time,
  * with the run's position), reconcile (one search lists what matches now: rows it no longer lists
  * are marked, listed designs without a current row fetched), finish (the watermark, the report).
  * Designs pass through in batches, and the listing is compared with the rows a batch at a time, so
@@ -19,7 +19,7 @@ import type { Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./
 import type { DesignRow, SyncRow, Tables } from "./tables.js"
 import { make as makeTables, migrate } from "./tables.js"
 
-/** What every run uses: the client, the statements, and the designs a transaction holds. */
+/** What every run uses: the client, the statements, and the designs a batch holds. */
 export interface Deps {
   readonly client: Client
   readonly tables: Tables
@@ -198,7 +198,7 @@ const rowsToWrite = (deps: Deps, run: Run, batch: ReadonlyArray<Design>, gone: R
   })
 
 /**
- * Commit: `designs` a transaction a batch, each with the numbers not found so far and, for the
+ * Commit: `designs` a batch at a time, each with the numbers not found so far and, for the
  * run's own search (`from` given), its new position, then the progress. A last empty batch commits
  * the numbers not found after the last design.
  */
@@ -212,13 +212,15 @@ const commit = (deps: Deps, run: Run, designs: Stream.Stream<Design, SyncError>,
         const { changed, notFound } = yield* rowsToWrite(deps, run, Chunk.toReadonlyArray(chunk), run.gone.splice(0))
         const next = done + chunk.length
         const { tables } = deps
+        // Statements, not a transaction: each is atomic, and the position moves only once the rows
+        // it counts are in. (libSQL opens a connection for each transaction, freed only by the GC.)
         yield* Effect.uninterruptible(db(
           "writing designs",
-          tables.transaction(Effect.all([
+          Effect.all([
             tables.upsert(changed),
             tables.mark(notFound, "not_found", run.at),
             from === undefined ? Effect.void : tables.setPosition(run.key, next, run.at)
-          ], { discard: true }))
+          ], { discard: true })
         ))
         if (from !== undefined) yield* run.onProgress({ expected: run.tally.searched, committed: next })
         return next

@@ -138,8 +138,7 @@ WHERE criteria_key = ${key} AND state = 'current' AND number > ${after} ORDER BY
     upsert,
     mark,
     states,
-    currentAfter,
-    transaction: sql.withTransaction
+    currentAfter
   }
 })
 
