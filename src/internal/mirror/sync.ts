@@ -230,13 +230,24 @@ const commit = (deps: Deps, run: Run, designs: Stream.Stream<Design, SyncError>,
 /** Current rows of the run's criteria read at once, and `listed` numbers checked at once. */
 const sweepSize = 1000
 
+/** Whether `sorted` (in JavaScript's order) holds `n`: a search by halves. */
+const holds = (sorted: ReadonlyArray<string>, n: string) => {
+  let [low, high] = [0, sorted.length]
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (sorted[middle]! < n) low = middle + 1
+    else high = middle
+  }
+  return sorted[low] === n
+}
+
 /** Marks the current rows of the run's criteria that `listed` leaves out, `sweepSize` rows at a time. */
-const sweep = ({ tables }: Deps, run: Run, listed: ReadonlySet<string>): Effect.Effect<void, SyncError> => {
+const sweep = ({ tables }: Deps, run: Run, listed: ReadonlyArray<string>): Effect.Effect<void, SyncError> => {
   const from = (after: string): Effect.Effect<void, SyncError> =>
     Effect.flatMap(db("reading designs", tables.currentAfter(run.key, after, sweepSize)), (numbers) => {
       const last = numbers.at(-1)
       if (last === undefined) return Effect.void
-      const dropped = numbers.filter((n) => !listed.has(n))
+      const dropped = numbers.filter((n) => !holds(listed, n))
       run.tally.noLongerMatching += dropped.length
       return Effect.zipRight(db("writing designs", tables.mark(dropped, "no_longer_matching", run.at)), from(last))
     })
@@ -256,12 +267,15 @@ const reconcile = (deps: Deps, run: Run) =>
     const listing = search._tag === "quick"
       ? yield* deps.client.quickSearch(search.request)
       : yield* deps.client.advancedSearch(search.request)
+    const { count, designNumbers } = listing.data
     run.tally.requests++
-    run.tally.matching = listing.data.count
-    if (listing.data.designNumbers.length < listing.data.count) return
-    const listed = new Set<DesignNumber>(listing.data.designNumbers)
+    run.tally.matching = count
+    if (designNumbers.length < count) return
+    // Sorted rather than a set: a number each, the least a listing of the whole register can take.
+    const listed = [...designNumbers].sort()
     yield* sweep(deps, run, listed)
     const missing = Stream.fromIterable(listed).pipe(
+      Stream.changes,
       Stream.grouped(sweepSize),
       Stream.mapEffect((numbers) =>
         Effect.map(db("reading designs", deps.tables.states(Chunk.toReadonlyArray(numbers))), (states) =>
