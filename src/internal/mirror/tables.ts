@@ -1,17 +1,15 @@
 /**
  * The mirror's tables, their migrations and every statement the mirror runs on them: SQL that
- * SQLite (libSQL) and PostgreSQL both accept, through `@effect/sql`'s `SqlClient`.
+ * SQLite (libSQL) and PostgreSQL both accept, through `@effect/sql`'s `SqlClient`. Every table the
+ * mirror keeps is declared here, a migration each change.
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Array as Arr, Effect, Option } from "effect"
+import type { DesignState } from "./model.js"
 
 /** The table where the migrator records the migrations it has run. */
 export const migrationsTable = "design_mirror_migrations"
-
-/** What a design's row says of it. */
-export type RowState = "current" | "no_longer_matching" | "not_found"
 
 const migrations = {
   "1_designs_and_sync_state": Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -34,6 +32,12 @@ const migrations = {
   run_position INTEGER NOT NULL,
   updated_at TEXT NOT NULL
 )`
+    ], { discard: true })),
+  // The sweep of a criteria's current rows reads them in the order of their numbers, with no sort.
+  "2_designs_by_criteria_in_order": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`DROP INDEX designs_criteria_key`,
+      sql`CREATE INDEX designs_criteria_key_state_number ON designs (criteria_key, state, number)`
     ], { discard: true }))
 }
 
@@ -47,7 +51,7 @@ export interface DesignRow {
   readonly last_changed: string | null
   readonly synced_at: string
   readonly criteria_key: string
-  readonly state: RowState
+  readonly state: DesignState
 }
 
 /** The sync state of one criteria. */
@@ -65,27 +69,24 @@ export interface SyncRow {
   readonly updated_at: string
 }
 
-/** Rows per statement where a statement names many numbers (well under both engines' parameter caps). */
-const chunkSize = 500
-
-const chunks = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> =>
-  Array.from({ length: Math.ceil(items.length / chunkSize) }, (_, i) => items.slice(i * chunkSize, (i + 1) * chunkSize))
+/** Numbers a statement names at most (well under both engines' parameter caps). */
+const chunks = (numbers: ReadonlyArray<string>) => Arr.chunksOf(numbers, 500)
 
 /** The statements of the mirror, over the ambient `SqlClient`. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
-  const syncRow = (key: string): Effect.Effect<Option.Option<SyncRow>, SqlError> =>
+  const syncRow = (key: string) =>
     Effect.map(
       sql<SyncRow>`SELECT * FROM design_sync_state WHERE criteria_key = ${key}`,
       (rows) => Option.fromNullable(rows[0])
     )
 
-  const putSyncRow = (row: SyncRow): Effect.Effect<void, SqlError> =>
+  const putSyncRow = (row: SyncRow) =>
     Effect.asVoid(sql`INSERT INTO design_sync_state ${sql.insert({ ...row })}
 ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark = excluded.watermark,
   run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
   updated_at = excluded.updated_at`)
 
-  const setPosition = (key: string, position: number, at: string): Effect.Effect<void, SqlError> =>
+  const setPosition = (key: string, position: number, at: string) =>
     Effect.asVoid(
       sql`UPDATE design_sync_state SET run_position = ${position}, updated_at = ${at} WHERE criteria_key = ${key}`
     )
@@ -100,35 +101,44 @@ FROM designs WHERE ${sql.in("number", chunk)}`),
         new Map(parts.flat().map((row) => [row.number, row]))
     )
 
-  const upsert = (rows: ReadonlyArray<DesignRow>): Effect.Effect<void, SqlError> =>
+  const upsert = (rows: ReadonlyArray<DesignRow>) =>
     rows.length === 0 ? Effect.void : Effect.asVoid(sql`INSERT INTO designs ${sql.insert(rows.map((r) => ({ ...r })))}
 ON CONFLICT (number) DO UPDATE SET record = excluded.record, last_changed = excluded.last_changed,
   synced_at = excluded.synced_at, criteria_key = excluded.criteria_key, state = excluded.state`)
 
-  const mark = (numbers: ReadonlyArray<string>, state: RowState, at: string): Effect.Effect<void, SqlError> =>
+  const mark = (numbers: ReadonlyArray<string>, state: DesignState, at: string) =>
     Effect.forEach(
       chunks(numbers),
       (chunk) => sql`UPDATE designs SET state = ${state}, synced_at = ${at} WHERE ${sql.in("number", chunk)}`,
       { discard: true }
     )
 
-  /** The numbers of the rows current for `key`. */
-  const currentFor = (key: string): Effect.Effect<ReadonlyArray<string>, SqlError> =>
+  /** The state of the rows of `numbers` that exist. */
+  const states = (numbers: ReadonlyArray<string>) =>
     Effect.map(
-      sql<{ number: string }>`SELECT number FROM designs WHERE criteria_key = ${key} AND state = 'current'`,
+      Effect.forEach(chunks(numbers), (chunk) =>
+        sql<Pick<DesignRow, "number" | "state">>`SELECT number, state FROM designs WHERE ${sql.in("number", chunk)}`),
+      (parts) =>
+        new Map(parts.flat().map((row) => [row.number, row.state]))
+    )
+
+  /** Up to `limit` numbers of the rows current for `key`, after `after` in the database's order. */
+  const currentAfter = (key: string, after: string, limit: number) =>
+    Effect.map(
+      sql<{ number: string }>`SELECT number FROM designs
+WHERE criteria_key = ${key} AND state = 'current' AND number > ${after} ORDER BY number LIMIT ${limit}`,
       (rows) => rows.map((r) => r.number)
     )
 
   return {
-    sql,
     syncRow,
     putSyncRow,
     setPosition,
     existing,
     upsert,
     mark,
-    currentFor,
-    transaction: sql.withTransaction
+    states,
+    currentAfter
   }
 })
 

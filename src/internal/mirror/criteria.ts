@@ -1,0 +1,104 @@
+/**
+ * What a run is asked: the criteria, checked by their request schema and written as canonical JSON
+ * (the key of their rows), and the options of `sync`, checked; and a design as its row stores it.
+ */
+import { Effect, Either, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
+import { createHash } from "node:crypto"
+import { UnexpectedResponseError } from "../../ApiError.js"
+import type { ValidationError } from "../../ApiError.js"
+import { AdvancedSearchRequest, Design, QuickSearchRequest } from "../../Designs.js"
+import { clientValidation, parameterError, pointerErrors } from "../validation.js"
+import type { Criteria, SyncOptions } from "./model.js"
+
+/** A search the mirror follows, checked, without its `changedSinceDate`: plain data, read once. */
+export type Search =
+  | { readonly _tag: "quick"; readonly request: QuickSearchRequest }
+  | { readonly _tag: "advanced"; readonly request: AdvancedSearchRequest }
+
+const invalid = (parameter: string, detail: string): Either.Either<never, ValidationError> =>
+  Either.left(clientValidation([parameterError(parameter, detail)]))
+
+const decodeAdvanced = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })
+const decodeQuick = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
+
+/** Objects with their keys in order, so that equal criteria are written alike. */
+const canonical = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(canonical)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
+    : value
+
+/**
+ * The criteria, checked, as the JSON stored (without `changedSinceDate`, keys in order) and as the
+ * search the run sends, parsed back from that JSON; a client `ValidationError` for criteria their
+ * schema refuses or JSON cannot write.
+ */
+export const readCriteria = (
+  criteria: unknown
+): Either.Either<{ readonly json: string; readonly search: Search }, ValidationError> => {
+  if (typeof criteria !== "object" || criteria === null || Array.isArray(criteria)) {
+    return invalid("criteria", "expected an advanced search (rows) or a quick search (query)")
+  }
+  const decoded: Either.Either<Search, ParseError> = "rows" in criteria
+    ? Either.map(decodeAdvanced(criteria), (request) => ({ _tag: "advanced", request }))
+    : Either.map(decodeQuick(criteria), (request) => ({ _tag: "quick", request }))
+  if (Either.isLeft(decoded)) return Either.left(clientValidation(pointerErrors(decoded.left)))
+  const { _tag, request } = decoded.right
+  const { changedSinceDate: _, ...rest } = request
+  return Either.match(Either.try(() => JSON.stringify({ kind: _tag, search: canonical(rest) })), {
+    onLeft: () => invalid("criteria", "the criteria cannot be written as JSON"),
+    onRight: (json) => Either.right({ json, search: { _tag, request: JSON.parse(json).search } as Search })
+  })
+}
+
+/** The options of `sync`, checked, with their defaults. */
+export const readOptions = (options: unknown): Either.Either<
+  { readonly concurrency: number; readonly onProgress: NonNullable<SyncOptions["onProgress"]> },
+  ValidationError
+> => {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    return invalid("options", "expected an object, or nothing")
+  }
+  const { concurrency = 4, onProgress } = (options ?? {}) as SyncOptions
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    return invalid("concurrency", "expected a positive integer")
+  }
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    return invalid("onProgress", "expected a function, or nothing")
+  }
+  return Either.right({ concurrency, onProgress: onProgress ?? (() => Effect.void) })
+}
+
+/** The key of criteria written by `readCriteria`. */
+export const keyOf = (json: string): string => createHash("sha256").update(json).digest("hex").slice(0, 32)
+
+/**
+ * The stable key of `criteria` (`criteria_key` in the tables): a hash of its canonical JSON, the
+ * same whatever the order of its fields and whatever its `changedSinceDate`; a client
+ * `ValidationError` for criteria that are not valid.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const criteriaKey = (criteria: Criteria): Either.Either<string, ValidationError> =>
+  Either.map(readCriteria(criteria), ({ json }) => keyOf(json))
+
+const encodeDesign = Schema.encodeEither(Design)
+
+/**
+ * A design as the `record` column holds it: its wire form as JSON, exactly as
+ * `design-search get --json` prints it.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const recordOf = (design: Design): Either.Either<string, UnexpectedResponseError> => {
+  const unwritable = (why: string) =>
+    new UnexpectedResponseError({ status: 200, excerpt: "", issue: `design ${design.number} cannot be stored: ${why}` })
+  return Either.flatMap(
+    Either.mapLeft(encodeDesign(design), () => unwritable("it does not fit the Design schema")),
+    (encoded) => Either.try({ try: () => JSON.stringify(encoded), catch: () => unwritable("it is nested too deeply") })
+  )
+}

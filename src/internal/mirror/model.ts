@@ -1,0 +1,175 @@
+/**
+ * What the mirror is told and tells: the criteria it follows, the options of a run, the report of
+ * one, the stored state of a criteria, and the ways a run fails.
+ */
+import { Schema } from "effect"
+import type { Effect, Option } from "effect"
+import type { UnexpectedResponseError, ValidationError } from "../../ApiError.js"
+import type { AdvancedSearchRequest, QuickSearchRequest } from "../../Designs.js"
+import type { AdvancedDesignsError, SearchDesignsError } from "../../DesignSearchClient.js"
+
+/**
+ * The mirror's database failed: it could not be reached, opened or written. `detail` says what was
+ * tried and the engine's words (never a password: connection URLs are not repeated).
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class MirrorDatabaseError extends Schema.TaggedError<MirrorDatabaseError>()("MirrorDatabaseError", {
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `the mirror's database failed: ${this.detail}`
+  }
+}
+
+/**
+ * The SQL driver of an engine is not installed (it is an optional peer dependency): `packageName`
+ * is the package to install.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class SqlDriverMissingError extends Schema.TaggedError<SqlDriverMissingError>()("SqlDriverMissingError", {
+  packageName: Schema.String
+}) {
+  override get message(): string {
+    return `the SQL driver ${this.packageName} is not installed: npm install ${this.packageName}`
+  }
+}
+
+/**
+ * A run got fewer designs than the service told it of (a page or a search list shorter than its
+ * count). What it got is committed, but the watermark stays where it was (`watermark`, null before
+ * the first complete run), so that the next run asks again for every change since then: moving it
+ * would lose the changes the service left out. `detail` says what was short.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class IncompleteSyncError extends Schema.TaggedError<IncompleteSyncError>()("IncompleteSyncError", {
+  criteriaKey: Schema.String,
+  detail: Schema.String,
+  /** Designs received in full and committed. */
+  fetched: Schema.Number,
+  /** The watermark, unchanged. */
+  watermark: Schema.NullOr(Schema.String)
+}) {
+  override get message(): string {
+    return `incomplete sync: ${this.detail}; ${this.fetched} designs committed, watermark ${
+      this.watermark ?? "not set"
+    } unchanged: the next run asks again`
+  }
+}
+
+/** A failure of the SQL client, as the mirror reports it: what it was doing, and the engine's words. */
+export const databaseError = (doing: string) => (error: { readonly message: string; readonly cause?: unknown }) => {
+  const cause = error.cause instanceof Error && error.cause.message !== "" ? `: ${error.cause.message}` : ""
+  return new MirrorDatabaseError({ detail: `${doing}: ${error.message}${cause}` })
+}
+
+/**
+ * What `sync` fails with: criteria or options that are not valid (a client `ValidationError`, before
+ * anything is written or sent), the searches' and gets' failures, an answer that cannot be stored, a
+ * run that could not get every design (`IncompleteSyncError`), or the database's.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type SyncError =
+  | AdvancedDesignsError
+  | SearchDesignsError
+  | ValidationError
+  | UnexpectedResponseError
+  | IncompleteSyncError
+  | MirrorDatabaseError
+
+/**
+ * What a mirror follows: an advanced search (rows of criteria), or a quick search (a query). A
+ * `changedSinceDate` in it is ignored: the mirror asks by its own watermark.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Criteria = AdvancedSearchRequest | QuickSearchRequest
+
+/**
+ * What a row of `designs` says of its design: `current` (it matched the criteria when last synced),
+ * `no_longer_matching` (the criteria's search no longer lists it), `not_found` (the service answered
+ * 404 for it). Rows are marked, never removed: what the register held stays queryable.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type DesignState = "current" | "no_longer_matching" | "not_found"
+
+/**
+ * What one run of `sync` did.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SyncReport {
+  /** The stable key of the criteria (`criteria_key` in both tables). */
+  readonly criteriaKey: string
+  /** Whether the run fetched every matching design (no complete run before it). */
+  readonly full: boolean
+  /** Whether the run went on from where a stopped run had committed its rows. */
+  readonly resumed: boolean
+  /** The `changedSinceDate` the run asked with, for a run that was not full. */
+  readonly changedSince: string | undefined
+  /** The new watermark: the day (UTC) the run started. */
+  readonly watermark: string
+  /** How many designs the run's search matched (all of them, or those changed since the watermark). */
+  readonly searched: number
+  /** How many designs match the criteria now, as the listing search counted them. */
+  readonly matching: number
+  /** Designs received in full. */
+  readonly fetched: number
+  /** Rows written for the first time. */
+  readonly inserted: number
+  /** Rows whose record or state changed. */
+  readonly updated: number
+  /** Designs fetched whose row was already just so. */
+  readonly unchanged: number
+  /** Current rows marked `no_longer_matching`. */
+  readonly noLongerMatching: number
+  /** Rows marked `not_found`. */
+  readonly notFound: number
+  /** API requests the run asked for (retries and token requests not counted). */
+  readonly requests: number
+}
+
+/**
+ * The sync state of one criteria, as stored.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SyncState {
+  readonly criteriaKey: string
+  /** The criteria, as JSON. */
+  readonly criteria: string
+  /** The day (UTC, `YYYY-MM-DD`) the last complete run started; none before the first. */
+  readonly watermark: Option.Option<string>
+  /** Whether a run stopped before it finished: the next run goes on from where it was. */
+  readonly inProgress: boolean
+}
+
+/**
+ * Options of `sync`.
+ *
+ * @since 0.3.0
+ * @category options
+ */
+export interface SyncOptions {
+  /** Requests at once: pages, or designs where each is fetched on its own (default 4). */
+  readonly concurrency?: number | undefined
+  /**
+   * Told how many designs the run expects to fetch once its search has answered, then after each
+   * committed batch how many it has committed.
+   */
+  readonly onProgress?:
+    | ((progress: { readonly expected: number; readonly committed: number }) => Effect.Effect<void>)
+    | undefined
+}

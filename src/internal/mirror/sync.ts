@@ -1,0 +1,365 @@
+/**
+ * One run of `sync`, in phases: plan (the criteria checked, the run started or taken up again),
+ * fetch (the designs of the run's search, from the client's streams), commit (a batch at a time,
+ * with the run's position), reconcile (one search lists what matches now: rows it no longer lists
+ * are marked, listed designs without a current row fetched), finish (the watermark, the report).
+ * Designs pass through in batches, and the listing is compared with the rows a batch at a time, so
+ * what a run holds does not grow with the register (docs/mirror.md).
+ */
+import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
+import type { NotFoundError } from "../../ApiError.js"
+import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
+import { maxPageSize } from "../../Designs.js"
+import type { Service as Client } from "../../DesignSearchClient.js"
+import { DesignSearchClient, fewerThanCounted } from "../../DesignSearchClient.js"
+import type { Search } from "./criteria.js"
+import { criteriaKey, keyOf, readCriteria, readOptions, recordOf } from "./criteria.js"
+import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
+import type { Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
+import type { DesignRow, SyncRow, Tables } from "./tables.js"
+import { make as makeTables, migrate } from "./tables.js"
+
+/** What every run uses: the client, the statements, and the designs a batch holds. */
+export interface Deps {
+  readonly client: Client
+  readonly tables: Tables
+  readonly batchSize: number
+}
+
+type Progress = Parameters<NonNullable<SyncOptions["onProgress"]>>[0]
+
+const noneYet = {
+  searched: 0,
+  matching: 0,
+  fetched: 0,
+  inserted: 0,
+  updated: 0,
+  unchanged: 0,
+  noLongerMatching: 0,
+  notFound: 0,
+  requests: 0
+}
+
+const db = <A, E extends { readonly message: string; readonly cause?: unknown }, R>(
+  doing: string,
+  effect: Effect.Effect<A, E, R>
+) => Effect.mapError(effect, databaseError(doing))
+
+const iso = (millis: number) => DateTime.formatIso(DateTime.unsafeMake(millis))
+
+/** Plan: the criteria and options checked before anything is written or sent, the run started or resumed. */
+const plan = ({ tables }: Deps, criteria: unknown, options: unknown) =>
+  Effect.gen(function*() {
+    const { json, search } = yield* readCriteria(criteria)
+    const { concurrency, onProgress } = yield* readOptions(options)
+    const key = keyOf(json)
+    const now = yield* Clock.currentTimeMillis
+    const at = iso(now)
+    const previous = Option.getOrUndefined(yield* db("reading the sync state", tables.syncRow(key)))
+    const resumed = previous !== undefined && previous.run_day !== null
+    const row: SyncRow = previous !== undefined && resumed ? previous : {
+      criteria_key: key,
+      criteria: json,
+      watermark: previous?.watermark ?? null,
+      run_day: at.slice(0, 10),
+      run_since: previous?.watermark ?? null,
+      run_position: 0,
+      updated_at: at
+    }
+    if (!resumed) yield* db("starting the run", tables.putSyncRow(row))
+    const since = row.run_since ?? undefined
+    return {
+      key,
+      json,
+      at,
+      row,
+      resumed,
+      since,
+      /** The run's search, asking for the designs changed since the watermark where there is one. */
+      changed: {
+        _tag: search._tag,
+        request: { ...search.request, ...(since && { changedSinceDate: since }) }
+      } as Search,
+      /** The search whose listing reconciles the rows: every design matching now. */
+      search,
+      concurrency,
+      onProgress: (progress: Progress) => Effect.suspend(() => onProgress(progress)),
+      tally: { ...noneYet },
+      /** Numbers the service answered 404 for, not yet committed. */
+      gone: [] as Array<DesignNumber>,
+      /** Why the run did not get every design it was told of, if it did not. */
+      short: undefined as string | undefined
+    }
+  })
+
+/** One run as it goes: what it was asked, where it stands, and what it has done so far. */
+type Run = Effect.Effect.Success<ReturnType<typeof plan>>
+
+const isNotFound = (e: { readonly _tag: string }): e is NotFoundError => e._tag === "NotFoundError"
+
+/** The designs of `numbers`, a `getDesign` each; a number the service answers 404 for joins `run.gone`. */
+const getEach = ({ client }: Deps, run: Run, numbers: Stream.Stream<DesignNumber, SyncError>) =>
+  Stream.filterMap(
+    Stream.mapEffect(numbers, (n) =>
+      client.getDesign(n).pipe(
+        Effect.map((r) => Option.some(r.data)),
+        Effect.catchIf(isNotFound, () => Effect.sync(() => (run.gone.push(n), Option.none()))),
+        Effect.ensuring(Effect.sync(() => run.tally.requests++))
+      ), { concurrency: run.concurrency }),
+    (design) => design
+  )
+
+/** Fetch, for a quick search: the search, then a get each from the run's position on. */
+const fetchQuick = (deps: Deps, run: Run, request: QuickSearchRequest) =>
+  Stream.unwrap(Effect.gen(function*() {
+    const { data } = yield* deps.client.quickSearch(request)
+    run.tally.requests++
+    run.tally.searched = data.count
+    const numbers = [...new Set(data.designNumbers)]
+    if (numbers.length < data.count) {
+      run.short ??= `the search counted ${data.count} designs and listed ${numbers.length}`
+    }
+    yield* run.onProgress({ expected: data.count, committed: run.row.run_position })
+    return getEach(deps, run, Stream.fromIterable(numbers.slice(run.row.run_position)))
+  }))
+
+/**
+ * Fetch, for an advanced search: `advancedDesigns` from the page of the first uncommitted design
+ * (at worst it fetches again what was committed, never skips), told of each page.
+ */
+const fetchAdvanced = (
+  { client }: Deps,
+  run: Run,
+  request: AdvancedSearchRequest,
+  startPage: number
+) => {
+  let told = false
+  let received = 0
+  let notFound = 0
+  const designs = client.advancedDesigns(request, {
+    startPage,
+    concurrency: run.concurrency,
+    onPage: (page) =>
+      Effect.suspend(() => {
+        const fewer = page.messages.find((m) => m.code === fewerThanCounted)
+        if (fewer !== undefined) run.short ??= fewer.detail ?? "fewer designs than counted"
+        run.tally.requests += page.fallback ? page.designs : 1
+        if (told) return Effect.void
+        told = true
+        if (page.fallback) run.tally.requests++
+        run.tally.searched = page.count
+        return run.onProgress({ expected: page.count, committed: startPage * maxPageSize })
+      }),
+    onNotFound: (n) => Effect.sync(() => (notFound++, run.gone.push(n)))
+  })
+  // Designs the results moved onto a page already read are missed too, warned of or not.
+  const check = Effect.sync(() => {
+    const got = startPage * maxPageSize + received + notFound
+    if (got < run.tally.searched) {
+      run.short ??= `the search counted ${run.tally.searched} designs and ${got} were received`
+    }
+  })
+  return Stream.concat(Stream.tap(designs, () => Effect.sync(() => received++)), Stream.execute(check))
+}
+
+/**
+ * The rows of a batch that differ from what is stored, one per number (the last received: a get
+ * may answer with another number than asked), and the numbers not found that no design of the
+ * batch answers for.
+ */
+const rowsToWrite = (deps: Deps, run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray<DesignNumber>) =>
+  Effect.gen(function*() {
+    const designs = new Map(batch.map((d) => [d.number as string, d]))
+    const rows: Array<DesignRow> = []
+    for (const design of designs.values()) {
+      rows.push({
+        number: design.number,
+        record: yield* recordOf(design),
+        last_changed: design.lastChanged === undefined ? null : DateTime.formatIso(design.lastChanged),
+        synced_at: run.at,
+        criteria_key: run.key,
+        state: "current"
+      })
+    }
+    const before = yield* db("reading designs", deps.tables.existing([...designs.keys()]))
+    const t = run.tally
+    const changed = rows.filter((row) => {
+      const old = before.get(row.number)
+      if (old === undefined) return (t.inserted++, true)
+      if (old.record === row.record && old.state === "current" && old.criteria_key === run.key) {
+        return (t.unchanged++, false)
+      }
+      return (t.updated++, true)
+    })
+    const notFound = [...new Set(gone)].filter((n) => !designs.has(n))
+    t.fetched += designs.size
+    t.notFound += notFound.length
+    return { changed, notFound }
+  })
+
+/**
+ * Commit: `designs` a batch at a time, each with the numbers not found so far and, for the
+ * run's own search (`from` given), its new position, then the progress. A last empty batch commits
+ * the numbers not found after the last design.
+ */
+const commit = (deps: Deps, run: Run, designs: Stream.Stream<Design, SyncError>, from?: number) =>
+  Stream.runFoldEffect(
+    Stream.concat(Stream.grouped(designs, deps.batchSize), Stream.succeed(Chunk.empty<Design>())),
+    from ?? 0,
+    (done, chunk) =>
+      Effect.gen(function*() {
+        if (Chunk.isEmpty(chunk) && run.gone.length === 0) return done
+        const { changed, notFound } = yield* rowsToWrite(deps, run, Chunk.toReadonlyArray(chunk), run.gone.splice(0))
+        const next = done + chunk.length
+        const { tables } = deps
+        // Statements, not a transaction: each is atomic, and the position moves only once the rows
+        // it counts are in. (libSQL opens a connection for each transaction, freed only by the GC.)
+        yield* Effect.uninterruptible(db(
+          "writing designs",
+          Effect.all([
+            tables.upsert(changed),
+            tables.mark(notFound, "not_found", run.at),
+            from === undefined ? Effect.void : tables.setPosition(run.key, next, run.at)
+          ], { discard: true })
+        ))
+        if (from !== undefined) yield* run.onProgress({ expected: run.tally.searched, committed: next })
+        return next
+      })
+  )
+
+/** Current rows of the run's criteria read at once, and `listed` numbers checked at once. */
+const sweepSize = 1000
+
+/** Whether `sorted` (in JavaScript's order) holds `n`: a search by halves. */
+const holds = (sorted: ReadonlyArray<string>, n: string) => {
+  let [low, high] = [0, sorted.length]
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (sorted[middle]! < n) low = middle + 1
+    else high = middle
+  }
+  return sorted[low] === n
+}
+
+/** Marks the current rows of the run's criteria that `listed` leaves out, `sweepSize` rows at a time. */
+const sweep = ({ tables }: Deps, run: Run, listed: ReadonlyArray<string>): Effect.Effect<void, SyncError> => {
+  const from = (after: string): Effect.Effect<void, SyncError> =>
+    Effect.flatMap(db("reading designs", tables.currentAfter(run.key, after, sweepSize)), (numbers) => {
+      const last = numbers.at(-1)
+      if (last === undefined) return Effect.void
+      const dropped = numbers.filter((n) => !holds(listed, n))
+      run.tally.noLongerMatching += dropped.length
+      return Effect.zipRight(db("writing designs", tables.mark(dropped, "no_longer_matching", run.at)), from(last))
+    })
+  return from("")
+}
+
+/**
+ * Reconcile: one search lists the designs matching now. The current rows it no longer lists are
+ * marked, and a listed design without a row, or whose row no longer matched, is got (one the run
+ * skipped, or one that matches again without having changed). A row the service answered 404 for
+ * stays so until a search reports the design changed. A listing the service cut short proves
+ * nothing about the designs it left out, and marks nothing.
+ */
+const reconcile = (deps: Deps, run: Run) =>
+  Effect.gen(function*() {
+    const { search } = run
+    const listing = search._tag === "quick"
+      ? yield* deps.client.quickSearch(search.request)
+      : yield* deps.client.advancedSearch(search.request)
+    const { count, designNumbers } = listing.data
+    run.tally.requests++
+    run.tally.matching = count
+    if (designNumbers.length < count) return
+    // Sorted rather than a set: a number each, the least a listing of the whole register can take.
+    const listed = [...designNumbers].sort()
+    yield* sweep(deps, run, listed)
+    const missing = Stream.fromIterable(listed).pipe(
+      Stream.changes,
+      Stream.grouped(sweepSize),
+      Stream.mapEffect((numbers) =>
+        Effect.map(db("reading designs", deps.tables.states(Chunk.toReadonlyArray(numbers))), (states) =>
+          Chunk.filter(numbers, (n) => {
+            const state = states.get(n)
+            return state === undefined || state === "no_longer_matching"
+          }))
+      ),
+      Stream.flattenChunks
+    )
+    yield* commit(deps, run, getEach(deps, run, missing))
+  })
+
+/** Finish: the watermark moves to the run's day, unless the run was short of designs; the report. */
+const finish = ({ tables }: Deps, run: Run) =>
+  Effect.gen(function*() {
+    const watermark = run.short === undefined ? run.row.run_day ?? run.at.slice(0, 10) : run.row.watermark
+    yield* db(
+      "finishing the run",
+      tables.putSyncRow({
+        criteria_key: run.key,
+        criteria: run.json,
+        watermark,
+        run_day: null,
+        run_since: null,
+        run_position: 0,
+        updated_at: iso(yield* Clock.currentTimeMillis)
+      })
+    )
+    if (run.short !== undefined) {
+      return yield* new IncompleteSyncError({
+        criteriaKey: run.key,
+        detail: run.short,
+        fetched: run.tally.fetched,
+        watermark
+      })
+    }
+    return {
+      criteriaKey: run.key,
+      watermark: watermark ?? run.at.slice(0, 10),
+      full: run.since === undefined,
+      resumed: run.resumed,
+      changedSince: run.since,
+      ...run.tally
+    } satisfies SyncReport
+  })
+
+/** One run of `sync`, phase by phase. */
+export const sync = (deps: Deps, criteria: unknown, options: unknown): Effect.Effect<SyncReport, SyncError> =>
+  Effect.gen(function*() {
+    const run = yield* plan(deps, criteria, options)
+    const { changed } = run
+    if (changed._tag === "quick") {
+      yield* commit(deps, run, fetchQuick(deps, run, changed.request), run.row.run_position)
+    } else {
+      const startPage = Math.floor(run.row.run_position / maxPageSize)
+      yield* commit(deps, run, fetchAdvanced(deps, run, changed.request, startPage), startPage * maxPageSize)
+    }
+    yield* reconcile(deps, run)
+    return yield* finish(deps, run)
+  })
+
+/** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */
+export const make = (batchSize: number) =>
+  Effect.gen(function*() {
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 1000) {
+      return yield* new MirrorDatabaseError({ detail: `batchSize must be an integer from 1 to 1000, got ${batchSize}` })
+    }
+    const client = yield* DesignSearchClient
+    yield* db("creating the mirror's tables", migrate)
+    const deps: Deps = { client, tables: yield* makeTables, batchSize }
+    const state = (criteria: Criteria) =>
+      Either.match(criteriaKey(criteria), {
+        onLeft: () => Effect.succeed(Option.none<SyncState>()),
+        onRight: (key) =>
+          Effect.map(
+            db("reading the sync state", deps.tables.syncRow(key)),
+            Option.map((row): SyncState => ({
+              criteriaKey: row.criteria_key,
+              criteria: row.criteria,
+              watermark: Option.fromNullable(row.watermark),
+              inProgress: row.run_day !== null
+            }))
+          )
+      })
+    return { sync: (criteria: Criteria, options?: SyncOptions) => sync(deps, criteria, options), state }
+  })
