@@ -105,7 +105,11 @@ const operations = (call: Call) => {
         Stream.unwrap(Effect.map(
           Effect.tap(quickSearch(request), (response) => options.onSearch?.(response) ?? Effect.void),
           (response) =>
-            getEach(response.data.designNumbers, (n) => Effect.map(getDesign(n), (r) => r.data), concurrency)
+            getEach(
+              Stream.fromIterable(response.data.designNumbers),
+              (n) => Effect.map(getDesign(n), (r) => r.data),
+              concurrency
+            )
         ))
     })
 

@@ -20,11 +20,11 @@ import { maxPageSize } from "../../Designs.js"
  * The toolkit's one "then get each": `get` of every number, `concurrency` at once, emitted in the
  * numbers' order. The first failure fails the stream; the gets still running are interrupted.
  */
-export const getEach = <B, E, R>(
-  numbers: Iterable<DesignNumber>,
+export const getEach = <B, E, R, E2 = never, R2 = never>(
+  numbers: Stream.Stream<DesignNumber, E2, R2>,
   get: (designNumber: DesignNumber) => Effect.Effect<B, E, R>,
   concurrency: number
-): Stream.Stream<B, E, R> => Stream.mapEffect(Stream.fromIterable(numbers), get, { concurrency })
+): Stream.Stream<B, E | E2, R | R2> => Stream.mapEffect(numbers, get, { concurrency })
 
 /** What one page of the stream was, told before its designs are emitted. */
 export interface PageInfo {
@@ -257,7 +257,9 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
           fallback: true,
           messages: pageNumber === startPage ? [...notices, ...search.messages] : []
         }
-        return Stream.unwrap(Effect.as(onPage(page), Stream.filterMap(getEach(slice, get, concurrency), once)))
+        return Stream.unwrap(
+          Effect.as(onPage(page), Stream.filterMap(getEach(Stream.fromIterable(slice), get, concurrency), once))
+        )
       })
     }))
 

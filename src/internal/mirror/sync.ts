@@ -12,6 +12,7 @@ import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } 
 import { maxPageSize } from "../../Designs.js"
 import type { Service as Client } from "../../DesignSearchClient.js"
 import { DesignSearchClient, fewerThanCounted } from "../../DesignSearchClient.js"
+import * as Paged from "../client/paged.js"
 import type { Search } from "./criteria.js"
 import { criteriaKey, keyOf, readCriteria, readOptions, recordOf } from "./criteria.js"
 import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
@@ -97,15 +98,18 @@ type Run = Effect.Effect.Success<ReturnType<typeof plan>>
 
 const isNotFound = (e: { readonly _tag: string }): e is NotFoundError => e._tag === "NotFoundError"
 
-/** The designs of `numbers`, a `getDesign` each; a number the service answers 404 for joins `run.gone`. */
+/**
+ * The designs of `numbers`, a `getDesign` each, through the client's one "then get each"; a number
+ * the service answers 404 for joins `run.gone`.
+ */
 const getEach = ({ client }: Deps, run: Run, numbers: Stream.Stream<DesignNumber, SyncError>) =>
   Stream.filterMap(
-    Stream.mapEffect(numbers, (n) =>
+    Paged.getEach(numbers, (n) =>
       client.getDesign(n).pipe(
         Effect.map((r) => Option.some(r.data)),
         Effect.catchIf(isNotFound, () => Effect.sync(() => (run.gone.push(n), Option.none()))),
         Effect.ensuring(Effect.sync(() => run.tally.requests++))
-      ), { concurrency: run.concurrency }),
+      ), run.concurrency),
     (design) => design
   )
 
