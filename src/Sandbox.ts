@@ -20,17 +20,24 @@ import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
 import { defaults, resultFields } from "./sandbox/Defaults.js"
-import type { ResultField } from "./sandbox/Defaults.js"
+import type { ListenOptions, ResultField, Served } from "./sandbox/Defaults.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
-import type * as Listen from "./sandbox/Listen.js"
+
 import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as State from "./sandbox/State.js"
 
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export { fixedNumbers } from "./sandbox/Dataset.js"
-export { defaults, type ResultField, resultFields } from "./sandbox/Defaults.js"
+export {
+  defaults,
+  listenDefaults,
+  type ListenOptions,
+  type ResultField,
+  resultFields,
+  type Served
+} from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
-export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Listen.js"
+
 export { Fault, FaultTarget, type Stats } from "./sandbox/State.js"
 
 /**
@@ -149,7 +156,7 @@ export const layer = (
  * @since 0.1.0
  * @category options
  */
-export interface ServeOptions extends Options, Listen.ListenOptions {}
+export interface ServeOptions extends Options, ListenOptions {}
 
 /**
  * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as `make`,
@@ -164,7 +171,7 @@ export interface ServeOptions extends Options, Listen.ListenOptions {}
  */
 export const serve = (
   options: ServeOptions = {}
-): Effect.Effect<Listen.Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
+): Effect.Effect<Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
   Effect.flatMap(loadServer, (Server) => Effect.flatMap(make(options), (sandbox) => Server.serve(sandbox, options)))
 
 /** The server, with `@effect/platform-node`, loaded when a sandbox is first served. */

@@ -19,11 +19,9 @@ import { positiveInt } from "../internal/optionChecks.js"
 import * as Address from "./Address.js"
 import type { Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
-import { listenDefaults } from "./Listen.js"
-import type { ListenOptions, Served } from "./Listen.js"
+import { listenDefaults } from "./Defaults.js"
+import type { ListenOptions, Served } from "./Defaults.js"
 import { resetHeader } from "./State.js"
-
-export { listenDefaults, type ListenOptions, type Served } from "./Listen.js"
 
 const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
 
