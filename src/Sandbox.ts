@@ -8,7 +8,7 @@
  */
 import { HttpClient } from "@effect/platform"
 import type { HttpServerError } from "@effect/platform"
-import { ConfigError, Duration, Effect, Layer } from "effect"
+import { ConfigError, Duration, Effect, Layer, Option } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
@@ -92,34 +92,22 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
       return yield* invalid("clientId", "sandbox credentials must not be empty")
     }
     const designs = yield* positiveInt("designs", options.designs ?? defaults.designs)
-    const seed = options.seed ?? defaults.seed
-    const lifetime = Duration.decodeUnknown(options.tokenLifetime ?? defaults.tokenLifetime)
-    const tokenLifetimeSeconds = yield* positiveInt(
-      "tokenLifetime",
-      lifetime._tag === "Some" && Duration.isFinite(lifetime.value)
-        ? Math.round(Duration.toSeconds(lifetime.value))
-        : NaN
+    const lifetime = Duration.decodeUnknown(options.tokenLifetime ?? defaults.tokenLifetime).pipe(
+      Option.filter(Duration.isFinite),
+      Option.match({ onNone: () => NaN, onSome: (d) => Math.round(Duration.toSeconds(d)) })
     )
+    const tokenLifetimeSeconds = yield* positiveInt("tokenLifetime", lifetime)
     const resultCap = yield* positiveInt("resultCap", options.resultCap ?? defaults.resultCap)
     const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
     const resultField = options.resultField ?? defaults.resultField
     if (!resultFields.includes(resultField)) {
       return yield* invalid("resultField", `resultField must be designNumbers or designIds, got ${String(resultField)}`)
     }
-    const index = SearchIndex.make(generateDesigns(designs, seed))
+    const index = SearchIndex.make(generateDesigns(designs, options.seed ?? defaults.seed))
     const state = State.make()
-    const app = App.make({
-      clientId,
-      clientSecret,
-      tokenLifetimeSeconds,
-      resultCap,
-      resultField,
-      maxRequestBytes,
-      signingKey: randomBytes(32),
-      issuer: inProcessUrl,
-      index,
-      state
-    })
+    const signingKey = randomBytes(32)
+    const config = { clientId, clientSecret, tokenLifetimeSeconds, resultCap, resultField, maxRequestBytes }
+    const app = App.make({ ...config, signingKey, issuer: inProcessUrl, index, state })
     return { app, control: Control.make(state, index), clientId, clientSecret, designCount: index.size }
   })
 

@@ -27,7 +27,6 @@ export interface AppConfig {
   readonly clientSecret: string
   readonly tokenLifetimeSeconds: number
   readonly resultCap: number
-  /** The field of a search result that lists the design numbers. */
   readonly resultField: ResultField
   readonly maxRequestBytes: number
   readonly signingKey: Uint8Array
@@ -46,10 +45,7 @@ interface Route {
 }
 
 /** What the handlers share: the app's config, and its ids and error answers. */
-interface Context extends AppConfig {
-  readonly nextId: () => string
-  readonly errors: Errors
-}
+type Context = AppConfig & { readonly nextId: () => string; readonly errors: Errors }
 
 const decodeQuick = Schema.decodeUnknown(QuickSearchRequest, { errors: "all" })
 const decodeAdvanced = Schema.decodeUnknown(AdvancedSearchRequest, { errors: "all" })
@@ -147,12 +143,16 @@ const withMessages = (data: object, messages: ReadonlyArray<Message>) =>
 
 /** The warning of a search that lists only the first `resultCap` of its `count` matches. */
 const capped = (ctx: Context, count: number): ReadonlyArray<Message> =>
-  count <= ctx.resultCap ? [] : [message(
-    ctx,
-    "RESULT_LIMIT",
-    `${count} designs match; the first ${ctx.resultCap} are listed. Narrow the search to see the rest.`,
-    "warning"
-  )]
+  count <= ctx.resultCap
+    ? []
+    : [
+      message(
+        ctx,
+        "RESULT_LIMIT",
+        `${count} designs match; the first ${ctx.resultCap} are listed. Narrow the search to see the rest.`,
+        "warning"
+      )
+    ]
 
 /** A search result naming its numbers in the configured field. */
 const searchResult = (ctx: Context, count: number, designs: ReadonlyArray<Design>, extra: object = {}) => ({
@@ -183,13 +183,11 @@ const advancedRequest = <A extends AdvancedSearchRequest>(
       ))
     }
     const unknown = unknownCriteria(query)
-    const messages = unknown.length === 0 ? [] : [message(
-      ctx,
-      "UNKNOWN_CRITERION",
-      `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`,
-      "information"
-    )]
-    return Effect.succeed({ query, messages })
+    const detail = `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`
+    return Effect.succeed({
+      query,
+      messages: unknown.length === 0 ? [] : [message(ctx, "UNKNOWN_CRITERION", detail, "information")]
+    })
   })
 
 /** Each design as the schema encodes it, once: a touched design is a new object. */
