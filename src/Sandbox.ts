@@ -22,7 +22,6 @@ import { generateDesigns } from "./sandbox/Dataset.js"
 import { defaults, resultFields } from "./sandbox/Defaults.js"
 import type { ListenOptions, ResultField, Served } from "./sandbox/Defaults.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
-
 import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as State from "./sandbox/State.js"
 
@@ -37,7 +36,6 @@ export {
   type Served
 } from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
-
 export { Fault, FaultTarget, type Stats } from "./sandbox/State.js"
 
 /**
@@ -147,12 +145,10 @@ export const layer = (
 export interface ServeOptions extends Options, ListenOptions {}
 
 /**
- * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as `make`,
- * plus the `/__sandbox/*` control routes (faults, stats, touch, revoke-tokens, reset), answering
- * only requests addressed to it and control requests from no page but its own. The result says
- * where it listens and holds the in-process `control` too. Serving needs `@effect/platform-node`,
- * an optional peer dependency: without it, `serve` fails with `ConfigError.MissingData` naming the
- * package (`make` and `layer` never need it).
+ * Builds a sandbox and serves it over loopback HTTP until the scope closes, with the `/__sandbox/*`
+ * control routes (faults, stats, touch, revoke-tokens, reset), answering only requests addressed to
+ * it and control requests from no page but its own. Needs `@effect/platform-node`, an optional peer:
+ * without it, a `ConfigError.MissingData` naming the package (`make` and `layer` never need it).
  *
  * @since 0.1.0
  * @category constructors
