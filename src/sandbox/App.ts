@@ -1,8 +1,6 @@
 /**
- * The sandbox as an `HttpApp`: the token endpoint (spec 4.1, 5.3) and the operations of the design
- * search API (quick search, get, advanced search and paged advanced search), behaving as the spec
- * says the service does. Requests are decoded and designs encoded with the schemas the client uses.
- * Every answer is spec-shaped; nothing a request carries makes the app fail.
+ * The sandbox as an `HttpApp`: the token endpoint (spec 4.1, 5.3) and the API's operations, with
+ * the client's own schemas. Every answer is spec-shaped; nothing a request carries makes it fail.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
@@ -255,17 +253,11 @@ export const make = (config: AppConfig): HttpApp.Default => {
   const route = (path: string): Route | undefined =>
     Object.hasOwn(fixed, path) ? fixed[path] : path.startsWith(designPrefix) ? designRoute : undefined
 
-  /**
-   * Lets a (delayed) answer be abandoned: the transport interrupts the handler when its client goes
-   * away (servers run handlers uninterruptibly unless they opt in), and the sandbox counts it.
-   */
+  /** A (delayed) answer whose client goes away is interrupted by its transport, and counted. */
   const abandonable = (answer: Effect.Effect<Response>) =>
     Effect.interruptible(answer).pipe(Effect.onInterrupt(() => Effect.sync(() => void state.counts.abandoned++)))
 
-  /**
-   * Every request to a route passes here: its body read, recorded, and answered by the first fault
-   * that applies to it, or else by its route once authenticated.
-   */
+  /** Every routed request: its body read, received by the state, answered by a fault or by its route. */
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = pathOf(request.url)

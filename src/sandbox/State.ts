@@ -1,7 +1,4 @@
-/**
- * The sandbox's mutable state: faults waiting to be served, tokens in force, and counters. Changed
- * only through `Effect.sync`, from the app and from `SandboxControl`.
- */
+/** The sandbox's mutable state (faults waiting, tokens in force, counters), changed only in `Effect.sync`. */
 import { Schema } from "effect"
 import type { Types } from "effect"
 
