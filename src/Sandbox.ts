@@ -8,7 +8,7 @@
  */
 import { HttpClient } from "@effect/platform"
 import type { HttpServerError } from "@effect/platform"
-import { ConfigError, Duration, Effect, Layer } from "effect"
+import { ConfigError, Duration, Effect, Layer, Option } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
@@ -20,17 +20,22 @@ import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
 import { generateDesigns } from "./sandbox/Dataset.js"
 import { defaults, resultFields } from "./sandbox/Defaults.js"
-import type { ResultField } from "./sandbox/Defaults.js"
+import type { ListenOptions, ResultField, Served } from "./sandbox/Defaults.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
-import type * as Listen from "./sandbox/Listen.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as State from "./sandbox/State.js"
 
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export { fixedNumbers } from "./sandbox/Dataset.js"
-export { defaults, type ResultField, resultFields } from "./sandbox/Defaults.js"
+export {
+  defaults,
+  listenDefaults,
+  type ListenOptions,
+  type ResultField,
+  resultFields,
+  type Served
+} from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
-export { listenDefaults, type ListenOptions, type Served } from "./sandbox/Listen.js"
 export { Fault, FaultTarget, type Stats } from "./sandbox/State.js"
 
 /**
@@ -85,34 +90,22 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
       return yield* invalid("clientId", "sandbox credentials must not be empty")
     }
     const designs = yield* positiveInt("designs", options.designs ?? defaults.designs)
-    const seed = options.seed ?? defaults.seed
-    const lifetime = Duration.decodeUnknown(options.tokenLifetime ?? defaults.tokenLifetime)
-    const tokenLifetimeSeconds = yield* positiveInt(
-      "tokenLifetime",
-      lifetime._tag === "Some" && Duration.isFinite(lifetime.value)
-        ? Math.round(Duration.toSeconds(lifetime.value))
-        : NaN
+    const lifetime = Duration.decodeUnknown(options.tokenLifetime ?? defaults.tokenLifetime).pipe(
+      Option.filter(Duration.isFinite),
+      Option.match({ onNone: () => NaN, onSome: (d) => Math.round(Duration.toSeconds(d)) })
     )
+    const tokenLifetimeSeconds = yield* positiveInt("tokenLifetime", lifetime)
     const resultCap = yield* positiveInt("resultCap", options.resultCap ?? defaults.resultCap)
     const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
     const resultField = options.resultField ?? defaults.resultField
     if (!resultFields.includes(resultField)) {
       return yield* invalid("resultField", `resultField must be designNumbers or designIds, got ${String(resultField)}`)
     }
-    const index = SearchIndex.make(generateDesigns(designs, seed))
+    const index = SearchIndex.make(generateDesigns(designs, options.seed ?? defaults.seed))
     const state = State.make()
-    const app = App.make({
-      clientId,
-      clientSecret,
-      tokenLifetimeSeconds,
-      resultCap,
-      resultField,
-      maxRequestBytes,
-      signingKey: randomBytes(32),
-      issuer: inProcessUrl,
-      index,
-      state
-    })
+    const signingKey = randomBytes(32)
+    const config = { clientId, clientSecret, tokenLifetimeSeconds, resultCap, resultField, maxRequestBytes }
+    const app = App.make({ ...config, signingKey, issuer: inProcessUrl, index, state })
     return { app, control: Control.make(state, index), clientId, clientSecret, designCount: index.size }
   })
 
@@ -149,22 +142,20 @@ export const layer = (
  * @since 0.1.0
  * @category options
  */
-export interface ServeOptions extends Options, Listen.ListenOptions {}
+export interface ServeOptions extends Options, ListenOptions {}
 
 /**
- * Builds a sandbox and serves it over loopback HTTP until the scope closes: the same app as `make`,
- * plus the `/__sandbox/*` control routes (faults, stats, touch, revoke-tokens, reset), answering
- * only requests addressed to it and control requests from no page but its own. The result says
- * where it listens and holds the in-process `control` too. Serving needs `@effect/platform-node`,
- * an optional peer dependency: without it, `serve` fails with `ConfigError.MissingData` naming the
- * package (`make` and `layer` never need it).
+ * Builds a sandbox and serves it over loopback HTTP until the scope closes, with the `/__sandbox/*`
+ * control routes (faults, stats, touch, revoke-tokens, reset), answering only requests addressed to
+ * it and control requests from no page but its own. Needs `@effect/platform-node`, an optional peer:
+ * without it, a `ConfigError.MissingData` naming the package (`make` and `layer` never need it).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const serve = (
   options: ServeOptions = {}
-): Effect.Effect<Listen.Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
+): Effect.Effect<Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
   Effect.flatMap(loadServer, (Server) => Effect.flatMap(make(options), (sandbox) => Server.serve(sandbox, options)))
 
 /** The server, with `@effect/platform-node`, loaded when a sandbox is first served. */

@@ -7,8 +7,7 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Option } from "effect"
 import * as RequestBudget from "../RequestBudget.js"
-import { defaults, resultFields } from "../sandbox/Defaults.js"
-import { listenDefaults } from "../sandbox/Listen.js"
+import { defaults, listenDefaults, resultFields } from "../sandbox/Defaults.js"
 import type { Environment } from "./Environment.js"
 import { envOption } from "./Environment.js"
 

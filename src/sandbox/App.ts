@@ -1,8 +1,6 @@
 /**
- * The sandbox as an `HttpApp`: the token endpoint (spec 4.1, 5.3) and the operations of the design
- * search API (quick search, get, advanced search and paged advanced search), behaving as the spec
- * says the service does. Requests are decoded and designs encoded with the schemas the client uses.
- * Every answer is spec-shaped; nothing a request carries makes the app fail.
+ * The sandbox as an `HttpApp`: the token endpoint (spec 4.1, 5.3) and the API's operations, with
+ * the client's own schemas. Every answer is spec-shaped; nothing a request carries makes it fail.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
@@ -27,7 +25,6 @@ export interface AppConfig {
   readonly clientSecret: string
   readonly tokenLifetimeSeconds: number
   readonly resultCap: number
-  /** The field of a search result that lists the design numbers. */
   readonly resultField: ResultField
   readonly maxRequestBytes: number
   readonly signingKey: Uint8Array
@@ -46,10 +43,7 @@ interface Route {
 }
 
 /** What the handlers share: the app's config, and its ids and error answers. */
-interface Context extends AppConfig {
-  readonly nextId: () => string
-  readonly errors: Errors
-}
+type Context = AppConfig & { readonly nextId: () => string; readonly errors: Errors }
 
 const decodeQuick = Schema.decodeUnknown(QuickSearchRequest, { errors: "all" })
 const decodeAdvanced = Schema.decodeUnknown(AdvancedSearchRequest, { errors: "all" })
@@ -147,12 +141,16 @@ const withMessages = (data: object, messages: ReadonlyArray<Message>) =>
 
 /** The warning of a search that lists only the first `resultCap` of its `count` matches. */
 const capped = (ctx: Context, count: number): ReadonlyArray<Message> =>
-  count <= ctx.resultCap ? [] : [message(
-    ctx,
-    "RESULT_LIMIT",
-    `${count} designs match; the first ${ctx.resultCap} are listed. Narrow the search to see the rest.`,
-    "warning"
-  )]
+  count <= ctx.resultCap
+    ? []
+    : [
+      message(
+        ctx,
+        "RESULT_LIMIT",
+        `${count} designs match; the first ${ctx.resultCap} are listed. Narrow the search to see the rest.`,
+        "warning"
+      )
+    ]
 
 /** A search result naming its numbers in the configured field. */
 const searchResult = (ctx: Context, count: number, designs: ReadonlyArray<Design>, extra: object = {}) => ({
@@ -183,13 +181,11 @@ const advancedRequest = <A extends AdvancedSearchRequest>(
       ))
     }
     const unknown = unknownCriteria(query)
-    const messages = unknown.length === 0 ? [] : [message(
-      ctx,
-      "UNKNOWN_CRITERION",
-      `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`,
-      "information"
-    )]
-    return Effect.succeed({ query, messages })
+    const detail = `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`
+    return Effect.succeed({
+      query,
+      messages: unknown.length === 0 ? [] : [message(ctx, "UNKNOWN_CRITERION", detail, "information")]
+    })
   })
 
 /** Each design as the schema encodes it, once: a touched design is a new object. */
@@ -257,17 +253,11 @@ export const make = (config: AppConfig): HttpApp.Default => {
   const route = (path: string): Route | undefined =>
     Object.hasOwn(fixed, path) ? fixed[path] : path.startsWith(designPrefix) ? designRoute : undefined
 
-  /**
-   * Lets a (delayed) answer be abandoned: the transport interrupts the handler when its client goes
-   * away (servers run handlers uninterruptibly unless they opt in), and the sandbox counts it.
-   */
+  /** A (delayed) answer whose client goes away is interrupted by its transport, and counted. */
   const abandonable = (answer: Effect.Effect<Response>) =>
     Effect.interruptible(answer).pipe(Effect.onInterrupt(() => Effect.sync(() => void state.counts.abandoned++)))
 
-  /**
-   * Every request to a route passes here: its body read, recorded, and answered by the first fault
-   * that applies to it, or else by its route once authenticated.
-   */
+  /** Every routed request: its body read, received by the state, answered by a fault or by its route. */
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = pathOf(request.url)

@@ -1,7 +1,4 @@
-/**
- * What drives a sandbox from a test or a tool (`Control`, provided as `SandboxControl`), and what a
- * built sandbox is: the app that answers like the service, its control and its credentials.
- */
+/** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
 import type { HttpApp } from "@effect/platform"
 import { Clock, Context, DateTime, Effect, Schema } from "effect"
 import type { ParseResult } from "effect"

@@ -1,8 +1,6 @@
 /**
- * The `/__sandbox/*` routes a served sandbox answers beside the service, so that tools and tests in
- * another process can drive it as `SandboxControl` does in process: inject faults, read counters,
- * revoke tokens, reset, touch designs. Bad input to them gets a spec-shaped error body (spec 7.1)
- * with a fitting status and never stops the server.
+ * The `/__sandbox/*` routes, so that tools and tests in another process drive a served sandbox as
+ * `SandboxControl` does in process. Bad input gets a spec-shaped error (spec 7.1), never a stop.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
@@ -40,11 +38,9 @@ const decodeTouch = Schema.decodeUnknown(
 const noContent = HttpServerResponse.empty({ status: 204 })
 
 /**
- * Wraps a sandbox's app so that requests below `prefix` reach the control routes and every other
- * request reaches `app` unchanged. A control request that carries an `Origin` other than the
- * sandbox's own comes from a page, and gets a 403 whatever its route (see `Address.ts`); a body that
- * is not `application/json` (a fault, a touch) gets a 415: a page cannot send that type without a
- * preflight, which the sandbox never grants.
+ * Requests below `prefix` reach the control routes, others `app`. A control request with an `Origin`
+ * not the sandbox's own comes from a page: a 403 (`Address.ts`). A body that is not
+ * `application/json` gets a 415: a page cannot send that type without a preflight, never granted.
  */
 export const withControlRoutes = (app: HttpApp.Default, control: Control, options: ControlOptions): HttpApp.Default => {
   const errors = errorAnswers("ctl")

@@ -163,11 +163,6 @@ export const fixedNumbers = {
   wristWatch: "202300001"
 } as const
 
-/** First filing year of generated designs. */
-const firstYear = 2000
-/** Filing years generated designs spread over. */
-const years = 26
-
 /**
  * `count` designs (at least the fixed ones), the same for the same `seed`. Generated numbers are
  * spread over the filing years 2000–2025 with sequences from 10000.
@@ -177,7 +172,7 @@ export const generateDesigns = (count: number, seed: number): ReadonlyArray<Desi
   const generated = Math.max(0, count - fixedDesigns.length)
   const designs: Array<Design> = [...fixedDesigns]
   for (let i = 0; i < generated; i++) {
-    designs.push(generate(random, firstYear + (i % years), 10000 + Math.floor(i / years)))
+    designs.push(generate(random, 2000 + (i % 26), 10000 + Math.floor(i / 26)))
   }
   return designs
 }

@@ -1,8 +1,10 @@
 /**
- * The defaults of a sandbox's options, apart from the sandbox itself: the CLI shows them in its
- * help without loading the sandbox.
+ * The defaults of a sandbox's options and of serving it, and what serving it answers, apart from the
+ * sandbox and its server: the CLI shows them in its help without loading either.
  */
 import { Duration } from "effect"
+import type * as DesignSearchConfig from "../DesignSearchConfig.js"
+import type { Control, Sandbox } from "./Control.js"
 
 /**
  * The field of a search result that lists the design numbers: `designNumbers`, or `designIds` as
@@ -37,3 +39,50 @@ export const defaults = {
   maxRequestBytes: 1024 * 1024,
   resultField: "designNumbers" as ResultField
 } as const
+
+/**
+ * Where and how a sandbox is served.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface ListenOptions {
+  /** TCP port (default 8787); `0` lets the system pick a free one, reported in `Served.port`. */
+  readonly port?: number | undefined
+  /** Loopback address to listen on (default `127.0.0.1`): `localhost`, `127.x.y.z` or `::1`. */
+  readonly host?: string | undefined
+  /** How long closing waits for requests in flight before dropping their connections (default 3 s). */
+  readonly shutdownTimeout?: Duration.DurationInput | undefined
+  /** Largest request body a control route reads (default 1 MiB). */
+  readonly maxControlBodyBytes?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const listenDefaults = {
+  port: 8787,
+  host: "127.0.0.1",
+  shutdownTimeout: Duration.seconds(3),
+  maxControlBodyBytes: 1024 * 1024
+} as const
+
+/**
+ * A sandbox being served, and how to reach it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Served {
+  /** `http://host:port`, with the address actually bound: the token host (`IPAUSTRALIA_AUTH_URL`). */
+  readonly url: string
+  /** The API base below `url` (`IPAUSTRALIA_BASE_URL`). */
+  readonly baseUrl: string
+  readonly host: string
+  readonly port: number
+  readonly sandbox: Sandbox
+  readonly control: Control
+  /** Options for `DesignSearchConfig.layer` that point a client at this server with the sandbox's credentials. */
+  readonly clientOptions: DesignSearchConfig.Options
+}

@@ -1,7 +1,6 @@
 /**
- * What the sandbox's routes share: JSON answers, spec-shaped error answers (spec 7.1), the path of
- * a request URL, and reading a request body within a byte limit. A route that cannot answer as
- * asked fails with the answer to send instead, so its error channel is a response.
+ * What the sandbox's routes share: JSON and spec-shaped error answers (spec 7.1), the path of a
+ * URL, a body read within a limit. A route fails with the answer to send, so its error is a response.
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
@@ -38,9 +37,8 @@ export const statusProblem = (status: number): Problem => ({
 })
 
 /**
- * Whether a route that answers `method` answers a request's `requested` method: `HEAD` is answered
- * wherever `GET` is, with the same status and headers (RFC 9110, 9.3.2). The app still builds the
- * GET's body, so its headers (`Content-Length` included) are the GET's; the transport drops the body.
+ * Whether a route that answers `method` answers `requested`: `HEAD` wherever `GET` (RFC 9110 9.3.2),
+ * with the GET's status and headers, `Content-Length` included; the transport drops the body.
  */
 export const answers = (method: "GET" | "POST", requested: string): boolean =>
   requested === method || (method === "GET" && requested === "HEAD")
@@ -54,9 +52,8 @@ export const pathOf = (url: string): string =>
   URL.canParse(url, "http://sandbox.invalid") ? new URL(url, "http://sandbox.invalid").pathname : url
 
 /**
- * Reads a UTF-8 body of at most `maxBytes`, by `Content-Length` first and by counting as it
- * streams (a `GET` or `HEAD` has none to read). Past the limit the rest is drained, not stored, so the connection stays usable for the
- * 413 that follows.
+ * Reads a UTF-8 body of at most `maxBytes`, by `Content-Length` and by counting as it streams. Past
+ * the limit the rest is drained, not stored, so the connection stays usable for the 413.
  */
 export const readBody = (
   request: HttpServerRequest.HttpServerRequest,

@@ -1,8 +1,4 @@
-/**
- * The sandbox's in-process `HttpClient`: each request handed to the sandbox's app with no socket,
- * and a fault of kind `reset` or `resetMidBody` played as a connection would: no answer, or a body
- * cut half-way.
- */
+/** The sandbox's in-process `HttpClient`: each request handed to the sandbox's app, with no socket. */
 import {
   HttpClient,
   HttpClientError,
@@ -15,10 +11,10 @@ import { Effect, Stream } from "effect"
 import { resetHeader } from "./State.js"
 
 /**
- * An `HttpClient` that hands every request to `app` in process, with no sockets. Requests and
- * responses still go through the platform's web `Request`/`Response`, so headers and bodies are
- * encoded exactly as they would be on the wire. The app's delays are on the `Clock`, and so is the
- * deadline the toolkit's clients put on each call over any `HttpClient`: `TestClock` drives both.
+ * An `HttpClient` that runs `app` in the caller's fiber, with no sockets: requests and responses go
+ * through web `Request`/`Response`, so they are encoded as on the wire, and the app's delays are on
+ * the caller's `Clock`, which `TestClock` drives. A `reset` fault is a `Transport` error, a
+ * `resetMidBody` one a body cut half-way.
  *
  * @since 0.1.0
  * @category constructors
@@ -58,8 +54,7 @@ export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
           description: "connection reset by the sandbox"
         })
       }
-      // A HEAD is answered as the app answered it (the GET's status and headers) with no body, as a
-      // server sends it: there is no body to cut either.
+      // A HEAD is the GET's status and headers with no body, and no body to cut.
       const web = HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD" })
       web.headers.delete(resetHeader)
       return HttpClientResponse.fromWeb(

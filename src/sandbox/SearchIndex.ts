@@ -2,13 +2,13 @@
  * The sandbox's in-memory search index: an inverted index from words to designs (kept in design
  * number order), so a quick search intersects a few posting lists instead of scanning every record.
  * Filters (status, classification prefix, changed since) apply to the intersection. An advanced
- * search evaluates each row of criteria to a set of designs (per-field word lists for owner,
- * designer and product name) and joins the rows left to right. `touch` amends designs in place, so
- * that a mirror's incremental sync has changes to find.
+ * search tests each design against its rows (owner, designer and product name words have posting
+ * lists of their own) and joins them left to right. `touch` amends designs in place, so that a
+ * mirror's incremental sync has changes to find.
  */
 import { DateTime } from "effect"
 import type { AdvancedSearchRequest, Criteria, Design, QuickSearchRequest } from "../Designs.js"
-import { knownDateTypes } from "../Designs.js"
+import type { knownDateTypes } from "../Designs.js"
 import { normalizeCode } from "./Locarno.js"
 
 /** A word as indexed and as searched: lower-case letters and digits, a plural `s` dropped. */
@@ -18,53 +18,39 @@ const normalizeWord = (word: string): string => word.length > 3 && word.endsWith
 export const words = (text: string): Array<string> =>
   (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(normalizeWord)
 
-/** What a quick search found: every match's position, in the requested order. */
-export interface SearchHits {
+/** What a search found: how many match, the designs of one window of them, and how many have each status. */
+export interface Hits {
   readonly count: number
   readonly designs: ReadonlyArray<Design>
-}
-
-/** What an advanced search found: the designs of one window of the matches, and the matches' statuses. */
-export interface AdvancedHits extends SearchHits {
-  /** How many matches have each status. */
   readonly statuses: Readonly<Record<string, number>>
 }
 
 /** The criteria an advanced search understands; others are ignored and named (`unknownCriteria`). */
-export const knownCriteria: ReadonlySet<string> = new Set([
-  "owner",
-  "designer",
-  "productName",
-  "designNumber",
-  "classification",
-  "statuses",
-  "date"
-])
+const knownCriteria = ["owner", "designer", "productName", "designNumber", "classification", "statuses", "date"]
 
 /** The criteria of `request` that the index does not understand, each named once, in order. */
 export const unknownCriteria = (request: AdvancedSearchRequest): ReadonlyArray<string> => [
-  ...new Set(request.rows.flatMap((row) => Object.keys(row.query).filter((name) => !knownCriteria.has(name))))
+  ...new Set(request.rows.flatMap((row) => Object.keys(row.query).filter((name) => !knownCriteria.includes(name))))
 ]
 
 /** Where in `request` a date range names a kind of date the index does not hold: JSON pointers. */
 export const unknownDateTypes = (request: AdvancedSearchRequest): ReadonlyArray<string> =>
   request.rows.flatMap((row, i) =>
-    row.query.date === undefined || (knownDateTypes as ReadonlyArray<string>).includes(row.query.date.type)
-      ? []
-      : [`/rows/${i}/query/date/type`]
+    row.query.date === undefined || Object.hasOwn(dateFields, row.query.date.type) ? [] : [`/rows/${i}/query/date/type`]
   )
 
 /** @since 0.1.0 */
 export interface SearchIndex {
   readonly size: number
   readonly get: (designNumber: string) => Design | undefined
-  readonly search: (request: QuickSearchRequest, limit: number) => SearchHits
+  /** The first `limit` matches of a quick search. */
+  readonly search: (request: QuickSearchRequest, limit: number) => Hits
   /**
    * The matches of an advanced search from the `offset`-th on, at most `limit` of them. Criteria
    * it does not know are ignored, and so is a date range of a kind it does not hold: the app
    * refuses those first (`unknownDateTypes`).
    */
-  readonly advanced: (request: AdvancedSearchRequest, offset: number, limit: number) => AdvancedHits
+  readonly advanced: (request: AdvancedSearchRequest, offset: number, limit: number) => Hits
   /**
    * Appends " (amended)" to each design's title and sets its `lastChanged` to `lastChanged`: each
    * becomes a new object (the app caches each design object's encoding) and its new title words are
@@ -73,23 +59,23 @@ export interface SearchIndex {
   readonly touch: (numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc) => ReadonlyArray<string>
 }
 
-/** The word lists an advanced search can match a criterion against, and the texts each is made of. */
+/** The fields an advanced search matches words against, indexed under `field:word`, and their texts. */
 const wordFields = {
   owner: (design: Design) => (design.owners ?? []).map((o) => o.name),
   designer: (design: Design) => (design.designers ?? []).map((d) => d.name),
   productName: (design: Design) => design.productNames ?? []
 }
-type WordField = keyof typeof wordFields
-const wordFieldNames = Object.keys(wordFields) as ReadonlyArray<WordField>
+const wordFieldNames = Object.keys(wordFields) as ReadonlyArray<keyof typeof wordFields>
 
-/** The text a quick search matches: the number, the title, the classes' titles and every word field. */
-const searchableText = (design: Design): string =>
-  [
-    design.number,
-    design.title ?? "",
-    ...(design.classifications ?? []).map((c) => c.title ?? ""),
-    ...wordFieldNames.flatMap((field) => wordFields[field](design))
-  ].join(" ")
+/** The field each kind of date is read from: the sandbox's designs claim no earlier priority than their filing. */
+const dateFields = {
+  FILING: "filingDate",
+  REGISTRATION: "registrationDate",
+  PRIORITY: "filingDate",
+  EXPIRY: "expiryDate",
+  LAST_CHANGED: "lastChanged"
+} as const satisfies Record<(typeof knownDateTypes)[number], keyof Design>
+type DateType = keyof typeof dateFields
 
 const intersect = (a: Int32Array, b: Int32Array): Int32Array => {
   const out = new Int32Array(Math.min(a.length, b.length))
@@ -107,43 +93,16 @@ const intersect = (a: Int32Array, b: Int32Array): Int32Array => {
 }
 
 const empty = new Int32Array(0)
-
 const dayMillis = 86_400_000
+const millisOf = (date: DateTime.Utc | undefined): number => date === undefined ? NaN : DateTime.toEpochMillis(date)
+const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`)
 
-/** Postings of a word list: each word's positions, in order. */
-const postingsOf = (lists: Map<string, Array<number>>): Map<string, Int32Array> =>
-  new Map([...lists].map(([word, list]) => [word, Int32Array.from(list)]))
-
-/** Adds `position` to the list of each distinct word of `texts`. */
-const addWords = (lists: Map<string, Array<number>>, texts: ReadonlyArray<string>, position: number) => {
-  for (const word of new Set(words(texts.join(" ")))) {
-    let list = lists.get(word)
-    if (list === undefined) lists.set(word, list = [])
-    list.push(position)
-  }
+/** The positions holding every word of `text` (under `prefix`), by the shortest list first. */
+const allWords = (postings: ReadonlyMap<string, Int32Array>, text: string, prefix = ""): Int32Array => {
+  const lists = [...new Set(words(text))].map((w) => postings.get(prefix + w) ?? empty)
+  const [first = empty, ...rest] = lists.sort((a, b) => a.length - b.length)
+  return rest.reduce((matches, list) => matches.length === 0 ? matches : intersect(matches, list), first)
 }
-
-/** The positions holding every word of `text`, by the shortest list first. */
-const allWords = (postings: ReadonlyMap<string, Int32Array>, text: string): Int32Array => {
-  const candidates = [...new Set(words(text))].map((t) => postings.get(t) ?? empty).sort((a, b) => a.length - b.length)
-  let matches = candidates[0] ?? empty
-  for (let i = 1; i < candidates.length && matches.length > 0; i++) matches = intersect(matches, candidates[i]!)
-  return matches
-}
-
-type DateType = (typeof knownDateTypes)[number]
-
-/** The field each kind of date is read from: the sandbox's designs claim no earlier priority than their filing. */
-const dateFields = {
-  FILING: "filingDate",
-  REGISTRATION: "registrationDate",
-  PRIORITY: "filingDate",
-  EXPIRY: "expiryDate",
-  LAST_CHANGED: "lastChanged"
-} as const satisfies Record<DateType, keyof Design>
-
-const millisOf = (date: DateTime.Utc | undefined): number =>
-  date === undefined ? Number.NaN : DateTime.toEpochMillis(date)
 
 /**
  * Whether a design's code matches a classification asked for, either being the other's prefix. A
@@ -152,142 +111,116 @@ const millisOf = (date: DateTime.Utc | undefined): number =>
 const codeMatches = (codes: ReadonlyArray<string>, wanted: ReadonlyArray<string>): boolean =>
   codes.some((c) => wanted.some((f) => f !== "" && (c.startsWith(f) || f.startsWith(c))))
 
-/** What the index holds: the designs in number order, and by position their words, codes, statuses and dates. */
-interface Tables {
-  readonly sorted: Array<Design>
-  readonly positionOf: ReadonlyMap<string, number>
-  readonly postings: Map<string, Int32Array>
-  readonly fieldPostings: Readonly<Record<WordField, ReadonlyMap<string, Int32Array>>>
-  readonly codes: ReadonlyArray<ReadonlyArray<string>>
-  readonly statuses: ReadonlyArray<string>
-  readonly dates: Readonly<Record<DateType, Float64Array>>
-}
-
-const build = (designs: ReadonlyArray<Design>): Tables => {
+/** The designs in number order, and by position their words, codes, statuses and dates. */
+const build = (designs: ReadonlyArray<Design>) => {
   const sorted = [...designs].sort((a, b) =>
     a.number.length - b.number.length || (a.number < b.number ? -1 : a.number > b.number ? 1 : 0)
   )
   const lists = new Map<string, Array<number>>()
-  const fieldLists: Record<WordField, Map<string, Array<number>>> = {
-    owner: new Map(),
-    designer: new Map(),
-    productName: new Map()
+  const add = (keys: ReadonlyArray<string>, position: number) => {
+    for (const key of new Set(keys)) {
+      const list = lists.get(key)
+      if (list === undefined) lists.set(key, [position])
+      else list.push(position)
+    }
   }
-  const dates = Object.fromEntries(
-    knownDateTypes.map((type) => [type, new Float64Array(sorted.length)])
-  ) as Record<DateType, Float64Array>
   sorted.forEach((design, position) => {
-    addWords(lists, [searchableText(design)], position)
-    for (const field of wordFieldNames) addWords(fieldLists[field], wordFields[field](design), position)
-    for (const type of knownDateTypes) dates[type][position] = millisOf(design[dateFields[type]])
+    const fields = wordFieldNames.map((field) => [field, wordFields[field](design).join(" ")] as const)
+    const classTitles = (design.classifications ?? []).map((c) => c.title ?? "")
+    add(
+      words([design.number, design.title ?? "", ...classTitles, ...fields.map(([, text]) => text)].join(" ")),
+      position
+    )
+    for (const [field, text] of fields) add(words(text).map((w) => `${field}:${w}`), position)
   })
   return {
     sorted,
-    positionOf: new Map(sorted.map((d, position) => [d.number, position])),
-    postings: postingsOf(lists),
-    fieldPostings: {
-      owner: postingsOf(fieldLists.owner),
-      designer: postingsOf(fieldLists.designer),
-      productName: postingsOf(fieldLists.productName)
-    },
+    all: Int32Array.from(sorted.keys()),
+    positionOf: new Map<string, number>(sorted.map((d, position) => [d.number, position])),
+    postings: new Map([...lists].map(([key, list]) => [key, Int32Array.from(list)])),
     codes: sorted.map((design) => (design.classifications ?? []).map((c) => normalizeCode(c.code))),
     statuses: sorted.map((design) => (design.status ?? "").toUpperCase()),
-    dates
+    dates: Object.fromEntries(
+      Object.entries(dateFields).map(([type, field]) => [type, Float64Array.from(sorted, (d) => millisOf(d[field]))])
+    ) as Record<DateType, Float64Array>
   }
 }
+type Tables = ReturnType<typeof build>
 
-const sinceOf = (changedSinceDate: string | undefined) =>
-  changedSinceDate === undefined ? undefined : Date.parse(`${changedSinceDate}T00:00:00Z`)
+/**
+ * The `offset`-th to `offset + limit`-th of `positions` that `keep` keeps and that changed since the
+ * request's date, in the request's order; with how many there are and, if asked, their statuses.
+ */
+const collect = (
+  t: Tables,
+  positions: Int32Array,
+  keep: (p: number) => boolean,
+  request: QuickSearchRequest | AdvancedSearchRequest,
+  window: { readonly offset: number; readonly limit: number; readonly statuses: boolean }
+): Hits => {
+  const since = request.changedSinceDate === undefined ? undefined : dayOf(request.changedSinceDate)
+  const descending = request.sort?.direction === "DESCENDING"
+  const designs: Array<Design> = []
+  const statuses: Record<string, number> = {}
+  let count = 0
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[descending ? positions.length - 1 - i : i]!
+    if (!keep(p) || (since !== undefined && !(t.dates.LAST_CHANGED[p]! >= since))) continue
+    if (count++ >= window.offset && designs.length < window.limit) designs.push(t.sorted[p]!)
+    if (window.statuses) statuses[t.statuses[p]!] = (statuses[t.statuses[p]!] ?? 0) + 1
+  }
+  return { count, designs, statuses }
+}
 
-const search = (t: Tables, request: QuickSearchRequest, limit: number): SearchHits => {
-  const matches = allWords(t.postings, request.query)
+const search = (t: Tables, request: QuickSearchRequest, limit: number): Hits => {
   const statusFilter = request.filters?.statusFilter?.map((s) => s.toUpperCase())
   const classFilter = request.filters?.classificationFilter?.map(normalizeCode)
-  const since = sinceOf(request.changedSinceDate)
-  const keep = (p: number): boolean =>
+  const keep = (p: number) =>
     (statusFilter === undefined || statusFilter.includes(t.statuses[p]!)) &&
-    (classFilter === undefined || codeMatches(t.codes[p]!, classFilter)) &&
-    (since === undefined || t.dates.LAST_CHANGED[p]! >= since)
-  const descending = request.sort?.direction === "DESCENDING"
-  const hits: Array<Design> = []
-  let count = 0
-  for (let i = 0; i < matches.length; i++) {
-    const p = matches[descending ? matches.length - 1 - i : i]!
-    if (!keep(p)) continue
-    count++
-    if (hits.length < limit) hits.push(t.sorted[p]!)
-  }
-  return { count, designs: hits }
+    (classFilter === undefined || codeMatches(t.codes[p]!, classFilter))
+  return collect(t, allWords(t.postings, request.query), keep, request, { offset: 0, limit, statuses: false })
 }
 
-/** The designs one row's criteria match: every criterion it names and the index knows must hold. */
-const rowMatches = (t: Tables, criteria: Criteria): Uint8Array => {
-  const matched = new Uint8Array(t.sorted.length)
-  // Word and number criteria narrow the candidates to a list; the others test each candidate.
-  let candidates: Int32Array | undefined
-  const narrow = (list: Int32Array) => void (candidates = candidates === undefined ? list : intersect(candidates, list))
-  for (const field of wordFieldNames) {
+/** Whether a design matches one row's criteria: every criterion it names and the index knows must hold. */
+const rowTest = (t: Tables, criteria: Criteria): (p: number) => boolean => {
+  // Word and number criteria narrow the candidates to a list; the others test each design.
+  const lists = wordFieldNames.flatMap((field) => {
     const text = criteria[field]
-    if (text !== undefined) narrow(allWords(t.fieldPostings[field], text))
-  }
+    return text === undefined ? [] : [allWords(t.postings, text, `${field}:`)]
+  })
   if (criteria.designNumber !== undefined) {
     const position = t.positionOf.get(criteria.designNumber.trim())
-    narrow(position === undefined ? empty : Int32Array.of(position))
+    lists.push(position === undefined ? empty : Int32Array.of(position))
   }
-  const wantedStatuses = criteria.statuses?.map((s) => s.toUpperCase())
-  const wantedCodes = criteria.classification === undefined ? undefined : [normalizeCode(criteria.classification)]
+  const candidates = lists.length === 0 ? undefined : new Uint8Array(t.sorted.length)
+  if (candidates !== undefined) { for (const p of lists.reduce(intersect)) candidates[p] = 1 }
+  const statuses = criteria.statuses?.map((s) => s.toUpperCase())
+  const codes = criteria.classification === undefined ? undefined : [normalizeCode(criteria.classification)]
   const range = criteria.date
-  const rangeDates = range === undefined ? undefined : t.dates[range.type as DateType]
-  const from = range?.from === undefined ? Number.NEGATIVE_INFINITY : Date.parse(`${range.from}T00:00:00Z`)
-  const to = range?.to === undefined ? Number.POSITIVE_INFINITY : Date.parse(`${range.to}T00:00:00Z`) + dayMillis - 1
-  const test = (p: number) => {
-    if (wantedStatuses !== undefined && !wantedStatuses.includes(t.statuses[p]!)) return
-    if (wantedCodes !== undefined && !codeMatches(t.codes[p]!, wantedCodes)) return
-    if (rangeDates !== undefined && !(rangeDates[p]! >= from && rangeDates[p]! <= to)) return
-    matched[p] = 1
-  }
-  const list: Int32Array | undefined = candidates
-  if (list === undefined) { for (let p = 0; p < t.sorted.length; p++) test(p) }
-  else for (let i = 0; i < list.length; i++) test(list[i]!)
-  return matched
+  const dates = range === undefined ? undefined : (t.dates as Record<string, Float64Array>)[range.type]
+  const from = range?.from === undefined ? -Infinity : dayOf(range.from)
+  const to = range?.to === undefined ? Infinity : dayOf(range.to) + dayMillis - 1
+  return (p) =>
+    (candidates === undefined || candidates[p] === 1) &&
+    (statuses === undefined || statuses.includes(t.statuses[p]!)) &&
+    (codes === undefined || codeMatches(t.codes[p]!, codes)) &&
+    (dates === undefined || dates[p]! >= from && dates[p]! <= to)
 }
 
-/** The rows' matches, joined left to right (a first `AND_NOT` row negates its own). */
-const joinRows = (t: Tables, rows: AdvancedSearchRequest["rows"]): Uint8Array | undefined => {
-  let joined: Uint8Array | undefined
-  for (const row of rows) {
-    const matched = rowMatches(t, row.query)
-    for (let p = 0; p < matched.length; p++) {
-      const m = matched[p]!
-      matched[p] = joined === undefined
-        ? (row.op === "AND_NOT" ? m ^ 1 : m)
-        : row.op === "AND"
-        ? joined[p]! & m
-        : row.op === "OR"
-        ? joined[p]! | m
-        : joined[p]! & (m ^ 1)
+/** The rows joined left to right, from no design, or from every design when the first row is `AND_NOT`. */
+const advanced = (t: Tables, request: AdvancedSearchRequest, offset: number, limit: number): Hits => {
+  const rows = request.rows.map((row, i) =>
+    [i === 0 && row.op === "AND" ? "OR" : row.op, rowTest(t, row.query)] as const
+  )
+  const start = request.rows[0]?.op === "AND_NOT"
+  const keep = (p: number) => {
+    let kept = start
+    for (const [op, test] of rows) {
+      kept = op === "AND" ? kept && test(p) : op === "OR" ? kept || test(p) : kept && !test(p)
     }
-    joined = matched
+    return kept
   }
-  return joined
-}
-
-const advanced = (t: Tables, request: AdvancedSearchRequest, offset: number, limit: number): AdvancedHits => {
-  const joined = joinRows(t, request.rows)
-  const since = sinceOf(request.changedSinceDate)
-  const descending = request.sort?.direction === "DESCENDING"
-  const hits: Array<Design> = []
-  const byStatus: Record<string, number> = {}
-  let count = 0
-  for (let i = 0; i < t.sorted.length; i++) {
-    const p = descending ? t.sorted.length - 1 - i : i
-    if (joined?.[p] !== 1 || (since !== undefined && !(t.dates.LAST_CHANGED[p]! >= since))) continue
-    if (count >= offset && hits.length < limit) hits.push(t.sorted[p]!)
-    count++
-    const status = t.sorted[p]!.status ?? ""
-    byStatus[status] = (byStatus[status] ?? 0) + 1
-  }
-  return { count, designs: hits, statuses: byStatus }
+  return collect(t, t.all, keep, request, { offset, limit, statuses: true })
 }
 
 const touch = (t: Tables, numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc): ReadonlyArray<string> => {

@@ -1,10 +1,7 @@
 /**
- * Serving a sandbox over loopback HTTP with `@effect/platform-node` (an optional peer dependency,
- * loaded when `Sandbox.serve` is called): the very `HttpApp` that `Sandbox.make` builds, plus the
- * `/__sandbox/*` control routes on the same port, behind the checks of `Address.ts`. Only loopback
- * addresses are allowed, since the sandbox hands out tokens to anyone who knows its (well-known)
- * credentials. Closing the scope stops accepting connections, lets requests in flight finish for a
- * grace period, then drops what is left.
+ * Serving a sandbox over loopback HTTP with `@effect/platform-node` (loaded when `Sandbox.serve` is
+ * called): its `HttpApp` and the `/__sandbox/*` control routes, behind the checks of `Address.ts`.
+ * Loopback only, since the sandbox hands out tokens to anyone who knows its well-known credentials.
  */
 import { HttpServer, HttpServerRequest } from "@effect/platform"
 import type { HttpApp, HttpServerError } from "@effect/platform"
@@ -19,11 +16,9 @@ import { positiveInt } from "../internal/optionChecks.js"
 import * as Address from "./Address.js"
 import type { Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
-import { listenDefaults } from "./Listen.js"
-import type { ListenOptions, Served } from "./Listen.js"
+import { listenDefaults } from "./Defaults.js"
+import type { ListenOptions, Served } from "./Defaults.js"
 import { resetHeader } from "./State.js"
-
-export { listenDefaults, type ListenOptions, type Served } from "./Listen.js"
 
 const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
 
@@ -43,10 +38,9 @@ const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError>
     : Effect.fail(invalid("port", `port must be an integer from 0 to 65535, got ${port}`))
 
 /**
- * Turns the app's reset requests (`State.resetHeader`) into dropped connections. `reset`: the socket
- * is destroyed before anything is sent, and the handler waits to be interrupted by its closing.
- * `reset-mid-body`: the status, the headers (promising the full `Content-Length`) and half the
- * body are sent, and the socket is destroyed once they are out; the server skips a response already ended.
+ * Plays the app's resets (`State.resetHeader`): `reset` destroys the socket before anything is sent
+ * (the handler waits for the interruption that follows); `reset-mid-body` sends the headers, with
+ * the full `Content-Length`, and half the body, then destroys it.
  */
 const honorResets = (app: HttpApp.Default): HttpApp.Default =>
   Effect.flatMap(app, (response) => {
@@ -68,10 +62,7 @@ const honorResets = (app: HttpApp.Default): HttpApp.Default =>
     })
   })
 
-/**
- * Answers a request Node's parser refuses (an unknown method, a malformed request line, headers
- * too large) with a spec-shaped error, where Node alone would send a bare status.
- */
+/** A request Node's parser refuses (an unknown method, headers too large) gets a spec-shaped error, not a bare status. */
 const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
   if (!socket.writable) return void socket.destroy()
   const [status, text] = error.code === "HPE_HEADER_OVERFLOW"
@@ -103,8 +94,8 @@ const closeGracefully = (server: Http.Server, timeout: Duration.Duration): Effec
   )
 
 /**
- * Serves `sandbox` on loopback until the scope closes. Fails with a `ConfigError` for a host that is
- * not loopback or a bad port, and with a `ServeError` when the address cannot be bound.
+ * Serves `sandbox` on loopback until the scope closes: a `ConfigError` for a host that is not
+ * loopback or a bad port, a `ServeError` when the address cannot be bound.
  *
  * @since 0.1.0
  * @category constructors
@@ -143,18 +134,7 @@ export const serve = (
     yield* Effect.addFinalizer(() => closeGracefully(server, shutdownTimeout))
     const url = `http://${boundHost.includes(":") ? `[${boundHost}]` : boundHost}:${boundPort}`
     const baseUrl = url + DesignSearchConfig.apiPath
-    return {
-      url,
-      baseUrl,
-      host: boundHost,
-      port: boundPort,
-      sandbox,
-      control: sandbox.control,
-      clientOptions: {
-        clientId: sandbox.clientId,
-        clientSecret: sandbox.clientSecret,
-        authUrl: url,
-        baseUrl
-      }
-    } satisfies Served
+    const { clientId, clientSecret, control } = sandbox
+    const clientOptions = { clientId, clientSecret, authUrl: url, baseUrl }
+    return { url, baseUrl, host: boundHost, port: boundPort, sandbox, control, clientOptions } satisfies Served
   })

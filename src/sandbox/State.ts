@@ -1,8 +1,6 @@
-/**
- * The sandbox's mutable state: faults waiting to be served, tokens in force, and counters. Changed
- * only through `Effect.sync`, from the app and from `SandboxControl`.
- */
+/** The sandbox's mutable state (faults waiting, tokens in force, counters), changed only in `Effect.sync`. */
 import { Schema } from "effect"
+import type { Types } from "effect"
 
 /**
  * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
@@ -36,13 +34,10 @@ const FaultHeaders = Schema.Record({
   )
 })
 
-/**
- * How deep a fault's JSON body may nest: deeper, writing it (and describing it) would overflow the
- * stack. A string body is sent as is, however deep the JSON it holds.
- */
+/** How deep a fault's JSON body may nest: deeper, writing (and describing) it would overflow the stack. */
 const maxFaultBodyNesting = 1000
 
-/** Whether a fault body is one the sandbox can send: looks with a stack of its own, and stops early. */
+/** Whether a fault body nests little enough, looked at with a stack of its own. */
 const writable = (body: unknown): boolean => {
   const stack: Array<readonly [unknown, number]> = [[body, 0]]
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
@@ -108,7 +103,7 @@ export interface State {
   faults: Array<{ fault: Fault; remaining: number }>
   /** `jti` of every token in force: revocation empties it. */
   readonly activeTokens: Set<string>
-  counts: { tokensIssued: number; requests: { [E in Endpoint]: number }; abandoned: number }
+  counts: Types.DeepMutable<Stats>
   /** Sequence of error ids and token ids. */
   sequence: number
 }
@@ -155,9 +150,5 @@ export const receive = (state: State, incoming: Incoming): Fault | undefined => 
   return entry.fault
 }
 
-/**
- * The response header by which the platform-agnostic app asks its transport (the in-process client,
- * the Node server) to drop the connection: `reset`, or `reset-mid-body` after half the body. Never
- * sent on the wire.
- */
+/** How the app asks its transport to drop the connection: `reset`, or `reset-mid-body` after half the body. */
 export const resetHeader = "x-sandbox-reset"
