@@ -52,12 +52,7 @@ const render = (value: unknown, mask: Mask, depth: number): string => {
 class Preview {
   constructor(readonly value: unknown, readonly mask: Mask) {}
   toString(): string {
-    try {
-      return cap(render(this.value, this.mask, 0), previewLength)
-    } catch {
-      // a getter or proxy of a caller's value that throws
-      return "an unreadable value"
-    }
+    return cap(render(this.value, this.mask, 0), previewLength)
   }
 }
 

@@ -78,11 +78,8 @@ const wellFormed = <A>(
 const unwrap = (json: unknown): { readonly data: unknown; readonly messages: unknown } => {
   if (!isRecord(json)) return { data: json, messages: [] }
   if ("data" in json) return { data: json.data, messages: json.messages ?? [] }
-  if ("messages" in json) {
-    const { messages, ...data } = json
-    return { data, messages }
-  }
-  return { data: json, messages: [] }
+  const { messages = [], ...data } = json
+  return { data, messages }
 }
 
 const unexpected = (status: number, text: string, issue: string, mask: Mask) =>
@@ -135,14 +132,9 @@ export const decodeSuccess = <A>(
  * trade mark API's 404 (`{"error": "Trade Mark [...] not found"}`) and gateways (`{"message": ...}`)
  * send. Its code is the status, as spec 7.2 gives a 500.
  */
-const gatewayError = (
-  status: number,
-  json: Readonly<Record<string, unknown>>,
-  mask: Mask
-): { readonly kept: ReadonlyArray<ErrorObject>; readonly dropped: number } => {
+const gatewayError = (status: number, json: Readonly<Record<string, unknown>>, mask: Mask) => {
   const text = typeof json.error === "string" ? json.error : typeof json.message === "string" ? json.message : undefined
-  if (text === undefined) return { kept: [], dropped: 0 }
-  return { kept: [{ code: String(status), detail: keptText(mask, text) }], dropped: 0 }
+  return { kept: text === undefined ? [] : [{ code: String(status), detail: keptText(mask, text) }], dropped: 0 }
 }
 
 /** `Retry-After` in seconds or as an HTTP date, relative to `nowMillis`. */
