@@ -24,12 +24,23 @@ import type { Mask } from "../mask/mask.js"
 import { describe } from "../schemaIssues.js"
 import type { Answer } from "./http.js"
 
-/** Drops every key named `__proto__`, which decoding would otherwise turn into a prototype. */
-const withoutProto = (key: string, value: unknown) => key === "__proto__" ? undefined : value
+/**
+ * Deletes every key named `__proto__`, which decoding would otherwise turn into a prototype. It
+ * walks with a stack of its own: `JSON.parse`'s reviver recurses, and overflows on a deep body.
+ */
+const withoutProto = (json: unknown): unknown => {
+  const stack = [json]
+  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
+    if (typeof value !== "object" || value === null) continue
+    if (Object.hasOwn(value, "__proto__")) delete (value as Record<string, unknown>)["__proto__"]
+    for (const child of Object.values(value)) stack.push(child)
+  }
+  return json
+}
 
 /** Parses JSON without throwing; a key named `__proto__`, at any depth, is left out. */
 export const parseJson = (text: string): Option.Option<unknown> =>
-  Either.getRight(Either.try(() => JSON.parse(text, withoutProto) as unknown))
+  Option.map(Either.getRight(Either.try(() => JSON.parse(text) as unknown)), withoutProto)
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -45,16 +56,19 @@ export const unreadableMessages = "UNREADABLE_MESSAGES"
  */
 export const maxNesting = 64
 
-/** Whether `value` nests at most `maxNesting` levels; looks with a stack of its own, and stops early. */
-export const nestedWithin = (value: unknown): boolean => {
-  const stack: Array<readonly [unknown, number]> = [[value, 0]]
+/**
+ * Where `value` nests deeper than `maxNesting` levels: the field it is under (`""` at the top), or
+ * `undefined` when it does not. Looks with a stack of its own, and stops early.
+ */
+const tooDeepAt = (value: unknown): string | undefined => {
+  const stack: Array<readonly [unknown, number, string]> = [[value, 0, ""]]
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [v, depth] = next
+    const [v, depth, field] = next
     if (typeof v !== "object" || v === null) continue
-    if (depth >= maxNesting) return false
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1])
+    if (depth >= maxNesting) return field
+    for (const [key, child] of Object.entries(v)) stack.push([child, depth + 1, depth === 0 ? key : field])
   }
-  return true
+  return undefined
 }
 
 /**
@@ -67,7 +81,7 @@ const wellFormed = <A>(
 ): { readonly kept: ReadonlyArray<A>; readonly dropped: number } => {
   if (!Array.isArray(list)) return { kept: [], dropped: list === undefined ? 0 : 1 }
   const kept: Array<A> = []
-  for (const entry of list) if (nestedWithin(entry)) Option.map(decode(entry), (a) => kept.push(a))
+  for (const entry of list) if (tooDeepAt(entry) === undefined) Option.map(decode(entry), (a) => kept.push(a))
   return { kept, dropped: list.length - kept.length }
 }
 
@@ -115,8 +129,9 @@ export const decodeSuccess = <A>(
     return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON", mask()))
   }
   const { data, messages } = unwrap(json.value)
-  if (!nestedWithin(data)) {
-    return Either.left(unexpected(status, text, `the payload nests deeper than ${maxNesting} levels`, mask()))
+  const deep = tooDeepAt(data)
+  if (deep !== undefined) {
+    return Either.left(unexpected(status, text, `${deep}: nests deeper than ${maxNesting} levels`, mask()))
   }
   const decoded = decode(data)
   if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, describe(decoded.left, mask()), mask()))
