@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
-import { nonNegative, positive } from "./internal/optionChecks.js"
+import { nonNegative, positive, positiveInt } from "./internal/optionChecks.js"
 
 /**
  * The public environments of the service.
@@ -186,10 +186,7 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
     const clientSecret = Redacted.make(secret)
     const authHost = yield* parseServiceUrl("IPAUSTRALIA_AUTH_URL", options.authUrl ?? hosts[environment])
     const apiBase = yield* parseServiceUrl("IPAUSTRALIA_BASE_URL", options.baseUrl ?? hosts[environment] + apiPath)
-    const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
-    if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
-      return yield* invalid(["maxBodyBytes"], "maxBodyBytes must be a positive integer")
-    }
+    const maxBodyBytes = yield* positiveInt("maxBodyBytes", options.maxBodyBytes ?? defaults.maxBodyBytes)
     const refreshBefore = yield* nonNegative("refreshBefore", options.refreshBefore, defaults.refreshBefore)
     const expirySkew = yield* nonNegative("expirySkew", options.expirySkew, defaults.expirySkew)
     // A refresh due after the cache stops handing the token out would make busy callers wait.

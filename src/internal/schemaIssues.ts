@@ -23,12 +23,8 @@ const render = (value: unknown, mask: Mask, depth: number): string => {
   switch (typeof value) {
     case "string":
       return quote(value, mask)
-    case "bigint":
-      return `${value}n`
     case "function":
       return "a function"
-    case "symbol":
-      return "a symbol"
     case "object": {
       if (value === null) return "null"
       const isArray = Array.isArray(value)
@@ -43,8 +39,8 @@ const render = (value: unknown, mask: Mask, depth: number): string => {
       const more = entries.length > previewEntries ? ",…" : ""
       return isArray ? `[${shown.join(",")}${more}]` : `{${shown.join(",")}${more}}`
     }
-    default:
-      return String(value)
+    default: // a number, a boolean, a bigint, a symbol, undefined
+      return typeof value === "bigint" ? `${value}n` : String(value)
   }
 }
 
@@ -102,12 +98,19 @@ export const bounded = (error: ParseResult.ParseError, mask: Mask): ParseResult.
   new ParseResult.ParseError({ issue: boundedIssue(error.issue, mask) })
 
 /**
- * What did not fit, one `path: problem` per offending value, bounded in length. An optional field's
- * `undefined` branch says nothing of the problem and is left out while another issue is told.
+ * An optional field that fails its schema (or has a field below it that does) also fails the
+ * `undefined` branch of its union; that issue says nothing of the problem.
+ */
+export const isUndefinedBranch = (issue: ParseResult.ArrayFormatterIssue): boolean =>
+  issue.message.startsWith("Expected undefined, actual")
+
+/**
+ * What did not fit, one `path: problem` per offending value, bounded in length; an `undefined`
+ * branch is left out while another issue is told.
  */
 export const describe = (error: ParseResult.ParseError, mask: Mask): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(bounded(error, mask))
-  const told = issues.filter((i) => !i.message.startsWith("Expected undefined, actual"))
+  const told = issues.filter((i) => !isUndefinedBranch(i))
   return cap(
     (told.length > 0 ? told : issues).map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ` : "") + i.message)
       .join("; "),
