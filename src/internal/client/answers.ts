@@ -42,19 +42,17 @@ const withoutProto = (json: unknown): unknown => {
 export const parseJson = (text: string): Option.Option<unknown> =>
   Option.map(Either.getRight(Either.try(() => JSON.parse(text) as unknown)), withoutProto)
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+export const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const decodeErrorObject = Schema.decodeUnknownOption(ErrorObject)
 const decodeMessage = Schema.decodeUnknownOption(Message)
-
-/** The code of the warning that stands for messages of a 2xx that fit no message object. */
-export const unreadableMessages = "UNREADABLE_MESSAGES"
 
 /**
  * How deep an error or message object may nest. Deeper, it is no error object the toolkit keeps:
  * a user who logs the error (`JSON.stringify`, Effect's formatters) would overflow the stack.
  */
-export const maxNesting = 64
+const maxNesting = 64
 
 /**
  * Where `value` nests deeper than `maxNesting` levels: the field it is under (`""` at the top), or
@@ -96,6 +94,9 @@ const unwrap = (json: unknown): { readonly data: unknown; readonly messages: unk
   return { data, messages }
 }
 
+/** A decoder of a 2xx payload, as parsed from JSON. */
+export type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
+
 const unexpected = (status: number, text: string, issue: string, mask: Mask) =>
   new UnexpectedResponseError({ status, excerpt: keptExcerpt(mask, text), issue })
 
@@ -108,7 +109,7 @@ const noMessages: ReadonlyArray<Message> = []
 const successMessages = (messages: unknown, mask: Mask): ReadonlyArray<Message> => {
   const { dropped, kept } = wellFormed(messages, (m) => decodeMessage(keptJson(mask, m)))
   return dropped === 0 ? kept : [...kept, {
-    code: unreadableMessages,
+    code: "UNREADABLE_MESSAGES",
     detail: `${dropped} of the answer's messages fit no message object and were left out`,
     severity: "warning"
   }]
@@ -119,7 +120,7 @@ const successMessages = (messages: unknown, mask: Mask): ReadonlyArray<Message> 
  * fit is an `UnexpectedResponseError`. `mask` is built only when a body needs it.
  */
 export const decodeSuccess = <A>(
-  decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>,
+  decode: Decode<A>,
   status: number,
   text: string,
   mask: LazyArg<Mask>
@@ -211,9 +212,6 @@ export const errorFromResponse = (
   if (status >= 500 && status <= 599) return new ServerError(fields)
   return new UnexpectedResponseError({ status, excerpt: fields.excerpt, issue: `unexpected HTTP status ${status}` })
 }
-
-/** A decoder of a 2xx payload, as parsed from JSON. */
-export type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
 
 /**
  * An answer as the operation's result (2xx, decoded with `decode`) or its typed error, with the

@@ -8,7 +8,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { DateTime, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
-import { parseJson } from "../client/answers.js"
+import { isRecord, parseJson } from "../client/answers.js"
 import { send } from "../client/http.js"
 import type { Limits, SendError } from "../client/http.js"
 import { cap, keptExcerpt, keptText, maskOf } from "../mask/mask.js"
@@ -69,9 +69,6 @@ const oauthFields = (text: string, mask: Mask): { readonly error?: string; reado
  * a longer token would be refused by every API call (431) rather than once, here.
  */
 export const maxAccessTokenLength = 8192
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The `access_token` of a token response's JSON, when it is a string: a secret of that answer's errors. */
 const tokenOf = (json: unknown): ReadonlyArray<string> =>
