@@ -59,21 +59,9 @@ export interface PagedOptions {
   readonly onNotFound?: ((designNumber: DesignNumber) => Effect.Effect<void>) | undefined
 }
 
-/** The code of the notice that the paged operation was refused and the fallback is used. */
+// The codes of the stream's warnings in `PageInfo.messages`; `DesignSearchClient` tells what each means.
 export const pagedSearchUnavailable = "PAGED_SEARCH_UNAVAILABLE"
-
-/**
- * The code of the warning that the service's pages or lists hold fewer designs than it counted: a
- * page before the last held fewer than a page holds (no later page is asked for), or the search of
- * the fallback listed fewer numbers than it counted (its cap).
- */
 export const fewerThanCounted = "FEWER_THAN_COUNTED"
-
-/**
- * The code of the warning that a page held designs an earlier page of the same stream held (the
- * results changed while they were read): they are emitted once, and a full page with none that is
- * new is the last one asked for.
- */
 export const repeatedDesigns = "REPEATED_DESIGNS"
 
 /** A refusal of the paged operation: not subscribed (403) or absent (404, 405). */
