@@ -44,14 +44,6 @@ const render = (value: unknown, mask: Mask, depth: number): string => {
   }
 }
 
-/** An offending value as a formatter prints it: its preview, worked out only if printed. */
-class Preview {
-  constructor(readonly value: unknown, readonly mask: Mask) {}
-  toString(): string {
-    return cap(render(this.value, this.mask, 0), previewLength)
-  }
-}
-
 const boundedKey = (key: PropertyKey, mask: Mask): PropertyKey =>
   typeof key === "string" ? keptText(mask, key, previewLength) : key
 
@@ -59,7 +51,8 @@ const isMany = <A>(a: ParseResult.SingleOrNonEmpty<A>): a is Arr.NonEmptyReadonl
 
 /** `issue` with every offending value swapped for its preview and every path key masked and capped. */
 const boundedIssue = (issue: ParseResult.ParseIssue, mask: Mask): ParseResult.ParseIssue => {
-  const preview = (u: unknown) => new Preview(u, mask)
+  // an offending value as a formatter prints it: its preview, worked out only if printed
+  const preview = (u: unknown) => ({ toString: () => cap(render(u, mask, 0), previewLength) })
   switch (issue._tag) {
     case "Type":
       return new ParseResult.Type(issue.ast, preview(issue.actual), issue.message)
