@@ -14,7 +14,7 @@ import { TokenService } from "../../TokenService.js"
 import { clientValidation, parameterError } from "../validation.js"
 import { makeCall } from "./calls.js"
 import type { Call, CallError, CallOptions } from "./calls.js"
-import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged.js"
+import { checkPagedOptions, pagedDesigns, pagedProblems } from "./paged.js"
 import type { PagedOptions, Refusal } from "./paged.js"
 import { checkAdvancedSearch, checkDesignNumber, checkPage, checkQuickSearch, positiveInt } from "./requests.js"
 
@@ -80,6 +80,7 @@ const operations = (call: Call) => {
       Effect.flatMap(checkPage(request), (body) => call(post("/page/advanced", body), decodeDesignPage))
     ).pipe(Effect.withSpan("DesignSearchClient.searchPage", { kind: "client" }))
 
+  const getData = (n: string) => Effect.map(getDesign(n), (r) => r.data)
   const searchDesigns = (
     request: QuickSearchRequest,
     options: {
@@ -92,8 +93,7 @@ const operations = (call: Call) => {
       onRight: (concurrency) =>
         Stream.unwrap(Effect.map(
           Effect.tap(quickSearch(request), (response) => options.onSearch?.(response) ?? Effect.void),
-          (response) =>
-            getEach(response.data.designNumbers, (n) => Effect.map(getDesign(n), (r) => r.data), concurrency)
+          (response) => Stream.mapEffect(Stream.fromIterable(response.data.designNumbers), getData, { concurrency })
         ))
     })
 

@@ -16,16 +16,6 @@ import type {
 } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
 
-/**
- * The toolkit's one "then get each": `get` of every number, `concurrency` at once, emitted in the
- * numbers' order. The first failure fails the stream; the gets still running are interrupted.
- */
-export const getEach = <B, E, R>(
-  numbers: Iterable<DesignNumber>,
-  get: (designNumber: DesignNumber) => Effect.Effect<B, E, R>,
-  concurrency: number
-): Stream.Stream<B, E, R> => Stream.mapEffect(Stream.fromIterable(numbers), get, { concurrency })
-
 /** What one page of the stream was, told before its designs are emitted. */
 export interface PageInfo {
   /** The page's number, from 0. */
@@ -230,7 +220,12 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
           fallback: true,
           messages: pageNumber === startPage ? [...notices, ...search.messages] : []
         }
-        return Stream.unwrap(Effect.as(onPage(page), Stream.filterMap(getEach(slice, get, concurrency), once)))
+        return Stream.unwrap(
+          Effect.as(
+            onPage(page),
+            Stream.filterMap(Stream.mapEffect(Stream.fromIterable(slice), get, { concurrency }), once)
+          )
+        )
       })
     }))
 
