@@ -10,7 +10,7 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import type { HttpClient } from "@effect/platform"
-import type { ConfigError, Duration, Effect, Schedule, Stream } from "effect"
+import type { ConfigError, Effect, Schedule, Stream } from "effect"
 import { Context, Layer } from "effect"
 import type {
   ApiResponse,
@@ -32,14 +32,13 @@ import type {
   DesignPage,
   PageRequest,
   QuickSearchRequest,
+  QuickSearchResult,
   SearchResult
 } from "./Designs.js"
-import type { QuickSearchResult } from "./Designs.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as Operations from "./internal/client/operations.js"
-import * as Paged from "./internal/client/paged.js"
 import type { PagedOptions } from "./internal/client/paged.js"
-import * as Retry from "./internal/client/retry.js"
+import { defaultRetrySchedule } from "./internal/client/retry.js"
 import * as TokenService from "./TokenService.js"
 
 export type {
@@ -143,6 +142,34 @@ export interface SearchDesignsOptions {
  */
 export type AdvancedDesignsOptions = PagedOptions
 
+export {
+  /**
+   * The code of the warning in `PageInfo.messages` when the service's pages or list hold fewer
+   * designs than it counted: a page before the last held fewer than `pageSize` (no later page is
+   * asked for), or in the fallback the search listed fewer numbers than it counted (its cap).
+   *
+   * @since 0.3.0
+   * @category constants
+   */
+  fewerThanCounted,
+  /**
+   * The code of the warning in `PageInfo.messages` when the paged operation was refused (403, 404,
+   * 405) and `advancedDesigns` fetches each design on its own.
+   *
+   * @since 0.3.0
+   * @category constants
+   */
+  pagedSearchUnavailable,
+  /**
+   * The code of the warning in `PageInfo.messages` when a page held designs an earlier page of the
+   * same stream held (the results changed while they were read): each design is emitted once.
+   *
+   * @since 0.3.0
+   * @category constants
+   */
+  repeatedDesigns
+} from "./internal/client/paged.js"
+
 export type {
   /**
    * What `advancedDesigns` tells of each page before its designs.
@@ -152,34 +179,6 @@ export type {
    */
   PageInfo
 } from "./internal/client/paged.js"
-
-/**
- * The code of the warning in `PageInfo.messages` when the paged operation was refused (403, 404,
- * 405) and `advancedDesigns` fetches each design on its own.
- *
- * @since 0.3.0
- * @category constants
- */
-export const pagedSearchUnavailable: typeof Paged.pagedSearchUnavailable = Paged.pagedSearchUnavailable
-
-/**
- * The code of the warning in `PageInfo.messages` when the service's pages or list hold fewer
- * designs than it counted: a page before the last held fewer than `pageSize` (no later page is asked
- * for), or in the fallback the search listed fewer numbers than it counted (its cap).
- *
- * @since 0.3.0
- * @category constants
- */
-export const fewerThanCounted: typeof Paged.fewerThanCounted = Paged.fewerThanCounted
-
-/**
- * The code of the warning in `PageInfo.messages` when a page held designs an earlier page of the
- * same stream held (the results changed while they were read): each design is emitted once.
- *
- * @since 0.3.0
- * @category constants
- */
-export const repeatedDesigns: typeof Paged.repeatedDesigns = Paged.repeatedDesigns
 
 /**
  * The operations of the design search API. Each fails only with its exact union of `ApiError`s.
@@ -247,34 +246,38 @@ export class DesignSearchClient extends Context.Tag("effect-design-search/Design
   Service
 >() {}
 
-/**
- * Whether a failure is worth another try of a read-only request.
- *
- * @since 0.1.0
- * @category retries
- */
-export const isTransient: (error: DesignSearchError) => boolean = Retry.isTransient
-
-/**
- * Makes a retry schedule wait at least a 429's `Retry-After`, and stop retrying when the server
- * asks for a wait longer than `cap`.
- *
- * @since 0.1.0
- * @category retries
- */
-export const honorRetryAfter: <Out, R>(
-  schedule: Schedule.Schedule<Out, DesignSearchError, R>,
-  cap: Duration.DurationInput
-) => Schedule.Schedule<[Out, DesignSearchError], DesignSearchError, R> = Retry.honorRetryAfter
-
-/**
- * Retries of read-only calls: jittered exponential backoff from 250 ms, three retries, a 429's
- * `Retry-After` honoured up to 30 seconds. Only transient failures are retried (`isTransient`).
- *
- * @since 0.1.0
- * @category retries
- */
-export const defaultRetrySchedule: Schedule.Schedule<unknown, DesignSearchError> = Retry.defaultRetrySchedule
+export {
+  /**
+   * How long the budget holds calls back after a 429 that named no `Retry-After`.
+   *
+   * @since 0.2.0
+   * @category retries
+   */
+  defaultBackOff,
+  /**
+   * Retries of read-only calls: jittered exponential backoff from 250 ms, three retries, a 429's
+   * `Retry-After` honoured up to 30 seconds. Only transient failures are retried (`isTransient`).
+   *
+   * @since 0.1.0
+   * @category retries
+   */
+  defaultRetrySchedule,
+  /**
+   * Makes a retry schedule wait at least a 429's `Retry-After`, and stop retrying when the server
+   * asks for a wait longer than `cap`.
+   *
+   * @since 0.1.0
+   * @category retries
+   */
+  honorRetryAfter,
+  /**
+   * Whether a failure is worth another try of a read-only request.
+   *
+   * @since 0.1.0
+   * @category retries
+   */
+  isTransient
+} from "./internal/client/retry.js"
 
 /**
  * Options of `make`, `layer` and `layerConfig`.
@@ -288,14 +291,6 @@ export interface Options {
   /** Replaces `defaultRetrySchedule`; it sees only transient failures. */
   readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
 }
-
-/**
- * How long the budget holds calls back after a 429 that named no `Retry-After`.
- *
- * @since 0.2.0
- * @category retries
- */
-export const defaultBackOff: Duration.Duration = Retry.defaultBackOff
 
 /**
  * Builds the client from the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`. With a
@@ -314,7 +309,7 @@ export const make = (
 > =>
   Operations.make({
     transformClient: options.transformClient,
-    retrySchedule: options.retrySchedule ?? Retry.defaultRetrySchedule
+    retrySchedule: options.retrySchedule ?? defaultRetrySchedule
   })
 
 /**

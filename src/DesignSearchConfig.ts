@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
-import { nonNegative, positive } from "./internal/optionChecks.js"
+import { nonNegative, positive, positiveInt } from "./internal/optionChecks.js"
 
 /**
  * The public environments of the service.
@@ -142,25 +142,16 @@ export const isLoopbackHost = (hostname: string): boolean =>
  * @category utils
  */
 export const parseServiceUrl = (name: string, input: string): Either.Either<URL, ConfigError.ConfigError> => {
-  if (!URL.canParse(input)) {
-    return Either.left(ConfigError.InvalidData([name], `${name} is not an absolute URL: ${JSON.stringify(input)}`))
-  }
+  const refuse = (problem: string) => Either.left(ConfigError.InvalidData([name], `${name} ${problem}`))
+  if (!URL.canParse(input)) return refuse(`is not an absolute URL: ${JSON.stringify(input)}`)
   const url = new URL(input)
-  if (url.username !== "" || url.password !== "") {
-    return Either.left(ConfigError.InvalidData([name], `${name} must not carry credentials`))
-  }
-  if (url.search !== "" || url.hash !== "") {
-    return Either.left(ConfigError.InvalidData([name], `${name} must not carry a query or a fragment`))
-  }
-  if (url.protocol === "https:") return Either.right(url)
-  if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return Either.right(url)
-  return Either.left(
-    ConfigError.InvalidData(
-      [name],
-      `${name} must use https: (plain http: is allowed only for loopback hosts), got ${url.protocol}//${url.host}`
-    )
-  )
+  if (url.username !== "" || url.password !== "") return refuse("must not carry credentials")
+  if (url.search !== "" || url.hash !== "") return refuse("must not carry a query or a fragment")
+  if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) return Either.right(url)
+  return refuse(`must use https: (plain http: is allowed only for loopback hosts), got ${url.protocol}//${url.host}`)
 }
+
+const invalid = (path: Array<string>, message: string) => Effect.fail(ConfigError.InvalidData(path, message))
 
 const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
 
@@ -172,50 +163,37 @@ const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
  */
 export const make = (options: Options): Effect.Effect<Settings, ConfigError.ConfigError> =>
   Effect.gen(function*() {
-    if (typeof options !== "object" || options === null) {
-      return yield* Effect.fail(ConfigError.InvalidData([], "expected an object of options"))
-    }
+    if (typeof options !== "object" || options === null) return yield* invalid([], "expected an object of options")
     const environmentName = options.environment ?? "production"
     if (!(environments as ReadonlyArray<string>).includes(environmentName)) {
-      return yield* Effect.fail(
-        ConfigError.InvalidData(
-          ["IPAUSTRALIA_ENV"],
-          `unknown environment ${JSON.stringify(environmentName)}: expected one of ${environments.join(", ")}`
-        )
+      return yield* invalid(
+        ["IPAUSTRALIA_ENV"],
+        `unknown environment ${JSON.stringify(environmentName)}: expected one of ${environments.join(", ")}`
       )
     }
     const environment = environmentName as Environment
     // `process.env.X!` of a variable that is not set gives `undefined` here, whatever the types say
     const clientId: unknown = options.clientId
     if (typeof clientId !== "string" || clientId.trim() === "") {
-      return yield* Effect.fail(
-        ConfigError.InvalidData(["IPAUSTRALIA_CLIENT_ID"], "client id must be a non-empty string")
-      )
+      return yield* invalid(["IPAUSTRALIA_CLIENT_ID"], "client id must be a non-empty string")
     }
     const secret: unknown = Redacted.isRedacted(options.clientSecret)
       ? Redacted.value(options.clientSecret)
       : options.clientSecret
     if (typeof secret !== "string" || secret.trim() === "") {
-      return yield* Effect.fail(
-        ConfigError.InvalidData(["IPAUSTRALIA_CLIENT_SECRET"], "client secret must be a non-empty string")
-      )
+      return yield* invalid(["IPAUSTRALIA_CLIENT_SECRET"], "client secret must be a non-empty string")
     }
     const clientSecret = Redacted.make(secret)
     const authHost = yield* parseServiceUrl("IPAUSTRALIA_AUTH_URL", options.authUrl ?? hosts[environment])
     const apiBase = yield* parseServiceUrl("IPAUSTRALIA_BASE_URL", options.baseUrl ?? hosts[environment] + apiPath)
-    const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
-    if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
-      return yield* Effect.fail(ConfigError.InvalidData(["maxBodyBytes"], "maxBodyBytes must be a positive integer"))
-    }
+    const maxBodyBytes = yield* positiveInt("maxBodyBytes", options.maxBodyBytes ?? defaults.maxBodyBytes)
     const refreshBefore = yield* nonNegative("refreshBefore", options.refreshBefore, defaults.refreshBefore)
     const expirySkew = yield* nonNegative("expirySkew", options.expirySkew, defaults.expirySkew)
     // A refresh due after the cache stops handing the token out would make busy callers wait.
     if (Duration.lessThan(refreshBefore, expirySkew)) {
-      return yield* Effect.fail(
-        ConfigError.InvalidData(
-          ["refreshBefore"],
-          "refreshBefore must be at least expirySkew, or callers wait on refreshes"
-        )
+      return yield* invalid(
+        ["refreshBefore"],
+        "refreshBefore must be at least expirySkew, or callers wait on refreshes"
       )
     }
     const custom = options.authUrl !== undefined && options.baseUrl !== undefined &&

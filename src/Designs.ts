@@ -142,9 +142,6 @@ export const QuickSearchRequest = Schema.Struct({
  */
 export type QuickSearchRequest = typeof QuickSearchRequest.Type
 
-/** A text criterion: a non-empty string of at most 1000 characters. */
-const TextCriterion = Query
-
 /**
  * Known kinds of date a criterion ranges over, for autocompletion; any other string is sent as is.
  *
@@ -183,11 +180,11 @@ export const DateRange = Schema.Struct({
  * @category schemas
  */
 export const Criteria = Schema.Struct({
-  owner: Schema.optional(TextCriterion),
-  designer: Schema.optional(TextCriterion),
-  productName: Schema.optional(TextCriterion),
-  designNumber: Schema.optional(TextCriterion),
-  classification: Schema.optional(TextCriterion),
+  owner: Schema.optional(Query),
+  designer: Schema.optional(Query),
+  productName: Schema.optional(Query),
+  designNumber: Schema.optional(Query),
+  classification: Schema.optional(Query),
   statuses: Schema.optional(Schema.Array(FilterValue)),
   date: Schema.optional(DateRange)
 }, Extensions).pipe(Schema.filter((c) => Object.keys(c).length > 0 || "expected at least one criterion"))

@@ -1,11 +1,8 @@
 /**
  * The `TokenService`: hands out a valid access token, fetching one from the token endpoint only
- * when it must. One cached token read from a `Ref` with no I/O; one fetch in flight however many
- * callers wait (single flight); a refresh ahead of expiry only for a token that is in use; a
- * compare-and-clear `invalidate` for 401s. Time comes from Effect's `Clock`. With a `TokenStore` in
- * its context (`TokenStore.layerRedis`), fetches and refreshes go through it, to share one token
- * across a fleet of processes. The cache is in `internal/token/cache.ts`, the token endpoint's
- * protocol in `internal/token/endpoint.ts`; see docs/library.md.
+ * when it must (see `Service`). With a `TokenStore` in its context (`TokenStore.layerRedis`),
+ * fetches and refreshes go through it, to share one token across a fleet of processes. The body is
+ * in `internal/token/`; see docs/library.md.
  *
  * @since 0.1.0
  */

@@ -23,12 +23,8 @@ const render = (value: unknown, mask: Mask, depth: number): string => {
   switch (typeof value) {
     case "string":
       return quote(value, mask)
-    case "bigint":
-      return `${value}n`
     case "function":
       return "a function"
-    case "symbol":
-      return "a symbol"
     case "object": {
       if (value === null) return "null"
       const isArray = Array.isArray(value)
@@ -43,21 +39,8 @@ const render = (value: unknown, mask: Mask, depth: number): string => {
       const more = entries.length > previewEntries ? ",…" : ""
       return isArray ? `[${shown.join(",")}${more}]` : `{${shown.join(",")}${more}}`
     }
-    default:
-      return String(value)
-  }
-}
-
-/** An offending value as a formatter prints it: its preview, worked out only if printed. */
-class Preview {
-  constructor(readonly value: unknown, readonly mask: Mask) {}
-  toString(): string {
-    try {
-      return cap(render(this.value, this.mask, 0), previewLength)
-    } catch {
-      // a getter or proxy of a caller's value that throws
-      return "an unreadable value"
-    }
+    default: // a number, a boolean, a bigint, a symbol, undefined
+      return typeof value === "bigint" ? `${value}n` : String(value)
   }
 }
 
@@ -68,7 +51,8 @@ const isMany = <A>(a: ParseResult.SingleOrNonEmpty<A>): a is Arr.NonEmptyReadonl
 
 /** `issue` with every offending value swapped for its preview and every path key masked and capped. */
 const boundedIssue = (issue: ParseResult.ParseIssue, mask: Mask): ParseResult.ParseIssue => {
-  const preview = (u: unknown) => new Preview(u, mask)
+  // an offending value as a formatter prints it: its preview, worked out only if printed
+  const preview = (u: unknown) => ({ toString: () => cap(render(u, mask, 0), previewLength) })
   switch (issue._tag) {
     case "Type":
       return new ParseResult.Type(issue.ast, preview(issue.actual), issue.message)
@@ -107,12 +91,19 @@ export const bounded = (error: ParseResult.ParseError, mask: Mask): ParseResult.
   new ParseResult.ParseError({ issue: boundedIssue(error.issue, mask) })
 
 /**
- * What did not fit, one `path: problem` per offending value, bounded in length. An optional field's
- * `undefined` branch says nothing of the problem and is left out while another issue is told.
+ * An optional field that fails its schema (or has a field below it that does) also fails the
+ * `undefined` branch of its union; that issue says nothing of the problem.
+ */
+export const isUndefinedBranch = (issue: ParseResult.ArrayFormatterIssue): boolean =>
+  issue.message.startsWith("Expected undefined, actual")
+
+/**
+ * What did not fit, one `path: problem` per offending value, bounded in length; an `undefined`
+ * branch is left out while another issue is told.
  */
 export const describe = (error: ParseResult.ParseError, mask: Mask): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(bounded(error, mask))
-  const told = issues.filter((i) => !i.message.startsWith("Expected undefined, actual"))
+  const told = issues.filter((i) => !isUndefinedBranch(i))
   return cap(
     (told.length > 0 ? told : issues).map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ` : "") + i.message)
       .join("; "),

@@ -1,12 +1,8 @@
 /**
- * Token fetches as spans of the layer rather than of the caller that happened to start them.
- *
- * A token fetch is shared: every caller waiting at the time, and every later one until the token
- * expires, uses it. Made a child of the first caller's span it would show in that caller's trace
- * alone, its duration charged to that one request, and would outlive the request's span when the
- * caller is interrupted; the others' traces would miss it. Made a child of the layer's span (or a
- * root), it is where the token lives, and a link takes a trace viewer from the request that started
- * it to it.
+ * Token fetches as spans of the layer rather than of the caller that happened to start them. A
+ * fetch is shared by every caller until the token expires: as a child of the first caller's span
+ * it would be charged to that request alone, and outlive it when it is interrupted. A link leads
+ * from the request that started it.
  */
 import type { Option, Tracer } from "effect"
 import { Effect } from "effect"

@@ -7,7 +7,7 @@ import { ParseResult } from "effect"
 import { ValidationError } from "../ApiError.js"
 import type { ErrorObject } from "../ApiError.js"
 import { noMask } from "./mask/mask.js"
-import { bounded } from "./schemaIssues.js"
+import { bounded, isUndefinedBranch } from "./schemaIssues.js"
 
 const escapeToken = (token: PropertyKey): string => String(token).replace(/~/g, "~0").replace(/\//g, "~1")
 
@@ -16,13 +16,6 @@ export const toPointer = (path: ReadonlyArray<PropertyKey>): string => path.map(
 
 const codeOf = (tag: ParseResult.ArrayFormatterIssue["_tag"]): string =>
   tag === "Missing" ? "MISSING_FIELD" : tag === "Unexpected" ? "UNKNOWN_FIELD" : "INVALID_FIELD"
-
-/**
- * An optional field that fails its schema (or has a field below it that does) also fails the
- * `undefined` branch of its union; that issue says nothing to the caller and is dropped.
- */
-const isUndefinedBranch = (issue: ParseResult.ArrayFormatterIssue) =>
-  issue.message.startsWith("Expected undefined, actual")
 
 /**
  * One error object per offending input (spec 7.2), each with `source.pointer`; the issues of one

@@ -24,42 +24,55 @@ import type { Mask } from "../mask/mask.js"
 import { describe } from "../schemaIssues.js"
 import type { Answer } from "./http.js"
 
-/** Drops every key named `__proto__`, which decoding would otherwise turn into a prototype. */
-const withoutProto = (key: string, value: unknown) => key === "__proto__" ? undefined : value
+/**
+ * Deletes every key named `__proto__`, which decoding would otherwise turn into a prototype. It
+ * walks with a stack of its own: `JSON.parse`'s reviver recurses, and overflows on a deep body.
+ */
+const withoutProto = (json: unknown): unknown => {
+  const stack = [json]
+  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
+    if (typeof value !== "object" || value === null) continue
+    if (Object.hasOwn(value, "__proto__")) delete (value as Record<string, unknown>)["__proto__"]
+    for (const child of Object.values(value)) stack.push(child)
+  }
+  return json
+}
 
 /**
  * Parses JSON without throwing; a key named `__proto__`, at any depth, is left out. Such a key is
- * written with its letters or with `\u` escapes, so a text with neither needs no reviver.
+ * written with its letters or with `\u` escapes, so a text with neither needs no walk.
  */
 export const parseJson = (text: string): Option.Option<unknown> =>
-  Either.getRight(
-    Either.try(() =>
-      JSON.parse(text, text.includes("__proto__") || text.includes("\\u") ? withoutProto : undefined) as unknown
-    )
+  Option.map(
+    Either.getRight(Either.try(() => JSON.parse(text) as unknown)),
+    (json) => text.includes("__proto__") || text.includes("\\u") ? withoutProto(json) : json
   )
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+export const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const decodeErrorObject = Schema.decodeUnknownOption(ErrorObject)
 const decodeMessage = Schema.decodeUnknownOption(Message)
-
-/** The code of the warning that stands for messages of a 2xx that fit no message object. */
-export const unreadableMessages = "UNREADABLE_MESSAGES"
 
 /**
  * How deep an error or message object may nest. Deeper, it is no error object the toolkit keeps:
  * a user who logs the error (`JSON.stringify`, Effect's formatters) would overflow the stack.
  */
-export const maxNesting = 64
+const maxNesting = 64
 
-/** Whether `value` nests at most `maxNesting` levels; it looks no deeper, so it never overflows. */
-export const nestedWithin = (value: unknown, depth = 0): boolean => {
-  if (typeof value !== "object" || value === null) return true
-  if (depth >= maxNesting) return false
-  for (const child of Array.isArray(value) ? value : Object.values(value)) {
-    if (!nestedWithin(child, depth + 1)) return false
+/**
+ * Where `value` nests deeper than `maxNesting` levels: the field it is under (`""` at the top), or
+ * `undefined` when it does not. Looks with a stack of its own, and stops early.
+ */
+const tooDeepAt = (value: unknown): string | undefined => {
+  const stack: Array<readonly [unknown, number, string]> = [[value, 0, ""]]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [v, depth, field] = next
+    if (typeof v !== "object" || v === null) continue
+    if (depth >= maxNesting) return field
+    for (const [key, child] of Object.entries(v)) stack.push([child, depth + 1, depth === 0 ? key : field])
   }
-  return true
+  return undefined
 }
 
 /**
@@ -72,7 +85,7 @@ const wellFormed = <A>(
 ): { readonly kept: ReadonlyArray<A>; readonly dropped: number } => {
   if (!Array.isArray(list)) return { kept: [], dropped: list === undefined ? 0 : 1 }
   const kept: Array<A> = []
-  for (const entry of list) if (nestedWithin(entry)) Option.map(decode(entry), (a) => kept.push(a))
+  for (const entry of list) if (tooDeepAt(entry) === undefined) Option.map(decode(entry), (a) => kept.push(a))
   return { kept, dropped: list.length - kept.length }
 }
 
@@ -83,12 +96,12 @@ const wellFormed = <A>(
 const unwrap = (json: unknown): { readonly data: unknown; readonly messages: unknown } => {
   if (!isRecord(json)) return { data: json, messages: [] }
   if ("data" in json) return { data: json.data, messages: json.messages ?? [] }
-  if ("messages" in json) {
-    const { messages, ...data } = json
-    return { data, messages }
-  }
-  return { data: json, messages: [] }
+  const { messages = [], ...data } = json
+  return { data, messages }
 }
+
+/** A decoder of a 2xx payload, as parsed from JSON. */
+export type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
 
 const unexpected = (status: number, text: string, issue: string, mask: Mask) =>
   new UnexpectedResponseError({ status, excerpt: keptExcerpt(mask, text), issue })
@@ -102,7 +115,7 @@ const noMessages: ReadonlyArray<Message> = []
 const successMessages = (messages: unknown, mask: Mask): ReadonlyArray<Message> => {
   const { dropped, kept } = wellFormed(messages, (m) => decodeMessage(keptJson(mask, m)))
   return dropped === 0 ? kept : [...kept, {
-    code: unreadableMessages,
+    code: "UNREADABLE_MESSAGES",
     detail: `${dropped} of the answer's messages fit no message object and were left out`,
     severity: "warning"
   }]
@@ -113,7 +126,7 @@ const successMessages = (messages: unknown, mask: Mask): ReadonlyArray<Message> 
  * fit is an `UnexpectedResponseError`. `mask` is built only when a body needs it.
  */
 export const decodeSuccess = <A>(
-  decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>,
+  decode: Decode<A>,
   status: number,
   text: string,
   mask: LazyArg<Mask>
@@ -126,8 +139,9 @@ export const decodeSuccess = <A>(
   const decoded = decode(data)
   if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, describe(decoded.left, mask()), mask()))
   // what the schema keeps unread (unknown fields) must not nest past what logging it can print
-  if (!nestedWithin(data)) {
-    return Either.left(unexpected(status, text, `the payload nests deeper than ${maxNesting} levels`, mask()))
+  const deep = tooDeepAt(data)
+  if (deep !== undefined) {
+    return Either.left(unexpected(status, text, `${deep}: nests deeper than ${maxNesting} levels`, mask()))
   }
   // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
   return Either.right({
@@ -141,14 +155,9 @@ export const decodeSuccess = <A>(
  * trade mark API's 404 (`{"error": "Trade Mark [...] not found"}`) and gateways (`{"message": ...}`)
  * send. Its code is the status, as spec 7.2 gives a 500.
  */
-const gatewayError = (
-  status: number,
-  json: Readonly<Record<string, unknown>>,
-  mask: Mask
-): { readonly kept: ReadonlyArray<ErrorObject>; readonly dropped: number } => {
+const gatewayError = (status: number, json: Readonly<Record<string, unknown>>, mask: Mask) => {
   const text = typeof json.error === "string" ? json.error : typeof json.message === "string" ? json.message : undefined
-  if (text === undefined) return { kept: [], dropped: 0 }
-  return { kept: [{ code: String(status), detail: keptText(mask, text) }], dropped: 0 }
+  return { kept: text === undefined ? [] : [{ code: String(status), detail: keptText(mask, text) }], dropped: 0 }
 }
 
 /** `Retry-After` in seconds or as an HTTP date, relative to `nowMillis`. */
@@ -210,9 +219,6 @@ export const errorFromResponse = (
   if (status >= 500 && status <= 599) return new ServerError(fields)
   return new UnexpectedResponseError({ status, excerpt: fields.excerpt, issue: `unexpected HTTP status ${status}` })
 }
-
-/** A decoder of a 2xx payload, as parsed from JSON. */
-export type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
 
 /**
  * An answer as the operation's result (2xx, decoded with `decode`) or its typed error, with the

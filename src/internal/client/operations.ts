@@ -56,18 +56,15 @@ const checkSearchOptions = (options: unknown) => {
 const operations = (call: Call) => {
   const quickSearch = (request: QuickSearchRequest) =>
     Effect.suspend(() =>
-      Either.match(checkQuickSearch(request), {
-        onLeft: Effect.fail,
-        onRight: (body) => notFoundIsUnexpected(call(post("/search/quick", body), decodeSearchResult))
-      })
+      Effect.flatMap(
+        checkQuickSearch(request),
+        (body) => notFoundIsUnexpected(call(post("/search/quick", body), decodeSearchResult))
+      )
     ).pipe(Effect.withSpan("DesignSearchClient.quickSearch", { kind: "client", captureStackTrace: false }))
 
   const getDesign = (designNumber: string) =>
     Effect.suspend(() =>
-      Either.match(checkDesignNumber(designNumber), {
-        onLeft: Effect.fail,
-        onRight: (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign)
-      })
+      Effect.flatMap(checkDesignNumber(designNumber), (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign))
     ).pipe(
       Effect.withSpan("DesignSearchClient.getDesign", {
         kind: "client",
@@ -78,18 +75,15 @@ const operations = (call: Call) => {
 
   const advancedSearch = (request: AdvancedSearchRequest) =>
     Effect.suspend(() =>
-      Either.match(checkAdvancedSearch(request), {
-        onLeft: Effect.fail,
-        onRight: (body) => notFoundIsUnexpected(call(post("/search/advanced", body), decodeSearchResult))
-      })
+      Effect.flatMap(
+        checkAdvancedSearch(request),
+        (body) => notFoundIsUnexpected(call(post("/search/advanced", body), decodeSearchResult))
+      )
     ).pipe(Effect.withSpan("DesignSearchClient.advancedSearch", { kind: "client", captureStackTrace: false }))
 
   const searchPage = (request: PageRequest) =>
     Effect.suspend(() =>
-      Either.match(checkPage(request), {
-        onLeft: Effect.fail,
-        onRight: (body) => call(post("/page/advanced", body), decodeDesignPage)
-      })
+      Effect.flatMap(checkPage(request), (body) => call(post("/page/advanced", body), decodeDesignPage))
     ).pipe(Effect.withSpan("DesignSearchClient.searchPage", { kind: "client", captureStackTrace: false }))
 
   const searchDesigns = (

@@ -59,21 +59,9 @@ export interface PagedOptions {
   readonly onNotFound?: ((designNumber: DesignNumber) => Effect.Effect<void>) | undefined
 }
 
-/** The code of the notice that the paged operation was refused and the fallback is used. */
+// The codes of the stream's warnings in `PageInfo.messages`; `DesignSearchClient` tells what each means.
 export const pagedSearchUnavailable = "PAGED_SEARCH_UNAVAILABLE"
-
-/**
- * The code of the warning that the service's pages or lists hold fewer designs than it counted: a
- * page before the last held fewer than a page holds (no later page is asked for), or the search of
- * the fallback listed fewer numbers than it counted (its cap).
- */
 export const fewerThanCounted = "FEWER_THAN_COUNTED"
-
-/**
- * The code of the warning that a page held designs an earlier page of the same stream held (the
- * results changed while they were read): they are emitted once, and a full page with none that is
- * new is the last one asked for.
- */
 export const repeatedDesigns = "REPEATED_DESIGNS"
 
 /** A refusal of the paged operation: not subscribed (403) or absent (404, 405). */
@@ -105,39 +93,24 @@ export const pagedProblems = {
   onSearch: "expected a function"
 } as const
 
-type PagedProblems = typeof pagedProblems
-
 const isOptionalFunction = (u: unknown): boolean => u === undefined || typeof u === "function"
 
-/** The options as the stream uses them: checked, each read once, the sizes given their defaults. */
-export interface CheckedPagedOptions {
-  readonly pageSize: number
-  readonly startPage: number
-  readonly concurrency: number
-  readonly onPage: PagedOptions["onPage"]
-  readonly onNotFound: PagedOptions["onNotFound"]
-}
-
 /** The options, checked: the name of the first one that is wrong, or the values to use. */
-export const checkPagedOptions = (options: unknown): CheckedPagedOptions | keyof PagedProblems => {
-  if (typeof options !== "object" || options === null) return "options"
+export const checkPagedOptions = (options: unknown) => {
+  if (typeof options !== "object" || options === null) return "options" as const
   const { concurrency = 4, onNotFound, onPage, pageSize = maxPageSize, startPage = 0 } = options as PagedOptions
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize) return "pageSize"
-  if (!Number.isSafeInteger(startPage) || startPage < 0) return "startPage"
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) return "concurrency"
-  if (!isOptionalFunction(onPage)) return "onPage"
-  if (!isOptionalFunction(onNotFound)) return "onNotFound"
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize) return "pageSize" as const
+  if (!Number.isSafeInteger(startPage) || startPage < 0) return "startPage" as const
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) return "concurrency" as const
+  if (!isOptionalFunction(onPage)) return "onPage" as const
+  if (!isOptionalFunction(onNotFound)) return "onNotFound" as const
   return { pageSize, startPage, concurrency, onPage, onNotFound }
 }
 
-const pagesOf = (count: number, pageSize: number) => Math.ceil(count / pageSize)
+/** The options as the stream uses them: checked, each read once, the sizes given their defaults. */
+export type CheckedPagedOptions = Exclude<ReturnType<typeof checkPagedOptions>, string>
 
-/** `request` as the page `pageNumber` of `pageSize` designs. */
-const pageOf = (request: AdvancedSearchRequest, pageNumber: number, pageSize: number): PageRequest => ({
-  ...request,
-  pageNumber,
-  pageSize
-})
+const pagesOf = (count: number, pageSize: number) => Math.ceil(count / pageSize)
 
 const warning = (code: string, detail: string): Message => ({ code, detail, severity: "warning" })
 
@@ -207,7 +180,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
         ? Stream.empty
         : Stream.range(startPage + 1, pages - 1).pipe(
           Stream.mapEffect(
-            (n) => Effect.map(deps.searchPage(pageOf(request, n, pageSize)), (page) => [n, page] as const),
+            (n) => Effect.map(deps.searchPage({ ...request, pageNumber: n, pageSize }), (page) => [n, page] as const),
             { concurrency }
           ),
           Stream.map(([n, page]) => sift(n, page)),
@@ -267,7 +240,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
     const known = deps.refused()
     if (Option.isSome(known)) return fallback(known.value)
     return Stream.unwrap(
-      deps.searchPage(pageOf(request, startPage, pageSize)).pipe(
+      deps.searchPage({ ...request, pageNumber: startPage, pageSize }).pipe(
         // The numbers emitted so far: a design the results moved onto a later page is emitted once.
         Effect.map((first) => paged(first, new Set())),
         Effect.catchIf(isRefusal, (refusal) => Effect.sync(() => (deps.remember(refusal), fallback(refusal))))

@@ -55,27 +55,15 @@ interface Cache {
   readonly refreshFiber: FiberHandle.FiberHandle<void, never>
   readonly counters: { tokenRequests: number; waits: number; refreshes: number; sharedTokens: number }
   readonly store: TokenStore.ClientTokens
-  /**
-   * Token fetches and refreshes are spans of their own (`TokenService.fetch`, `.refresh`), under
-   * the span the service is built in, or root spans when it is built in none; a fetch is linked
-   * to the span of the call that started it. Why not that call's span: `withOwnSpan`.
-   */
+  /** The span the service is built in: the parent of its fetches' spans (`withOwnSpan`). */
   readonly owner: Option.Option<Tracer.AnySpan>
-  /**
-   * Tokens fetched here, with when their request was sent (epoch milliseconds): whether a token
-   * was fetched after a refusal is known only of these; a store's token is another object.
-   */
+  /** Tokens fetched here, with when their request was sent: a store's token is another object. */
   readonly fetchedHere: WeakMap<Token, number>
-  /**
-   * Tokens refused with a 401 (token string → expiry, epoch milliseconds): none is handed out
-   * again while it lives, whatever a store still holding it answers. Expired ones are let go;
-   * past `maxRefused`, the oldest.
-   */
+  /** Tokens refused with a 401 (token → expiry): none is handed out again while it lives. */
   readonly refused: Map<string, number>
   /**
-   * Refused tokens the store is still to hear of, told one at a time by one fiber of the scope:
-   * the store keeps trying while it is away, and an outage queues the tokens behind it (the oldest
-   * let go past `maxRefused`) rather than start a retrying fiber for each.
+   * Refused tokens the store is still to hear of, told one at a time by one fiber: an outage
+   * queues them (the oldest let go past `maxRefused`) rather than start a retrying fiber for each.
    */
   readonly unheard: Queue.Queue<Token>
   /** The answer of a fetch stopped by the layer's scope closing, to whoever waits on it. */

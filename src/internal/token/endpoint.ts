@@ -8,7 +8,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { DateTime, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
-import { parseJson } from "../client/answers.js"
+import { isRecord, parseJson } from "../client/answers.js"
 import { send } from "../client/http.js"
 import type { Limits, SendError } from "../client/http.js"
 import { cap, keptExcerpt, keptText, maskOf } from "../mask/mask.js"
@@ -70,9 +70,6 @@ const oauthFields = (text: string, mask: Mask): { readonly error?: string; reado
  */
 export const maxAccessTokenLength = 8192
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** The `access_token` of a token response's JSON, when it is a string: a secret of that answer's errors. */
 const tokenOf = (json: unknown): ReadonlyArray<string> =>
   isRecord(json) && typeof json.access_token === "string" ? [json.access_token] : []
@@ -92,26 +89,18 @@ export const interpret = (
   receivedAt: DateTime.Utc,
   secrets: ReadonlyArray<string>
 ): Either.Either<AccessToken.AccessToken, TokenError> => {
+  const fail = (reason: TokenError["reason"], detail: string, rfc: ReturnType<typeof oauthFields> = {}) =>
+    Either.left(new TokenError({ reason, status, ...rfc, detail }))
   if (status >= 200 && status < 300) {
     const json = Option.getOrUndefined(parseJson(text))
     const decoded = decodeTokenResponse(json)
     if (Either.isLeft(decoded)) {
-      return Either.left(
-        new TokenError({
-          reason: "InvalidResponse",
-          status,
-          detail: describeInvalid(decoded.left, maskOf([...secrets, ...tokenOf(json)]))
-        })
-      )
+      return fail("InvalidResponse", describeInvalid(decoded.left, maskOf([...secrets, ...tokenOf(json)])))
     }
     return decoded.right.access_token.length > maxAccessTokenLength
-      ? Either.left(
-        new TokenError({
-          reason: "InvalidResponse",
-          status,
-          detail:
-            `not a token response: access_token: longer than ${maxAccessTokenLength} characters, more than a header can carry`
-        })
+      ? fail(
+        "InvalidResponse",
+        `not a token response: access_token: longer than ${maxAccessTokenLength} characters, more than a header can carry`
       )
       : Either.right(AccessToken.fromResponse(decoded.right, receivedAt))
   }
@@ -119,26 +108,10 @@ export const interpret = (
   const rfc = oauthFields(text, mask)
   const body = keptExcerpt(mask, text) || "no body"
   if (status === 400 || status === 401 || status === 403) {
-    return Either.left(
-      new TokenError({
-        reason: "InvalidCredentials",
-        status,
-        ...rfc,
-        detail: "the token endpoint refused the client credentials"
-      })
-    )
+    return fail("InvalidCredentials", "the token endpoint refused the client credentials", rfc)
   }
-  if (status === 408 || status === 429 || status >= 500) {
-    return Either.left(new TokenError({ reason: "Unavailable", status, ...rfc, detail: body }))
-  }
-  return Either.left(
-    new TokenError({
-      reason: "InvalidResponse",
-      status,
-      ...rfc,
-      detail: `unexpected status ${status}: ${body}`
-    })
-  )
+  if (status === 408 || status === 429 || status >= 500) return fail("Unavailable", body, rfc)
+  return fail("InvalidResponse", `unexpected status ${status}: ${body}`, rfc)
 }
 
 /** A call that brought back no answer, as a `TokenError`: worth another try, but a body over the cap. */
