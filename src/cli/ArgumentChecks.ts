@@ -121,18 +121,18 @@ export const rewriteArguments = (
 ): ReadonlyArray<string> => {
   const end = args.indexOf("--")
   const options = end === -1 ? args : args.slice(0, end)
-  const { flags, words } = splitOptions(options, names)
-  if (flags.includes("--help") || flags.includes("-h")) {
-    const command = words[0]
-    return command !== undefined && commands.includes(command) ? [command, "--help"] : ["--help"]
-  }
   const out: Array<string> = []
   const global: Array<string> = []
+  let command: string | undefined
+  let help = false
   for (let i = 0; i < options.length; i++) {
     const arg = options[i] ?? ""
     const option = optionOf(arg)
     const next = options[i + 1]
-    if (globalFlags.includes(arg)) {
+    if (option === undefined) command ??= arg
+    if (arg === "--help" || arg === "-h") {
+      help = true
+    } else if (arg === "--no-token-cache") {
       if (global.length === 0) global.push(arg)
     } else if (option !== undefined && option !== arg && names.repeated.has(option)) {
       out.push(option, arg.slice(option.length + 1))
@@ -141,26 +141,9 @@ export const rewriteArguments = (
       i++
     } else {
       out.push(arg)
+      if (names.valued.has(arg) && next !== undefined) out.push(options[++i] ?? "")
     }
   }
+  if (help) return command !== undefined && commands.includes(command) ? [command, "--help"] : ["--help"]
   return end === -1 ? [...global, ...out] : [...global, ...out, ...args.slice(end)]
-}
-
-/** Flags of the root command that may be written anywhere before `--`: they are moved before the command. */
-const globalFlags: ReadonlyArray<string> = ["--no-token-cache"]
-
-/** The options among `args`, and the words: the arguments that are neither an option nor an option's value. */
-const splitOptions = (args: ReadonlyArray<string>, names: OptionNames) => {
-  const flags: Array<string> = []
-  const words: Array<string> = []
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? ""
-    if (optionOf(arg) === undefined) {
-      words.push(arg)
-    } else {
-      flags.push(arg)
-      if (names.valued.has(arg)) i++
-    }
-  }
-  return { flags, words }
 }

@@ -5,7 +5,8 @@
  * the library, only its lightest modules.
  */
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { isCalendarDate } from "../internal/calendarDate.js"
 import * as RequestBudget from "../RequestBudget.js"
 import { defaults, resultFields } from "../sandbox/Defaults.js"
 import { listenDefaults } from "../sandbox/Listen.js"
@@ -27,23 +28,11 @@ const int = (name: string): Options.Options<number> =>
 
 /** An integer option that must lie in `[min, max]`. */
 const intInRange = (name: string, min: number, max: number): Options.Options<number> =>
-  int(name).pipe(
-    Options.mapEffect((n) =>
-      n >= min && n <= max
-        ? Effect.succeed(n)
-        : Effect.fail(invalid(`--${name} must be from ${min} to ${max}, got ${n}`))
-    )
-  )
+  Options.withSchema(int(name), Schema.Number.pipe(Schema.between(min, max)))
 
 /** An option's description, and its default, which the description names. */
 const described = <A extends string | number>(option: Options.Options<A>, description: string, byDefault: A) =>
   option.pipe(Options.withDescription(`${description} (default ${byDefault})`), Options.withDefault(byDefault))
-
-/** Whether `s` is a real calendar date written `YYYY-MM-DD` (no 2023-02-30). */
-const isCalendarDate = (s: string): boolean => {
-  const millis = /^\d{4}-\d{2}-\d{2}$/.test(s) ? Date.parse(s) : Number.NaN
-  return !Number.isNaN(millis) && new Date(millis).toISOString().startsWith(s)
-}
 
 /** A text option, and a flag, with their descriptions. */
 const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description))

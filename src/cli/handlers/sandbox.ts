@@ -6,7 +6,6 @@
 import { Effect } from "effect"
 import * as Sandbox from "../../Sandbox.js"
 import type { SandboxInput } from "../Inputs.js"
-import { signalMeansSuccess } from "../Interruption.js"
 import * as Output from "../Output.js"
 
 /** Quotes a value for a POSIX shell when it needs it. */
@@ -17,7 +16,6 @@ const shellQuote = (value: string): string =>
 export const handle = (args: SandboxInput) =>
   Effect.gen(function*() {
     const served = yield* Sandbox.serve({ ...args, tokenLifetime: `${args.tokenLifetime} seconds` })
-    yield* signalMeansSuccess
     yield* Output.stdout([
       `export IPAUSTRALIA_CLIENT_ID=${shellQuote(served.sandbox.clientId)}`,
       `export IPAUSTRALIA_CLIENT_SECRET=${shellQuote(served.sandbox.clientSecret)}`,
