@@ -1,34 +1,21 @@
 /**
- * What the command line is checked for, and how it is rewritten, before @effect/cli parses it,
- * wherever the parser would guess:
- *
- * - an option that takes a value but has none (`search chair --status` at the end is dropped, and
- *   `--status --json` takes `--json` as the status);
- * - an option no command has (`search --bogus` searched for "--bogus");
- * - `--wizard` with no terminal to ask on (it would wait forever).
- *
- * Each is a usage error, exit 2. A query that begins with `-` goes after `--`. Then `--help`
- * anywhere before `--` asks for help (after a flag it was taken as the query), and a repeated
- * option written `--status=VALUE` is split in two, the only form @effect/cli reads for it, and the
- * global `--no-token-cache` is moved before the command, where @effect/cli reads it.
+ * The command line, checked and rewritten before @effect/cli parses it, wherever the parser would
+ * guess: it drops a valued option left last, takes `--json` as the value of `--status --json`,
+ * searches for an unknown `--bogus`, waits forever for `--wizard` with no terminal, takes `--help`
+ * after a flag as the query, and reads a repeated option or `--no-token-cache` in one place only.
  */
 import type { Usage } from "@effect/cli/Usage"
 import { Option } from "effect"
 import { UsageError } from "./failure.js"
 
-/** The options of a command line, by what they take. */
+/** The options of the command line. */
 export interface OptionNames {
-  /** Every option name, with its aliases and the built-in ones. */
-  readonly known: ReadonlySet<string>
-  /** Those that take a value (`--status text`). */
-  readonly valued: ReadonlySet<string>
-  /** Those that may be given more than once (`--status A --status B`). */
-  readonly repeated: ReadonlySet<string>
+  readonly known: Set<string>
+  readonly valued: Set<string>
+  readonly repeated: Set<string>
 }
 
-type Collecting = { readonly [K in keyof OptionNames]: Set<string> }
-
-const collect = (usage: Usage, into: Collecting, inRepeated: boolean): void => {
+const collect = (usage: Usage, into: OptionNames, inRepeated: boolean): void => {
   switch (usage._tag) {
     case "Named":
       for (const name of usage.names.filter((name) => name.startsWith("-"))) {
@@ -50,7 +37,7 @@ const collect = (usage: Usage, into: Collecting, inRepeated: boolean): void => {
 
 /** The options of the commands of `usages` (`Command.getUsage`), with @effect/cli's built-in ones. */
 export const optionNames = (usages: ReadonlyArray<Usage>): OptionNames => {
-  const into: Collecting = {
+  const into: OptionNames = {
     known: new Set(["--help", "-h", "--version", "--wizard", "--log-level", "--completions"]),
     valued: new Set(["--log-level", "--completions"]),
     repeated: new Set()
@@ -63,11 +50,7 @@ export const optionNames = (usages: ReadonlyArray<Usage>): OptionNames => {
 const optionOf = (arg: string): string | undefined =>
   arg.length > 1 && arg.startsWith("-") ? arg.split("=", 1)[0] : undefined
 
-/**
- * The usage error of `args` (the arguments after the runtime and the script), if any: an option no
- * command has, a valued option last or followed by another option (a value that begins with `--`
- * is written `--name=value`), or `--wizard` when stdin is no terminal.
- */
+/** The usage error of `args` (after the runtime and the script), if any; a query that begins with `-` goes after `--`. */
 export const checkArguments = (
   args: ReadonlyArray<string>,
   names: OptionNames,
@@ -107,11 +90,10 @@ export const checkArguments = (
 }
 
 /**
- * `args` (checked by `checkArguments`) as @effect/cli reads them: with `--help` or `-h` before `--`,
- * the help of the command named (`search --json --help` is `search --help`); otherwise each
- * `--name=VALUE` of a repeated option split into `--name VALUE`, and `--env VALUE` joined into
- * `--env=VALUE` (the parser splits the arguments at the first word that names a subcommand, so
- * `--env sandbox search x` would otherwise run `sandbox`), and `--no-token-cache` moved first (once).
+ * `args` (checked by `checkArguments`) as @effect/cli reads them: `--help` before `--` is the help
+ * of the command named; `--name=VALUE` of a repeated option is split in two; `--env VALUE` is joined
+ * (the parser splits at the first word that names a subcommand: `--env sandbox search x` ran
+ * `sandbox`); `--no-token-cache` goes first, once.
  */
 export const rewriteArguments = (
   args: ReadonlyArray<string>,

@@ -1,10 +1,7 @@
 /**
- * Which environment the commands talk to. With `--env sandbox` (or `IPAUSTRALIA_ENV=sandbox`), or
- * when nothing names an environment and no `IPAUSTRALIA_*` variable points at the service (client
- * id, secret, auth or base URL), the embedded sandbox; when `--env` or `IPAUSTRALIA_ENV` names `test`
- * or `production`, the service, configured from the `IPAUSTRALIA_*` variables (missing credentials
- * are then a configuration error, never the sandbox standing in). The client for it is made in
- * `Client.ts`; this module is loaded at every start, and loads no client.
+ * Which environment the commands talk to: the embedded sandbox when named, or when nothing is named
+ * and no `IPAUSTRALIA_*` variable points at the service; else the service (missing credentials are
+ * then a configuration error, never the sandbox standing in). Loaded at every start: no client.
  */
 import { Options } from "@effect/cli"
 import { Config, ConfigError, Effect, Option } from "effect"
@@ -47,11 +44,7 @@ export type Target =
 const anySet = (names: ReadonlyArray<string>) =>
   Effect.map(Effect.forEach(names, variable), (values) => values.some(Option.isSome))
 
-/**
- * The target of the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`. The embedded
- * sandbox when that says `sandbox`, or when neither names an environment and no variable points at
- * the service.
- */
+/** The target of `--env` if given, else of `IPAUSTRALIA_ENV`. */
 export const target = (env: Option.Option<Environment>): Effect.Effect<Target, ConfigError.ConfigError> =>
   Effect.gen(function*() {
     const named = Option.isSome(env) ? env : yield* environmentVariable
@@ -65,9 +58,6 @@ export const target = (env: Option.Option<Environment>): Effect.Effect<Target, C
     return { _tag: "service", named, ownUrls: yield* anySet(urls) } as const
   })
 
-/**
- * Whether the chosen environment is the service at its own hosts (`test` or `production`, no URL
- * the user set): where the published rate cap applies.
- */
+/** Whether the target is the service at its own hosts, where the published rate cap applies. */
 export const atServiceHosts = (env: Option.Option<Environment>): Effect.Effect<boolean, ConfigError.ConfigError> =>
   Effect.map(target(env), (to) => to._tag === "service" && !to.ownUrls)

@@ -1,9 +1,7 @@
 /**
- * The JSONL file an export writes: one encoded design per line. Opening it reads what an earlier
- * run left (so those designs are skipped), drops a last line cut short by a crash so the file stays
- * valid JSONL, and refuses a file that holds anything but designs. Appends are whole lines, as many
- * as are ready in one write, serialized and uninterruptible, so an interrupted export leaves only
- * complete records; a write that fails half-way (no space left) is cut back to the last whole line.
+ * The JSONL file an export writes, one design a line. Opening reads what an earlier run left, drops
+ * a line cut short by a crash, and refuses a file of anything but designs. Appends are whole lines,
+ * serialized and uninterruptible; a write that fails half-way is cut back to the last whole line.
  */
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
@@ -56,14 +54,6 @@ export const scan = (bytes: Uint8Array): Either.Either<Scan, { readonly line: nu
   return Either.right({ numbers, completeBytes, tail: "unterminated" })
 }
 
-/** The errno code under a platform error, when there is one. */
-const errnoCode = (error: PlatformError): string | undefined => {
-  const cause: unknown = error._tag === "SystemError" ? error.cause : undefined
-  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
-    ? cause.code
-    : undefined
-}
-
 /** Why a file could not be used, in the CLI's words, by the errno code under the platform's error. */
 const problems: Readonly<Record<string, string>> = {
   ENOENT: "its folder does not exist",
@@ -77,17 +67,14 @@ const problems: Readonly<Record<string, string>> = {
 }
 
 const problemOf = (error: PlatformError): string =>
-  problems[errnoCode(error) ?? ""] ??
+  problems[error._tag === "SystemError" ? String((error.cause as { code?: unknown } | undefined)?.code) : ""] ??
     `${error._tag === "SystemError" ? error.reason : "bad argument"} (${error.description ?? error.method})`
 
 /** The `FileError` of doing `what` to `path`. */
 const fileError = (path: string, what: string) => (error: PlatformError) =>
   new FileError({ path, detail: `cannot ${what}: ${problemOf(error)}` })
 
-/**
- * Opens `path` for an export, creating it if need be; anything but a regular file is refused. The file is synced to disk and closed when
- * the scope closes, interrupted or not.
- */
+/** Opens `path` for an export, creating it if need be; synced and closed when the scope closes. */
 export const open = (
   path: string
 ): Effect.Effect<ExportFile, FileError | UsageError, FileSystem.FileSystem | Scope.Scope> =>

@@ -1,8 +1,4 @@
-/**
- * The progress of an export on stderr: a bar redrawn in place with done/total, rate and ETA when
- * stderr is a terminal, nothing otherwise (the final summary is the command's). Time comes from
- * Effect's `Clock`; the bar is redrawn at most every 100 ms.
- */
+/** A progress bar on stderr when it is a terminal (done/total, rate, ETA), redrawn at most every 100 ms. */
 import { Clock, Duration, Effect } from "effect"
 import * as Output from "./Output.js"
 
