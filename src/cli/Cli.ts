@@ -1,9 +1,6 @@
 /**
- * The `design-search` command line, run on a list of arguments to an exit code: success, a typed
- * failure rendered on stderr (`failure.ts`), or a signal. A command's handler
- * (`handlers/`) is loaded when the command runs: the command line loads, of the library, only its
- * lightest modules, so `--help` and bad usage never load the client, the schemas, the mirror or the
- * sandbox.
+ * The `design-search` command line, run on a list of arguments to an exit code. A command's handler
+ * is loaded when it runs, so `--help` and bad usage never load the client, the mirror or the sandbox.
  */
 import { CliConfig, Command } from "@effect/cli"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
@@ -52,10 +49,8 @@ const sandbox = Command.make("sandbox", Inputs.sandbox, lazily(() => import("./h
   Command.withDescription("Serve the simulated service on loopback and print the variables that point a client at it")
 )
 
-/** The whole command tree. */
 const command = Inputs.root.pipe(Command.withSubcommands([search, get, exportCommand, sync, token, sandbox]))
 
-/** The subcommands, by name. */
 const commandNames = ["search", "get", "export", "sync", "token", "sandbox"]
 
 /** Every option of the CLI. */

@@ -1,8 +1,7 @@
 /**
- * What each command reads from its command line: the options and arguments of the root command and
- * of every subcommand, and the types they parse to. `Cli.ts` makes the commands of them, and each
- * handler (`handlers/`) takes its command's type from here. Loaded at every start: it imports, of
- * the library, only its lightest modules.
+ * The options and arguments of each command, and the types they parse to: `Cli.ts` makes the
+ * commands of them, each handler takes its type from here. Loaded at every start, so it imports
+ * only the library's lightest modules.
  */
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
@@ -53,10 +52,7 @@ export const root = Command.make("design-search", {
 export const resolveEnv = (local: Option.Option<Environment>) =>
   Effect.map(root, (global) => Option.orElse(local, () => global.env))
 
-/**
- * The shape of a search, shared by `search`, `export` and `sync`: a query (a quick search, `--status`
- * and `--class` its filters), or criteria with no query (an advanced search); and what it parses to.
- */
+/** A search, shared by `search`, `export` and `sync`: a query and its filters, or criteria (`Search.ts`). */
 const searchConfig = {
   query: Args.text({ name: "query" }).pipe(
     Args.withDescription("words to look for (title, products, owners, designers, number); or give criteria instead"),
@@ -94,7 +90,6 @@ const rate = intInRange("rate", 0, 1_000_000).pipe(
   Options.optional
 )
 
-/** `search`'s command line, and what it parses to. */
 export const search = {
   ...searchConfig,
   json: flag("json", "one JSON object {count, designNumbers, messages} on stdout"),
@@ -107,7 +102,6 @@ export const search = {
 }
 export type SearchInput = Command.Command.ParseConfig<typeof search>
 
-/** `get`'s command line, and what it parses to. */
 export const get = {
   designNumber: Args.text({ name: "designNumber" }).pipe(Args.withDescription("the design number, e.g. 201900001")),
   json: flag("json", "the whole record as one JSON object on stdout"),
@@ -115,7 +109,6 @@ export const get = {
 }
 export type GetInput = Command.Command.ParseConfig<typeof get>
 
-/** `export`'s command line, and what it parses to. */
 export const exportDesigns = {
   ...searchConfig,
   // Checked when it is opened, where a bad path is a FileError in the CLI's words.
@@ -126,7 +119,6 @@ export const exportDesigns = {
 }
 export type ExportInput = Command.Command.ParseConfig<typeof exportDesigns>
 
-/** `sync`'s command line, and what it parses to. */
 export const sync = {
   ...searchConfig,
   db: text(
@@ -139,7 +131,6 @@ export const sync = {
 }
 export type SyncInput = Command.Command.ParseConfig<typeof sync>
 
-/** `token`'s command line, and what it parses to. */
 export const token = {
   json: flag("json", "one JSON object on stdout"),
   show: flag("show", "also print the access token itself (a secret)"),
@@ -147,7 +138,6 @@ export const token = {
 }
 export type TokenInput = Command.Command.ParseConfig<typeof token>
 
-/** `sandbox`'s command line, and what it parses to. */
 export const sandbox = {
   port: described(intInRange("port", 0, 65535), "TCP port, 0 picks a free one", listenDefaults.port),
   host: described(Options.text("host"), "loopback address to listen on", listenDefaults.host),
