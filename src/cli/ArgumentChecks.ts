@@ -56,32 +56,25 @@ export const checkArguments = (
   names: OptionNames,
   stdinIsTTY: boolean
 ): Option.Option<UsageError> => {
+  const misuse = (detail: string) => Option.some(new UsageError({ detail }))
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? ""
     if (arg === "--") break
     const option = optionOf(arg)
     if (option === undefined) continue
     if (!names.known.has(option)) {
-      return Option.some(
-        new UsageError({
-          detail: `unknown option ${
-            JSON.stringify(option)
-          }; see 'design-search --help' (a query that begins with - goes after --)`
-        })
-      )
+      const hint = "see 'design-search --help' (a query that begins with - goes after --)"
+      return misuse(`unknown option ${JSON.stringify(option)}; ${hint}`)
     }
     if (arg === "--wizard" && !stdinIsTTY) {
-      return Option.some(new UsageError({ detail: "--wizard asks its questions on a terminal, and stdin is not one" }))
+      return misuse("--wizard asks its questions on a terminal, and stdin is not one")
     }
-    if (!names.valued.has(arg)) continue
     const value = args[i + 1]
-    if (value === undefined || value.startsWith("--")) {
-      return Option.some(
-        new UsageError({
-          detail: `${arg} needs a value${
-            value === undefined ? "" : `, not the option ${value}`
-          } (write ${arg}=VALUE for a value that begins with --)`
-        })
+    if (!names.valued.has(arg)) continue
+    if (value === undefined) return misuse(`${arg} needs a value (write ${arg}=VALUE for a value that begins with --)`)
+    if (value.startsWith("--")) {
+      return misuse(
+        `${arg} needs a value, not the option ${value} (write ${arg}=VALUE for a value that begins with --)`
       )
     }
     i++

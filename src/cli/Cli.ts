@@ -3,10 +3,11 @@
  * is loaded when it runs, so `--help` and bad usage never load the client, the mirror or the sandbox.
  */
 import { CliConfig, Command } from "@effect/cli"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
-import { Cause, Effect, Layer, Option } from "effect"
+import { Cause, Effect, HashMap, Layer, Option } from "effect"
 import { checkArguments, optionNames, rewriteArguments } from "./ArgumentChecks.js"
 import type { OptionNames } from "./ArgumentChecks.js"
 import { environments } from "./Environment.js"
@@ -50,18 +51,13 @@ const sandbox = Command.make("sandbox", Inputs.sandbox, lazily(() => import("./h
 )
 
 const command = Inputs.root.pipe(Command.withSubcommands([search, get, exportCommand, sync, token, sandbox]))
-
-const commandNames = ["search", "get", "export", "sync", "token", "sandbox"]
+const subcommands = Command.getSubcommands(command)
+const commandNames = Array.from(HashMap.keys(subcommands))
 
 /** Every option of the CLI. */
 export const names: OptionNames = optionNames([
   Command.getUsage(Inputs.root),
-  Command.getUsage(search),
-  Command.getUsage(get),
-  Command.getUsage(exportCommand),
-  Command.getUsage(sync),
-  Command.getUsage(token),
-  Command.getUsage(sandbox)
+  ...Array.from(HashMap.values(subcommands), Descriptor.getUsage)
 ])
 
 /**

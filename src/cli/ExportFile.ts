@@ -81,22 +81,22 @@ export const open = (
   Effect.gen(function*() {
     if (path.trim() === "") return yield* new UsageError({ detail: "--out needs the path of a file" })
     const fs = yield* FileSystem.FileSystem
-    const exists = yield* Effect.mapError(fs.exists(path), fileError(path, "look for it"))
-    if (exists) {
-      // A device, a pipe or a socket would be read forever (`/dev/zero`) or block (a FIFO).
-      const { type } = yield* Effect.mapError(fs.stat(path), fileError(path, "look at it"))
-      if (type !== "File") {
-        return yield* new FileError({
-          path,
-          detail: `cannot open it for writing: ${
-            type === "Directory"
-              ? "it is a folder"
-              : "it is not a regular file (an export appends to a file it reads back)"
-          }`
-        })
-      }
+    const stat = yield* fs.stat(path).pipe(
+      Effect.asSome,
+      Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "NotFound", () => Effect.succeedNone),
+      Effect.mapError(fileError(path, "look at it"))
+    )
+    // A device, a pipe or a socket would be read forever (`/dev/zero`) or block (a FIFO).
+    const type = Option.getOrUndefined(stat)?.type
+    if (type !== undefined && type !== "File") {
+      const why = type === "Directory"
+        ? "it is a folder"
+        : "it is not a regular file (an export appends to a file it reads back)"
+      return yield* new FileError({ path, detail: `cannot open it for writing: ${why}` })
     }
-    const found = exists ? yield* Effect.mapError(fs.readFile(path), fileError(path, "read it")) : new Uint8Array(0)
+    const found = type === undefined
+      ? new Uint8Array(0)
+      : yield* Effect.mapError(fs.readFile(path), fileError(path, "read it"))
     const scanned = scan(found)
     if (Either.isLeft(scanned)) {
       const { line, reason } = scanned.left

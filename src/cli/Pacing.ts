@@ -4,19 +4,12 @@
  * slot of the budget, where it is counted.
  */
 import { Duration, Effect, Option } from "effect"
-import type { ConfigError } from "effect"
 import * as RequestBudget from "../RequestBudget.js"
 import { atServiceHosts } from "./Environment.js"
 import type { Environment } from "./Environment.js"
 
 /** The budget of a bulk command, and the count of the requests it let through so far. */
-export const budgetFor = (
-  rate: Option.Option<number>,
-  env: Option.Option<Environment>
-): Effect.Effect<
-  { readonly budget: RequestBudget.Service; readonly requests: () => number },
-  ConfigError.ConfigError
-> =>
+export const budgetFor = (rate: Option.Option<number>, env: Option.Option<Environment>) =>
   Effect.gen(function*() {
     const perMinute = Option.isSome(rate)
       ? rate.value
