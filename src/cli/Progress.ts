@@ -2,7 +2,7 @@
 import { Clock, Duration, Effect } from "effect"
 import * as Output from "./Output.js"
 
-/** A progress counter and its display. */
+/** A progress counter and its bar. */
 export interface Progress {
   /** Counts `items` more done. */
   readonly advance: (items: number) => Effect.Effect<void>
@@ -28,7 +28,6 @@ export const render = (done: number, total: number, elapsedMillis: number): stri
     `  ${rate.toFixed(1)}/s  ETA ${formatEta(eta)}`
 }
 
-/** A progress display, its total set once known; drawn only when stderr is a terminal. */
 export const make: Effect.Effect<Progress> = Effect.map(Clock.currentTimeMillis, (started) => {
   const enabled = process.stderr.isTTY === true
   const state = { done: 0, total: 0, drawnAt: Number.NEGATIVE_INFINITY, drawn: false }

@@ -10,14 +10,11 @@ export type Search =
   | { readonly _tag: "advanced"; readonly request: Designs.AdvancedSearchRequest; readonly label: string }
 
 /** The `changedSinceDate` and `sort` of a parsed command line, each only when given. */
-const common = (args: SearchArgs) => ({
-  ...Option.match(args.changedSince, { onNone: () => ({}), onSome: (changedSinceDate) => ({ changedSinceDate }) }),
-  ...Option.match(args.sort, {
-    onNone: () => ({}),
-    onSome: (sort) => ({
-      sort: { field: "NUMBER", direction: sort === "number" ? "ASCENDING" : "DESCENDING" } as const
-    })
-  })
+const common = ({ changedSince, sort }: SearchArgs) => ({
+  ...(Option.isSome(changedSince) ? { changedSinceDate: changedSince.value } : {}),
+  ...(Option.isSome(sort)
+    ? { sort: { field: "NUMBER", direction: sort.value === "number" ? "ASCENDING" : "DESCENDING" } } as const
+    : {})
 })
 
 /**

@@ -10,6 +10,7 @@ import type { Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import type { ClientIdentity } from "../FleetRedis.js"
 import type { TokenStore as Store } from "../index.js"
 import { AccessToken, DesignSearchConfig, TokenStore } from "../index.js"
 import { variable } from "./Environment.js"
@@ -31,11 +32,8 @@ const CacheFile = Schema.parseJson(Schema.Struct({
 const decodeFile = Schema.decodeUnknownOption(CacheFile)
 const encodeFile = Schema.encodeEither(CacheFile)
 
-/** Whose token a file holds. */
-type Client = Parameters<Store.Service["forClient"]>[0]
-
 /** The file of one client's token in `directory`; its name hides the secret behind a digest. */
-export const fileFor = (directory: string, client: Client, secret: Redacted.Redacted<string>): string => {
+export const fileFor = (directory: string, client: ClientIdentity, secret: Redacted.Redacted<string>): string => {
   const key = JSON.stringify([client.tokenUrl, client.clientId, Redacted.value(secret)])
   return path.join(directory, `token-${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`)
 }

@@ -80,15 +80,11 @@ const configProblems = (
 }
 
 /** Error objects with the input they point at: `CODE at /pointer: detail`. */
-const describeErrors = (errors: ReadonlyArray<ApiError.ErrorObject>, fallback: string): string => {
-  if (errors.length === 0) return fallback
-  return errors
-    .map((e) => {
-      const at = e.source?.pointer ?? e.source?.parameter
-      return `${e.code}${at === undefined || at === "" ? "" : ` at ${at}`}: ${e.detail}`
-    })
-    .join("; ")
-}
+const describeErrors = (errors: ReadonlyArray<ApiError.ErrorObject>, fallback: string): string =>
+  errors.length === 0 ? fallback : errors.map((e) => {
+    const at = e.source?.pointer ?? e.source?.parameter
+    return `${e.code}${at === undefined || at === "" ? "" : ` at ${at}`}: ${e.detail}`
+  }).join("; ")
 
 const causeMessage = (cause: unknown): string =>
   cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "unknown cause"
