@@ -23,13 +23,11 @@ export const envOption: Options.Options<Option.Option<Environment>> = Options.ch
 export const variable = (name: string): Effect.Effect<Option.Option<string>, ConfigError.ConfigError> =>
   Effect.map(Config.option(Config.string(name)), Option.filter((value) => value.trim() !== ""))
 
-const isEnvironment = (name: string): name is Environment => (environments as ReadonlyArray<string>).includes(name)
-
 /** `IPAUSTRALIA_ENV`, when set: one of `environments`, or a configuration error that lists them. */
 const environmentVariable = Effect.flatMap(variable("IPAUSTRALIA_ENV"), (value) => {
   if (Option.isNone(value)) return Effect.succeedNone
-  const name = value.value.trim()
-  return isEnvironment(name) ? Effect.succeedSome(name) : Effect.fail(ConfigError.InvalidData(
+  const name = environments.find((known) => known === value.value.trim())
+  return name !== undefined ? Effect.succeedSome(name) : Effect.fail(ConfigError.InvalidData(
     ["IPAUSTRALIA_ENV"],
     `unknown environment ${JSON.stringify(value.value)}: expected one of ${environments.join(", ")}`
   ))
