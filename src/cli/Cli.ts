@@ -1,15 +1,13 @@
 /**
- * The `design-search` command line, run on a list of arguments to an exit code: success, a typed
- * failure rendered on stderr (`failure.ts`), or a signal (`Interruption.ts`). A command's handler
- * (`handlers/`) is loaded when the command runs: the command line loads, of the library, only its
- * lightest modules, so `--help` and bad usage never load the client, the schemas, the mirror or the
- * sandbox.
+ * The `design-search` command line, run on a list of arguments to an exit code. A command's handler
+ * is loaded when it runs, so `--help` and bad usage never load the client, the mirror or the sandbox.
  */
 import { CliConfig, Command } from "@effect/cli"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
-import { Cause, Effect, Layer, Option, Ref } from "effect"
+import { Cause, Effect, HashMap, Layer, Option } from "effect"
 import { checkArguments, optionNames, rewriteArguments } from "./ArgumentChecks.js"
 import type { OptionNames } from "./ArgumentChecks.js"
 import { environments } from "./Environment.js"
@@ -17,7 +15,6 @@ import { ExitCode, fromCause } from "./failure.js"
 import type { Failure } from "./failure.js"
 import { withHelpConsole } from "./HelpConsole.js"
 import * as Inputs from "./Inputs.js"
-import { awaitSignal, InterruptExitCode } from "./Interruption.js"
 import * as Output from "./Output.js"
 
 /** The handler of a command, loaded from `handlers/` when the command runs. */
@@ -53,21 +50,14 @@ const sandbox = Command.make("sandbox", Inputs.sandbox, lazily(() => import("./h
   Command.withDescription("Serve the simulated service on loopback and print the variables that point a client at it")
 )
 
-/** The whole command tree. */
 const command = Inputs.root.pipe(Command.withSubcommands([search, get, exportCommand, sync, token, sandbox]))
-
-/** The subcommands, by name. */
-const commandNames = ["search", "get", "export", "sync", "token", "sandbox"]
+const subcommands = Command.getSubcommands(command)
+const commandNames = Array.from(HashMap.keys(subcommands))
 
 /** Every option of the CLI. */
 export const names: OptionNames = optionNames([
   Command.getUsage(Inputs.root),
-  Command.getUsage(search),
-  Command.getUsage(get),
-  Command.getUsage(exportCommand),
-  Command.getUsage(sync),
-  Command.getUsage(token),
-  Command.getUsage(sandbox)
+  ...Array.from(HashMap.values(subcommands), Descriptor.getUsage)
 ])
 
 /**
@@ -75,6 +65,17 @@ export const names: OptionNames = optionNames([
  * `NodeContext.layer`, whose command executor and worker manager no command uses.
  */
 const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
+
+/** Completes with the first SIGINT or SIGTERM; listens only while it waits, so a second one exits at once. */
+const awaitSignal = Effect.async<void>((resume) => {
+  const onSignal = () => {
+    stop()
+    resume(Effect.void)
+  }
+  const stop = () => process.off("SIGINT", onSignal).off("SIGTERM", onSignal)
+  process.on("SIGINT", onSignal).on("SIGTERM", onSignal)
+  return Effect.sync(stop)
+})
 
 /** Renders a failed run on stderr and answers its exit code. */
 const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
@@ -84,25 +85,28 @@ const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
 
 /**
  * Runs the CLI of `version` on `argv` (as `process.argv`: runtime and script first) and returns the
- * exit code. Never fails: failures are rendered on stderr, signals interrupt the command.
+ * exit code. Never fails: failures are rendered on stderr. SIGINT and SIGTERM interrupt the command
+ * (its finalizers run) and end the run with 130, or 0 for `sandbox`, whose normal way to stop is a signal.
  */
 export const run = (argv: ReadonlyArray<string>, version: string): Effect.Effect<number> =>
   Effect.gen(function*() {
-    const interruptCode = yield* Ref.make<number>(ExitCode.interrupted)
     const given = argv.slice(2)
     const misuse = checkArguments(given, names, yield* Effect.sync(() => process.stdin.isTTY === true))
     if (Option.isSome(misuse)) return yield* report(Cause.fail(misuse.value))
-    const args = [...argv.slice(0, 2), ...rewriteArguments(given, names, commandNames, environments)]
+    const rewritten = rewriteArguments(given, names, commandNames, environments)
+    const args = [...argv.slice(0, 2), ...rewritten]
+    const onSignal = rewritten.find((arg) => commandNames.includes(arg)) === "sandbox"
+      ? ExitCode.success
+      : ExitCode.interrupted
     const outcome = Command.run(command, { name: "design-search", version })(args).pipe(
       withHelpConsole("design-search", commandNames),
       // Case-sensitive options: by default `--LIMIT 5` is matched, its value taken, then dropped.
       Effect.provide(CliConfig.layer({ isCaseSensitive: true })),
-      Effect.provideService(InterruptExitCode, interruptCode),
       Effect.provide(platform),
       Effect.matchCauseEffect({
         onSuccess: () => Effect.succeed<number>(ExitCode.success),
         onFailure: report
       })
     )
-    return yield* Effect.race(outcome, Effect.zipRight(awaitSignal, Ref.get(interruptCode)))
+    return yield* Effect.race(outcome, Effect.as(awaitSignal, onSignal))
   })

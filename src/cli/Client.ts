@@ -1,8 +1,7 @@
 /**
- * The client the commands talk to, for the environment `Environment.target` chooses: the embedded
- * sandbox in process, with a one-line notice on stderr (the CLI works without credentials, and never
- * silently passes off simulated data as the service's), or the service over `fetch`, its token kept
- * between runs (`TokenCache.ts`). Loaded with a command's handler, never by `--help`.
+ * The client of the environment `Environment.target` chooses: the embedded sandbox, with a notice
+ * on stderr (simulated data is never passed off as the service's), or the service over `fetch`,
+ * its token kept between runs (`TokenCache.ts`). Loaded with a handler, never by `--help`.
  */
 import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
@@ -14,10 +13,7 @@ import { root } from "./Inputs.js"
 import * as Output from "./Output.js"
 import * as TokenCache from "./TokenCache.js"
 
-/**
- * The client of the service, configured from the `IPAUSTRALIA_*` variables (`named` overriding the
- * environment), its token kept in the user's cache folder between runs unless `tokenCache` is off.
- */
+/** The client of the service, from the `IPAUSTRALIA_*` variables, `named` overriding the environment. */
 const serviceClient = (named: Option.Option<Environment>, tokenCache: boolean) =>
   Effect.map(
     Effect.all([DesignSearchConfig.optionsConfig, TokenCache.disabledByEnvironment]),
@@ -33,12 +29,7 @@ const serviceClient = (named: Option.Option<Environment>, tokenCache: boolean) =
       )
   )
 
-/**
- * Provides the client for the environment a command runs in (its own `--env`, else the global one;
- * see `target`). The service's token is cached between runs unless `--no-token-cache` is given; the
- * embedded sandbox's never is: it is made afresh for each run, and loaded only then. The layer is
- * built per command, so `sandbox` and `--help` never read credentials.
- */
+/** Provides the client of a command's environment; built per command, so `sandbox` reads no credentials. */
 export const provideClient = (local: Option.Option<Environment>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.provide(
     effect,

@@ -1,10 +1,7 @@
 /**
- * Which environment the commands talk to. With `--env sandbox` (or `IPAUSTRALIA_ENV=sandbox`), or
- * when nothing names an environment and no `IPAUSTRALIA_*` variable points at the service (client
- * id, secret, auth or base URL), the embedded sandbox; when `--env` or `IPAUSTRALIA_ENV` names `test`
- * or `production`, the service, configured from the `IPAUSTRALIA_*` variables (missing credentials
- * are then a configuration error, never the sandbox standing in). The client for it is made in
- * `Client.ts`; this module is loaded at every start, and loads no client.
+ * Which environment the commands talk to: the embedded sandbox when named, or when nothing is named
+ * and no `IPAUSTRALIA_*` variable points at the service; else the service (missing credentials are
+ * then a configuration error, never the sandbox standing in). Loaded at every start: no client.
  */
 import { Options } from "@effect/cli"
 import { Config, ConfigError, Effect, Option } from "effect"
@@ -26,13 +23,11 @@ export const envOption: Options.Options<Option.Option<Environment>> = Options.ch
 export const variable = (name: string): Effect.Effect<Option.Option<string>, ConfigError.ConfigError> =>
   Effect.map(Config.option(Config.string(name)), Option.filter((value) => value.trim() !== ""))
 
-const isEnvironment = (name: string): name is Environment => (environments as ReadonlyArray<string>).includes(name)
-
 /** `IPAUSTRALIA_ENV`, when set: one of `environments`, or a configuration error that lists them. */
 const environmentVariable = Effect.flatMap(variable("IPAUSTRALIA_ENV"), (value) => {
   if (Option.isNone(value)) return Effect.succeedNone
-  const name = value.value.trim()
-  return isEnvironment(name) ? Effect.succeedSome(name) : Effect.fail(ConfigError.InvalidData(
+  const name = environments.find((known) => known === value.value.trim())
+  return name !== undefined ? Effect.succeedSome(name) : Effect.fail(ConfigError.InvalidData(
     ["IPAUSTRALIA_ENV"],
     `unknown environment ${JSON.stringify(value.value)}: expected one of ${environments.join(", ")}`
   ))
@@ -47,11 +42,7 @@ export type Target =
 const anySet = (names: ReadonlyArray<string>) =>
   Effect.map(Effect.forEach(names, variable), (values) => values.some(Option.isSome))
 
-/**
- * The target of the chosen environment: `--env` if given, else `IPAUSTRALIA_ENV`. The embedded
- * sandbox when that says `sandbox`, or when neither names an environment and no variable points at
- * the service.
- */
+/** The target of `--env` if given, else of `IPAUSTRALIA_ENV`. */
 export const target = (env: Option.Option<Environment>): Effect.Effect<Target, ConfigError.ConfigError> =>
   Effect.gen(function*() {
     const named = Option.isSome(env) ? env : yield* environmentVariable
@@ -65,9 +56,6 @@ export const target = (env: Option.Option<Environment>): Effect.Effect<Target, C
     return { _tag: "service", named, ownUrls: yield* anySet(urls) } as const
   })
 
-/**
- * Whether the chosen environment is the service at its own hosts (`test` or `production`, no URL
- * the user set): where the published rate cap applies.
- */
+/** Whether the target is the service at its own hosts, where the published rate cap applies. */
 export const atServiceHosts = (env: Option.Option<Environment>): Effect.Effect<boolean, ConfigError.ConfigError> =>
   Effect.map(target(env), (to) => to._tag === "service" && !to.ownUrls)

@@ -1,9 +1,7 @@
 /**
- * The JSONL file an export writes: one encoded design per line. Opening it reads what an earlier
- * run left (so those designs are skipped), drops a last line cut short by a crash so the file stays
- * valid JSONL, and refuses a file that holds anything but designs. Appends are whole lines, as many
- * as are ready in one write, serialized and uninterruptible, so an interrupted export leaves only
- * complete records; a write that fails half-way (no space left) is cut back to the last whole line.
+ * The JSONL file an export writes, one design a line. Opening reads what an earlier run left, drops
+ * a line cut short by a crash, and refuses a file of anything but designs. Appends are whole lines,
+ * serialized and uninterruptible; a write that fails half-way is cut back to the last whole line.
  */
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
@@ -56,14 +54,6 @@ export const scan = (bytes: Uint8Array): Either.Either<Scan, { readonly line: nu
   return Either.right({ numbers, completeBytes, tail: "unterminated" })
 }
 
-/** The errno code under a platform error, when there is one. */
-const errnoCode = (error: PlatformError): string | undefined => {
-  const cause: unknown = error._tag === "SystemError" ? error.cause : undefined
-  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
-    ? cause.code
-    : undefined
-}
-
 /** Why a file could not be used, in the CLI's words, by the errno code under the platform's error. */
 const problems: Readonly<Record<string, string>> = {
   ENOENT: "its folder does not exist",
@@ -77,39 +67,36 @@ const problems: Readonly<Record<string, string>> = {
 }
 
 const problemOf = (error: PlatformError): string =>
-  problems[errnoCode(error) ?? ""] ??
+  problems[error._tag === "SystemError" ? String((error.cause as { code?: unknown } | undefined)?.code) : ""] ??
     `${error._tag === "SystemError" ? error.reason : "bad argument"} (${error.description ?? error.method})`
 
 /** The `FileError` of doing `what` to `path`. */
 const fileError = (path: string, what: string) => (error: PlatformError) =>
   new FileError({ path, detail: `cannot ${what}: ${problemOf(error)}` })
 
-/**
- * Opens `path` for an export, creating it if need be; anything but a regular file is refused. The file is synced to disk and closed when
- * the scope closes, interrupted or not.
- */
+/** Opens `path` for an export, creating it if need be; synced and closed when the scope closes. */
 export const open = (
   path: string
 ): Effect.Effect<ExportFile, FileError | UsageError, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
     if (path.trim() === "") return yield* new UsageError({ detail: "--out needs the path of a file" })
     const fs = yield* FileSystem.FileSystem
-    const exists = yield* Effect.mapError(fs.exists(path), fileError(path, "look for it"))
-    if (exists) {
-      // A device, a pipe or a socket would be read forever (`/dev/zero`) or block (a FIFO).
-      const { type } = yield* Effect.mapError(fs.stat(path), fileError(path, "look at it"))
-      if (type !== "File") {
-        return yield* new FileError({
-          path,
-          detail: `cannot open it for writing: ${
-            type === "Directory"
-              ? "it is a folder"
-              : "it is not a regular file (an export appends to a file it reads back)"
-          }`
-        })
-      }
+    const stat = yield* fs.stat(path).pipe(
+      Effect.asSome,
+      Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "NotFound", () => Effect.succeedNone),
+      Effect.mapError(fileError(path, "look at it"))
+    )
+    // A device, a pipe or a socket would be read forever (`/dev/zero`) or block (a FIFO).
+    const type = Option.getOrUndefined(stat)?.type
+    if (type !== undefined && type !== "File") {
+      const why = type === "Directory"
+        ? "it is a folder"
+        : "it is not a regular file (an export appends to a file it reads back)"
+      return yield* new FileError({ path, detail: `cannot open it for writing: ${why}` })
     }
-    const found = exists ? yield* Effect.mapError(fs.readFile(path), fileError(path, "read it")) : new Uint8Array(0)
+    const found = type === undefined
+      ? new Uint8Array(0)
+      : yield* Effect.mapError(fs.readFile(path), fileError(path, "read it"))
     const scanned = scan(found)
     if (Either.isLeft(scanned)) {
       const { line, reason } = scanned.left

@@ -1,8 +1,6 @@
 /**
- * The console @effect/cli writes help and usage errors through. Its text is plain where colour has
- * no place (the stream is not a terminal, or `NO_COLOR` is set: no-color.org), and the usage line
- * of a subcommand's help names the program as it is typed (`$ design-search search ...`, where
- * @effect/cli writes `$ search ...`).
+ * The console @effect/cli writes help and usage errors through: plain text off a terminal or with
+ * `NO_COLOR` set, and a subcommand's usage line names the program (`$ design-search search ...`).
  */
 import { Console, Effect } from "effect"
 

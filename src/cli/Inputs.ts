@@ -1,11 +1,11 @@
 /**
- * What each command reads from its command line: the options and arguments of the root command and
- * of every subcommand, and the types they parse to. `Cli.ts` makes the commands of them, and each
- * handler (`handlers/`) takes its command's type from here. Loaded at every start: it imports, of
- * the library, only its lightest modules.
+ * The options and arguments of each command, and the types they parse to: `Cli.ts` makes the
+ * commands of them, each handler takes its type from here. Loaded at every start, so it imports
+ * only the library's lightest modules.
  */
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { isCalendarDate } from "../internal/calendarDate.js"
 import * as RequestBudget from "../RequestBudget.js"
 import { defaults, listenDefaults, resultFields } from "../sandbox/Defaults.js"
 import type { Environment } from "./Environment.js"
@@ -26,23 +26,11 @@ const int = (name: string): Options.Options<number> =>
 
 /** An integer option that must lie in `[min, max]`. */
 const intInRange = (name: string, min: number, max: number): Options.Options<number> =>
-  int(name).pipe(
-    Options.mapEffect((n) =>
-      n >= min && n <= max
-        ? Effect.succeed(n)
-        : Effect.fail(invalid(`--${name} must be from ${min} to ${max}, got ${n}`))
-    )
-  )
+  Options.withSchema(int(name), Schema.Number.pipe(Schema.between(min, max)))
 
 /** An option's description, and its default, which the description names. */
 const described = <A extends string | number>(option: Options.Options<A>, description: string, byDefault: A) =>
   option.pipe(Options.withDescription(`${description} (default ${byDefault})`), Options.withDefault(byDefault))
-
-/** Whether `s` is a real calendar date written `YYYY-MM-DD` (no 2023-02-30). */
-const isCalendarDate = (s: string): boolean => {
-  const millis = /^\d{4}-\d{2}-\d{2}$/.test(s) ? Date.parse(s) : Number.NaN
-  return !Number.isNaN(millis) && new Date(millis).toISOString().startsWith(s)
-}
 
 /** A text option, and a flag, with their descriptions. */
 const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description))
@@ -63,10 +51,7 @@ export const root = Command.make("design-search", {
 export const resolveEnv = (local: Option.Option<Environment>) =>
   Effect.map(root, (global) => Option.orElse(local, () => global.env))
 
-/**
- * The shape of a search, shared by `search`, `export` and `sync`: a query (a quick search, `--status`
- * and `--class` its filters), or criteria with no query (an advanced search); and what it parses to.
- */
+/** A search, shared by `search`, `export` and `sync`: a query and its filters, or criteria (`Search.ts`). */
 const searchConfig = {
   query: Args.text({ name: "query" }).pipe(
     Args.withDescription("words to look for (title, products, owners, designers, number); or give criteria instead"),
@@ -104,7 +89,6 @@ const rate = intInRange("rate", 0, 1_000_000).pipe(
   Options.optional
 )
 
-/** `search`'s command line, and what it parses to. */
 export const search = {
   ...searchConfig,
   json: flag("json", "one JSON object {count, designNumbers, messages} on stdout"),
@@ -117,7 +101,6 @@ export const search = {
 }
 export type SearchInput = Command.Command.ParseConfig<typeof search>
 
-/** `get`'s command line, and what it parses to. */
 export const get = {
   designNumber: Args.text({ name: "designNumber" }).pipe(Args.withDescription("the design number, e.g. 201900001")),
   json: flag("json", "the whole record as one JSON object on stdout"),
@@ -125,7 +108,6 @@ export const get = {
 }
 export type GetInput = Command.Command.ParseConfig<typeof get>
 
-/** `export`'s command line, and what it parses to. */
 export const exportDesigns = {
   ...searchConfig,
   // Checked when it is opened, where a bad path is a FileError in the CLI's words.
@@ -136,7 +118,6 @@ export const exportDesigns = {
 }
 export type ExportInput = Command.Command.ParseConfig<typeof exportDesigns>
 
-/** `sync`'s command line, and what it parses to. */
 export const sync = {
   ...searchConfig,
   db: text(
@@ -149,7 +130,6 @@ export const sync = {
 }
 export type SyncInput = Command.Command.ParseConfig<typeof sync>
 
-/** `token`'s command line, and what it parses to. */
 export const token = {
   json: flag("json", "one JSON object on stdout"),
   show: flag("show", "also print the access token itself (a secret)"),
@@ -157,7 +137,6 @@ export const token = {
 }
 export type TokenInput = Command.Command.ParseConfig<typeof token>
 
-/** `sandbox`'s command line, and what it parses to. */
 export const sandbox = {
   port: described(intInRange("port", 0, 65535), "TCP port, 0 picks a free one", listenDefaults.port),
   host: described(Options.text("host"), "loopback address to listen on", listenDefaults.host),

@@ -1,48 +1,36 @@
 /**
- * Where the CLI writes: results on stdout, everything for people (notices, messages, progress,
- * failures) on stderr, so that `--json` output can be piped as is. Writes are synchronous
- * (`process.stdout.write` on files and pipes), so a line is out before the next step runs.
+ * Where the CLI writes: results on stdout, everything for people on stderr, so that `--json` can be
+ * piped as is. Writes are synchronous on files and pipes: a line is out before the next step runs.
  */
 import { Effect } from "effect"
 
 const line = (text: string) => (text.endsWith("\n") ? text : text + "\n")
 
 /**
- * Control characters (C0, DEL, C1), Unicode line and paragraph separators, bidirectional marks,
- * embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), and the
- * byte order mark: text from a server (a title, an error's detail) must not move the cursor,
- * recolour, retitle or reorder the terminal, nor hide there.
+ * Controls (C0, DEL, C1), line and paragraph separators, bidirectional marks and the byte order
+ * mark: a server's text must not move the cursor, recolour, retitle or reorder the terminal.
  */
 // eslint-disable-next-line no-control-regex
 const unsafe = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g
 
-/**
- * `text` with every unsafe character shown as its `\uXXXX` escape and a tab as a space; newlines
- * are kept only when `lines` is true.
- */
+/** `text` with every unsafe character as its `\uXXXX` escape, a tab as a space, newlines kept if `lines`. */
 const printable = (text: string, lines: boolean): string =>
   text.replace(
     unsafe,
     (c) => (c === "\t" ? " " : c === "\n" && lines ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
   )
 
-/**
- * A value from the service as it is placed into a line: every unsafe character escaped, CR and LF
- * among them, so that no value can end its line, forge a table row or a heading.
- */
+/** A value from the service as placed into a line: CR and LF escaped too, so it cannot forge a row. */
 export const field = (text: string): string => printable(text, false)
 
-/**
- * Writes `text` (printable) as one line or several on stdout: results for people. Its newlines are
- * the CLI's own: each value from the service in it went through `field`.
- */
+/** Writes lines for people on stdout; each value from the service in them went through `field`. */
 export const stdout = (text: string): Effect.Effect<void> =>
   Effect.sync(() => void process.stdout.write(line(printable(text, true))))
 
 /** Writes JSON text on stdout as is: results for programs, escaped by `JSON.stringify` already. */
 export const data = (json: string): Effect.Effect<void> => Effect.sync(() => void process.stdout.write(line(json)))
 
-/** Writes `text` on stderr as one printable line (the library bounds what a server's text adds to it). */
+/** Writes `text` on stderr as one printable line. */
 export const stderr = (text: string): Effect.Effect<void> =>
   Effect.sync(() => void process.stderr.write(line(printable(text, false))))
 

@@ -1,27 +1,15 @@
 /**
- * How fast the bulk commands call the API, and how many calls they made. `--rate N` (requests a
- * minute, `0` for no pace) wins; without it a command paces at the service's published cap when
- * it talks to the service's own hosts (`test`, `production`), and not at all against the sandbox or
- * URLs the user set. A 429 backs the pace off either way. Every API request, retries included,
- * takes a slot of the budget, which is where they are counted.
+ * How fast the bulk commands call the API (`--rate`, else the published cap at the service's own
+ * hosts, else no pace), and how many calls they made: every request, retries included, takes a
+ * slot of the budget, where it is counted.
  */
 import { Duration, Effect, Option } from "effect"
-import type { ConfigError } from "effect"
 import * as RequestBudget from "../RequestBudget.js"
 import { atServiceHosts } from "./Environment.js"
 import type { Environment } from "./Environment.js"
 
-/**
- * The budget of a bulk command: `rate` if given, else the published cap at the service's hosts;
- * and the count of API requests it let through so far.
- */
-export const budgetFor = (
-  rate: Option.Option<number>,
-  env: Option.Option<Environment>
-): Effect.Effect<
-  { readonly budget: RequestBudget.Service; readonly requests: () => number },
-  ConfigError.ConfigError
-> =>
+/** The budget of a bulk command, and the count of the requests it let through so far. */
+export const budgetFor = (rate: Option.Option<number>, env: Option.Option<Environment>) =>
   Effect.gen(function*() {
     const perMinute = Option.isSome(rate)
       ? rate.value

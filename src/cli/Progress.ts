@@ -1,12 +1,8 @@
-/**
- * The progress of an export on stderr: a bar redrawn in place with done/total, rate and ETA when
- * stderr is a terminal, nothing otherwise (the final summary is the command's). Time comes from
- * Effect's `Clock`; the bar is redrawn at most every 100 ms.
- */
+/** A progress bar on stderr when it is a terminal (done/total, rate, ETA), redrawn at most every 100 ms. */
 import { Clock, Duration, Effect } from "effect"
 import * as Output from "./Output.js"
 
-/** A progress counter and its display. */
+/** A progress counter and its bar. */
 export interface Progress {
   /** Counts `items` more done. */
   readonly advance: (items: number) => Effect.Effect<void>
@@ -32,7 +28,6 @@ export const render = (done: number, total: number, elapsedMillis: number): stri
     `  ${rate.toFixed(1)}/s  ETA ${formatEta(eta)}`
 }
 
-/** A progress display, its total set once known; drawn only when stderr is a terminal. */
 export const make: Effect.Effect<Progress> = Effect.map(Clock.currentTimeMillis, (started) => {
   const enabled = process.stderr.isTTY === true
   const state = { done: 0, total: 0, drawnAt: Number.NEGATIVE_INFINITY, drawn: false }

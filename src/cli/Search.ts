@@ -1,7 +1,4 @@
-/**
- * The search a command line asks for (`Inputs.SearchArgs`: a query and filters, or criteria), as a
- * quick or an advanced search of the library, and the server's messages for people.
- */
+/** The search a command line asks for, as a quick or an advanced search, and server messages for people. */
 import { Either, Option } from "effect"
 import type { Designs } from "../index.js"
 import { UsageError } from "./failure.js"
@@ -13,21 +10,16 @@ export type Search =
   | { readonly _tag: "advanced"; readonly request: Designs.AdvancedSearchRequest; readonly label: string }
 
 /** The `changedSinceDate` and `sort` of a parsed command line, each only when given. */
-const common = (args: SearchArgs) => ({
-  ...Option.match(args.changedSince, { onNone: () => ({}), onSome: (changedSinceDate) => ({ changedSinceDate }) }),
-  ...Option.match(args.sort, {
-    onNone: () => ({}),
-    onSome: (sort) => ({
-      sort: { field: "NUMBER", direction: sort === "number" ? "ASCENDING" : "DESCENDING" } as const
-    })
-  })
+const common = ({ changedSince, sort }: SearchArgs) => ({
+  ...(Option.isSome(changedSince) ? { changedSinceDate: changedSince.value } : {}),
+  ...(Option.isSome(sort)
+    ? { sort: { field: "NUMBER", direction: sort.value === "number" ? "ASCENDING" : "DESCENDING" } } as const
+    : {})
 })
 
 /**
- * The search of a parsed command line: the quick search of its query, or with no query the
- * advanced search of its criteria (one row each `--class`, joined with OR; the rest of the criteria
- * in every row). A query with `--owner`, `--designer`, `--product` or `--number`, or neither a query
- * nor a criterion, is a usage error.
+ * The quick search of a query, or with no query the advanced search of the criteria: one row each
+ * `--class`, joined with OR, the other criteria in every row.
  */
 export const toSearch = (args: SearchArgs): Either.Either<Search, UsageError> => {
   const named = { owner: args.owner, designer: args.designer, productName: args.product, designNumber: args.number }

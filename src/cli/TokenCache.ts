@@ -1,8 +1,7 @@
 /**
- * The CLI's token cache: a `TokenStore` that keeps a client's token in a file of the user's cache
- * folder, so that a script that runs `design-search` a hundred times asks for one token, not a
- * hundred (what it promises is in `docs/cli.md`). A cache never fails a call: whatever goes wrong
- * with the file, the token is fetched as without it.
+ * A `TokenStore` over a private file of the user's cache folder, so that a script that runs
+ * `design-search` a hundred times asks for one token (`docs/cli.md`). Whatever goes wrong with the
+ * file, the token is fetched as without it.
  */
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash, randomUUID } from "node:crypto"
@@ -11,6 +10,7 @@ import type { Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import type { ClientIdentity } from "../FleetRedis.js"
 import type { TokenStore as Store } from "../index.js"
 import { AccessToken, DesignSearchConfig, TokenStore } from "../index.js"
 import { variable } from "./Environment.js"
@@ -18,12 +18,9 @@ import { variable } from "./Environment.js"
 /** The variable that turns the cache off (`1`; empty or `0` leave it on). */
 export const disableVariable = "DESIGN_SEARCH_NO_TOKEN_CACHE"
 
-/** Largest cache file read: a token response is far smaller. */
-const maxFileBytes = 64 * 1024
-
 const uid = process.getuid?.()
 
-/** What a cache file holds: the token, and whose it is. */
+/** A cache file: the token, and whose it is. */
 const CacheFile = Schema.parseJson(Schema.Struct({
   tokenUrl: Schema.String,
   clientId: Schema.String,
@@ -35,22 +32,18 @@ const CacheFile = Schema.parseJson(Schema.Struct({
 const decodeFile = Schema.decodeUnknownOption(CacheFile)
 const encodeFile = Schema.encodeEither(CacheFile)
 
-/** Whose token a file holds. */
-type Client = Parameters<Store.Service["forClient"]>[0]
-
 /** The file of one client's token in `directory`; its name hides the secret behind a digest. */
-export const fileFor = (directory: string, client: Client, secret: Redacted.Redacted<string>): string => {
+export const fileFor = (directory: string, client: ClientIdentity, secret: Redacted.Redacted<string>): string => {
   const key = JSON.stringify([client.tokenUrl, client.clientId, Redacted.value(secret)])
   return path.join(directory, `token-${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`)
 }
 
-/** A file of no use: never shown, only ignored. */
+/** A file of no use is never shown, only ignored. */
 const attempt = <A>(f: () => Promise<A>): Effect.Effect<A, "unusable"> =>
   Effect.tryPromise({ try: f, catch: () => "unusable" as const })
 
-/** Whether a file (by `fstat`) is a regular file of this user's, mode 0600 or narrower, within the bound. */
-const isPrivate = (stat: Stats) =>
-  stat.isFile() && (stat.mode & 0o077) === 0 && (uid === undefined || stat.uid === uid) && stat.size <= maxFileBytes
+/** Whether a file (by `fstat`) is a regular file of this user's, mode 0600 or narrower. */
+const isPrivate = (stat: Stats) => stat.isFile() && (stat.mode & 0o077) === 0 && (uid === undefined || stat.uid === uid)
 
 /** The text of `file` when it is private (`isPrivate`); a link is not followed, a FIFO not waited on. */
 const readPrivate = (file: string): Effect.Effect<string, "unusable"> =>
@@ -87,10 +80,7 @@ const writePrivate = (file: string, text: string): Effect.Effect<void, "unusable
   )
 }
 
-/**
- * The store over `directory`, for the client whose secret is `secret` (the `TokenService` asks for
- * a client by token URL and client id; the secret picks the file too).
- */
+/** The store over `directory`; the client's secret picks the file too. */
 export const make = (directory: string, secret: Redacted.Redacted<string>): Store.Service => ({
   forClient: (client) => {
     const file = fileFor(directory, client, secret)
@@ -125,20 +115,14 @@ export const make = (directory: string, secret: Redacted.Redacted<string>): Stor
 /** A variable's value; none when it is unset, blank or unreadable. */
 const setting = (name: string) => Effect.orElseSucceed(variable(name), () => Option.none<string>())
 
-/** `~/.cache`; none when there is no home folder. */
-const homeCache = (): Option.Option<string> =>
-  Option.map(Option.filter(Option.liftThrowable(os.homedir)(), path.isAbsolute), (home) => path.join(home, ".cache"))
-
-/**
- * The cache folder: `$XDG_CACHE_HOME/design-search` when that is an absolute path, else
- * `~/.cache/design-search`; none when there is no home folder either.
- */
+/** `$XDG_CACHE_HOME/design-search` when that is absolute, else `~/.cache/design-search`; none without a home. */
 export const directory: Effect.Effect<Option.Option<string>> = Effect.map(
   setting("XDG_CACHE_HOME"),
   (xdg) =>
-    Option.map(
-      Option.orElse(Option.filter(xdg, path.isAbsolute), homeCache),
-      (base) => path.join(base, "design-search")
+    Option.filter(xdg, path.isAbsolute).pipe(
+      Option.orElse(() => Option.map(Option.liftThrowable(os.homedir)(), (home) => path.join(home, ".cache"))),
+      Option.filter(path.isAbsolute),
+      Option.map((base) => path.join(base, "design-search"))
     )
 )
 
@@ -148,10 +132,7 @@ export const disabledByEnvironment: Effect.Effect<boolean> = Effect.map(
   Option.exists((value) => value.trim() !== "0")
 )
 
-/**
- * The store for the configured client, over the cache folder; `TokenStore.memory` (no cache) when
- * there is no folder to use.
- */
+/** The store for the configured client; `TokenStore.memory` when there is no folder to use. */
 export const layer: Layer.Layer<TokenStore.TokenStore, never, DesignSearchConfig.DesignSearchConfig> = Layer.effect(
   TokenStore.TokenStore,
   Effect.zipWith(directory, DesignSearchConfig.DesignSearchConfig, (folder, config) =>

@@ -1,7 +1,4 @@
-/**
- * How a failed command ends: the exit code of each kind of failure and the one or two lines on
- * stderr that explain it, the same for every command (the table of codes is in `docs/cli.md`).
- */
+/** How a failed command ends: its exit code and one or two lines on stderr (`docs/cli.md`). */
 import { ValidationError as CliValidationError } from "@effect/cli"
 import type { HttpServerError } from "@effect/platform"
 import type { ConfigError } from "effect"
@@ -19,7 +16,7 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
   }
 }
 
-/** A file the user named could not be read or written: `detail` says what was tried and why it failed. */
+/** A file the user named could not be read or written: what was tried, and why it failed. */
 export class FileError extends Schema.TaggedError<FileError>()("FileError", {
   path: Schema.String,
   detail: Schema.String
@@ -83,15 +80,11 @@ const configProblems = (
 }
 
 /** Error objects with the input they point at: `CODE at /pointer: detail`. */
-const describeErrors = (errors: ReadonlyArray<ApiError.ErrorObject>, fallback: string): string => {
-  if (errors.length === 0) return fallback
-  return errors
-    .map((e) => {
-      const at = e.source?.pointer ?? e.source?.parameter
-      return `${e.code}${at === undefined || at === "" ? "" : ` at ${at}`}: ${e.detail}`
-    })
-    .join("; ")
-}
+const describeErrors = (errors: ReadonlyArray<ApiError.ErrorObject>, fallback: string): string =>
+  errors.length === 0 ? fallback : errors.map((e) => {
+    const at = e.source?.pointer ?? e.source?.parameter
+    return `${e.code}${at === undefined || at === "" ? "" : ` at ${at}`}: ${e.detail}`
+  }).join("; ")
 
 const causeMessage = (cause: unknown): string =>
   cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "unknown cause"
@@ -135,7 +128,7 @@ export const render = (failure: Failure): ReadonlyArray<string> => {
   }
 }
 
-/** The code and lines of a failed run: a typed failure, or a defect reported without its stack. */
+/** The code and lines of a failed run; a defect is reported without its stack. */
 export const fromCause = (
   cause: Cause.Cause<Failure>
 ): { readonly code: number; readonly lines: ReadonlyArray<string> } => {

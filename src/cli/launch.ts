@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `design-search` executable (`dist/cli/main.js`): turns on Node's own compile cache (Node 22.1
- * and later; Node 20 has none), then runs the program bundled beside it (`program.cjs`, see
- * `scripts/build-cli.mjs`). The program is found from the launcher's real path, so a link to it (a
- * bin folder's) starts it, also under `--preserve-symlinks-main`.
+ * The `design-search` executable: turns on Node's compile cache (Node ≥ 22.1), then runs the program
+ * beside its real path (`program.cjs`), so a link to it starts it, also with `--preserve-symlinks-main`.
  */
 import { realpathSync } from "node:fs"
 import * as nodeModule from "node:module"

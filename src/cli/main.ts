@@ -1,7 +1,6 @@
 /**
- * Entry point of the CLI's program (`dist/cli/program.cjs`, run by the launcher, `launch.ts`). Like
- * `NodeRuntime.runMain` it runs the program as the main fiber and keeps the process alive while it
- * runs, but the exit code is the program's own and signals are handled inside it (see `Cli.run`).
+ * The program (`dist/cli/program.cjs`, run by `launch.ts`). Like `NodeRuntime.runMain`, but the exit
+ * code is the program's own and signals are handled inside it (`Cli.run`).
  */
 import { Effect, Exit } from "effect"
 import { run } from "./Cli.js"

@@ -1,7 +1,6 @@
 /**
- * What `design-search export` does (its command line is `Inputs.exportDesigns`): each record, or page
- * of records, is written as soon as it arrives, so FILE holds them whenever the run stops. Requests
- * are paced (`Pacing.ts`) and counted for the summary.
+ * `design-search export`: each record, or page of records, is written as soon as it arrives, so
+ * FILE holds them whenever the run stops. Requests are paced (`Pacing.ts`) and counted.
  */
 import { Cause, Clock, Effect, Either, Exit, Fiber, Mailbox, Option, Stream } from "effect"
 import { DesignSearchClient, RequestBudget } from "../../index.js"
@@ -32,7 +31,6 @@ interface Run {
   written: number
   already: number
   missing: number
-  /** How many designs the search listed, once known. */
   listed: number | undefined
 }
 
@@ -153,7 +151,6 @@ const exportTo = (args: ExportInput, requests: () => number) =>
     return yield* search._tag === "quick" ? byQuick(run, search.request) : byCriteria(run, search.request)
   })
 
-/** Runs `export` (`Inputs.exportDesigns`). */
 export const handle = (args: ExportInput) =>
   Effect.gen(function*() {
     const counted = yield* budgetFor(args.rate, yield* resolveEnv(args.env))

@@ -1,7 +1,4 @@
-/**
- * What `design-search get` does (its command line is `Inputs.get`): one design, its server
- * messages on stderr, the record on stdout.
- */
+/** `design-search get`: one design on stdout, its server messages on stderr. */
 import { Effect } from "effect"
 import { DesignSearchClient } from "../../index.js"
 import { provideClient } from "../Client.js"
@@ -10,7 +7,6 @@ import type { GetInput } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { messageLines } from "../Search.js"
 
-/** Runs `get` (`Inputs.get`). */
 export const handle = (args: GetInput) =>
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient
@@ -18,5 +14,5 @@ export const handle = (args: GetInput) =>
     for (const line of messageLines(messages)) yield* Output.stderr(line)
     yield* args.json
       ? Effect.flatMap(designJson(data), Output.data)
-      : Effect.flatMap(encoded(data), (wire) => Output.stdout(designLines(wire).join("\n")))
+      : Output.stdout(designLines(encoded(data)).join("\n"))
   }).pipe(provideClient(args.env))

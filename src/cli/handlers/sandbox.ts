@@ -1,23 +1,19 @@
 /**
- * What `design-search sandbox` does: serves the simulated service on loopback until SIGINT or
- * SIGTERM, and prints the `export IPAUSTRALIA_...` lines that point a client (this CLI, or an
- * application) at it. The credentials printed are the sandbox's own, chosen on the command line.
+ * `design-search sandbox`: serves the simulated service on loopback until a signal, and prints the
+ * `export IPAUSTRALIA_...` lines that point a client at it.
  */
 import { Effect } from "effect"
 import * as Sandbox from "../../Sandbox.js"
 import type { SandboxInput } from "../Inputs.js"
-import { signalMeansSuccess } from "../Interruption.js"
 import * as Output from "../Output.js"
 
 /** Quotes a value for a POSIX shell when it needs it. */
 const shellQuote = (value: string): string =>
   /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'"'"'`)}'`
 
-/** Runs `sandbox`. */
 export const handle = (args: SandboxInput) =>
   Effect.gen(function*() {
     const served = yield* Sandbox.serve({ ...args, tokenLifetime: `${args.tokenLifetime} seconds` })
-    yield* signalMeansSuccess
     yield* Output.stdout([
       `export IPAUSTRALIA_CLIENT_ID=${shellQuote(served.sandbox.clientId)}`,
       `export IPAUSTRALIA_CLIENT_SECRET=${shellQuote(served.sandbox.clientSecret)}`,

@@ -1,7 +1,4 @@
-/**
- * What `design-search search` does (its command line is `Inputs.search`): the search, then for
- * people a table of the first hits with their status and title, fetched eight at a time.
- */
+/** `design-search search`: the search, then for people a table of the first hits with status and title. */
 import { Array as Arr, Effect } from "effect"
 import { DesignSearchClient } from "../../index.js"
 import type { Designs } from "../../index.js"
@@ -19,7 +16,6 @@ const rows = (client: DesignSearchClient.Service, numbers: ReadonlyArray<Designs
       Effect.catchTag("NotFoundError", () => Effect.succeed([n, "(not found)", ""]))
     ), { concurrency: 8 })
 
-/** Runs `search` (`Inputs.search`). */
 export const handle = (args: SearchInput) =>
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient

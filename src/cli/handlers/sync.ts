@@ -1,8 +1,6 @@
 /**
- * What `design-search sync` does (its command line is `Inputs.sync`): opens the database
- * `--db` names and runs `DesignMirror.sync` on it. Rows are committed a page at a time with the
- * run's progress, so an interrupted run (Ctrl-C) leaves the database consistent and the same
- * command goes on from where it stopped.
+ * `design-search sync`: `DesignMirror.sync` into the database `--db` names, a page committed at a
+ * time, so an interrupted run leaves it consistent and the same command goes on from there.
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
@@ -108,7 +106,6 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
     yield* mirror.sync(search.request, { concurrency: args.concurrency, onProgress }).pipe(Effect.onExit(summary))
   })
 
-/** Runs `sync` (`Inputs.sync`). */
 export const handle = (args: SyncInput) =>
   Effect.gen(function*() {
     if (Option.isSome(args.changedSince)) {

@@ -1,7 +1,4 @@
-/**
- * What `design-search token` does (its command line is `Inputs.token`): a token from the
- * client's `TokenService`, its type, expiry and claims, and the token itself only when asked.
- */
+/** `design-search token`: a token's type, expiry and claims, and the token itself only when asked. */
 import { Clock, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { AccessToken, TokenService } from "../../index.js"
 import { provideClient } from "../Client.js"
@@ -10,7 +7,6 @@ import * as Output from "../Output.js"
 
 const claimText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value))
 
-/** Runs `token` (`Inputs.token`). */
 export const handle = (args: TokenInput) =>
   Effect.gen(function*() {
     const tokens = yield* TokenService.TokenService
