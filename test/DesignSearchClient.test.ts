@@ -1,9 +1,9 @@
 import { HttpClient, HttpClientError } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Stream, TestClock } from "effect"
 import { createServer } from "node:http"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
-import { NodeHttpClient } from "@effect/platform-node"
 import { clientLayer, sandboxStats, withTime } from "./support/layers.js"
 import { listening } from "./support/loopback.js"
 

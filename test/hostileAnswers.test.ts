@@ -6,12 +6,12 @@
  * Each gives a typed error, bounded, with no secret in it.
  */
 import { FetchHttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Redacted, Schedule } from "effect"
 import type { Scope } from "effect"
 import type { IncomingMessage } from "node:http"
 import { createServer } from "node:http"
-import { NodeHttpClient } from "@effect/platform-node"
 import { DesignSearchClient, DesignSearchConfig, TokenService } from "../src/index.js"
 import { listening } from "./support/loopback.js"
 

@@ -3,10 +3,10 @@
  * interrupted aborts its request, and closing the client's scope leaves no timer, fiber or socket.
  */
 import type { HttpClient } from "@effect/platform"
+import { FetchHttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Duration, Effect, Exit, Fiber, Layer, Schedule, Scope, Supervisor } from "effect"
-import { FetchHttpClient } from "@effect/platform"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 
 const chair = Sandbox.fixedNumbers.chair
