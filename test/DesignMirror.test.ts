@@ -455,3 +455,24 @@ layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
       expect(refused.message).toContain("PostgreSQL")
     }))
 })
+
+layer(Layer.empty)("a database that already holds a table of the mirror's name", (it) => {
+  it.scoped("building the mirror is a MirrorDatabaseError, never a defect", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "mirror-test-"))),
+        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      )
+      const sql = DesignMirror.layerSqlite({ url: `file:${join(dir, "mirror.db")}` })
+      yield* Effect.provide(
+        Effect.flatMap(SqlClient.SqlClient, (s) => s`CREATE TABLE designs (id INTEGER PRIMARY KEY, name TEXT)`),
+        sql
+      )
+      const mirror = DesignMirror.layer().pipe(
+        Layer.provide(sql),
+        Layer.provide(DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer())))
+      )
+      const exit = yield* Effect.exit(Effect.scoped(Layer.build(mirror)))
+      expect(exit).toMatchObject({ _tag: "Failure", cause: { _tag: "Fail", error: { _tag: "MirrorDatabaseError" } } })
+    }))
+})

@@ -1228,6 +1228,19 @@ describe("design-search refuses what it would otherwise guess", () => {
       expect(outcome.stderr).not.toContain("a integer")
     }))
 
+  it.scopedLive("an integer option out of its range names the range, with no schema drawing: 2", () =>
+    Effect.gen(function*() {
+      for (const [args, told] of [
+        [["search", "chair", "--limit", "1001"], "--limit must be from 0 to 1000, got 1001"],
+        [["sandbox", "--port", "99999"], "--port must be from 0 to 65535, got 99999"]
+      ] as const) {
+        const outcome = yield* run(args)
+        expect(outcome.code, args.join(" ")).toBe(2)
+        expect(outcome.stderr).toContain(told)
+        expect(outcome.stderr).not.toMatch(/└─|Predicate refinement/)
+      }
+    }))
+
   it.scopedLive("sandbox stops with 0 on SIGINT as on SIGTERM: stopping is its normal end", () =>
     Effect.gen(function*() {
       const sandbox = yield* start(["sandbox", "--port", "0", "--designs", "10"])

@@ -4,7 +4,7 @@
  * only the library's lightest modules.
  */
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { isCalendarDate } from "../internal/calendarDate.js"
 import * as RequestBudget from "../RequestBudget.js"
 import { defaults, listenDefaults, resultFields } from "../sandbox/Defaults.js"
@@ -26,7 +26,13 @@ const int = (name: string): Options.Options<number> =>
 
 /** An integer option that must lie in `[min, max]`. */
 const intInRange = (name: string, min: number, max: number): Options.Options<number> =>
-  Options.withSchema(int(name), Schema.Number.pipe(Schema.between(min, max)))
+  int(name).pipe(
+    Options.mapEffect((n) =>
+      n >= min && n <= max
+        ? Effect.succeed(n)
+        : Effect.fail(invalid(`--${name} must be from ${min} to ${max}, got ${n}`))
+    )
+  )
 
 /** An option's description, and its default, which the description names. */
 const described = <A extends string | number>(option: Options.Options<A>, description: string, byDefault: A) =>

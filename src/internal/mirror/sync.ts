@@ -6,6 +6,7 @@
  * Designs pass through in batches, and the listing is compared with the rows a batch at a time, so
  * what a run holds does not grow with the register (docs/mirror.md).
  */
+import * as Migrator from "@effect/sql/Migrator"
 import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import type { NotFoundError } from "../../ApiError.js"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
@@ -349,7 +350,15 @@ export const make = (batchSize: number) =>
       return yield* new MirrorDatabaseError({ detail: `batchSize must be an integer from 1 to 1000, got ${batchSize}` })
     }
     const client = yield* DesignSearchClient
-    yield* db("creating the mirror's tables", migrate)
+    // The migrator dies when a migration fails (a table of that name already in the database, say):
+    // that is the database's answer, a `MirrorDatabaseError` with its cause, not a defect.
+    yield* db(
+      "creating the mirror's tables",
+      Effect.catchSomeDefect(
+        migrate,
+        (defect) => defect instanceof Migrator.MigrationError ? Option.some(Effect.fail(defect)) : Option.none()
+      )
+    )
     const deps: Deps = { client, tables: yield* makeTables, batchSize }
     const state = (criteria: Criteria) =>
       Either.match(criteriaKey(criteria), {
