@@ -1230,10 +1230,12 @@ describe("design-search refuses what it would otherwise guess", () => {
 
   it.scopedLive("an integer option out of its range names the range, with no schema drawing: 2", () =>
     Effect.gen(function*() {
-      for (const [args, told] of [
-        [["search", "chair", "--limit", "1001"], "--limit must be from 0 to 1000, got 1001"],
-        [["sandbox", "--port", "99999"], "--port must be from 0 to 65535, got 99999"]
-      ] as const) {
+      for (
+        const [args, told] of [
+          [["search", "chair", "--limit", "1001"], "--limit must be from 0 to 1000, got 1001"],
+          [["sandbox", "--port", "99999"], "--port must be from 0 to 65535, got 99999"]
+        ] as const
+      ) {
         const outcome = yield* run(args)
         expect(outcome.code, args.join(" ")).toBe(2)
         expect(outcome.stderr).toContain(told)
