@@ -90,6 +90,21 @@ export interface AccessToken {
 }
 
 /**
+ * A token as a store keeps it between processes or runs (the fleet's Redis, the CLI's cache file):
+ * its value held to the rules of a token response, whoever wrote it, and its instants as epoch
+ * milliseconds.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Stored = Schema.Struct({
+  token: Schema.Redacted(AccessTokenValue),
+  tokenType: TokenType,
+  issuedAt: Schema.DateTimeUtcFromNumber,
+  expiresAt: Schema.DateTimeUtcFromNumber
+})
+
+/**
  * Builds the token from a decoded response that arrived at `receivedAt`.
  *
  * @since 0.1.0

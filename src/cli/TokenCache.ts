@@ -24,10 +24,7 @@ const uid = process.getuid?.()
 const CacheFile = Schema.parseJson(Schema.Struct({
   tokenUrl: Schema.String,
   clientId: Schema.String,
-  token: Schema.Redacted(AccessToken.AccessTokenValue),
-  tokenType: AccessToken.TokenType,
-  issuedAt: Schema.DateTimeUtcFromNumber,
-  expiresAt: Schema.DateTimeUtcFromNumber
+  ...AccessToken.Stored.fields
 }))
 const decodeFile = Schema.decodeUnknownOption(CacheFile)
 const encodeFile = Schema.encodeEither(CacheFile)

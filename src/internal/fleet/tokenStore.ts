@@ -18,12 +18,7 @@ type Obtained = { readonly token: Token; readonly shared: boolean }
  * The stored form, held to the rules of a token response whoever wrote it; its text canonical, so
  * that compare-and-delete matches what another process wrote for the same token.
  */
-const Stored = Schema.parseJson(Schema.Struct({
-  token: Schema.Redacted(AccessToken.AccessTokenValue),
-  tokenType: AccessToken.TokenType,
-  issuedAt: Schema.DateTimeUtcFromNumber,
-  expiresAt: Schema.DateTimeUtcFromNumber
-}))
+const Stored = Schema.parseJson(AccessToken.Stored)
 const decode = Schema.decodeUnknownOption(Stored)
 const encode = Schema.encodeSync(Stored)
 
