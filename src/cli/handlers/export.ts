@@ -2,7 +2,7 @@
  * `design-search export`: each record, or page of records, is written as soon as it arrives, so
  * FILE holds them whenever the run stops. Requests are paced (`Pacing.ts`) and counted.
  */
-import { Cause, Clock, Effect, Either, Exit, Fiber, Mailbox, Option, Stream } from "effect"
+import { Cause, Clock, Effect, Exit, Fiber, Mailbox, Option, Stream } from "effect"
 import { DesignSearchClient, RequestBudget } from "../../index.js"
 import type { ApiError, Designs } from "../../index.js"
 import { provideClient } from "../Client.js"
@@ -34,32 +34,19 @@ interface Run {
   listed: number | undefined
 }
 
-/**
- * Writes the designs not in the file yet, in one write. A record that cannot be written fails the
- * export once those before it are written.
- */
+/** Writes the designs not in the file yet, in one write. */
 const write = (run: Run) => (designs: Iterable<Designs.Design>) =>
   Effect.suspend(() => {
     const lines: Array<string> = []
-    let unwritable: ApiError.UnexpectedResponseError | undefined
     let seen = 0
     for (const design of designs) {
       seen++
-      if (run.file.existing.has(design.number)) {
-        run.already++
-        continue
-      }
-      const line = designJson(design)
-      if (Either.isLeft(line)) {
-        unwritable = line.left
-        break
-      }
-      lines.push(line.right)
+      if (run.file.existing.has(design.number)) run.already++
+      else lines.push(designJson(design))
     }
     return run.file.append(lines).pipe(
       Effect.zipRight(Effect.sync(() => void (run.written += lines.length))),
-      Effect.zipRight(run.progress.advance(seen)),
-      Effect.zipRight(unwritable === undefined ? Effect.void : Effect.fail(unwritable))
+      Effect.zipRight(run.progress.advance(seen))
     )
   }).pipe(Effect.uninterruptible)
 

@@ -13,6 +13,6 @@ export const handle = (args: GetInput) =>
     const { data, messages } = yield* client.getDesign(args.designNumber)
     for (const line of messageLines(messages)) yield* Output.stderr(line)
     yield* args.json
-      ? Effect.flatMap(designJson(data), Output.data)
+      ? Output.data(designJson(data))
       : Output.stdout(designLines(encoded(data)).join("\n"))
   }).pipe(provideClient(args.env))
