@@ -64,7 +64,7 @@ const main = async () => {
 
   const throughput = await step(
     "toolkit against a hand-written client (getDesign over FetchHttpClient: c64, c1; over layerUndici: c64)",
-    () => Throughput.run(quick ? { rounds: 2, requests: 1_000 } : { rounds: 7, requests: 5_000 })
+    () => Throughput.run(quick ? { rounds: 2, requests: 1_000 } : { rounds: 21, requests: 1_500 })
   )
   const [memory, tokens, syncMemory] = await Promise.all([
     step("heap (10k to 100k getDesigns, a process each)", () => Memory.run(quick ? { first: 1_000, last: 3_000 } : {})),

@@ -5,7 +5,8 @@
  *
  * - `clientVsHandwrittenC64`: `getDesign`s a second at 64 at once, the toolkit's over the
  *   hand-written one's; each round measures both, in alternating order so that drift in the
- *   machine's load cancels, and the figure is the median of the rounds' ratios;
+ *   machine's load cancels, each on a heap just collected (`npm run bench` exposes `gc`), and the
+ *   figure is the median of many short rounds' ratios;
  * - `cpuMsPerRequest`: this process's CPU (`process.cpuUsage`) per `getDesign` at concurrency 1; the
  *   server's CPU is its own process's and is not counted.
  *
@@ -126,7 +127,11 @@ const compare = (
     const samples: Record<Contender, Array<Measurement>> = { toolkit: [], handwritten: [] }
     for (let r = 0; r < rounds; r++) {
       const order: ReadonlyArray<Contender> = r % 2 === 0 ? ["toolkit", "handwritten"] : ["handwritten", "toolkit"]
-      for (const contender of order) samples[contender].push(yield* measure(calls[contender], requests, concurrency))
+      for (const contender of order) {
+        // each contender starts its round on a collected heap, so that neither pays for the other's garbage
+        ;(globalThis as { gc?: () => void }).gc?.()
+        samples[contender].push(yield* measure(calls[contender], requests, concurrency))
+      }
     }
     const ratios = samples.toolkit.map((t, i) => t.requestsPerSecond / samples.handwritten[i]!.requestsPerSecond)
     const summary = (of: ReadonlyArray<Measurement>): Measurement => ({

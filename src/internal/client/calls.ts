@@ -5,8 +5,7 @@
  * request counts of every case.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import type { Schedule } from "effect"
-import { Effect, Function, Option, Redacted } from "effect"
+import { Effect, Function, Option, Redacted, Schedule } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
 import type { Settings } from "../../DesignSearchConfig.js"
@@ -113,9 +112,11 @@ export const makeCall = (
         )
       })
 
+    // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
+    const policy = Schedule.whileInput(options.retrySchedule, isTransient)
     return (request, decode) =>
       Effect.retry(
         Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode)),
-        { schedule: options.retrySchedule, while: isTransient }
+        policy
       )
   })
