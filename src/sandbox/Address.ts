@@ -9,7 +9,7 @@ import { HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
-import { errorAnswers } from "./Http.js"
+import { counter, errorAnswers } from "./Http.js"
 
 /** The names a loopback sandbox answers to besides the address it is bound to. */
 const loopbackNames = ["localhost", "127.0.0.1", "[::1]"] as const
@@ -53,7 +53,7 @@ const addressedTo = (target: string, host: string | undefined): string | undefin
  * route, counter or fault; one that names its `Host` twice a 400 (RFC 9112 3.2: Node keeps the first).
  */
 export const onlyOwnHost = (app: HttpApp.Default, own: OwnAddress): HttpApp.Default => {
-  const errors = errorAnswers("host")
+  const errors = errorAnswers(counter("host"))
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const raw = NodeHttpServerRequest.toIncomingMessage(request).rawHeaders
     if (raw.filter((name, i) => i % 2 === 0 && name.toLowerCase() === "host").length > 1) {

@@ -11,8 +11,7 @@ import { AdvancedSearchRequest, Design, DesignNumber, PageRequest, QuickSearchRe
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { parameterError } from "../internal/validation.js"
 import type { ResultField } from "./Defaults.js"
-import { answers, decodeJson, errorAnswers, json, pathOf, readBody, statusProblem, wrongMethod } from "./Http.js"
-import type { Errors } from "./Http.js"
+import * as Http from "./Http.js"
 import * as Jwt from "./Jwt.js"
 import { unknownCriteria, unknownDateTypes } from "./SearchIndex.js"
 import type { SearchIndex } from "./SearchIndex.js"
@@ -43,7 +42,7 @@ interface Route {
 }
 
 /** What the handlers share: the app's config, and its ids and error answers. */
-type Context = AppConfig & { readonly nextId: () => string; readonly errors: Errors }
+type Context = AppConfig & { readonly nextId: () => string; readonly errors: Http.Errors }
 
 const decodeQuick = Schema.decodeUnknown(QuickSearchRequest, { errors: "all" })
 const decodeAdvanced = Schema.decodeUnknown(AdvancedSearchRequest, { errors: "all" })
@@ -56,7 +55,7 @@ const fail = (ctx: Context, status: number, code: string, detail: string, header
   Effect.fail(ctx.errors(status, [{ code, detail }], headers))
 
 const oauthError = (status: number, error: string, description: string) =>
-  Effect.fail(json({ error, error_description: description }, status))
+  Effect.fail(Http.json({ error, error_description: description }, status))
 
 const message = (ctx: Context, code: string, detail: string, severity: string): Message => ({
   id: ctx.nextId(),
@@ -73,10 +72,10 @@ const faultResponse = (ctx: Context, fault: Fault): Effect.Effect<Response> => {
     : fault.status === 204 || fault.status === 304
     ? HttpServerResponse.empty({ status: fault.status, headers })
     : fault.body === undefined
-    ? ctx.errors(fault.status, [statusProblem(fault.status)], headers)
+    ? ctx.errors(fault.status, [Http.statusProblem(fault.status)], headers)
     : typeof fault.body === "string"
     ? HttpServerResponse.text(fault.body, { status: fault.status, headers })
-    : json(fault.body, fault.status, headers)
+    : Http.json(fault.body, fault.status, headers)
   const answer = fault.kind === "resetMidBody"
     ? HttpServerResponse.setHeader(response, resetHeader, "reset-mid-body")
     : response
@@ -111,7 +110,7 @@ const token = (ctx: Context) => ({ body, headers }: Incoming) =>
     })
     ctx.state.activeTokens.add(jti)
     ctx.state.counts.tokensIssued++
-    return json({ access_token: accessToken, expires_in: ctx.tokenLifetimeSeconds, token_type: "Bearer" }, 200)
+    return Http.json({ access_token: accessToken, expires_in: ctx.tokenLifetimeSeconds, token_type: "Bearer" }, 200)
   })
 
 /** Succeeds when the bearer token is good; otherwise fails with the 401 to send. */
@@ -137,7 +136,7 @@ const authenticate = (ctx: Context, header: string | undefined) =>
 
 /** A 200 with `data`, and `messages` beside it when there are any. */
 const withMessages = (data: object, messages: ReadonlyArray<Message>) =>
-  json(messages.length === 0 ? data : { data, messages }, 200)
+  Http.json(messages.length === 0 ? data : { data, messages }, 200)
 
 /** The warning of a search that lists only the first `resultCap` of its `count` matches. */
 const capped = (ctx: Context, count: number): ReadonlyArray<Message> =>
@@ -168,7 +167,7 @@ const advancedRequest = <A extends AdvancedSearchRequest>(
   body: string,
   decode: (u: unknown) => Effect.Effect<A, ParseResult.ParseError>
 ) =>
-  Effect.flatMap(decodeJson(body, decode, ctx.errors), (query) => {
+  Effect.flatMap(Http.decodeJson(body, decode, ctx.errors), (query) => {
     const badDates = unknownDateTypes(query)
     if (badDates.length > 0) {
       return Effect.fail(ctx.errors(
@@ -188,14 +187,6 @@ const advancedRequest = <A extends AdvancedSearchRequest>(
     })
   })
 
-/** Each design as the schema encodes it, once: a touched design is a new object. */
-const encoded = new WeakMap<Design, typeof Design.Encoded>()
-const encode = (design: Design) => {
-  let value = encoded.get(design)
-  if (value === undefined) encoded.set(design, value = encodeDesign(design))
-  return value
-}
-
 const getDesign = (ctx: Context) => ({ designNumber = "" }: Incoming) => {
   const number = Either.getOrElse(Either.try(() => decodeURIComponent(designNumber)), () => designNumber)
   if (!isDesignNumber(number)) {
@@ -206,7 +197,7 @@ const getDesign = (ctx: Context) => ({ designNumber = "" }: Incoming) => {
   const design = ctx.index.get(number)
   return design === undefined
     ? fail(ctx, 404, "NOT_FOUND", `no design numbered ${number}`)
-    : Effect.succeed(json(encode(design), 200))
+    : Effect.succeed(Http.json(encodeDesign(design), 200))
 }
 
 /** The routes at fixed paths. */
@@ -216,7 +207,7 @@ const routes = (ctx: Context): Record<string, Route> => ({
     endpoint: "search",
     method: "POST",
     handle: ({ body }) =>
-      Effect.map(decodeJson(body, decodeQuick, ctx.errors), (query) => {
+      Effect.map(Http.decodeJson(body, decodeQuick, ctx.errors), (query) => {
         const hits = ctx.index.search(query, ctx.resultCap)
         return withMessages(searchResult(ctx, hits.count, hits.designs), capped(ctx, hits.count))
       })
@@ -237,7 +228,11 @@ const routes = (ctx: Context): Record<string, Route> => ({
     handle: ({ body }) =>
       Effect.map(advancedRequest(ctx, body, decodePage), ({ messages, query }) => {
         const hits = ctx.index.advanced(query, query.pageNumber * query.pageSize, query.pageSize)
-        const page = { count: hits.count, designs: hits.designs.map(encode), aggregations: { status: hits.statuses } }
+        const page = {
+          count: hits.count,
+          designs: hits.designs.map((design) => encodeDesign(design)),
+          aggregations: { status: hits.statuses }
+        }
         return withMessages(page, messages)
       })
   }
@@ -246,8 +241,8 @@ const routes = (ctx: Context): Record<string, Route> => ({
 /** Builds the app over a dataset index and a state. */
 export const make = (config: AppConfig): HttpApp.Default => {
   const { state } = config
-  const nextId = () => `sbx-${(++state.sequence).toString(36)}`
-  const ctx: Context = { ...config, nextId, errors: errorAnswers(nextId) }
+  const nextId = Http.counter("sbx")
+  const ctx: Context = { ...config, nextId, errors: Http.errorAnswers(nextId) }
   const fixed = routes(ctx)
   const designRoute: Route = { endpoint: "design", method: "GET", handle: getDesign(ctx) }
   const route = (path: string): Route | undefined =>
@@ -260,10 +255,10 @@ export const make = (config: AppConfig): HttpApp.Default => {
   /** Every routed request: its body read, received by the state, answered by a fault or by its route. */
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const path = pathOf(request.url)
+    const path = Http.pathOf(request.url)
     const target = route(path)
     if (target === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
-    const read = yield* Effect.either(readBody(request, config.maxRequestBytes, ctx.errors))
+    const read = yield* Effect.either(Http.readBody(request, config.maxRequestBytes, ctx.errors))
     const incoming: Incoming = {
       endpoint: target.endpoint,
       method: request.method,
@@ -275,7 +270,9 @@ export const make = (config: AppConfig): HttpApp.Default => {
     const fault = receive(state, incoming)
     if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
     if (target.endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
-    if (!answers(target.method, request.method)) return yield* Effect.fail(wrongMethod(ctx.errors, target.method))
+    if (!Http.answers(target.method, request.method)) {
+      return yield* Effect.fail(Http.wrongMethod(ctx.errors, target.method))
+    }
     yield* read
     return yield* target.handle(incoming)
   }).pipe(Effect.merge)

@@ -9,19 +9,14 @@ import type { ParseResult } from "effect"
 import { pointerErrors } from "../internal/validation.js"
 import * as Address from "./Address.js"
 import type { Control } from "./Control.js"
-import { answers, decodeJson, errorAnswers, json, pathOf, readBody, wrongMethod } from "./Http.js"
+import { answers, counter, decodeJson, errorAnswers, json, pathOf, readBody, wrongMethod } from "./Http.js"
 import { Fault } from "./State.js"
 
 /** Every control route lives below this path. */
 const prefix = "/__sandbox"
 
-/** What the routes are built with. */
-export interface ControlOptions {
-  /** Largest request body a control route reads, in bytes. */
-  readonly maxBodyBytes: number
-  /** Where the sandbox is served: a request with an `Origin` other than this one is refused. */
-  readonly own: Address.OwnAddress
-}
+/** Largest request body a control route reads. */
+const maxBodyBytes = 1024 * 1024
 
 type Response = HttpServerResponse.HttpServerResponse
 
@@ -42,8 +37,8 @@ const noContent = HttpServerResponse.empty({ status: 204 })
  * not the sandbox's own comes from a page: a 403 (`Address.ts`). A body that is not
  * `application/json` gets a 415: a page cannot send that type without a preflight, never granted.
  */
-export const withControlRoutes = (app: HttpApp.Default, control: Control, options: ControlOptions): HttpApp.Default => {
-  const errors = errorAnswers("ctl")
+export const withControlRoutes = (app: HttpApp.Default, control: Control, own: Address.OwnAddress): HttpApp.Default => {
+  const errors = errorAnswers(counter("ctl"))
 
   /** The JSON body of a control request, decoded: 415, 413, 400 or 422 when it cannot be. */
   const jsonBody = <A>(
@@ -60,7 +55,7 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, option
         source: { header: "Content-Type" }
       }]))
     }
-    return Effect.flatMap(readBody(request, options.maxBodyBytes, errors), (body) => decodeJson(body, decode, errors))
+    return Effect.flatMap(readBody(request, maxBodyBytes, errors), (body) => decodeJson(body, decode, errors))
   }
 
   const routes: Record<
@@ -99,7 +94,7 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, option
 
   const controlApp = (request: HttpServerRequest.HttpServerRequest, path: string) => {
     const origin = request.headers["origin"]
-    if (origin !== undefined && !Address.isOwnOrigin(options.own, origin)) {
+    if (origin !== undefined && !Address.isOwnOrigin(own, origin)) {
       return Effect.fail(errors(403, [{
         code: "FORBIDDEN_ORIGIN",
         detail: `the control routes answer no page: Origin ${JSON.stringify(origin)} is not the sandbox's own`,

@@ -51,22 +51,13 @@ export interface ListenOptions {
   readonly port?: number | undefined
   /** Loopback address to listen on (default `127.0.0.1`): `localhost`, `127.x.y.z` or `::1`. */
   readonly host?: string | undefined
-  /** How long closing waits for requests in flight before dropping their connections (default 3 s). */
-  readonly shutdownTimeout?: Duration.DurationInput | undefined
-  /** Largest request body a control route reads (default 1 MiB). */
-  readonly maxControlBodyBytes?: number | undefined
 }
 
 /**
  * @since 0.1.0
  * @category constants
  */
-export const listenDefaults = {
-  port: 8787,
-  host: "127.0.0.1",
-  shutdownTimeout: Duration.seconds(3),
-  maxControlBodyBytes: 1024 * 1024
-} as const
+export const listenDefaults = { port: 8787, host: "127.0.0.1" } as const
 
 /**
  * A sandbox being served, and how to reach it.

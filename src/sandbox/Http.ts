@@ -22,13 +22,15 @@ export type Errors = (status: number, problems: ReadonlyArray<Problem>, headers?
 export const json = (body: unknown, status: number, headers: Record<string, string> = {}): Response =>
   HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
 
-/** Error answers whose ids count up under `prefix` (`sbx-1`, `sbx-2`, ...), or come from `nextId`. */
-export const errorAnswers = (prefix: string | (() => string)): Errors => {
+/** Ids that count up under `prefix`: `sbx-1`, `sbx-2`, ... */
+export const counter = (prefix: string): () => string => {
   let sequence = 0
-  const nextId = typeof prefix === "string" ? () => `${prefix}-${(++sequence).toString(36)}` : prefix
-  return (status, problems, headers) =>
-    json({ errors: problems.map((problem) => ({ id: nextId(), ...problem })) }, status, headers)
+  return () => `${prefix}-${(++sequence).toString(36)}`
 }
+
+/** Error answers, each error object with an id from `nextId`. */
+export const errorAnswers = (nextId: () => string): Errors => (status, problems, headers) =>
+  json({ errors: problems.map((problem) => ({ id: nextId(), ...problem })) }, status, headers)
 
 /** The error of a status when nothing more specific is said; a 500 carries `code: "500"` (spec 7.2). */
 export const statusProblem = (status: number): Problem => ({

@@ -52,9 +52,8 @@ export interface SearchIndex {
    */
   readonly advanced: (request: AdvancedSearchRequest, offset: number, limit: number) => Hits
   /**
-   * Appends " (amended)" to each design's title and sets its `lastChanged` to `lastChanged`: each
-   * becomes a new object (the app caches each design object's encoding) and its new title words are
-   * indexed. Touches nothing and returns the numbers it does not hold if there are any.
+   * Appends " (amended)" to each design's title, sets its `lastChanged` and indexes its new title
+   * words. Touches nothing and returns the numbers it does not hold if there are any.
    */
   readonly touch: (numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc) => ReadonlyArray<string>
 }

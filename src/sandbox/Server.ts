@@ -7,12 +7,11 @@ import { HttpServer, HttpServerRequest } from "@effect/platform"
 import type { HttpApp, HttpServerError } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { ConfigError, Duration, Effect, Option } from "effect"
+import { ConfigError, Duration, Effect } from "effect"
 import type { Scope } from "effect"
 import * as Http from "node:http"
 import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
-import { positiveInt } from "../internal/optionChecks.js"
 import * as Address from "./Address.js"
 import type { Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
@@ -82,14 +81,14 @@ const answerClientError = (error: Error & { readonly code?: string }, socket: Du
   )
 }
 
-/** Stops accepting, waits up to `timeout` for open requests, then drops the remaining connections. */
-const closeGracefully = (server: Http.Server, timeout: Duration.Duration): Effect.Effect<void> =>
+/** Stops accepting, waits up to 3 seconds for open requests, then drops the remaining connections. */
+const closeGracefully = (server: Http.Server): Effect.Effect<void> =>
   Effect.async<void>((resume) => {
     if (!server.listening) return resume(Effect.void)
     server.close(() => resume(Effect.void))
     server.closeIdleConnections()
   }).pipe(
-    Effect.timeout(timeout),
+    Effect.timeout(Duration.seconds(3)),
     Effect.catchAll(() => Effect.sync(() => server.closeAllConnections()))
   )
 
@@ -107,14 +106,6 @@ export const serve = (
   Effect.gen(function*() {
     const host = yield* listenHost(options.host ?? listenDefaults.host)
     const port = yield* validPort(options.port ?? listenDefaults.port)
-    const maxBodyBytes = yield* positiveInt(
-      "maxControlBodyBytes",
-      options.maxControlBodyBytes ?? listenDefaults.maxControlBodyBytes
-    )
-    const shutdownTimeout = Duration.decodeUnknown(options.shutdownTimeout ?? listenDefaults.shutdownTimeout).pipe(
-      Option.filter(Duration.isFinite),
-      Option.getOrElse(() => listenDefaults.shutdownTimeout)
-    )
     // A request without Host (HTTP/1.1 requires one) reaches the app, which answers it a
     // spec-shaped 421 like any request not addressed to the sandbox, rather than Node a bare 400.
     const server = Http.createServer({ requireHostHeader: false })
@@ -125,13 +116,13 @@ export const serve = (
     const boundPort = address._tag === "TcpAddress" ? address.port : port
     const own = Address.make(boundHost, boundPort)
     const app = Address.onlyOwnHost(
-      ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, { maxBodyBytes, own }),
+      ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, own),
       own
     )
     yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, httpServer))
     // Added last, so it runs first: close while the handler is still installed, so requests
     // already on a connection are answered.
-    yield* Effect.addFinalizer(() => closeGracefully(server, shutdownTimeout))
+    yield* Effect.addFinalizer(() => closeGracefully(server))
     const url = `http://${boundHost.includes(":") ? `[${boundHost}]` : boundHost}:${boundPort}`
     const baseUrl = url + DesignSearchConfig.apiPath
     const { clientId, clientSecret, control } = sandbox

@@ -104,8 +104,6 @@ export interface State {
   /** `jti` of every token in force: revocation empties it. */
   readonly activeTokens: Set<string>
   counts: Types.DeepMutable<Stats>
-  /** Sequence of error ids and token ids. */
-  sequence: number
 }
 
 const zero = (): State["counts"] => ({
@@ -114,9 +112,9 @@ const zero = (): State["counts"] => ({
   abandoned: 0
 })
 
-export const make = (): State => ({ faults: [], activeTokens: new Set(), counts: zero(), sequence: 0 })
+export const make = (): State => ({ faults: [], activeTokens: new Set(), counts: zero() })
 
-/** Drops faults, tokens and counters (error and token ids keep counting, so they stay unique). */
+/** Drops faults, tokens and counters; error and token ids keep counting, so they stay unique. */
 export const reset = (state: State): void => {
   state.faults = []
   state.activeTokens.clear()
