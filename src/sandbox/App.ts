@@ -270,9 +270,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
     const fault = receive(state, incoming)
     if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
     if (target.endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
-    if (!Http.answers(target.method, request.method)) {
-      return yield* Effect.fail(Http.wrongMethod(ctx.errors, target.method))
-    }
+    yield* Http.allowMethod(ctx.errors, target.method, request.method)
     yield* read
     return yield* target.handle(incoming)
   }).pipe(Effect.merge)

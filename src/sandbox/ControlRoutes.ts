@@ -9,7 +9,7 @@ import type { ParseResult } from "effect"
 import { pointerErrors } from "../internal/validation.js"
 import * as Address from "./Address.js"
 import type { Control } from "./Control.js"
-import { answers, counter, decodeJson, errorAnswers, json, pathOf, readBody, wrongMethod } from "./Http.js"
+import { allowMethod, counter, decodeJson, errorAnswers, json, pathOf, readBody } from "./Http.js"
 import { Fault } from "./State.js"
 
 /** Every control route lives below this path. */
@@ -106,7 +106,7 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, own: A
       return Effect.fail(errors(404, [{ code: "NOT_FOUND", detail: `no control route ${path}` }]))
     }
     const [method, handle] = routes[name]!
-    return answers(method, request.method) ? handle(request) : Effect.fail(wrongMethod(errors, method))
+    return Effect.zipRight(allowMethod(errors, method, request.method), handle(request))
   }
 
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {

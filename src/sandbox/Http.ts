@@ -39,15 +39,14 @@ export const statusProblem = (status: number): Problem => ({
 })
 
 /**
- * Whether a route that answers `method` answers `requested`: `HEAD` wherever `GET` (RFC 9110 9.3.2),
- * with the GET's status and headers, `Content-Length` included; the transport drops the body.
+ * Succeeds when a route that answers `method` answers `requested`: `HEAD` wherever `GET` (RFC 9110
+ * 9.3.2), with the GET's status and headers; the transport drops the body. Fails with the 405 and
+ * its `Allow` header.
  */
-export const answers = (method: "GET" | "POST", requested: string): boolean =>
+export const allowMethod = (errors: Errors, method: "GET" | "POST", requested: string): Effect.Effect<void, Response> =>
   requested === method || (method === "GET" && requested === "HEAD")
-
-/** The 405 of a route that answers `method`, with its `Allow` header. */
-export const wrongMethod = (errors: Errors, method: "GET" | "POST"): Response =>
-  errors(405, [statusProblem(405)], { allow: method === "GET" ? "GET, HEAD" : method })
+    ? Effect.void
+    : Effect.fail(errors(405, [statusProblem(405)], { allow: method === "GET" ? "GET, HEAD" : method }))
 
 /** The path of a request URL, absolute or not, with dot segments resolved. */
 export const pathOf = (url: string): string =>
