@@ -8,12 +8,12 @@
  */
 import { HttpClient } from "@effect/platform"
 import type { HttpServerError } from "@effect/platform"
-import { ConfigError, Duration, Effect, Layer, Option } from "effect"
+import { ConfigError, Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as OptionalPeer from "./internal/optionalPeer.js"
-import { positiveInt } from "./internal/optionChecks.js"
+import { nonNegative, positiveInt } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
 import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
@@ -90,11 +90,8 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
       return yield* invalid("clientId", "sandbox credentials must not be empty")
     }
     const designs = yield* positiveInt("designs", options.designs ?? defaults.designs)
-    const lifetime = Duration.decodeUnknown(options.tokenLifetime ?? defaults.tokenLifetime).pipe(
-      Option.filter(Duration.isFinite),
-      Option.match({ onNone: () => NaN, onSome: (d) => Math.round(Duration.toSeconds(d)) })
-    )
-    const tokenLifetimeSeconds = yield* positiveInt("tokenLifetime", lifetime)
+    const lifetime = yield* nonNegative("tokenLifetime", options.tokenLifetime, defaults.tokenLifetime)
+    const tokenLifetimeSeconds = yield* positiveInt("tokenLifetime", Math.round(Duration.toSeconds(lifetime)))
     const resultCap = yield* positiveInt("resultCap", options.resultCap ?? defaults.resultCap)
     const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
     const resultField = options.resultField ?? defaults.resultField
