@@ -23,8 +23,8 @@ NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   disablePrettyLogger: true,
   teardown: (exit) => {
-    // `program` never fails: a run that did not succeed was interrupted by a signal.
-    process.exitCode = Exit.isSuccess(exit) ? exit.value : onSignal
+    // `program` answers its code and never fails: a run that did not succeed was interrupted by a signal.
+    process.exitCode = Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : onSignal
     // Leave when the event loop drains; should a stray handle keep it alive, leave anyway.
     setTimeout(() => process.exit(), 1000).unref()
   }
