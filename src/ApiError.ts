@@ -104,9 +104,15 @@ export interface ApiResponse<A> {
 /** Longest account of a response's errors a `message` gives: the fields keep them whole. */
 const maxDescribed = 1000
 
+/** An error object with the part of the request it points at: `CODE at /pointer: detail`. */
+const describeOne = ({ code, detail, source }: ErrorObject): string => {
+  const at = source?.pointer ?? source?.parameter
+  return `${code}${at === undefined || at === "" ? "" : ` at ${at}`}: ${detail}`
+}
+
 const describe = (errors: ReadonlyArray<ErrorObject>, excerpt: string, unreadable = 0): string => {
   const told = errors.length > 0
-    ? cap(errors.map((e) => `${e.code}: ${e.detail}`).join("; "), maxDescribed)
+    ? cap(errors.map(describeOne).join("; "), maxDescribed)
     : excerpt === ""
     ? "(empty body)"
     : excerpt

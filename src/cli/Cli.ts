@@ -66,17 +66,6 @@ export const names: OptionNames = optionNames([
  */
 const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
 
-/** Completes with the first SIGINT or SIGTERM; listens only while it waits, so a second one exits at once. */
-const awaitSignal = Effect.async<void>((resume) => {
-  const onSignal = () => {
-    stop()
-    resume(Effect.void)
-  }
-  const stop = () => process.off("SIGINT", onSignal).off("SIGTERM", onSignal)
-  process.on("SIGINT", onSignal).on("SIGTERM", onSignal)
-  return Effect.sync(stop)
-})
-
 /** Renders a failed run on stderr and answers its exit code. */
 const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
   const { code, lines } = fromCause(cause)
@@ -84,21 +73,17 @@ const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
 }
 
 /**
- * Runs the CLI of `version` on `argv` (as `process.argv`: runtime and script first) and returns the
- * exit code. Never fails: failures are rendered on stderr. SIGINT and SIGTERM interrupt the command
- * (its finalizers run) and end the run with 130, or 0 for `sandbox`, whose normal way to stop is a signal.
+ * The CLI of `version` on `argv` (as `process.argv`: runtime and script first): `program` answers the
+ * exit code and never fails (failures are rendered on stderr); `onSignal` is the exit code of a run
+ * that SIGINT or SIGTERM interrupts: 130, or 0 for `sandbox`, whose normal way to stop is a signal.
  */
-export const run = (argv: ReadonlyArray<string>, version: string): Effect.Effect<number> =>
-  Effect.gen(function*() {
-    const given = argv.slice(2)
+export const run = (argv: ReadonlyArray<string>, version: string) => {
+  const given = argv.slice(2)
+  const rewritten = rewriteArguments(given, names, commandNames, environments)
+  const program = Effect.gen(function*() {
     const misuse = checkArguments(given, names, yield* Effect.sync(() => process.stdin.isTTY === true))
     if (Option.isSome(misuse)) return yield* report(Cause.fail(misuse.value))
-    const rewritten = rewriteArguments(given, names, commandNames, environments)
-    const args = [...argv.slice(0, 2), ...rewritten]
-    const onSignal = rewritten.find((arg) => commandNames.includes(arg)) === "sandbox"
-      ? ExitCode.success
-      : ExitCode.interrupted
-    const outcome = Command.run(command, { name: "design-search", version })(args).pipe(
+    return yield* Command.run(command, { name: "design-search", version })([...argv.slice(0, 2), ...rewritten]).pipe(
       withHelpConsole("design-search", commandNames),
       // Case-sensitive options: by default `--LIMIT 5` is matched, its value taken, then dropped.
       Effect.provide(CliConfig.layer({ isCaseSensitive: true })),
@@ -108,5 +93,7 @@ export const run = (argv: ReadonlyArray<string>, version: string): Effect.Effect
         onFailure: report
       })
     )
-    return yield* Effect.race(outcome, Effect.as(awaitSignal, onSignal))
   })
+  const sandbox = rewritten.find((arg) => commandNames.includes(arg)) === "sandbox"
+  return { program, onSignal: sandbox ? ExitCode.success : ExitCode.interrupted }
+}

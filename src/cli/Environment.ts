@@ -55,7 +55,3 @@ export const target = (env: Option.Option<Environment>): Effect.Effect<Target, C
     }
     return { _tag: "service", named, ownUrls: yield* anySet(urls) } as const
   })
-
-/** Whether the target is the service at its own hosts, where the published rate cap applies. */
-export const atServiceHosts = (env: Option.Option<Environment>): Effect.Effect<boolean, ConfigError.ConfigError> =>
-  Effect.map(target(env), (to) => to._tag === "service" && !to.ownUrls)

@@ -5,7 +5,7 @@
  */
 import { Duration, Effect, Option } from "effect"
 import * as RequestBudget from "../RequestBudget.js"
-import { atServiceHosts } from "./Environment.js"
+import { target } from "./Environment.js"
 import type { Environment } from "./Environment.js"
 
 /** The budget of a bulk command, and the count of the requests it let through so far. */
@@ -13,9 +13,9 @@ export const budgetFor = (rate: Option.Option<number>, env: Option.Option<Enviro
   Effect.gen(function*() {
     const perMinute = Option.isSome(rate)
       ? rate.value
-      : (yield* atServiceHosts(env))
-      ? RequestBudget.publishedRequestsPerMinute
-      : 0
+      : yield* Effect.map(target(env), (to) =>
+        // The published cap holds at the service's own hosts.
+        to._tag === "service" && !to.ownUrls ? RequestBudget.publishedRequestsPerMinute : 0)
     const inner = yield* RequestBudget.make(perMinute === 0 ? {} : { requestsPerSecond: perMinute / 60 })
     let requests = 0
     const budget: RequestBudget.Service = {

@@ -79,13 +79,6 @@ const configProblems = (
   }
 }
 
-/** Error objects with the input they point at: `CODE at /pointer: detail`. */
-const describeErrors = (errors: ReadonlyArray<ApiError.ErrorObject>, fallback: string): string =>
-  errors.length === 0 ? fallback : errors.map((e) => {
-    const at = e.source?.pointer ?? e.source?.parameter
-    return `${e.code}${at === undefined || at === "" ? "" : ` at ${at}`}: ${e.detail}`
-  }).join("; ")
-
 const causeMessage = (cause: unknown): string =>
   cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "unknown cause"
 
@@ -94,15 +87,6 @@ export const render = (failure: Failure): ReadonlyArray<string> => {
   // @effect/cli has already printed what was wrong with the command line.
   if (CliValidationError.isValidationError(failure)) return ["design-search: bad usage; see 'design-search --help'"]
   switch (failure._tag) {
-    case "ValidationError":
-    case "BadRequestError": {
-      const where = failure._tag === "ValidationError" && failure.origin === "client"
-        ? "not sent"
-        : `HTTP ${failure.status}`
-      return [
-        `design-search: invalid request (${where}): ${describeErrors(failure.errors, failure.excerpt || "(no detail)")}`
-      ]
-    }
     case "ConfigError": {
       const problems = configProblems(failure)
       const line = `design-search: configuration: ${problems.map((p) => p.problem).join("; ")}`

@@ -1,8 +1,9 @@
 /**
- * The program (`dist/cli/program.cjs`, run by `launch.ts`). Like `NodeRuntime.runMain`, but the exit
- * code is the program's own and signals are handled inside it (`Cli.run`).
+ * The program (`dist/cli/program.cjs`, run by `launch.ts`), on `NodeRuntime.runMain`: SIGINT and
+ * SIGTERM interrupt the command (its finalizers run), and the exit code is the command's own.
  */
-import { Effect, Exit } from "effect"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Exit } from "effect"
 import { run } from "./Cli.js"
 
 /** The package's version, written in by the build (`scripts/build-cli.mjs`) from `package.json`. */
@@ -16,11 +17,15 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   process.exit(1)
 })
 
-const keepAlive = setInterval(() => {}, 2 ** 31 - 1)
+const { onSignal, program } = run(process.argv, DESIGN_SEARCH_VERSION)
 
-Effect.runFork(run(process.argv, DESIGN_SEARCH_VERSION)).addObserver((exit) => {
-  clearInterval(keepAlive)
-  process.exitCode = Exit.isSuccess(exit) ? exit.value : 1
-  // Leave when the event loop drains; should a stray handle keep it alive, leave anyway.
-  setTimeout(() => process.exit(), 1000).unref()
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
+  disablePrettyLogger: true,
+  teardown: (exit) => {
+    // `program` answers its code and never fails: a run that did not succeed was interrupted by a signal.
+    process.exitCode = Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : onSignal
+    // Leave when the event loop drains; should a stray handle keep it alive, leave anyway.
+    setTimeout(() => process.exit(), 1000).unref()
+  }
 })

@@ -2,9 +2,10 @@
  * `design-search export`: each record, or page of records, is written as soon as it arrives, so
  * FILE holds them whenever the run stops. Requests are paced (`Pacing.ts`) and counted.
  */
-import { Cause, Clock, Effect, Exit, Fiber, Mailbox, Option, Stream } from "effect"
+import { Cause, Clock, Effect, Exit, Option, Stream } from "effect"
 import { DesignSearchClient, RequestBudget } from "../../index.js"
-import type { ApiError, Designs } from "../../index.js"
+import type { Designs } from "../../index.js"
+import { getEach } from "../../internal/client/paged.js"
 import { provideClient } from "../Client.js"
 import { designJson } from "../DesignText.js"
 import * as ExportFile from "../ExportFile.js"
@@ -17,9 +18,6 @@ import { messageLines, toSearch } from "../Search.js"
 
 /** Pages fetched at once in an export by criteria: each is up to 100 designs. */
 const pageConcurrency = 4
-
-/** How a fetch of a design fails the export (a design no longer found does not). */
-type GetDesignFailure = Exclude<DesignSearchClient.GetDesignError, ApiError.NotFoundError>
 
 /** An export under way: where it writes, and what it did, for its summary. */
 interface Run {
@@ -68,7 +66,11 @@ const summary = (run: Run) => <E>(exit: Exit.Exit<void, E>) =>
     return Effect.zipRight(run.progress.clear, Output.stderr(line))
   })
 
-/** An export of the hits of a quick search: the search, then one request a design not in the file. */
+/**
+ * An export of the hits of a quick search: the search, then `getEach` of the numbers not in the
+ * file. Each design is written as its request ends, in one step an interruption waits for, so an
+ * interrupted export keeps every design it fetched.
+ */
 const byQuick = (run: Run, request: Designs.QuickSearchRequest) =>
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient
@@ -84,25 +86,16 @@ const byQuick = (run: Run, request: Designs.QuickSearchRequest) =>
       )
     }
     yield* run.progress.setTotal(todo.length)
-    // The fetches put each design that arrives in `ready`, and this fiber writes what is there.
-    // Interrupted, the fetches stop first, and every design that had arrived is written still.
-    const ready = yield* Mailbox.make<Designs.Design, GetDesignFailure>()
-    const fetchOne = (n: Designs.DesignNumber) =>
+    const fetchAndWrite = (n: Designs.DesignNumber) =>
       Effect.uninterruptibleMask((restore) =>
         restore(client.getDesign(n)).pipe(
-          Effect.map(({ data: design }) => void ready.unsafeOffer(design)),
+          Effect.flatMap(({ data: design }) => write(run)([design])),
           // Withdrawn between the search and now: not fatal, counted in the summary.
           Effect.catchTag("NotFoundError", () => Effect.sync(() => void run.missing++))
         )
       )
-    const fetching = yield* Effect.forEach(todo, fetchOne, { concurrency: run.args.concurrency, discard: true }).pipe(
-      Mailbox.into(ready),
-      Effect.fork
-    )
-    const rest = Effect.zipRight(Fiber.interrupt(fetching), Effect.flatMap(ready.clear, write(run)))
-    yield* Mailbox.toStream(ready).pipe(
-      Stream.runForEachChunk(write(run)),
-      Effect.onInterrupt(() => Effect.ignore(rest)),
+    yield* getEach(Stream.fromIterable(todo), fetchAndWrite, run.args.concurrency).pipe(
+      Stream.runDrain,
       Effect.onExit(summary(run))
     )
   })
