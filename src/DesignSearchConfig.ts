@@ -243,7 +243,29 @@ export const optionsConfig: Config.Config<Options> = Config.all({
  * @since 0.1.0
  * @category config
  */
-export const fromEnv: Effect.Effect<Settings, ConfigError.ConfigError> = Effect.flatMap(optionsConfig, make)
+export const fromEnv: Effect.Effect<Settings, ConfigError.ConfigError> = Effect.flatMap(
+  Effect.mapError(optionsConfig, (error) => ConfigError.isMissingDataOnly(error) ? unset(error) : error),
+  make
+)
+
+/** The variables a `MissingData` error is about. */
+const missing = (error: ConfigError.ConfigError): ReadonlyArray<string> =>
+  error._op === "And" || error._op === "Or"
+    ? [...missing(error.left), ...missing(error.right)]
+    : error._op === "MissingData"
+    ? [error.path.join(".")]
+    : []
+
+/** Unset variables, told as what to do about them: the provider's own text names no remedy. */
+const unset = (error: ConfigError.ConfigError): ConfigError.ConfigError => {
+  const names = [...new Set(missing(error))]
+  return ConfigError.MissingData(
+    [names[0] ?? "IPAUSTRALIA_CLIENT_ID"],
+    `${names.join(" and ")} ${names.length === 1 ? "is" : "are"} not set: set ` +
+      "IPAUSTRALIA_CLIENT_ID and IPAUSTRALIA_CLIENT_SECRET to the credentials IP Australia issued to your " +
+      "application, or provide Sandbox.layer() in place of the service to run without them"
+  )
+}
 
 /**
  * The configuration read from the `IPAUSTRALIA_*` variables.

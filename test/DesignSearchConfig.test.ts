@@ -42,7 +42,18 @@ describe("DesignSearchConfig", () => {
       expect(ConfigError.isConfigError(error)).toBe(true)
       expect(String(error)).toContain("IPAUSTRALIA_CLIENT_ID")
       const noSecret = yield* Effect.flip(fromEnv({ IPAUSTRALIA_CLIENT_ID: "x" }))
-      expect(String(noSecret)).toContain("IPAUSTRALIA_CLIENT_SECRET")
+      expect(String(noSecret)).toContain("IPAUSTRALIA_CLIENT_SECRET is not set")
+      expect(String(noSecret)).not.toContain("IPAUSTRALIA_CLIENT_ID is")
+    }))
+
+  it.effect("unset credentials say how to set them, or how to run without them", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(fromEnv({}))
+      expect(error._op).toBe("MissingData")
+      expect(String(error)).toContain("IPAUSTRALIA_CLIENT_ID and IPAUSTRALIA_CLIENT_SECRET are not set")
+      expect(String(error)).toContain("Sandbox.layer()")
+      const invalid = yield* Effect.flip(fromEnv({ ...credentials, IPAUSTRALIA_ENV: "staging" }))
+      expect(invalid._op).toBe("InvalidData")
     }))
 
   it.effect("an unknown environment lists the allowed ones", () =>

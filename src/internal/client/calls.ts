@@ -15,7 +15,7 @@ import { maskOf } from "../mask/mask.js"
 import { classify } from "./answers.js"
 import type { Decode, StatusError } from "./answers.js"
 import { confine, originOf, send } from "./http.js"
-import { defaultBackOff, isTransient } from "./retry.js"
+import { defaultBackOff, isTransient, toldRetries } from "./retry.js"
 
 /** What one API call can fail with before an operation narrows it. */
 export type CallError = StatusError | TransportError | TokenError
@@ -113,7 +113,7 @@ export const makeCall = (
       })
 
     // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
-    const policy = Schedule.whileInput(options.retrySchedule, isTransient)
+    const policy = toldRetries(Schedule.whileInput(options.retrySchedule, isTransient))
     return (request, decode) =>
       Effect.retry(
         Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode)),
