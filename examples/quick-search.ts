@@ -3,6 +3,7 @@
  * an Effect program, with the network swapped for `Sandbox.layer`. Run it with `npm run example`.
  * The README shows this file below this comment, and `test/readme.test.ts` checks that it does.
  */
+import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
 import { DesignSearchClient, Sandbox } from "effect-design-search"
 
@@ -17,8 +18,8 @@ const program = Effect.gen(function*() {
   for (const message of messages) yield* Console.log(`${message.severity ?? "information"}: ${message.detail}`)
 })
 
-// The sandbox in place of the network: no credentials, no sockets.
-program.pipe(
-  Effect.provide(DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))),
-  Effect.runPromise
-)
+// The sandbox in place of the network: no credentials, no sockets. Against the service, this
+// line is `const ClientLayer = DesignSearchClient.layerConfig()`.
+const ClientLayer = DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))
+
+program.pipe(Effect.provide(ClientLayer), NodeRuntime.runMain)

@@ -3,6 +3,7 @@
  * test, with the package's name in place of the path of its source; the README's first example is
  * `examples/quick-search.ts`, below its opening comment. The last tests fail when either differs.
  */
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 // README: begin
 import { describe, expect, it } from "@effect/vitest"
@@ -41,6 +42,22 @@ const ownText = fs.readFileSync(new URL(import.meta.url), "utf8")
 const readmeBlocks = (): ReadonlyArray<string> =>
   Array.from(readmeText.matchAll(/^```ts\n([\s\S]*?)^```$/gm), (match) => match[1] ?? "")
 
+/** The README's `text` blocks (sample output), in order. */
+const readmeTexts = (): ReadonlyArray<string> =>
+  Array.from(readmeText.matchAll(/^```text\n([\s\S]*?)^```$/gm), (match) => match[1] ?? "")
+
+/** Node run in this repository on `args`, with no `IPAUSTRALIA_*` variable unless `env` sets one. */
+const run = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) => {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("IPAUSTRALIA_")))
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = execFile(process.execPath, args, { cwd: new URL("..", import.meta.url), env: { ...base, ...env } }, (
+      _,
+      stdout,
+      stderr
+    ) => resolve({ code: child.exitCode, stdout, stderr }))
+  })
+}
+
 describe("README", () => {
   it("shows this file's sandbox test as it is", () => {
     const begin = ownText.indexOf("// README: begin\n")
@@ -56,6 +73,27 @@ describe("README", () => {
     const example = fs.readFileSync(new URL("../examples/quick-search.ts", import.meta.url), "utf8")
     const code = example.slice(example.indexOf("*/\n") + "*/\n".length)
     expect(readmeBlocks()[0]).toBe(code)
+  })
+
+  it("prints what it shows under its first example, which runs as written", async () => {
+    const { code, stderr, stdout } = await run(["--import", "tsx", "examples/quick-search.ts"])
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" })
+    expect(stdout).toBe(readmeTexts()[0])
+  })
+
+  it("tells what to do when the line that switches to the service finds no credentials", async () => {
+    const [, switched] = readmeBlocks()
+    const example = readmeBlocks()[0] ?? ""
+    const line = "const ClientLayer = DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))"
+    expect(example).toContain(line)
+    expect(switched?.trim()).toMatch(/^const ClientLayer = /)
+    const code = example.replace(line, switched?.trim() ?? "")
+    const outcome = await run(["--input-type=module", "--eval", code])
+    expect(outcome.code).toBe(1)
+    const [, told] = readmeTexts()[1]?.split("\n") ?? []
+    expect(outcome.stdout + outcome.stderr).not.toContain("FiberFailure")
+    expect(outcome.stdout).toMatch(/^\[[\d:.]+\] ERROR \(#\d+\):\n/)
+    expect(outcome.stdout).toContain(told)
   })
 
   it("links to each topic of docs/, and every file it links to exists", () => {
