@@ -48,12 +48,12 @@ export const over = (
   const { commandTimeoutMillis: timeout, probeIntervalMillis: probe } = settings
   let healthy = true
   let nextProbeAt = 0
-  const waiting = new Set<() => void>()
+  /** Open while Redis may answer: closed by a failure, opened by an answer or a sign it is back. */
+  const answering = Effect.unsafeMakeLatch(true)
   /** Redis showed it is back: the next command is a probe, sent at once, and the waiters go on. */
   const heard = () => {
     nextProbeAt = 0
-    for (const wake of waiting) wake()
-    waiting.clear()
+    answering.unsafeOpen()
   }
   // a client made with `lazyConnect` connects on its first command, which is never sent unready
   if (redis.status === "wait") redis.connect().catch(() => {})
@@ -88,32 +88,25 @@ export const over = (
         nextProbeAt = now + probe
       }
       return Effect.tapBoth(send(name, args), {
-        onFailure: (e) =>
-          Effect.suspend(() => {
-            nextProbeAt = now + probe
-            if (!healthy) return Effect.void
-            healthy = false
-            return Effect.logWarning(
-              `Redis unreachable (${e.detail}): tokens and rate budget are kept in this process until it returns`
-            )
-          }),
-        onSuccess: () =>
-          Effect.suspend(() => {
-            if (healthy) return Effect.void
-            healthy = true
-            return Effect.logInfo("Redis reachable again: tokens and rate budget are shared with the fleet")
-          })
+        onFailure: (e) => {
+          nextProbeAt = now + probe
+          answering.unsafeClose()
+          if (!healthy) return Effect.void
+          healthy = false
+          return Effect.logWarning(
+            `Redis unreachable (${e.detail}): tokens and rate budget are kept in this process until it returns`
+          )
+        },
+        onSuccess: () => {
+          answering.unsafeOpen()
+          if (healthy) return Effect.void
+          healthy = true
+          return Effect.logInfo("Redis reachable again: tokens and rate budget are shared with the fleet")
+        }
       })
     })
 
-  const reachable = Effect.suspend(() =>
-    healthy ? Effect.void : Effect.async<void>((resume) => {
-      const wake = () => resume(Effect.void)
-      waiting.add(wake)
-      return Effect.sync(() => void waiting.delete(wake))
-    })
-  )
-  return { command: command(true), urgent: command(false), reachable }
+  return { command: command(true), urgent: command(false), reachable: answering.await }
 }
 
 const loadIoredis = OptionalPeer.load({

@@ -24,7 +24,6 @@ import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
 import { DesignSearchConfig, type Settings } from "../../DesignSearchConfig.js"
 import * as TokenStore from "../../TokenStore.js"
-import { withOwnSpan } from "../tracing.js"
 import * as TokenEndpoint from "./endpoint.js"
 
 type Token = AccessToken.AccessToken
@@ -92,6 +91,20 @@ const remember = (c: Cache, token: Token, now: number) => {
   if (c.refused.size >= maxRefused) c.refused.delete(c.refused.keys().next().value ?? "")
   c.refused.set(Redacted.value(token.token), expiresMillis(token))
 }
+
+/**
+ * `effect` as a span of the service (`c.owner`), or a root span, rather than of the caller that
+ * happened to start it: a fetch serves every caller until the token expires, and would outlive
+ * the first one's request if it were interrupted. A link leads from that caller (`linkCaller`).
+ */
+const withOwnSpan = (c: Cache, name: string, linkCaller: boolean) => (effect: Fetch): Fetch =>
+  Effect.flatMap(Effect.option(Effect.currentSpan), (caller) =>
+    Effect.withSpan(effect, name, {
+      kind: "client",
+      parent: Option.getOrUndefined(c.owner),
+      root: true,
+      links: linkCaller && Option.isSome(caller) ? [{ _tag: "SpanLink", span: caller.value, attributes: {} }] : []
+    }))
 
 /** One token request, counted, its token remembered as fetched here. */
 const requestToken = (c: Cache): Fetch =>
@@ -164,7 +177,7 @@ const refreshOnce = (c: Cache, expiring: Token): Refreshed => {
     c,
     requestRetried(c, (e) => isTransient(e) ? stillValid : Effect.succeed(false)),
     (token) => expiresMillis(token) > expiresMillis(expiring)
-  ).pipe(withOwnSpan("TokenService.refresh", c.owner, false))
+  ).pipe(withOwnSpan(c, "TokenService.refresh", false))
   // Claiming the fetch and starting it go together, or its waiters would wait forever.
   return Effect.uninterruptibleMask((restore) =>
     Effect.flatten(Ref.modify(c.state, (s): [Refreshed, State] => {
@@ -177,12 +190,12 @@ const refreshOnce = (c: Cache, expiring: Token): Refreshed => {
 
 /**
  * Starts the one fetch for a cold or expired cache, in the layer's scope so no caller owns it.
- * `acquire` and `fetchedAfter` fork it uninterruptibly; only the request itself is interruptible, so
+ * `claim` forks it uninterruptibly; only the request itself is interruptible, so
  * that closing the scope stops it and its waiters still hear of it.
  */
 const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) => {
   const fetch = obtain(c, requestRetried(c, isTransient), () => fromStore).pipe(
-    withOwnSpan("TokenService.fetch", c.owner, true)
+    withOwnSpan(c, "TokenService.fetch", true)
   )
   return runFetch(c, deferred, Effect.interruptible(fetch)).pipe(
     // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
@@ -203,29 +216,42 @@ type Step = [Fetch, State]
 /** The cached `token` handed out, marked used. */
 const handOut = (token: Token, s: State): Step => [Effect.succeed(token), s.used ? s : { ...s, used: true }]
 
-// Installing a flight and starting its fetch must not be torn apart by an interruption, or
-// every later caller would wait on a fetch that never starts.
-const acquire = (c: Cache, now: number): Fetch =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatten(Ref.modify(c.state, (s): Step => {
-      if (s.token !== undefined && now < s.validUntil) return handOut(s.token, s)
-      if (c.closed) return [Effect.fail(c.closedError), s]
-      c.counters.waits++
-      if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
-      const deferred = newFlight()
-      const waited = Effect.zipRight(startFetch(c, deferred, true), restore(Deferred.await(deferred)))
-      return [waited, { ...s, inflight: deferred }]
-    }))
+/**
+ * The cached token if usable, else the one fetch for it, joined or started: for `get`, any fetch;
+ * for a `renew` of a call refused `since` then, a token fetched here since, without the store.
+ * Installing a flight and starting its fetch are not torn apart by an interruption, or every later
+ * caller would wait on a fetch that never starts.
+ */
+const claim = (c: Cache, since?: number): Fetch =>
+  Effect.clockWith((clock) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatten(Ref.modify(c.state, (s): Step => {
+        const now = clock.unsafeCurrentTimeMillis()
+        const renewing = since !== undefined
+        if (s.token !== undefined && now < s.validUntil && (!renewing || fetchedSince(c, s.token, since))) {
+          return handOut(s.token, s)
+        }
+        if (c.closed) return [Effect.fail(c.closedError), s]
+        c.counters.waits++
+        const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
+        if (joined !== undefined) return [restore(Deferred.await(joined)), s]
+        const deferred = newFlight()
+        const waited = Effect.zipRight(startFetch(c, deferred, !renewing), restore(Deferred.await(deferred)))
+        return [waited, renewing ? { ...s, renewal: { deferred, since: now } } : { ...s, inflight: deferred }]
+      }))
+    )
   )
 
-// The common case, a usable token already marked used, is one read and no write (and the
-// clock read in place: the common case is every call's).
+// The common case, a usable token already marked used, is one read and no write.
 const get = (c: Cache): Fetch =>
   Effect.clockWith((clock) =>
-    Effect.flatMap(Ref.get(c.state), (s) => {
-      const now = clock.unsafeCurrentTimeMillis()
-      return s.used && s.token !== undefined && now < s.validUntil ? Effect.succeed(s.token) : acquire(c, now)
-    })
+    Effect.flatMap(
+      Ref.get(c.state),
+      (s) =>
+        s.used && s.token !== undefined && clock.unsafeCurrentTimeMillis() < s.validUntil
+          ? Effect.succeed(s.token)
+          : claim(c)
+    )
   )
 
 // Concurrent 401s for one token tell the store once; remembering a token and queueing it for
@@ -238,29 +264,8 @@ const invalidate = (c: Cache) => (token: Token): Effect.Effect<void> =>
     return Effect.zipRight(cleared, told ? Effect.void : Queue.offer(c.unheard, token))
   }))
 
-/**
- * A token fetched here at or after `since`: the cached one, the renewal in flight if it began
- * since, or a new renewal. Not on the path of a call that succeeds; like `acquire`, installing a
- * flight and starting it are not torn apart.
- */
-const fetchedAfter = (c: Cache, since: number): Fetch =>
-  Effect.clockWith((clock) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.flatten(Ref.modify(c.state, (s): Step => {
-        const now = clock.unsafeCurrentTimeMillis()
-        if (s.token !== undefined && now < s.validUntil && fetchedSince(c, s.token, since)) return handOut(s.token, s)
-        if (c.closed) return [Effect.fail(c.closedError), s]
-        c.counters.waits++
-        if (s.renewal !== undefined && s.renewal.since >= since) return [restore(Deferred.await(s.renewal.deferred)), s]
-        const deferred = newFlight()
-        const waited = Effect.zipRight(startFetch(c, deferred, false), restore(Deferred.await(deferred)))
-        return [waited, { ...s, renewal: { deferred, since: now } }]
-      }))
-    )
-  )
-
 const renew = (c: Cache) => (token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
-  Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(fetchedAfter(c, since)))
+  Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(claim(c, since)))
 
 /**
  * Builds the service in the current scope: the refresh fiber and any fetch in flight are bound to
