@@ -65,11 +65,11 @@ interface Cache {
    * queues them (the oldest let go past `maxRefused`) rather than start a retrying fiber for each.
    */
   readonly unheard: Queue.Queue<Token>
-  /** The answer of a fetch stopped by the layer's scope closing, to whoever waits on it. */
-  readonly closedError: TokenError
   closed: boolean
 }
 
+/** The answer of a fetch stopped by the layer's scope closing, and of a call made after it. */
+const closedError = new TokenError({ reason: "Unavailable", detail: "the token service was shut down" })
 const isTransient = (error: TokenError): boolean => error.reason === "Unavailable"
 const newFlight = (): Flight => Deferred.unsafeMake<Token, TokenError>(FiberId.none)
 /** How many refused tokens a service remembers at most (each until it expires). */
@@ -148,7 +148,7 @@ const runFetch = (c: Cache, deferred: Flight, fetch: Fetch): Fetch =>
         ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
         : { ...s, ...flights }
     }).pipe(
-      Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(c.closedError) : exit))
+      Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit))
     ))
 
 /** Waits until `refreshBefore` ahead of expiry; refreshes only a token that was used meanwhile. */
@@ -160,16 +160,13 @@ const refreshAhead = (c: Cache, first: Token) =>
       const now = yield* Clock.currentTimeMillis
       yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(cached) - lead - now)))
       const refreshed = yield* refreshOnce(c, cached)
-      if (Option.isNone(refreshed) || Exit.isFailure(refreshed.value)) return
-      cached = refreshed.value.value
+      if (Option.isNone(refreshed)) return
+      cached = refreshed.value
     }
   })
 
-/** How a refresh ended; none when it did not start. */
-type Refreshed = Effect.Effect<Option.Option<Exit.Exit<Token, TokenError>>>
-
-/** Refreshes `expiring` if it is still cached, was used, and no fetch is in flight. */
-const refreshOnce = (c: Cache, expiring: Token): Refreshed => {
+/** Refreshes `expiring` if it is still cached, was used, and no fetch is in flight; none if not, or failed. */
+const refreshOnce = (c: Cache, expiring: Token): Effect.Effect<Option.Option<Token>> => {
   const deferred = newFlight()
   const stillValid = Effect.map(Clock.currentTimeMillis, (t) => t < validUntil(c, expiring))
   // another process of the fleet may have refreshed it already
@@ -180,10 +177,10 @@ const refreshOnce = (c: Cache, expiring: Token): Refreshed => {
   ).pipe(withOwnSpan(c, "TokenService.refresh", false))
   // Claiming the fetch and starting it go together, or its waiters would wait forever.
   return Effect.uninterruptibleMask((restore) =>
-    Effect.flatten(Ref.modify(c.state, (s): [Refreshed, State] => {
+    Effect.flatten(Ref.modify(c.state, (s): [Effect.Effect<Option.Option<Token>>, State] => {
       if (!holds(s, expiring) || !s.used || s.inflight !== undefined) return [Effect.succeedNone, s]
       c.counters.refreshes++
-      return [Effect.asSome(Effect.exit(runFetch(c, deferred, restore(fetch)))), { ...s, inflight: deferred }]
+      return [Effect.option(runFetch(c, deferred, restore(fetch))), { ...s, inflight: deferred }]
     }))
   )
 }
@@ -231,7 +228,7 @@ const claim = (c: Cache, since?: number): Fetch =>
         if (s.token !== undefined && now < s.validUntil && (!renewing || fetchedSince(c, s.token, since))) {
           return handOut(s.token, s)
         }
-        if (c.closed) return [Effect.fail(c.closedError), s]
+        if (c.closed) return [Effect.fail(closedError), s]
         c.counters.waits++
         const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
         if (joined !== undefined) return [restore(Deferred.await(joined)), s]
@@ -267,11 +264,7 @@ const invalidate = (c: Cache) => (token: Token): Effect.Effect<void> =>
 const renew = (c: Cache) => (token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
   Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(claim(c, since)))
 
-/**
- * Builds the service in the current scope: the refresh fiber and any fetch in flight are bound to
- * it and stop when it closes. It uses the `TokenStore` of its context, if any, and retries
- * transient failures of the token endpoint on `retrySchedule`.
- */
+/** `TokenService.make`, transient failures of the token endpoint retried on `retrySchedule`. */
 export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig
@@ -289,7 +282,6 @@ export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
       fetchedHere: new WeakMap(),
       refused: new Map(),
       unheard: yield* Queue.sliding<Token>(maxRefused),
-      closedError: new TokenError({ reason: "Unavailable", detail: "the token service was shut down" }),
       closed: false
     }
     // Closed, the service answers at once rather than start a fetch nothing would complete, and
