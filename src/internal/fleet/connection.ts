@@ -5,6 +5,8 @@
  */
 import { Clock, Data, Duration, Effect } from "effect"
 import type { ConfigError, Scope } from "effect"
+import { createHash } from "node:crypto"
+import type { ClientIdentity, Service } from "../../FleetRedis.js"
 import * as OptionalPeer from "../optionalPeer.js"
 import type { ConnectionSettings } from "./options.js"
 
@@ -32,19 +34,29 @@ export interface Connection {
  */
 export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
 
-type Send = (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
+/**
+ * The key of `name` for `client` under `prefix`: a digest of token URL and client id in braces, so
+ * that all of a client's keys share one Redis Cluster slot and a script may touch several.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const keyOf = (prefix: string, client: ClientIdentity, name: string): string =>
+  `${prefix}:{${
+    createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)
+  }}:${name}`
 
 const unavailable = (detail: string) => new FleetUnavailable({ detail })
 
 /**
- * The commands over `redis`. `onReady`, where given, tells of each new connection of the client
+ * The service over `redis`. `onReady`, where given, tells of each new connection of the client
  * `layer` made, so that a Redis back from a restart is tried at once.
  */
 export const over = (
   redis: Connection,
   settings: ConnectionSettings,
   onReady?: (listener: () => void) => void
-): { readonly command: Send; readonly urgent: Send; readonly reachable: Effect.Effect<void> } => {
+): Service => {
   const { commandTimeoutMillis: timeout, probeIntervalMillis: probe } = settings
   let healthy = true
   let nextProbeAt = 0
@@ -81,7 +93,7 @@ export const over = (
       }))
     })
 
-  const command = (gated: boolean): Send => (name, ...args) =>
+  const command = (gated: boolean): Service["command"] => (name, ...args) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (!healthy && gated) {
         if (now < nextProbeAt) return Effect.fail(unavailable("Redis is away"))
@@ -106,7 +118,12 @@ export const over = (
       })
     })
 
-  return { command: command(true), urgent: command(false), reachable: answering.await }
+  return {
+    command: command(true),
+    urgent: command(false),
+    reachable: answering.await,
+    key: (client, name) => keyOf(settings.keyPrefix, client, name)
+  }
 }
 
 const loadIoredis = OptionalPeer.load({

@@ -101,10 +101,7 @@ export const clientTokens = (
       )
     return Effect.suspend(() => round(randomUUID())).pipe(
       Effect.retry({ schedule: lookAgain, while: (e) => e._tag === "NoSuchElementException" }),
-      Effect.catchTags({
-        FleetUnavailable: () => fetchAndSave(fetch),
-        NoSuchElementException: () => fetchAndSave(fetch)
-      })
+      Effect.catchTag("FleetUnavailable", "NoSuchElementException", () => fetchAndSave(fetch))
     )
   }
 
