@@ -96,7 +96,11 @@ export const over = (
   const command = (gated: boolean): Service["command"] => (name, ...args) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (!healthy && gated) {
-        if (now < nextProbeAt) return Effect.fail(unavailable("Redis is away"))
+        if (now < nextProbeAt) {
+          // a probe is out: whoever waits for Redis waits for its answer
+          answering.unsafeClose()
+          return Effect.fail(unavailable("Redis is away"))
+        }
         nextProbeAt = now + probe
       }
       return Effect.tapBoth(send(name, args), {
