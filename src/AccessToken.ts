@@ -154,10 +154,8 @@ const decodeClaims = Schema.decodeUnknownOption(Claims)
  * @category utils
  */
 export const claims = (token: AccessToken): Option.Option<Readonly<Record<string, unknown>>> => {
-  const parts = Redacted.value(token.token).split(".")
-  if (parts.length !== 3 || parts[1] === undefined) return Option.none()
-  return Either.match(Encoding.decodeBase64UrlString(parts[1]), {
-    onLeft: () => Option.none(),
-    onRight: decodeClaims
-  })
+  const [, payload, ...rest] = Redacted.value(token.token).split(".")
+  return payload === undefined || rest.length !== 1
+    ? Option.none()
+    : Option.flatMap(Either.getRight(Encoding.decodeBase64UrlString(payload)), decodeClaims)
 }

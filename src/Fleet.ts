@@ -22,7 +22,8 @@ export interface Options extends FleetRedis.Options, TokenStore.RedisOptions, Re
 
 /**
  * `TokenStore.layerRedis` and `RequestBudget.layerRedis` over one `FleetRedis.layer` connection.
- * Fails only on bad options, every one checked before connecting; Redis being down is no failure.
+ * Fails only on bad options, every one checked before the connection is waited for; Redis being
+ * down is no failure.
  *
  * @since 0.2.0
  * @category layers
@@ -31,8 +32,6 @@ export const layer = (
   options: Options = {}
 ): Layer.Layer<TokenStore.TokenStore | RequestBudget.RequestBudget, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
-    // the store's and the budget's options, checked here so that bad ones fail at once and not
-    // after the connection was waited for (the connection's own are checked before it is made)
     Effect.as(
       Effect.zip(checkStore(options), checkPace(options)),
       Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(

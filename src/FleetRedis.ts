@@ -8,14 +8,12 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { ConfigError, Duration } from "effect"
-import { createHash } from "node:crypto"
 import type { Connection, FleetUnavailable } from "./internal/fleet/connection.js"
 import { connect, over } from "./internal/fleet/connection.js"
 import { checkConnection, connectionDefaults } from "./internal/fleet/options.js"
-import type { ConnectionSettings } from "./internal/fleet/options.js"
 
-/** The connection the fleet sends over, and the failure of a command. */
-export { type Connection, FleetUnavailable } from "./internal/fleet/connection.js"
+/** The connection the fleet sends over, the failure of a command, and the keys. */
+export { type Connection, FleetUnavailable, keyOf } from "./internal/fleet/connection.js"
 
 /**
  * Which client a fleet shares a token and a budget for: never the secret.
@@ -81,30 +79,13 @@ export interface Options {
 export const defaults: typeof connectionDefaults = connectionDefaults
 
 /**
- * The key of `name` for `client` under `prefix`: a digest of token URL and client id in braces, so
- * that all of a client's keys share one Redis Cluster slot and a script may touch several.
- *
- * @since 0.2.0
- * @category utils
- */
-export const keyOf = (prefix: string, client: ClientIdentity, name: string): string =>
-  `${prefix}:{${
-    createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)
-  }}:${name}`
-
-const service = (redis: Connection, settings: ConnectionSettings, onReady?: (l: () => void) => void): Service => ({
-  ...over(redis, settings, onReady),
-  key: (client, name) => keyOf(settings.keyPrefix, client, name)
-})
-
-/**
  * The service over `redis`, a connection the caller owns (made with `enableOfflineQueue: false`).
  *
  * @since 0.2.0
  * @category constructors
  */
 export const make = (redis: Connection, options: Options = {}): Effect.Effect<Service, ConfigError.ConfigError> =>
-  Effect.map(checkConnection(options), (settings) => service(redis, settings))
+  Effect.map(checkConnection(options), (settings) => over(redis, settings))
 
 /**
  * The service over its own `ioredis` connection, closed with the scope. Building it waits up to
@@ -118,7 +99,7 @@ export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigErro
   Layer.scoped(
     FleetRedis,
     Effect.flatMap(checkConnection(options), (settings) =>
-      Effect.map(connect(settings), (own) => service(own.connection, settings, own.onReady)))
+      Effect.map(connect(settings), (own) => over(own.connection, settings, own.onReady)))
   )
 
 /**

@@ -140,6 +140,30 @@ describe("FleetRedis: Redis back", () => {
       }),
     30_000
   )
+  it.scopedLive("after a late answer, reachable waits for the probe then out, rather than pass at once", () =>
+    Effect.gen(function*() {
+      const answers: Array<(value: unknown) => void> = []
+      const connection: FleetRedis.Connection = {
+        status: "ready",
+        connect: () => Promise.resolve(),
+        call: () => new Promise((resolve) => void answers.push(resolve))
+      }
+      const fleet = yield* serviceOver(connection, { commandTimeout: "50 millis", probeInterval: "1 hour" })
+      expectUnavailable(yield* Effect.exit(fleet.command("PING")))
+      const settle = Effect.forEach(Array.from({ length: 20 }), () => Effect.yieldNow(), { discard: true })
+      answers[0]!("PONG") // late: Redis is back, and the next command is a probe
+      yield* settle
+      const probe = yield* Effect.fork(fleet.command("PING"))
+      yield* settle
+      expect(answers).toHaveLength(2)
+      expect(yield* Effect.flip(fleet.command("GET", "k"))).toMatchObject({ detail: "Redis is away" })
+      const back = yield* Effect.fork(fleet.reachable)
+      yield* settle
+      expect(Option.isNone(yield* Fiber.poll(back))).toBe(true)
+      answers[1]!("PONG")
+      expect(yield* Fiber.join(probe)).toBe("PONG")
+      yield* Fiber.join(back)
+    }))
 })
 
 describe("FleetRedis.Connection", () => {

@@ -14,9 +14,8 @@ import { interpret, requestToken, sendFailure, tokenRequest } from "../src/inter
 const receivedAt = DateTime.unsafeMake(1_700_000_000_000)
 const tokenValue = "tok-4f3a9c-very-secret"
 const tokenUrl = "https://auth.example/oauth2/token"
-const noHeaders = {}
 
-const interpreted = (status: number, text: string) => interpret(status, noHeaders, text, receivedAt, [])
+const interpreted = (status: number, text: string) => interpret(status, text, receivedAt, [])
 
 /** The token of an answer that must be one. */
 const tokenOf = (result: Either.Either<AccessToken.AccessToken, ApiError.TokenError>): AccessToken.AccessToken => {

@@ -4,7 +4,7 @@
  * that uses neither installs neither. A package that cannot be loaded is a `ConfigError` naming it
  * and the line that installs it, never a defect.
  */
-import { ConfigError, Context, Effect } from "effect"
+import { ConfigError, Context, Effect, Predicate } from "effect"
 
 /**
  * Imports that stand in for the real `import()` of the packages they name, each failing as the
@@ -16,19 +16,12 @@ export class FailingImports extends Context.Reference<FailingImports>()(
 ) {}
 
 /** What the import's failure says, without a stack: the code Node gives it, else its message. */
-const reasonOf = (error: unknown): string => {
-  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") {
-    return error.code
-  }
-  return error instanceof Error ? error.message.split("\n")[0] ?? error.name : "unknown failure"
-}
-
-/**
- * The message of a package that could not be loaded: what needed it, the package, and how to
- * install it.
- */
-export const missingMessage = (feature: string, packageName: string, install: string): string =>
-  `${feature} needs the optional package ${packageName}, which could not be loaded; install it: ${install}`
+const reasonOf = (error: unknown): string =>
+  Predicate.hasProperty(error, "code") && typeof error.code === "string"
+    ? error.code
+    : error instanceof Error
+    ? error.message.split("\n")[0] ?? error.name
+    : "unknown failure"
 
 /**
  * Loads `packageName` through `load` (an `import()` of a literal specifier, so that bundlers see
@@ -46,6 +39,8 @@ export const load = <A>(options: {
       catch: (error) =>
         ConfigError.MissingData(
           [options.packageName],
-          `${missingMessage(options.feature, options.packageName, options.install)} (${reasonOf(error)})`
+          `${options.feature} needs the optional package ${options.packageName}, which could not be loaded; install it: ${options.install} (${
+            reasonOf(error)
+          })`
         )
     }))

@@ -4,7 +4,7 @@
  * In a fleet its store is Redis, and this process's while Redis is away. Ours: a 429's back-off.
  */
 import type * as RateLimiter from "@effect/experimental/RateLimiter"
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { Clock, Duration, Effect, Schema } from "effect"
 import type { ConfigError } from "effect"
 import type { ClientIdentity, Service as Redis } from "../../FleetRedis.js"
 import * as OptionalPeer from "../optionalPeer.js"
@@ -100,20 +100,21 @@ const slotOf = (limiter: RateLimiter.RateLimiter, key: string, pace: Pace): Effe
 
 /** The budgets of the clients, each made on first use; shared through `redis` if given. */
 export const budgets = (pace: Pace, redis?: Redis) =>
-  Effect.map(pace.intervalMillis === 0 ? Effect.succeedNone : Effect.asSome(limiterOver(redis)), (limiter) => {
-    const made = new Map<string, ReturnType<typeof clientBudget>>()
-    const forClient = (client: ClientIdentity) => {
-      const id = redis ? redis.key(client, "pace") : `${client.tokenUrl}\n${client.clientId}`
-      let budget = made.get(id)
-      if (budget === undefined) {
-        const slot = Option.match(limiter, {
-          onNone: () => Effect.succeed(Duration.zero),
-          onSome: (l) => slotOf(l, id, pace)
-        })
-        budget = clientBudget(pace, slot, redis && { redis, key: redis.key(client, "backoff") })
-        made.set(id, budget)
+  Effect.map(
+    pace.intervalMillis === 0
+      ? Effect.succeed((_: string) => Effect.succeed(Duration.zero))
+      : Effect.map(limiterOver(redis), (limiter) => (key: string) => slotOf(limiter, key, pace)),
+    (slotAt) => {
+      const made = new Map<string, ReturnType<typeof clientBudget>>()
+      const forClient = (client: ClientIdentity) => {
+        const id = redis ? redis.key(client, "pace") : `${client.tokenUrl}\n${client.clientId}`
+        let budget = made.get(id)
+        if (budget === undefined) {
+          budget = clientBudget(pace, slotAt(id), redis && { redis, key: redis.key(client, "backoff") })
+          made.set(id, budget)
+        }
+        return budget
       }
-      return budget
+      return { forClient }
     }
-    return { forClient }
-  })
+  )

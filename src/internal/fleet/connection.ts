@@ -5,6 +5,8 @@
  */
 import { Clock, Data, Duration, Effect } from "effect"
 import type { ConfigError, Scope } from "effect"
+import { createHash } from "node:crypto"
+import type { ClientIdentity, Service } from "../../FleetRedis.js"
 import * as OptionalPeer from "../optionalPeer.js"
 import type { ConnectionSettings } from "./options.js"
 
@@ -32,28 +34,38 @@ export interface Connection {
  */
 export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
 
-type Send = (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
+/**
+ * The key of `name` for `client` under `prefix`: a digest of token URL and client id in braces, so
+ * that all of a client's keys share one Redis Cluster slot and a script may touch several.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const keyOf = (prefix: string, client: ClientIdentity, name: string): string =>
+  `${prefix}:{${
+    createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)
+  }}:${name}`
 
 const unavailable = (detail: string) => new FleetUnavailable({ detail })
 
 /**
- * The commands over `redis`. `onReady`, where given, tells of each new connection of the client
+ * The service over `redis`. `onReady`, where given, tells of each new connection of the client
  * `layer` made, so that a Redis back from a restart is tried at once.
  */
 export const over = (
   redis: Connection,
   settings: ConnectionSettings,
   onReady?: (listener: () => void) => void
-): { readonly command: Send; readonly urgent: Send; readonly reachable: Effect.Effect<void> } => {
+): Service => {
   const { commandTimeoutMillis: timeout, probeIntervalMillis: probe } = settings
   let healthy = true
   let nextProbeAt = 0
-  const waiting = new Set<() => void>()
+  /** Open while Redis may answer: closed by a failure, opened by an answer or a sign it is back. */
+  const answering = Effect.unsafeMakeLatch(true)
   /** Redis showed it is back: the next command is a probe, sent at once, and the waiters go on. */
   const heard = () => {
     nextProbeAt = 0
-    for (const wake of waiting) wake()
-    waiting.clear()
+    answering.unsafeOpen()
   }
   // a client made with `lazyConnect` connects on its first command, which is never sent unready
   if (redis.status === "wait") redis.connect().catch(() => {})
@@ -81,39 +93,41 @@ export const over = (
       }))
     })
 
-  const command = (gated: boolean): Send => (name, ...args) =>
+  const command = (gated: boolean): Service["command"] => (name, ...args) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (!healthy && gated) {
-        if (now < nextProbeAt) return Effect.fail(unavailable("Redis is away"))
+        if (now < nextProbeAt) {
+          // a probe is out: whoever waits for Redis waits for its answer
+          answering.unsafeClose()
+          return Effect.fail(unavailable("Redis is away"))
+        }
         nextProbeAt = now + probe
       }
       return Effect.tapBoth(send(name, args), {
-        onFailure: (e) =>
-          Effect.suspend(() => {
-            nextProbeAt = now + probe
-            if (!healthy) return Effect.void
-            healthy = false
-            return Effect.logWarning(
-              `Redis unreachable (${e.detail}): tokens and rate budget are kept in this process until it returns`
-            )
-          }),
-        onSuccess: () =>
-          Effect.suspend(() => {
-            if (healthy) return Effect.void
-            healthy = true
-            return Effect.logInfo("Redis reachable again: tokens and rate budget are shared with the fleet")
-          })
+        onFailure: (e) => {
+          nextProbeAt = now + probe
+          answering.unsafeClose()
+          if (!healthy) return Effect.void
+          healthy = false
+          return Effect.logWarning(
+            `Redis unreachable (${e.detail}): tokens and rate budget are kept in this process until it returns`
+          )
+        },
+        onSuccess: () => {
+          answering.unsafeOpen()
+          if (healthy) return Effect.void
+          healthy = true
+          return Effect.logInfo("Redis reachable again: tokens and rate budget are shared with the fleet")
+        }
       })
     })
 
-  const reachable = Effect.suspend(() =>
-    healthy ? Effect.void : Effect.async<void>((resume) => {
-      const wake = () => resume(Effect.void)
-      waiting.add(wake)
-      return Effect.sync(() => void waiting.delete(wake))
-    })
-  )
-  return { command: command(true), urgent: command(false), reachable }
+  return {
+    command: command(true),
+    urgent: command(false),
+    reachable: answering.await,
+    key: (client, name) => keyOf(settings.keyPrefix, client, name)
+  }
 }
 
 const loadIoredis = OptionalPeer.load({

@@ -56,20 +56,11 @@ export const checkConnection = (
 export type ConnectionSettings = Either.Either.Right<ReturnType<typeof checkConnection>>
 
 /** The token store's options checked, in milliseconds. */
-export const checkStore = (
-  options: Durations<"lockTtl" | "maxWait">
-): Either.Either<{ readonly lockMillis: number; readonly maxWaitMillis: number }, ConfigError.ConfigError> =>
+export const checkStore = (options: Durations<"lockTtl" | "maxWait">) =>
   Either.all({
     lockMillis: millis("lockTtl", options.lockTtl, storeDefaults.lockTtl),
     maxWaitMillis: millis("maxWait", options.maxWait, storeDefaults.maxWait)
   })
-
-/** The budget's pace in milliseconds: between slots (0: none), the tolerance of a burst, the longest back-off. */
-export interface Pace {
-  readonly intervalMillis: number
-  readonly toleranceMillis: number
-  readonly maxBackOffMillis: number
-}
 
 /** The budget's options checked into its pace. */
 export const checkPace = (
@@ -77,7 +68,7 @@ export const checkPace = (
     readonly requestsPerSecond?: number | undefined
     readonly burst?: number | undefined
   }
-): Either.Either<Pace, ConfigError.ConfigError> => {
+) => {
   const { burst = budgetDefaults.burst, requestsPerSecond } = options
   if (requestsPerSecond !== undefined && !(Number.isFinite(requestsPerSecond) && requestsPerSecond > 0)) {
     return Either.left(ConfigError.InvalidData(["requestsPerSecond"], "expected a positive number"))
@@ -92,3 +83,6 @@ export const checkPace = (
     maxBackOffMillis
   }))
 }
+
+/** The budget's pace in milliseconds: between slots (0: none), the tolerance of a burst, the longest back-off. */
+export type Pace = Either.Either.Right<ReturnType<typeof checkPace>>

@@ -101,10 +101,7 @@ export const clientTokens = (
       )
     return Effect.suspend(() => round(randomUUID())).pipe(
       Effect.retry({ schedule: lookAgain, while: (e) => e._tag === "NoSuchElementException" }),
-      Effect.catchTags({
-        FleetUnavailable: () => fetchAndSave(fetch),
-        NoSuchElementException: () => fetchAndSave(fetch)
-      })
+      Effect.catchTag("FleetUnavailable", "NoSuchElementException", () => fetchAndSave(fetch))
     )
   }
 
@@ -120,15 +117,11 @@ export const clientTokens = (
         now >= expiresAt
           ? Effect.void
           : Effect.asVoid(send("EVAL", refuse, 2, tokenKey, mark, encode(token), expiresAt - now)))
+    // an expired token is told no more: `tell` then succeeds at once
     const again = (pause: number): Effect.Effect<void> =>
       Effect.raceFirst(redis.reachable, Effect.sleep(Duration.millis(pause))).pipe(
         Effect.zipRight(tell(redis.command)),
-        Effect.catchAll(() =>
-          Effect.flatMap(
-            Clock.currentTimeMillis,
-            (now) => now >= expiresAt ? Effect.void : again(Math.min(pause * 2, 1000))
-          )
-        )
+        Effect.catchAll(() => again(Math.min(pause * 2, 1000)))
       )
     return Effect.catchAll(tell(redis.urgent), () => again(50))
   }

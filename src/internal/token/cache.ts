@@ -24,7 +24,6 @@ import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
 import { DesignSearchConfig, type Settings } from "../../DesignSearchConfig.js"
 import * as TokenStore from "../../TokenStore.js"
-import { withOwnSpan } from "../tracing.js"
 import * as TokenEndpoint from "./endpoint.js"
 
 type Token = AccessToken.AccessToken
@@ -66,11 +65,11 @@ interface Cache {
    * queues them (the oldest let go past `maxRefused`) rather than start a retrying fiber for each.
    */
   readonly unheard: Queue.Queue<Token>
-  /** The answer of a fetch stopped by the layer's scope closing, to whoever waits on it. */
-  readonly closedError: TokenError
   closed: boolean
 }
 
+/** The answer of a fetch stopped by the layer's scope closing, and of a call made after it. */
+const closedError = new TokenError({ reason: "Unavailable", detail: "the token service was shut down" })
 const isTransient = (error: TokenError): boolean => error.reason === "Unavailable"
 const newFlight = (): Flight => Deferred.unsafeMake<Token, TokenError>(FiberId.none)
 /** How many refused tokens a service remembers at most (each until it expires). */
@@ -92,6 +91,20 @@ const remember = (c: Cache, token: Token, now: number) => {
   if (c.refused.size >= maxRefused) c.refused.delete(c.refused.keys().next().value ?? "")
   c.refused.set(Redacted.value(token.token), expiresMillis(token))
 }
+
+/**
+ * `effect` as a span of the service (`c.owner`), or a root span, rather than of the caller that
+ * happened to start it: a fetch serves every caller until the token expires, and would outlive
+ * the first one's request if it were interrupted. A link leads from that caller (`linkCaller`).
+ */
+const withOwnSpan = (c: Cache, name: string, linkCaller: boolean) => (effect: Fetch): Fetch =>
+  Effect.flatMap(Effect.option(Effect.currentSpan), (caller) =>
+    Effect.withSpan(effect, name, {
+      kind: "client",
+      parent: Option.getOrUndefined(c.owner),
+      root: true,
+      links: linkCaller && Option.isSome(caller) ? [{ _tag: "SpanLink", span: caller.value, attributes: {} }] : []
+    }))
 
 /** One token request, counted, its token remembered as fetched here. */
 const requestToken = (c: Cache): Fetch =>
@@ -135,7 +148,7 @@ const runFetch = (c: Cache, deferred: Flight, fetch: Fetch): Fetch =>
         ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
         : { ...s, ...flights }
     }).pipe(
-      Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(c.closedError) : exit))
+      Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit))
     ))
 
 /** Waits until `refreshBefore` ahead of expiry; refreshes only a token that was used meanwhile. */
@@ -147,16 +160,13 @@ const refreshAhead = (c: Cache, first: Token) =>
       const now = yield* Clock.currentTimeMillis
       yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(cached) - lead - now)))
       const refreshed = yield* refreshOnce(c, cached)
-      if (Option.isNone(refreshed) || Exit.isFailure(refreshed.value)) return
-      cached = refreshed.value.value
+      if (Option.isNone(refreshed)) return
+      cached = refreshed.value
     }
   })
 
-/** How a refresh ended; none when it did not start. */
-type Refreshed = Effect.Effect<Option.Option<Exit.Exit<Token, TokenError>>>
-
-/** Refreshes `expiring` if it is still cached, was used, and no fetch is in flight. */
-const refreshOnce = (c: Cache, expiring: Token): Refreshed => {
+/** Refreshes `expiring` if it is still cached, was used, and no fetch is in flight; none if not, or failed. */
+const refreshOnce = (c: Cache, expiring: Token): Effect.Effect<Option.Option<Token>> => {
   const deferred = newFlight()
   const stillValid = Effect.map(Clock.currentTimeMillis, (t) => t < validUntil(c, expiring))
   // another process of the fleet may have refreshed it already
@@ -164,25 +174,25 @@ const refreshOnce = (c: Cache, expiring: Token): Refreshed => {
     c,
     requestRetried(c, (e) => isTransient(e) ? stillValid : Effect.succeed(false)),
     (token) => expiresMillis(token) > expiresMillis(expiring)
-  ).pipe(withOwnSpan("TokenService.refresh", c.owner, false))
+  ).pipe(withOwnSpan(c, "TokenService.refresh", false))
   // Claiming the fetch and starting it go together, or its waiters would wait forever.
   return Effect.uninterruptibleMask((restore) =>
-    Effect.flatten(Ref.modify(c.state, (s): [Refreshed, State] => {
+    Effect.flatten(Ref.modify(c.state, (s): [Effect.Effect<Option.Option<Token>>, State] => {
       if (!holds(s, expiring) || !s.used || s.inflight !== undefined) return [Effect.succeedNone, s]
       c.counters.refreshes++
-      return [Effect.asSome(Effect.exit(runFetch(c, deferred, restore(fetch)))), { ...s, inflight: deferred }]
+      return [Effect.option(runFetch(c, deferred, restore(fetch))), { ...s, inflight: deferred }]
     }))
   )
 }
 
 /**
  * Starts the one fetch for a cold or expired cache, in the layer's scope so no caller owns it.
- * `acquire` and `fetchedAfter` fork it uninterruptibly; only the request itself is interruptible, so
+ * `claim` forks it uninterruptibly; only the request itself is interruptible, so
  * that closing the scope stops it and its waiters still hear of it.
  */
 const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) => {
   const fetch = obtain(c, requestRetried(c, isTransient), () => fromStore).pipe(
-    withOwnSpan("TokenService.fetch", c.owner, true)
+    withOwnSpan(c, "TokenService.fetch", true)
   )
   return runFetch(c, deferred, Effect.interruptible(fetch)).pipe(
     // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
@@ -203,29 +213,42 @@ type Step = [Fetch, State]
 /** The cached `token` handed out, marked used. */
 const handOut = (token: Token, s: State): Step => [Effect.succeed(token), s.used ? s : { ...s, used: true }]
 
-// Installing a flight and starting its fetch must not be torn apart by an interruption, or
-// every later caller would wait on a fetch that never starts.
-const acquire = (c: Cache, now: number): Fetch =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatten(Ref.modify(c.state, (s): Step => {
-      if (s.token !== undefined && now < s.validUntil) return handOut(s.token, s)
-      if (c.closed) return [Effect.fail(c.closedError), s]
-      c.counters.waits++
-      if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
-      const deferred = newFlight()
-      const waited = Effect.zipRight(startFetch(c, deferred, true), restore(Deferred.await(deferred)))
-      return [waited, { ...s, inflight: deferred }]
-    }))
+/**
+ * The cached token if usable, else the one fetch for it, joined or started: for `get`, any fetch;
+ * for a `renew` of a call refused `since` then, a token fetched here since, without the store.
+ * Installing a flight and starting its fetch are not torn apart by an interruption, or every later
+ * caller would wait on a fetch that never starts.
+ */
+const claim = (c: Cache, since?: number): Fetch =>
+  Effect.clockWith((clock) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatten(Ref.modify(c.state, (s): Step => {
+        const now = clock.unsafeCurrentTimeMillis()
+        const renewing = since !== undefined
+        if (s.token !== undefined && now < s.validUntil && (!renewing || fetchedSince(c, s.token, since))) {
+          return handOut(s.token, s)
+        }
+        if (c.closed) return [Effect.fail(closedError), s]
+        c.counters.waits++
+        const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
+        if (joined !== undefined) return [restore(Deferred.await(joined)), s]
+        const deferred = newFlight()
+        const waited = Effect.zipRight(startFetch(c, deferred, !renewing), restore(Deferred.await(deferred)))
+        return [waited, renewing ? { ...s, renewal: { deferred, since: now } } : { ...s, inflight: deferred }]
+      }))
+    )
   )
 
-// The common case, a usable token already marked used, is one read and no write (and the
-// clock read in place: the common case is every call's).
+// The common case, a usable token already marked used, is one read and no write.
 const get = (c: Cache): Fetch =>
   Effect.clockWith((clock) =>
-    Effect.flatMap(Ref.get(c.state), (s) => {
-      const now = clock.unsafeCurrentTimeMillis()
-      return s.used && s.token !== undefined && now < s.validUntil ? Effect.succeed(s.token) : acquire(c, now)
-    })
+    Effect.flatMap(
+      Ref.get(c.state),
+      (s) =>
+        s.used && s.token !== undefined && clock.unsafeCurrentTimeMillis() < s.validUntil
+          ? Effect.succeed(s.token)
+          : claim(c)
+    )
   )
 
 // Concurrent 401s for one token tell the store once; remembering a token and queueing it for
@@ -238,35 +261,10 @@ const invalidate = (c: Cache) => (token: Token): Effect.Effect<void> =>
     return Effect.zipRight(cleared, told ? Effect.void : Queue.offer(c.unheard, token))
   }))
 
-/**
- * A token fetched here at or after `since`: the cached one, the renewal in flight if it began
- * since, or a new renewal. Not on the path of a call that succeeds; like `acquire`, installing a
- * flight and starting it are not torn apart.
- */
-const fetchedAfter = (c: Cache, since: number): Fetch =>
-  Effect.clockWith((clock) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.flatten(Ref.modify(c.state, (s): Step => {
-        const now = clock.unsafeCurrentTimeMillis()
-        if (s.token !== undefined && now < s.validUntil && fetchedSince(c, s.token, since)) return handOut(s.token, s)
-        if (c.closed) return [Effect.fail(c.closedError), s]
-        c.counters.waits++
-        if (s.renewal !== undefined && s.renewal.since >= since) return [restore(Deferred.await(s.renewal.deferred)), s]
-        const deferred = newFlight()
-        const waited = Effect.zipRight(startFetch(c, deferred, false), restore(Deferred.await(deferred)))
-        return [waited, { ...s, renewal: { deferred, since: now } }]
-      }))
-    )
-  )
-
 const renew = (c: Cache) => (token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
-  Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(fetchedAfter(c, since)))
+  Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(claim(c, since)))
 
-/**
- * Builds the service in the current scope: the refresh fiber and any fetch in flight are bound to
- * it and stop when it closes. It uses the `TokenStore` of its context, if any, and retries
- * transient failures of the token endpoint on `retrySchedule`.
- */
+/** `TokenService.make`, transient failures of the token endpoint retried on `retrySchedule`. */
 export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig
@@ -284,7 +282,6 @@ export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
       fetchedHere: new WeakMap(),
       refused: new Map(),
       unheard: yield* Queue.sliding<Token>(maxRefused),
-      closedError: new TokenError({ reason: "Unavailable", detail: "the token service was shut down" }),
       closed: false
     }
     // Closed, the service answers at once rather than start a fetch nothing would complete, and

@@ -84,7 +84,6 @@ const tokenOf = (json: unknown): ReadonlyArray<string> =>
  */
 export const interpret = (
   status: number,
-  _headers: Readonly<Record<string, string | undefined>>,
   text: string,
   receivedAt: DateTime.Utc,
   secrets: ReadonlyArray<string>
@@ -140,7 +139,6 @@ export const requestToken = (
       Effect.flatMap(DateTime.now, (receivedAt) =>
         interpret(
           answer.status,
-          answer.headers,
           answer.text,
           receivedAt,
           // the secret, and `id:secret` (whose base64 is HTTP Basic's form of the credentials)
