@@ -12,6 +12,7 @@ import { FleetRedis } from "./FleetRedis.js"
 import type { ClientIdentity } from "./FleetRedis.js"
 import { budgets } from "./internal/fleet/budget.js"
 import { budgetDefaults, checkPace } from "./internal/fleet/options.js"
+import { toldWait } from "./internal/waits.js"
 
 /**
  * The budget of one client.
@@ -75,7 +76,13 @@ export const defaults: typeof budgetDefaults = budgetDefaults
  * @category combinators
  */
 export const take = (budget: ClientBudget): Effect.Effect<void> =>
-  Effect.flatMap(budget.reserve, (wait) => Duration.isZero(wait) ? Effect.void : Effect.sleep(wait))
+  Effect.flatMap(
+    budget.reserve,
+    (wait) =>
+      Duration.isZero(wait)
+        ? Effect.void
+        : Effect.zipRight(toldWait("waiting for the rate budget", wait), Effect.sleep(wait))
+  )
 
 /**
  * The budget of this process alone. Fails with `ConfigError` on bad options, or, with

@@ -3,9 +3,9 @@
  * for how long, so that an application (and the CLI) can tell a user what the client is doing.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, HashMap, Logger, LogLevel, Ref, TestClock } from "effect"
-import { DesignSearchClient, Sandbox } from "../src/index.js"
-import { clientLayer } from "./support/layers.js"
+import { Duration, Effect, Fiber, HashMap, Layer, Logger, LogLevel, Ref, TestClock } from "effect"
+import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
+import { clientLayer, withTime } from "./support/layers.js"
 
 interface Told {
   readonly message: string
@@ -48,6 +48,41 @@ describe("waits that speak", () => {
         expect(wait.waitMillis).toBeGreaterThan(0)
       }
     }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("each retry of a token request is logged the same way", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      const client = yield* DesignSearchClient.DesignSearchClient
+      yield* control.injectFault({ target: "token", status: 503, count: 2 })
+      const { told } = yield* withTime(collectingLogs(client.getDesign(Sandbox.fixedNumbers.chair)), "1 minute")
+      const waits = told.filter((t) => t.retry !== undefined)
+      expect(waits.map((t) => t.retry)).toEqual([1, 2])
+      for (const wait of waits) expect(wait.message).toMatch(/^the token endpoint answered 503: .*; trying again in \d/)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a wait of the rate budget is logged when it lasts a second or more, and a shorter one is not", () =>
+    Effect.gen(function*() {
+      const client = yield* DesignSearchClient.DesignSearchClient
+      const twice = Effect.zipRight(
+        client.getDesign(Sandbox.fixedNumbers.chair),
+        client.getDesign(Sandbox.fixedNumbers.bottle)
+      )
+      const slow = yield* withTime(collectingLogs(twice), "10 seconds")
+      const budgetWaits = slow.told.filter((t) => t.message.startsWith("waiting for the rate budget"))
+      expect(budgetWaits.map((t) => t.waitMillis)).toEqual([Duration.toMillis("2 seconds")])
+    }).pipe(
+      Effect.provide(clientLayer().pipe(Layer.provide(Layer.orDie(RequestBudget.layer({ requestsPerSecond: 0.5 })))))
+    ))
+
+  it.effect("a paced budget's waits under a second are not logged", () =>
+    Effect.gen(function*() {
+      const client = yield* DesignSearchClient.DesignSearchClient
+      const calls = Effect.forEach([1, 2, 3], () => client.getDesign(Sandbox.fixedNumbers.chair), { discard: true })
+      const { told } = yield* withTime(collectingLogs(calls), "10 seconds")
+      expect(told.filter((t) => t.waitMillis !== undefined)).toEqual([])
+    }).pipe(
+      Effect.provide(clientLayer().pipe(Layer.provide(Layer.orDie(RequestBudget.layer({ requestsPerSecond: 4 })))))
+    ))
 
   it.effect("a call that succeeds at once logs no wait", () =>
     Effect.gen(function*() {

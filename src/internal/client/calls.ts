@@ -12,10 +12,11 @@ import type { Settings } from "../../DesignSearchConfig.js"
 import * as RequestBudget from "../../RequestBudget.js"
 import type * as TokenService from "../../TokenService.js"
 import { maskOf } from "../mask/mask.js"
+import { toldRetries } from "../waits.js"
 import { classify } from "./answers.js"
 import type { Decode, StatusError } from "./answers.js"
 import { confine, originOf, send } from "./http.js"
-import { defaultBackOff, isTransient, toldRetries } from "./retry.js"
+import { defaultBackOff, isTransient } from "./retry.js"
 
 /** What one API call can fail with before an operation narrows it. */
 export type CallError = StatusError | TransportError | TokenError

@@ -2,7 +2,7 @@
  * Which failures are worth another try, and how long to wait: the retry policy of read-only calls.
  * The client retries through `Effect.retry` with the schedule and `while: isTransient`.
  */
-import { Duration, Effect, Schedule } from "effect"
+import { Duration, Schedule } from "effect"
 import type { DesignSearchError } from "../../ApiError.js"
 
 /** Whether a failure is worth another try of a read-only request. */
@@ -33,40 +33,3 @@ export const defaultRetrySchedule: Schedule.Schedule<unknown, DesignSearchError>
 
 /** How long the budget holds calls back after a 429 that named no `Retry-After`. */
 export const defaultBackOff: Duration.Duration = Duration.seconds(1)
-
-/** Why a failure is tried again, in words: the first half of the line a wait is logged with. */
-const whyRetried = (error: DesignSearchError): string => {
-  switch (error._tag) {
-    case "TransportError":
-      return error.reason === "Timeout"
-        ? `${error.method} ${error.url} timed out`
-        : `cannot reach ${error.url}: ${error.detail}`
-    case "TokenError":
-      return `the token endpoint ${
-        error.status === undefined ? "did not answer" : `answered ${error.status}`
-      }: ${error.detail}`
-    case "ValidationError":
-      return "the service refused the request"
-    default:
-      return `the service answered ${error.status}`
-  }
-}
-
-/**
- * `schedule`, each wait before another try logged at `Debug` as it begins ("the service answered
- * 503; trying again in 2s"), annotated with `retry` (1 for the first), `waitMillis` and `error`
- * (the failure's tag): the one place an application, or the CLI, hears of the retries.
- */
-export const toldRetries = <Out, E extends DesignSearchError, R>(
-  schedule: Schedule.Schedule<Out, E, R>
-): Schedule.Schedule<[Out, [E, number]], E, R> =>
-  Schedule.intersect(schedule, Schedule.intersect(Schedule.identity<E>(), Schedule.count)).pipe(
-    Schedule.modifyDelayEffect(([, [error, n]], delay) =>
-      Effect.as(
-        Effect.logDebug(`${whyRetried(error)}; trying again in ${Duration.format(delay)}`).pipe(
-          Effect.annotateLogs({ retry: n + 1, waitMillis: Duration.toMillis(delay), error: error._tag })
-        ),
-        delay
-      )
-    )
-  )

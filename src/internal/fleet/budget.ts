@@ -8,6 +8,7 @@ import { Clock, Duration, Effect, Schema } from "effect"
 import type { ConfigError } from "effect"
 import type { ClientIdentity, Service as Redis } from "../../FleetRedis.js"
 import * as OptionalPeer from "../optionalPeer.js"
+import { toldWait } from "../waits.js"
 import type { Pace } from "./options.js"
 
 type Store = RateLimiter.RateLimiterStore["Type"]
@@ -72,7 +73,13 @@ const clientBudget = (
   )
   const reserve: Effect.Effect<Duration.Duration> = Effect.flatMap(
     held,
-    (millis) => millis > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(millis)), reserve) : slot
+    (millis) =>
+      millis > 0
+        ? Effect.zipRight(
+          toldWait("the service asked to slow down", Duration.millis(millis)),
+          Effect.sleep(Duration.millis(millis))
+        ).pipe(Effect.zipRight(reserve))
+        : slot
   )
   const backOff = (duration: Duration.Duration): Effect.Effect<void> => {
     const millis = Math.ceil(Math.min(Duration.toMillis(duration), pace.maxBackOffMillis))

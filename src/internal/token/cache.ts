@@ -17,13 +17,15 @@ import {
   Queue,
   Redacted,
   Ref,
+  Schedule,
   Tracer
 } from "effect"
-import type { Schedule, Scope } from "effect"
+import type { Scope } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
 import { DesignSearchConfig, type Settings } from "../../DesignSearchConfig.js"
 import * as TokenStore from "../../TokenStore.js"
+import { toldRetries } from "../waits.js"
 import * as TokenEndpoint from "./endpoint.js"
 
 type Token = AccessToken.AccessToken
@@ -119,8 +121,8 @@ const requestToken = (c: Cache): Fetch =>
   })
 
 /** Token requests, failures retried on the service's schedule `while` it says so. */
-const requestRetried = (c: Cache, retry: (error: TokenError) => boolean | Effect.Effect<boolean>): Fetch =>
-  Effect.retry(requestToken(c), { schedule: c.retrySchedule, while: retry })
+const requestRetried = (c: Cache, retry: (error: TokenError) => Effect.Effect<boolean>): Fetch =>
+  Effect.retry(requestToken(c), toldRetries(Schedule.whileInputEffect(c.retrySchedule, retry)))
 
 /** `fetch` through the store, which may answer with a token it holds that `accept` takes. */
 const obtain = (c: Cache, fetch: Fetch, accept: (token: Token, now: number) => boolean): Fetch =>
@@ -191,7 +193,7 @@ const refreshOnce = (c: Cache, expiring: Token): Effect.Effect<Option.Option<Tok
  * that closing the scope stops it and its waiters still hear of it.
  */
 const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) => {
-  const fetch = obtain(c, requestRetried(c, isTransient), () => fromStore).pipe(
+  const fetch = obtain(c, requestRetried(c, (e) => Effect.succeed(isTransient(e))), () => fromStore).pipe(
     withOwnSpan(c, "TokenService.fetch", true)
   )
   return runFetch(c, deferred, Effect.interruptible(fetch)).pipe(

@@ -1,0 +1,53 @@
+/**
+ * Waits that speak: every wait before another try, and every long wait of the rate budget, logged
+ * at `Debug` as it begins, saying why and for how long. An application hears of them through its
+ * logger; the CLI prints them. See docs/reliability.md.
+ */
+import { Duration, Effect, Schedule } from "effect"
+import type { DesignSearchError } from "../ApiError.js"
+
+/** Why a failure is tried again, in words: the first half of the line a wait is logged with. */
+const whyRetried = (error: DesignSearchError): string => {
+  switch (error._tag) {
+    case "TransportError":
+      return error.reason === "Timeout"
+        ? `${error.method} ${error.url} timed out`
+        : `cannot reach ${error.url}: ${error.detail}`
+    case "TokenError":
+      return `the token endpoint ${
+        error.status === undefined ? "did not answer" : `answered ${error.status}`
+      }: ${error.detail}`
+    case "ValidationError":
+      return "the service refused the request"
+    default:
+      return `the service answered ${error.status}`
+  }
+}
+
+/**
+ * `schedule`, each wait before another try logged at `Debug` as it begins ("the service answered
+ * 503; trying again in 2s"), annotated with `retry` (1 for the first), `waitMillis` and `error`
+ * (the failure's tag): the one place an application, or the CLI, hears of the retries.
+ */
+export const toldRetries = <Out, E extends DesignSearchError, R>(
+  schedule: Schedule.Schedule<Out, E, R>
+): Schedule.Schedule<[Out, [E, number]], E, R> =>
+  Schedule.intersect(schedule, Schedule.intersect(Schedule.identity<E>(), Schedule.count)).pipe(
+    Schedule.modifyDelayEffect(([, [error, n]], delay) =>
+      Effect.as(
+        Effect.logDebug(`${whyRetried(error)}; trying again in ${Duration.format(delay)}`).pipe(
+          Effect.annotateLogs({ retry: n + 1, waitMillis: Duration.toMillis(delay), error: error._tag })
+        ),
+        delay
+      )
+    )
+  )
+
+/**
+ * A wait of the rate budget, logged at `Debug` as it begins when it lasts a second or more
+ * (annotated `waitMillis`): a paced budget's usual waits are shorter, and not told.
+ */
+export const toldWait = (why: string, wait: Duration.Duration): Effect.Effect<void> =>
+  Duration.toMillis(wait) < 1000 ? Effect.void : Effect.logDebug(`${why}; going on in ${Duration.format(wait)}`).pipe(
+    Effect.annotateLogs({ waitMillis: Duration.toMillis(wait) })
+  )
