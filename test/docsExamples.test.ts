@@ -112,9 +112,7 @@ const runCommand = (command: string, env: Record<string, string> = {}): Promise<
   fs.writeFileSync(
     path.join(folder, "bin", "design-search"),
     `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`,
-    {
-      mode: 0o755
-    }
+    { mode: 0o755 }
   )
   const childEnv = {
     PATH: `${path.join(folder, "bin")}:${path.dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
