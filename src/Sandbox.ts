@@ -26,7 +26,7 @@ import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as State from "./sandbox/State.js"
 
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
-export { fixedNumbers } from "./sandbox/Dataset.js"
+export { fixedNumbers, samples } from "./sandbox/Dataset.js"
 export {
   defaults,
   listenDefaults,
@@ -49,7 +49,7 @@ export interface Options {
   readonly clientId?: string | undefined
   /** Default `sandbox-secret`. */
   readonly clientSecret?: string | undefined
-  /** How many designs the dataset holds (default 500; at least the fixed records). */
+  /** How many designs the dataset holds (default `defaults.designs`, 500; at least the fixed records). */
   readonly designs?: number | undefined
   /** Seed of the dataset (default 1): the same seed gives the same designs. */
   readonly seed?: number | undefined

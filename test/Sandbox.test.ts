@@ -301,6 +301,29 @@ describe("Sandbox dataset and search", () => {
           expect(design.classifications?.[0]?.code).toMatch(/^\d{2}-\d{2}$/)
         }
       }), { designs: 400 }))
+
+  it.effect("each sample owner, product and class finds designs, in a dataset of any size and seed", () =>
+    Effect.gen(function*() {
+      const { classes, owners, products } = Sandbox.samples
+      for (const list of [owners, products, classes]) expect(list.length).toBeGreaterThanOrEqual(3)
+      const criteria: ReadonlyArray<Designs.Criteria> = [
+        ...owners.map((owner) => ({ owner })),
+        ...products.map((productName) => ({ productName })),
+        ...classes.map((classification) => ({ classification }))
+      ]
+      for (const options of [{ designs: 1 }, {}, { designs: 50, seed: 7 }]) {
+        const counts = yield* Effect.forEach(criteria, (query) =>
+          Effect.gen(function*() {
+            const client = yield* DesignSearchClient.DesignSearchClient
+            const advanced = yield* client.advancedSearch({ rows: [{ op: "AND", query }] })
+            // A class is a filter of the quick search, not its words.
+            if (query.classification !== undefined) return advanced.data.count
+            const quick = yield* client.quickSearch({ query: query.owner ?? query.productName ?? "" })
+            return Math.min(quick.data.count, advanced.data.count)
+          })).pipe(Effect.provide(clientLayer({ sandbox: options })))
+        expect(counts.every((count) => count > 0), JSON.stringify({ options, counts })).toBe(true)
+      }
+    }))
 })
 
 describe("Sandbox quick search filters", () => {

@@ -164,6 +164,23 @@ export const fixedNumbers = {
 } as const
 
 /**
+ * A few owners, products and Locarno classes to try, taken from the fixed records: every dataset
+ * holds them, whatever its size and seed, so help text can name them before a sandbox is made.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const samples: {
+  readonly owners: ReadonlyArray<string>
+  readonly products: ReadonlyArray<string>
+  readonly classes: ReadonlyArray<string>
+} = {
+  owners: fixedDesigns.flatMap((design) => (design.owners ?? []).map((owner) => owner.name)),
+  products: fixedDesigns.flatMap((design) => design.productNames ?? []),
+  classes: fixedDesigns.flatMap((design) => (design.classifications ?? []).map((c) => c.code))
+}
+
+/**
  * `count` designs (at least the fixed ones), the same for the same `seed`. Generated numbers are
  * spread over the filing years 2000–2025 with sequences from 10000.
  */

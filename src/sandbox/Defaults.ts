@@ -24,7 +24,9 @@ export type ResultField = "designNumbers" | "designIds"
 export const resultFields: ReadonlyArray<ResultField> = ["designNumbers", "designIds"]
 
 /**
- * Defaults of `Options`.
+ * Defaults of `Options`. `designs` is the default of the embedded sandbox (`layer`, the CLI without
+ * credentials) and of the served one (`serve`, `design-search sandbox`) alike, so a command gives
+ * the same answer in both; 500 keeps a sandbox cheap to build, as tests build many.
  *
  * @since 0.1.0
  * @category constants
