@@ -120,8 +120,12 @@ const diff = (before, after) => [
   ...diffMaps(before.listeners, after.listeners, sameList, "process listeners of "),
   ...diffMaps(before.store, after.store, Object.is, "Effect's global value ")
 ]
+// Node makes some globals (FormData, say) on their first reading; on Node 24 that loads its own fetch,
+// which sets undici's global dispatcher. They are all read once here: what Node does is no change.
+snapshot()
+const nodeDispatcher = globalThis[dispatcher]
 const named = () => ({
-  dispatcher: globalThis[dispatcher] === undefined ? "unset" : "set",
+  dispatcher: globalThis[dispatcher] === nodeDispatcher ? "Node's" : "replaced",
   fetch: descriptor(globalThis, "fetch")
 })
 const first = named()
@@ -184,7 +188,7 @@ describe("importing the package changes no global state", () => {
     expect(report.modules.filter((m) => m.changes.length > 0).map((m) => [relativeTo(m.module), m.changes]))
       .toEqual([])
     // not by the peers' modules either: an application's fetch is its own
-    expect(report.dispatcher).toEqual(["unset", "unset"])
+    expect(report.dispatcher).toEqual(["Node's", "Node's"])
     expect(report.sameFetch).toBe(true)
   }, 120_000)
 
@@ -197,7 +201,8 @@ describe("importing the package changes no global state", () => {
         [
           "dispatcher.mjs",
           `globalThis[Symbol.for("undici.globalDispatcher.1")] = {}`,
-          "globalThis.Symbol(undici.globalDispatcher.1) added"
+          // added, or changed where Node set its own
+          "globalThis.Symbol(undici.globalDispatcher.1) "
         ],
         [
           "fetch.mjs",
@@ -226,9 +231,9 @@ describe("importing the package changes no global state", () => {
       fixtures.forEach(([file, , change], i) => {
         const changes = report.modules[i]?.changes ?? []
         if (change === undefined) expect(changes, file).toEqual([])
-        else expect(changes, file).toContain(change)
+        else expect(changes.filter((c) => c.startsWith(change)), file).not.toEqual([])
       })
-      expect(report.dispatcher).toEqual(["unset", "set"])
+      expect(report.dispatcher).toEqual(["Node's", "replaced"])
       expect(report.sameFetch).toBe(false)
     } finally {
       rmSync(dir, { recursive: true, force: true })

@@ -3,7 +3,8 @@
  * on a free loopback port (its socket in that folder), stopped and removed when the scope closes.
  * PostgreSQL refuses to run as root: as root, both run as the `postgres` user (the Debian package
  * makes it), owner of the folder.
- * Waits are on the server's own log line, bounded. `database` makes a fresh empty database.
+ * Waits are on the server's own log line, bounded. `database` makes a fresh empty database. The
+ * server's output goes to its log file (`serverLog`), which every error names.
  */
 import { Context, Data, Deferred, Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
@@ -12,6 +13,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSyn
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { serverLog } from "./serverLog.js"
 
 export class PostgresTestError extends Data.TaggedError("PostgresTestError")<{ readonly message: string }> {}
 
@@ -116,11 +118,13 @@ export const postgresServer: Effect.Effect<PostgresServer, PostgresTestError, Sc
     "max_connections=50"
   ])
   yield* Effect.addFinalizer(() => terminate(child))
+  const log = serverLog(`postgres-${port}`)
   let output = ""
   const fail = (message: string) => Deferred.unsafeDone(ready, Effect.fail(new PostgresTestError({ message })))
   child.once("error", (e) => fail(`postgres could not start: ${e.message}`))
-  child.once("exit", (code) => fail(`postgres exited with ${code}: ${output.slice(-2000)}`))
+  child.once("exit", (code) => fail(log.explain(`postgres exited with ${code}`)))
   const listen = (chunk: string) => {
+    log.write(chunk)
     output += chunk
     if (output.includes("database system is ready to accept connections")) Deferred.unsafeDone(ready, Effect.void)
   }
@@ -129,7 +133,7 @@ export const postgresServer: Effect.Effect<PostgresServer, PostgresTestError, Sc
   yield* Deferred.await(ready).pipe(
     Effect.timeoutFail({
       duration: within,
-      onTimeout: () => new PostgresTestError({ message: `not ready: ${output}` })
+      onTimeout: () => new PostgresTestError({ message: log.explain("postgres not ready") })
     })
   )
   const psql = join(bin, "psql")

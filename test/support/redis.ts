@@ -3,7 +3,7 @@
  * (no persistence) or `redisServerKeepingData` (saves on stop, loads on start), stopped, paused
  * (SIGSTOP: a Redis that holds its connections and answers nothing) and started again on the same
  * port by the test, stopped for good when the scope closes. Waits are on the server's own output,
- * bounded.
+ * bounded. The server's output goes to its log file (`serverLog`), which every error names.
  */
 import { Data, Deferred, Duration, Effect } from "effect"
 import type { Scope } from "effect"
@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { type ServerLog, serverLog } from "./serverLog.js"
 
 export class RedisTestError extends Data.TaggedError("RedisTestError")<{ readonly message: string }> {}
 
@@ -41,7 +42,7 @@ const freePort = Effect.async<number, RedisTestError>((resume) => {
 })
 
 /** Starts `redis-server` on `port` (saving to `dir` on stop, when given) and waits until it accepts connections. */
-const launch = (port: number, dir: string | undefined) =>
+const launch = (port: number, dir: string | undefined, log: ServerLog) =>
   Effect.gen(function*() {
     const ready = yield* Deferred.make<ChildProcess, RedisTestError>()
     let output = ""
@@ -61,22 +62,23 @@ const launch = (port: number, dir: string | undefined) =>
     child.once("error", (e) =>
       fail(`redis-server could not start (${e.message}); install it: apt-get install redis-server`))
     child.once("exit", (code) =>
-      fail(`redis-server exited with ${code}: ${output.slice(-1000)}`))
+      fail(log.explain(`redis-server exited with ${code}`)))
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      log.write(chunk)
       output += chunk
       if (output.includes("Ready to accept connections")) Deferred.unsafeDone(ready, Effect.succeed(child))
     })
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (output += chunk))
+    child.stderr.setEncoding("utf8").on("data", log.write)
     return yield* Deferred.await(ready).pipe(
       Effect.timeoutFail({
         duration: within,
-        onTimeout: () => new RedisTestError({ message: `redis-server not ready: ${output}` })
+        onTimeout: () => new RedisTestError({ message: log.explain("redis-server not ready") })
       }),
       Effect.tapError(() => Effect.sync(() => child.kill("SIGKILL")))
     )
   })
 
-const terminate = (child: ChildProcess) =>
+const terminate = (child: ChildProcess, log: ServerLog) =>
   child.exitCode !== null || child.signalCode !== null
     ? Effect.void
     : Effect.async<void>((resume) => {
@@ -84,7 +86,7 @@ const terminate = (child: ChildProcess) =>
       child.kill("SIGTERM")
     }).pipe(Effect.timeoutFail({
       duration: within,
-      onTimeout: () => new RedisTestError({ message: "redis-server did not stop" })
+      onTimeout: () => new RedisTestError({ message: log.explain("redis-server did not stop") })
     }))
 
 const running = (keepData: boolean): Effect.Effect<RedisServer, RedisTestError, Scope.Scope> =>
@@ -96,18 +98,19 @@ const running = (keepData: boolean): Effect.Effect<RedisServer, RedisTestError, 
         (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
       )
       : undefined
-    let child: ChildProcess | undefined = yield* launch(port, dir)
+    const log = serverLog(`redis-${port}`)
+    let child: ChildProcess | undefined = yield* launch(port, dir, log)
     const signal = (name: NodeJS.Signals) => Effect.sync(() => void child?.kill(name))
     yield* Effect.addFinalizer(() =>
-      child === undefined ? Effect.void : Effect.zipRight(signal("SIGCONT"), Effect.ignore(terminate(child)))
+      child === undefined ? Effect.void : Effect.zipRight(signal("SIGCONT"), Effect.ignore(terminate(child, log)))
     )
     return {
       port,
       url: `redis://127.0.0.1:${port}`,
-      stop: Effect.suspend(() => child === undefined ? Effect.void : terminate(child)).pipe(
+      stop: Effect.suspend(() => child === undefined ? Effect.void : terminate(child, log)).pipe(
         Effect.tap(() => Effect.sync(() => void (child = undefined)))
       ),
-      start: Effect.flatMap(launch(port, dir), (started) => Effect.sync(() => void (child = started))),
+      start: Effect.flatMap(launch(port, dir, log), (started) => Effect.sync(() => void (child = started))),
       pause: signal("SIGSTOP"),
       resume: signal("SIGCONT")
     }
