@@ -7,7 +7,7 @@
  * what a run holds does not grow with the register (docs/mirror.md).
  */
 import * as Migrator from "@effect/sql/Migrator"
-import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
+import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import type { NotFoundError } from "../../ApiError.js"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
@@ -164,7 +164,9 @@ const fetchAdvanced = (
       run.short ??= `the search counted ${run.tally.searched} designs and ${got} were received`
     }
   })
-  return Stream.concat(Stream.tap(designs, () => Effect.sync(() => received++)), Stream.execute(check))
+  // Counted a chunk at a time: a tap would run an effect, and emit a chunk, for each design.
+  const counted = Stream.mapChunks(designs, (chunk) => (received += chunk.length, chunk))
+  return Stream.concat(counted, Stream.execute(check))
 }
 
 /**
@@ -235,24 +237,32 @@ const commit = (deps: Deps, run: Run, designs: Stream.Stream<Design, SyncError>,
 /** Current rows of the run's criteria read at once, and `listed` numbers checked at once. */
 const sweepSize = 1000
 
-/** Whether `sorted` (in JavaScript's order) holds `n`: a search by halves. */
-const holds = (sorted: ReadonlyArray<string>, n: string) => {
+/** Where `sorted` (in JavaScript's order) holds `n`, or -1: a search by halves. */
+const indexIn = (sorted: ReadonlyArray<string>, n: string) => {
   let [low, high] = [0, sorted.length]
   while (low < high) {
     const middle = (low + high) >>> 1
     if (sorted[middle]! < n) low = middle + 1
     else high = middle
   }
-  return sorted[low] === n
+  return sorted[low] === n ? low : -1
 }
 
-/** Marks the current rows of the run's criteria that `listed` leaves out, `sweepSize` rows at a time. */
-const sweep = ({ tables }: Deps, run: Run, listed: ReadonlyArray<string>): Effect.Effect<void, SyncError> => {
-  const from = (after: string): Effect.Effect<void, SyncError> =>
+/**
+ * Marks the current rows of the run's criteria that `listed` leaves out, `sweepSize` rows at a
+ * time; the listed numbers whose row is current come back as a flag each, to be left out of the
+ * look-up of missing rows.
+ */
+const sweep = ({ tables }: Deps, run: Run, listed: ReadonlyArray<string>) => {
+  const current = new Uint8Array(listed.length)
+  const from = (after: string): Effect.Effect<Uint8Array, SyncError> =>
     Effect.flatMap(db("reading designs", tables.currentAfter(run.key, after, sweepSize)), (numbers) => {
       const last = numbers.at(-1)
-      if (last === undefined) return Effect.void
-      const dropped = numbers.filter((n) => !holds(listed, n))
+      if (last === undefined) return Effect.succeed(current)
+      const dropped = numbers.filter((n) => {
+        const at = indexIn(listed, n)
+        return at < 0 || (current[at] = 1, false)
+      })
       run.tally.noLongerMatching += dropped.length
       return Effect.zipRight(db("writing designs", tables.mark(dropped, "no_longer_matching", run.at)), from(last))
     })
@@ -277,19 +287,18 @@ const reconcile = (deps: Deps, run: Run) =>
     run.tally.matching = count
     if (designNumbers.length < count) return
     // Sorted rather than a set: a number each, the least a listing of the whole register can take.
-    const listed = [...designNumbers].sort()
-    yield* sweep(deps, run, listed)
-    const missing = Stream.fromIterable(listed).pipe(
-      Stream.changes,
-      Stream.grouped(sweepSize),
+    const listed = Arr.dedupeAdjacent([...designNumbers].sort())
+    const current = yield* sweep(deps, run, listed)
+    // Only the listed numbers without a current row of these criteria are looked up, in slices.
+    const missing = Stream.fromIterable(Arr.chunksOf(listed.filter((_, i) => current[i] === 0), sweepSize)).pipe(
       Stream.mapEffect((numbers) =>
-        Effect.map(db("reading designs", deps.tables.states(Chunk.toReadonlyArray(numbers))), (states) =>
-          Chunk.filter(numbers, (n) => {
+        Effect.map(db("reading designs", deps.tables.states(numbers)), (states) =>
+          numbers.filter((n) => {
             const state = states.get(n)
             return state === undefined || state === "no_longer_matching"
           }))
       ),
-      Stream.flattenChunks
+      Stream.flattenIterables
     )
     yield* commit(deps, run, getEach(deps, run, missing))
   })
