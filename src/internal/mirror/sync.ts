@@ -21,13 +21,7 @@ import type { DesignRow, SyncRow, Tables } from "./tables.js"
 import { make as makeTables, migrate } from "./tables.js"
 
 /** What every run uses: the client, the statements, and the designs a batch holds. */
-interface Deps {
-  readonly client: Client
-  readonly tables: Tables
-  readonly batchSize: number
-}
-
-type Progress = Parameters<NonNullable<SyncOptions["onProgress"]>>[0]
+type Deps = { readonly client: Client; readonly tables: Tables; readonly batchSize: number }
 
 const noneYet = {
   searched: 0,
@@ -54,8 +48,7 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
     const { json, search } = yield* readCriteria(criteria)
     const { concurrency, onProgress } = yield* readOptions(options)
     const key = keyOf(json)
-    const now = yield* Clock.currentTimeMillis
-    const at = iso(now)
+    const at = iso(yield* Clock.currentTimeMillis)
     const previous = Option.getOrUndefined(yield* db("reading the sync state", deps.tables.syncRow(key)))
     const resumed = previous !== undefined && previous.run_day !== null
     const row: SyncRow = previous !== undefined && resumed ? previous : {
@@ -85,7 +78,7 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
       /** The search whose listing reconciles the rows: every design matching now. */
       search,
       concurrency,
-      onProgress: (progress: Progress) => Effect.suspend(() => onProgress(progress)),
+      onProgress,
       tally: { ...noneYet },
       /** Numbers the service answered 404 for, not yet committed. */
       gone: [] as Array<DesignNumber>,
@@ -151,9 +144,8 @@ const fetchAdvanced = (run: Run, request: AdvancedSearchRequest, startPage: numb
   // Designs the results moved onto a page already read are missed too, warned of or not.
   const check = Effect.sync(() => {
     const got = startPage * maxPageSize + received + notFound
-    if (got < run.tally.searched) {
-      run.short ??= `the search counted ${run.tally.searched} designs and ${got} were received`
-    }
+    const { searched } = run.tally
+    if (got < searched) run.short ??= `the search counted ${searched} designs and ${got} were received`
   })
   // Counted a chunk at a time: a tap would run an effect, and emit a chunk, for each design.
   const counted = Stream.mapChunks(designs, (chunk) => (received += chunk.length, chunk))
@@ -226,35 +218,19 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
       })
   )
 
-/** Current rows of the run's criteria read at once, and `listed` numbers checked at once. */
+/** Current rows of the run's criteria read at once, and listed numbers looked up at once. */
 const sweepSize = 1000
 
-/** Where `sorted` (in JavaScript's order) holds `n`, or -1: a search by halves. */
-const indexIn = (sorted: ReadonlyArray<string>, n: string) => {
-  let [low, high] = [0, sorted.length]
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (sorted[middle]! < n) low = middle + 1
-    else high = middle
-  }
-  return sorted[low] === n ? low : -1
-}
-
 /**
- * Marks the current rows of the run's criteria that `listed` leaves out, `sweepSize` rows at a
- * time; the listed numbers whose row is current come back as a flag each, to be left out of the
- * look-up of missing rows.
+ * Marks the current rows of the run's criteria that `unseen` (the listing) leaves out, `sweepSize`
+ * rows at a time, and takes the others out of `unseen`: what is left has no current row.
  */
-const sweep = (run: Run, listed: ReadonlyArray<string>) => {
-  const current = new Uint8Array(listed.length)
-  const from = (after: string): Effect.Effect<Uint8Array, SyncError> =>
+const sweep = (run: Run, unseen: Set<string>): Effect.Effect<void, SyncError> => {
+  const from = (after: string): Effect.Effect<void, SyncError> =>
     Effect.flatMap(db("reading designs", run.tables.currentAfter(run.key, after, sweepSize)), (numbers) => {
       const last = numbers.at(-1)
-      if (last === undefined) return Effect.succeed(current)
-      const dropped = numbers.filter((n) => {
-        const at = indexIn(listed, n)
-        return at < 0 || (current[at] = 1, false)
-      })
+      if (last === undefined) return Effect.void
+      const dropped = numbers.filter((n) => !unseen.delete(n))
       run.tally.noLongerMatching += dropped.length
       return Effect.zipRight(db("writing designs", run.tables.mark(dropped, "no_longer_matching", run.at)), from(last))
     })
@@ -278,11 +254,9 @@ const reconcile = (run: Run) =>
     run.tally.requests++
     run.tally.matching = count
     if (designNumbers.length < count) return
-    // Sorted rather than a set: a number each, the least a listing of the whole register can take.
-    const listed = Arr.dedupeAdjacent([...designNumbers].sort())
-    const current = yield* sweep(run, listed)
-    // Only the listed numbers without a current row of these criteria are looked up, in slices.
-    const missing = Stream.fromIterable(Arr.chunksOf(listed.filter((_, i) => current[i] === 0), sweepSize)).pipe(
+    const unseen = new Set(designNumbers)
+    yield* sweep(run, unseen)
+    const missing = Stream.fromIterable(Arr.chunksOf([...unseen], sweepSize)).pipe(
       Stream.mapEffect((numbers) =>
         Effect.map(db("reading designs", run.tables.existing(numbers)), (rows) =>
           numbers.filter((n) => (rows.get(n)?.state ?? "no_longer_matching") === "no_longer_matching"))
@@ -299,8 +273,7 @@ const finish = (run: Run) =>
     yield* db(
       "finishing the run",
       run.tables.putSyncRow({
-        criteria_key: run.key,
-        criteria: run.json,
+        ...run.row,
         watermark,
         run_day: null,
         run_since: null,
