@@ -14,10 +14,10 @@
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Effect, Either, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import type { Option, Scope } from "effect"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
-import { databaseError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
+import { databaseError, type MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
 import type { Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
 import * as Sync from "./internal/mirror/sync.js"
 
@@ -129,8 +129,6 @@ const reachable = <E>(make: Effect.Effect<SqlClient.SqlClient, E, Reactivity.Rea
     )
   ).pipe(Layer.provide(Reactivity.layer))
 
-const libsqlSchemes = new Set(["file:", "libsql:", "http:", "https:", "ws:", "wss:"])
-
 /**
  * A `SqlClient` on SQLite through `@effect/sql-libsql`, imported when the layer is built. Fails with
  * `SqlDriverMissingError` if the driver is not installed, `MirrorDatabaseError` for a URL that is
@@ -144,18 +142,12 @@ export const layerSqlite = (
 ): Layer.Layer<SqlClient.SqlClient, SqlDriverMissingError | MirrorDatabaseError> =>
   reachable(
     Effect.gen(function*() {
-      const scheme = Either.getOrUndefined(Either.try(() => new URL(options.url).protocol))
-      if (scheme === undefined || !libsqlSchemes.has(scheme)) {
-        return yield* new MirrorDatabaseError({
-          detail: "a SQLite database is named by a file: URL, or libsql:, http(s): or ws(s): for a libSQL server"
-        })
-      }
       const { LibsqlClient } = yield* loadDriver("@effect/sql-libsql", () => import("@effect/sql-libsql"))
       return yield* LibsqlClient.make({
         url: options.url,
         ...(options.authToken === undefined ? {} : { authToken: options.authToken })
       }).pipe(
-        // the driver opens a local file as it is made, and throws if it cannot
+        // the driver checks the URL and opens a local file as it is made, and throws if it cannot
         Effect.catchAllDefect((cause) =>
           Effect.fail(databaseError("opening the SQLite database")({ message: "cannot open", cause }))
         )

@@ -7,8 +7,7 @@
  * what a run holds does not grow with the register (docs/mirror.md).
  */
 import * as Migrator from "@effect/sql/Migrator"
-import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
-import type { NotFoundError } from "../../ApiError.js"
+import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
 import type { Service as Client } from "../../DesignSearchClient.js"
@@ -22,13 +21,7 @@ import type { DesignRow, SyncRow, Tables } from "./tables.js"
 import { make as makeTables, migrate } from "./tables.js"
 
 /** What every run uses: the client, the statements, and the designs a batch holds. */
-export interface Deps {
-  readonly client: Client
-  readonly tables: Tables
-  readonly batchSize: number
-}
-
-type Progress = Parameters<NonNullable<SyncOptions["onProgress"]>>[0]
+type Deps = { readonly client: Client; readonly tables: Tables; readonly batchSize: number }
 
 const noneYet = {
   searched: 0,
@@ -50,14 +43,13 @@ const db = <A, E extends { readonly message: string; readonly cause?: unknown },
 const iso = (millis: number) => DateTime.formatIso(DateTime.unsafeMake(millis))
 
 /** Plan: the criteria and options checked before anything is written or sent, the run started or resumed. */
-const plan = ({ tables }: Deps, criteria: unknown, options: unknown) =>
+const plan = (deps: Deps, criteria: unknown, options: unknown) =>
   Effect.gen(function*() {
     const { json, search } = yield* readCriteria(criteria)
     const { concurrency, onProgress } = yield* readOptions(options)
     const key = keyOf(json)
-    const now = yield* Clock.currentTimeMillis
-    const at = iso(now)
-    const previous = Option.getOrUndefined(yield* db("reading the sync state", tables.syncRow(key)))
+    const at = iso(yield* Clock.currentTimeMillis)
+    const previous = Option.getOrUndefined(yield* db("reading the sync state", deps.tables.syncRow(key)))
     const resumed = previous !== undefined && previous.run_day !== null
     const row: SyncRow = previous !== undefined && resumed ? previous : {
       criteria_key: key,
@@ -68,9 +60,10 @@ const plan = ({ tables }: Deps, criteria: unknown, options: unknown) =>
       run_position: 0,
       updated_at: at
     }
-    if (!resumed) yield* db("starting the run", tables.putSyncRow(row))
+    if (!resumed) yield* db("starting the run", deps.tables.putSyncRow(row))
     const since = row.run_since ?? undefined
     return {
+      ...deps,
       key,
       json,
       at,
@@ -85,7 +78,7 @@ const plan = ({ tables }: Deps, criteria: unknown, options: unknown) =>
       /** The search whose listing reconciles the rows: every design matching now. */
       search,
       concurrency,
-      onProgress: (progress: Progress) => Effect.suspend(() => onProgress(progress)),
+      onProgress,
       tally: { ...noneYet },
       /** Numbers the service answered 404 for, not yet committed. */
       gone: [] as Array<DesignNumber>,
@@ -97,27 +90,25 @@ const plan = ({ tables }: Deps, criteria: unknown, options: unknown) =>
 /** One run as it goes: what it was asked, where it stands, and what it has done so far. */
 type Run = Effect.Effect.Success<ReturnType<typeof plan>>
 
-const isNotFound = (e: { readonly _tag: string }): e is NotFoundError => e._tag === "NotFoundError"
-
 /**
  * The designs of `numbers`, a `getDesign` each, through the client's one "then get each"; a number
  * the service answers 404 for joins `run.gone`.
  */
-const getEach = ({ client }: Deps, run: Run, numbers: Stream.Stream<DesignNumber, SyncError>) =>
+const getEach = (run: Run, numbers: Stream.Stream<DesignNumber, SyncError>) =>
   Stream.filterMap(
     Paged.getEach(numbers, (n) =>
-      client.getDesign(n).pipe(
+      run.client.getDesign(n).pipe(
         Effect.map((r) => Option.some(r.data)),
-        Effect.catchIf(isNotFound, () => Effect.sync(() => (run.gone.push(n), Option.none()))),
+        Effect.catchTag("NotFoundError", () => Effect.sync(() => (run.gone.push(n), Option.none()))),
         Effect.ensuring(Effect.sync(() => run.tally.requests++))
       ), run.concurrency),
     (design) => design
   )
 
 /** Fetch, for a quick search: the search, then a get each from the run's position on. */
-const fetchQuick = (deps: Deps, run: Run, request: QuickSearchRequest) =>
+const fetchQuick = (run: Run, request: QuickSearchRequest) =>
   Stream.unwrap(Effect.gen(function*() {
-    const { data } = yield* deps.client.quickSearch(request)
+    const { data } = yield* run.client.quickSearch(request)
     run.tally.requests++
     run.tally.searched = data.count
     const numbers = [...new Set(data.designNumbers)]
@@ -125,23 +116,17 @@ const fetchQuick = (deps: Deps, run: Run, request: QuickSearchRequest) =>
       run.short ??= `the search counted ${data.count} designs and listed ${numbers.length}`
     }
     yield* run.onProgress({ expected: data.count, committed: run.row.run_position })
-    return getEach(deps, run, Stream.fromIterable(numbers.slice(run.row.run_position)))
+    return getEach(run, Stream.fromIterable(numbers.slice(run.row.run_position)))
   }))
 
 /**
  * Fetch, for an advanced search: `advancedDesigns` from the page of the first uncommitted design
  * (at worst it fetches again what was committed, never skips), told of each page.
  */
-const fetchAdvanced = (
-  { client }: Deps,
-  run: Run,
-  request: AdvancedSearchRequest,
-  startPage: number
-) => {
-  let told = false
+const fetchAdvanced = (run: Run, request: AdvancedSearchRequest, startPage: number) => {
   let received = 0
   let notFound = 0
-  const designs = client.advancedDesigns(request, {
+  const designs = run.client.advancedDesigns(request, {
     startPage,
     concurrency: run.concurrency,
     onPage: (page) =>
@@ -149,8 +134,7 @@ const fetchAdvanced = (
         const fewer = page.messages.find((m) => m.code === fewerThanCounted)
         if (fewer !== undefined) run.short ??= fewer.detail ?? "fewer designs than counted"
         run.tally.requests += page.fallback ? page.designs : 1
-        if (told) return Effect.void
-        told = true
+        if (page.pageNumber !== startPage) return Effect.void
         if (page.fallback) run.tally.requests++
         run.tally.searched = page.count
         return run.onProgress({ expected: page.count, committed: startPage * maxPageSize })
@@ -160,11 +144,12 @@ const fetchAdvanced = (
   // Designs the results moved onto a page already read are missed too, warned of or not.
   const check = Effect.sync(() => {
     const got = startPage * maxPageSize + received + notFound
-    if (got < run.tally.searched) {
-      run.short ??= `the search counted ${run.tally.searched} designs and ${got} were received`
-    }
+    const { searched } = run.tally
+    if (got < searched) run.short ??= `the search counted ${searched} designs and ${got} were received`
   })
-  return Stream.concat(Stream.tap(designs, () => Effect.sync(() => received++)), Stream.execute(check))
+  // Counted a chunk at a time: a tap would run an effect, and emit a chunk, for each design.
+  const counted = Stream.mapChunks(designs, (chunk) => (received += chunk.length, chunk))
+  return Stream.concat(counted, Stream.execute(check))
 }
 
 /**
@@ -172,30 +157,31 @@ const fetchAdvanced = (
  * may answer with another number than asked), and the numbers not found that no design of the
  * batch answers for.
  */
-const rowsToWrite = (deps: Deps, run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray<DesignNumber>) =>
+const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray<DesignNumber>) =>
   Effect.gen(function*() {
     const designs = new Map(batch.map((d) => [d.number as string, d]))
-    const rows: Array<DesignRow> = []
+    const before = yield* db("reading designs", run.tables.existing([...designs.keys()]))
+    const t = run.tally
+    const changed: Array<DesignRow> = []
     for (const design of designs.values()) {
-      rows.push({
+      const record = yield* recordOf(design)
+      const old = before.get(design.number)
+      if (old?.record === record && old.state === "current" && old.criteria_key === run.key) {
+        t.unchanged++
+        continue
+      }
+      if (old === undefined) t.inserted++
+      else t.updated++
+      const last_changed = design.lastChanged === undefined ? null : DateTime.formatIso(design.lastChanged)
+      changed.push({
         number: design.number,
-        record: yield* recordOf(design),
-        last_changed: design.lastChanged === undefined ? null : DateTime.formatIso(design.lastChanged),
+        record,
+        last_changed,
         synced_at: run.at,
         criteria_key: run.key,
         state: "current"
       })
     }
-    const before = yield* db("reading designs", deps.tables.existing([...designs.keys()]))
-    const t = run.tally
-    const changed = rows.filter((row) => {
-      const old = before.get(row.number)
-      if (old === undefined) return (t.inserted++, true)
-      if (old.record === row.record && old.state === "current" && old.criteria_key === run.key) {
-        return (t.unchanged++, false)
-      }
-      return (t.updated++, true)
-    })
     const notFound = [...new Set(gone)].filter((n) => !designs.has(n))
     t.fetched += designs.size
     t.notFound += notFound.length
@@ -207,16 +193,16 @@ const rowsToWrite = (deps: Deps, run: Run, batch: ReadonlyArray<Design>, gone: R
  * run's own search (`from` given), its new position, then the progress. A last empty batch commits
  * the numbers not found after the last design.
  */
-const commit = (deps: Deps, run: Run, designs: Stream.Stream<Design, SyncError>, from?: number) =>
+const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: number) =>
   Stream.runFoldEffect(
-    Stream.concat(Stream.grouped(designs, deps.batchSize), Stream.succeed(Chunk.empty<Design>())),
+    Stream.concat(Stream.grouped(designs, run.batchSize), Stream.succeed(Chunk.empty<Design>())),
     from ?? 0,
     (done, chunk) =>
       Effect.gen(function*() {
         if (Chunk.isEmpty(chunk) && run.gone.length === 0) return done
-        const { changed, notFound } = yield* rowsToWrite(deps, run, Chunk.toReadonlyArray(chunk), run.gone.splice(0))
+        const { changed, notFound } = yield* rowsToWrite(run, Chunk.toReadonlyArray(chunk), run.gone.splice(0))
         const next = done + chunk.length
-        const { tables } = deps
+        const { tables } = run
         // Statements, not a transaction: each is atomic, and the position moves only once the rows
         // it counts are in. (libSQL opens a connection for each transaction, freed only by the GC.)
         yield* Effect.uninterruptible(db(
@@ -224,7 +210,7 @@ const commit = (deps: Deps, run: Run, designs: Stream.Stream<Design, SyncError>,
           Effect.all([
             tables.upsert(changed),
             tables.mark(notFound, "not_found", run.at),
-            from === undefined ? Effect.void : tables.setPosition(run.key, next, run.at)
+            from === undefined ? Effect.void : tables.putSyncRow({ ...run.row, run_position: next, updated_at: run.at })
           ], { discard: true })
         ))
         if (from !== undefined) yield* run.onProgress({ expected: run.tally.searched, committed: next })
@@ -232,29 +218,21 @@ const commit = (deps: Deps, run: Run, designs: Stream.Stream<Design, SyncError>,
       })
   )
 
-/** Current rows of the run's criteria read at once, and `listed` numbers checked at once. */
+/** Current rows of the run's criteria read at once, and listed numbers looked up at once. */
 const sweepSize = 1000
 
-/** Whether `sorted` (in JavaScript's order) holds `n`: a search by halves. */
-const holds = (sorted: ReadonlyArray<string>, n: string) => {
-  let [low, high] = [0, sorted.length]
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (sorted[middle]! < n) low = middle + 1
-    else high = middle
-  }
-  return sorted[low] === n
-}
-
-/** Marks the current rows of the run's criteria that `listed` leaves out, `sweepSize` rows at a time. */
-const sweep = ({ tables }: Deps, run: Run, listed: ReadonlyArray<string>): Effect.Effect<void, SyncError> => {
+/**
+ * Marks the current rows of the run's criteria that `unseen` (the listing) leaves out, `sweepSize`
+ * rows at a time, and takes the others out of `unseen`: what is left has no current row.
+ */
+const sweep = (run: Run, unseen: Set<string>): Effect.Effect<void, SyncError> => {
   const from = (after: string): Effect.Effect<void, SyncError> =>
-    Effect.flatMap(db("reading designs", tables.currentAfter(run.key, after, sweepSize)), (numbers) => {
+    Effect.flatMap(db("reading designs", run.tables.currentAfter(run.key, after, sweepSize)), (numbers) => {
       const last = numbers.at(-1)
       if (last === undefined) return Effect.void
-      const dropped = numbers.filter((n) => !holds(listed, n))
+      const dropped = numbers.filter((n) => !unseen.delete(n))
       run.tally.noLongerMatching += dropped.length
-      return Effect.zipRight(db("writing designs", tables.mark(dropped, "no_longer_matching", run.at)), from(last))
+      return Effect.zipRight(db("writing designs", run.tables.mark(dropped, "no_longer_matching", run.at)), from(last))
     })
   return from("")
 }
@@ -266,43 +244,36 @@ const sweep = ({ tables }: Deps, run: Run, listed: ReadonlyArray<string>): Effec
  * stays so until a search reports the design changed. A listing the service cut short proves
  * nothing about the designs it left out, and marks nothing.
  */
-const reconcile = (deps: Deps, run: Run) =>
+const reconcile = (run: Run) =>
   Effect.gen(function*() {
     const { search } = run
     const listing = search._tag === "quick"
-      ? yield* deps.client.quickSearch(search.request)
-      : yield* deps.client.advancedSearch(search.request)
+      ? yield* run.client.quickSearch(search.request)
+      : yield* run.client.advancedSearch(search.request)
     const { count, designNumbers } = listing.data
     run.tally.requests++
     run.tally.matching = count
     if (designNumbers.length < count) return
-    // Sorted rather than a set: a number each, the least a listing of the whole register can take.
-    const listed = [...designNumbers].sort()
-    yield* sweep(deps, run, listed)
-    const missing = Stream.fromIterable(listed).pipe(
-      Stream.changes,
-      Stream.grouped(sweepSize),
+    const unseen = new Set(designNumbers)
+    yield* sweep(run, unseen)
+    const missing = Stream.fromIterable(Arr.chunksOf([...unseen], sweepSize)).pipe(
       Stream.mapEffect((numbers) =>
-        Effect.map(db("reading designs", deps.tables.states(Chunk.toReadonlyArray(numbers))), (states) =>
-          Chunk.filter(numbers, (n) => {
-            const state = states.get(n)
-            return state === undefined || state === "no_longer_matching"
-          }))
+        Effect.map(db("reading designs", run.tables.existing(numbers)), (rows) =>
+          numbers.filter((n) => (rows.get(n)?.state ?? "no_longer_matching") === "no_longer_matching"))
       ),
-      Stream.flattenChunks
+      Stream.flattenIterables
     )
-    yield* commit(deps, run, getEach(deps, run, missing))
+    yield* commit(run, getEach(run, missing))
   })
 
 /** Finish: the watermark moves to the run's day, unless the run was short of designs; the report. */
-const finish = ({ tables }: Deps, run: Run) =>
+const finish = (run: Run) =>
   Effect.gen(function*() {
     const watermark = run.short === undefined ? run.row.run_day ?? run.at.slice(0, 10) : run.row.watermark
     yield* db(
       "finishing the run",
-      tables.putSyncRow({
-        criteria_key: run.key,
-        criteria: run.json,
+      run.tables.putSyncRow({
+        ...run.row,
         watermark,
         run_day: null,
         run_since: null,
@@ -334,13 +305,13 @@ export const sync = (deps: Deps, criteria: unknown, options: unknown): Effect.Ef
     const run = yield* plan(deps, criteria, options)
     const { changed } = run
     if (changed._tag === "quick") {
-      yield* commit(deps, run, fetchQuick(deps, run, changed.request), run.row.run_position)
+      yield* commit(run, fetchQuick(run, changed.request), run.row.run_position)
     } else {
       const startPage = Math.floor(run.row.run_position / maxPageSize)
-      yield* commit(deps, run, fetchAdvanced(deps, run, changed.request, startPage), startPage * maxPageSize)
+      yield* commit(run, fetchAdvanced(run, changed.request, startPage), startPage * maxPageSize)
     }
-    yield* reconcile(deps, run)
-    return yield* finish(deps, run)
+    yield* reconcile(run)
+    return yield* finish(run)
   })
 
 /** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */

@@ -86,11 +86,6 @@ ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark
   run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
   updated_at = excluded.updated_at`)
 
-  const setPosition = (key: string, position: number, at: string) =>
-    Effect.asVoid(
-      sql`UPDATE design_sync_state SET run_position = ${position}, updated_at = ${at} WHERE criteria_key = ${key}`
-    )
-
   /** The rows of `numbers` that exist, with what decides whether a write changes them. */
   const existing = (numbers: ReadonlyArray<string>) =>
     Effect.map(
@@ -113,15 +108,6 @@ ON CONFLICT (number) DO UPDATE SET record = excluded.record, last_changed = excl
       { discard: true }
     )
 
-  /** The state of the rows of `numbers` that exist. */
-  const states = (numbers: ReadonlyArray<string>) =>
-    Effect.map(
-      Effect.forEach(chunks(numbers), (chunk) =>
-        sql<Pick<DesignRow, "number" | "state">>`SELECT number, state FROM designs WHERE ${sql.in("number", chunk)}`),
-      (parts) =>
-        new Map(parts.flat().map((row) => [row.number, row.state]))
-    )
-
   /** Up to `limit` numbers of the rows current for `key`, after `after` in the database's order. */
   const currentAfter = (key: string, after: string, limit: number) =>
     Effect.map(
@@ -130,16 +116,7 @@ WHERE criteria_key = ${key} AND state = 'current' AND number > ${after} ORDER BY
       (rows) => rows.map((r) => r.number)
     )
 
-  return {
-    syncRow,
-    putSyncRow,
-    setPosition,
-    existing,
-    upsert,
-    mark,
-    states,
-    currentAfter
-  }
+  return { syncRow, putSyncRow, existing, upsert, mark, currentAfter }
 })
 
 /** The statements of the mirror. */
