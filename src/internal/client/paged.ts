@@ -114,9 +114,18 @@ const pagesOf = (count: number, pageSize: number) => Math.ceil(count / pageSize)
 
 const warning = (code: string, detail: string): Message => ({ code, detail, severity: "warning" })
 
+/**
+ * The key a design number is remembered by: a number of up to nine digits without a leading zero
+ * (what the register's numbers are) as an integer, which a `Set` holds in a third of a string's
+ * memory; any other as itself. The set of a stream grows with the designs it emits.
+ */
+const keyOf = (n: string): string | number => /^[1-9]\d{0,8}$/.test(n) ? Number(n) : n
+
 /** Whether `design` is not among those `emitted` by this run of a stream, which it joins if so. */
-const firstTime = (emitted: Set<string>, design: Design): boolean =>
-  !emitted.has(design.number) && (emitted.add(design.number), true)
+const firstTime = (emitted: Set<string | number>, design: Design): boolean => {
+  const key = keyOf(design.number)
+  return !emitted.has(key) && (emitted.add(key), true)
+}
 
 /**
  * The designs of `request` from page `startPage` on, in order, each once. `E` is the operations'
@@ -132,7 +141,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
   { concurrency, onNotFound, onPage = () => Effect.void, pageSize, startPage }: CheckedPagedOptions
 ): Stream.Stream<Design, E | NotFoundError> => {
   /** A run of the stream over the paged operation; `emitted` is that run's own. */
-  const paged = (first: ApiResponse<DesignPage>, emitted: Set<string>): Stream.Stream<Design, E> => {
+  const paged = (first: ApiResponse<DesignPage>, emitted: Set<string | number>): Stream.Stream<Design, E> => {
     const { count } = first.data
     const pages = pagesOf(count, pageSize)
 
@@ -196,7 +205,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
       const numbers = [...new Set(search.data.designNumbers)]
       const pages = pagesOf(numbers.length, pageSize)
       // A get answered with a design already emitted (under another number) is not emitted again.
-      const emitted = new Set<string>()
+      const emitted = new Set<string | number>()
       const once = (design: Option.Option<Design>) => Option.filter(design, (d) => firstTime(emitted, d))
       const notices: Array<Message> = [warning(
         pagedSearchUnavailable,
