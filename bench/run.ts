@@ -74,7 +74,7 @@ const main = async () => {
     ),
     step(
       "sync's peak memory (design-search sync, sandboxes of 20,000 and 200,000 designs served apart)",
-      () => SyncMemory.run(quick ? { small: 1_000, large: 10_000 } : {})
+      () => SyncMemory.run(quick ? { small: 1_000, large: 10_000, rounds: 1 } : {})
     )
   ])
   const cli = await step(
