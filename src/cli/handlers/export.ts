@@ -10,7 +10,6 @@ import { provideClient } from "../Client.js"
 import { designJson } from "../DesignText.js"
 import * as ExportFile from "../ExportFile.js"
 import type { ExportInput } from "../Inputs.js"
-import { resolveEnv } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { budgetFor } from "../Pacing.js"
 import * as Progress from "../Progress.js"
@@ -133,10 +132,10 @@ const exportTo = (args: ExportInput, requests: () => number) =>
 
 export const handle = (args: ExportInput) =>
   Effect.gen(function*() {
-    const counted = yield* budgetFor(args.rate, yield* resolveEnv(args.env))
+    const counted = yield* budgetFor(args.rate, args.env)
     return yield* exportTo(args, counted.requests).pipe(
       Effect.scoped,
-      provideClient(args.env),
+      provideClient(args),
       Effect.provideService(RequestBudget.RequestBudget, counted.budget)
     )
   })
