@@ -74,11 +74,12 @@ const misuse = (detail: string, command?: string) =>
   })
 
 /** What a command line asks for: a text to print (help, the version), or a command to run. */
-type Plan =
+export type Plan =
   | { readonly _tag: "print"; readonly text: string }
   | { readonly _tag: "run"; readonly name: string; readonly effect: Effect.Effect<void, Failure, FileSystem> }
 
-const plan = (args: ReadonlyArray<string>, version: string): Either.Either<Plan, UsageError> => {
+/** What `args` (after the runtime and the script) ask for, or the usage error. */
+export const plan = (args: ReadonlyArray<string>, version: string): Either.Either<Plan, UsageError> => {
   const line = split(args, valued)
   const [word, ...positionals] = line.positionals
   const named = commands.find((c) => c.command.name === word)

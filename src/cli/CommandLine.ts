@@ -206,7 +206,12 @@ export const split = (args: ReadonlyArray<string>, valued: ReadonlySet<string>):
   const positionals: Array<string> = []
   for (const token of tokens) {
     if (token.kind === "positional") positionals.push(token.value)
-    if (token.kind === "option") given.push({ name: token.name, raw: token.rawName, value: token.value })
+    if (token.kind !== "option") continue
+    // A group of short options (`-chair`) is one unknown option, never `-h` among others.
+    const arg = args[token.index] ?? ""
+    const group = /^-[^-]./.test(arg)
+    if (!group) given.push({ name: token.name, raw: token.rawName, value: token.value })
+    else if (given.at(-1)?.raw !== arg) given.push({ name: arg, raw: arg, value: undefined })
   }
   return {
     options: given,

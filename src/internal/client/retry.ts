@@ -66,7 +66,12 @@ export const toldRetries = <Out, E extends DesignSearchError, R>(
   Schedule.intersect(schedule, Schedule.intersect(Schedule.identity<E>(), Schedule.count)).pipe(
     Schedule.modifyDelayEffect(([, [error, n]], delay) =>
       Effect.as(
-        Effect.logDebug(`${whyRetried(error)}; trying again in ${Duration.format(delay)}`).pipe(
+        // In whole milliseconds: a jittered delay has nanoseconds no one reads.
+        Effect.logDebug(
+          `${whyRetried(error)}; trying again in ${
+            Duration.format(Duration.millis(Math.round(Duration.toMillis(delay))))
+          }`
+        ).pipe(
           Effect.annotateLogs({ retry: n + 1, waitMillis: Duration.toMillis(delay), error: error._tag })
         ),
         delay
