@@ -2,8 +2,6 @@
  * The `design-search` command line, run on a list of arguments to an exit code. A command's handler
  * is loaded when it runs, so `--help` and bad usage never load the client, the mirror or the sandbox.
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import type { FileSystem } from "@effect/platform/FileSystem"
 import { Cause, Effect, Either, Option } from "effect"
 import type { Command, Fields, Input, Split } from "./CommandLine.js"
 import { check, closest, split } from "./CommandLine.js"
@@ -17,13 +15,13 @@ import * as Output from "./Output.js"
 interface Runnable {
   readonly command: Command<Fields>
   readonly help: () => string
-  readonly run: (line: Split) => Either.Either<Effect.Effect<void, Failure, FileSystem>, string>
+  readonly run: (line: Split) => Either.Either<Effect.Effect<void, Failure>, string>
 }
 
 /** `command`, its handler loaded from `handlers/` when it runs. */
 const runnable = <F extends Fields>(
   command: Command<F>,
-  load: () => Promise<{ readonly handle: (input: Input<F>) => Effect.Effect<void, Failure, FileSystem> }>
+  load: () => Promise<{ readonly handle: (input: Input<F>) => Effect.Effect<void, Failure> }>
 ): Runnable => ({
   command,
   help: () => commandHelp(command),
@@ -76,7 +74,7 @@ const misuse = (detail: string, command?: string) =>
 /** What a command line asks for: a text to print (help, the version), or a command to run. */
 export type Plan =
   | { readonly _tag: "print"; readonly text: string }
-  | { readonly _tag: "run"; readonly name: string; readonly effect: Effect.Effect<void, Failure, FileSystem> }
+  | { readonly _tag: "run"; readonly name: string; readonly effect: Effect.Effect<void, Failure> }
 
 /** What `args` (after the runtime and the script) ask for, or the usage error. */
 export const plan = (args: ReadonlyArray<string>, version: string): Either.Either<Plan, UsageError> => {
@@ -115,7 +113,6 @@ export const run = (argv: ReadonlyArray<string>, version: string) => {
       todo._tag === "print"
         ? Effect.as(Output.stdout(todo.text), ExitCode.success)
         : todo.effect.pipe(
-          Effect.provide(NodeFileSystem.layer),
           Effect.matchCauseEffect({ onSuccess: () => Effect.succeed(ExitCode.success), onFailure: report })
         )
   })

@@ -2,6 +2,7 @@
  * `design-search export`: each record, or page of records, is written as soon as it arrives, so
  * FILE holds them whenever the run stops. Requests are paced (`Pacing.ts`) and counted.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Cause, Clock, Effect, Exit, Option, Stream } from "effect"
 import { DesignSearchClient, RequestBudget } from "../../index.js"
 import type { Designs } from "../../index.js"
@@ -138,4 +139,4 @@ export const handle = (args: ExportInput) =>
       provideClient(args),
       Effect.provideService(RequestBudget.RequestBudget, counted.budget)
     )
-  })
+  }).pipe(Effect.provide(NodeFileSystem.layer))
