@@ -67,93 +67,89 @@ const decodeAll = <A>(name: string, parser: Parser<A>, given: ReadonlyArray<stri
     given.map((s) => Either.fromOption(parser.parse(s), () => `\`--${name}\` takes ${parser.takes}; got \`${s}\``))
   )
 
+/** An option's value placeholder in help (`N`), and what it is for. */
 interface Described {
   readonly placeholder: string
   readonly description: string
 }
 
-const option = <A>(
+const field = <A>(
   name: string,
-  described: Described,
-  shape: Pick<Field<A>, "byDefault" | "required" | "repeatable" | "decode">
-): Field<A> => ({ _tag: "option", name, ...described, ...shape })
-
-/** `--name`, true when given. */
-export const flag = (name: string, description: string): Field<boolean> => ({
+  placeholder: string | undefined,
+  description: string,
+  decode: Field<A>["decode"],
+  shape: Partial<Pick<Field<A>, "_tag" | "byDefault" | "required" | "repeatable">> = {}
+): Field<A> => ({
   _tag: "option",
   name,
-  placeholder: undefined,
-  description,
-  byDefault: undefined,
-  required: false,
-  repeatable: false,
-  decode: (given) => Either.right(given.length > 0)
-})
-
-/** `--name VALUE`, none when absent; the last one given counts. */
-export const optional = <A>(name: string, parser: Parser<A>, described: Described): Field<Option.Option<A>> =>
-  option(name, described, {
-    byDefault: undefined,
-    required: false,
-    repeatable: false,
-    decode: (given) => Either.map(decodeAll(name, parser, given.slice(-1)), (values) => Option.fromNullable(values[0]))
-  })
-
-/** `--name VALUE`, `byDefault` when absent (and shown in help). */
-export const withDefault = <A extends string | number>(
-  name: string,
-  parser: Parser<A>,
-  described: Described,
-  byDefault: A
-): Field<A> =>
-  option(name, described, {
-    byDefault: String(byDefault),
-    required: false,
-    repeatable: false,
-    decode: (given) => Either.map(decodeAll(name, parser, given.slice(-1)), (values) => values[0] ?? byDefault)
-  })
-
-/** `--name VALUE`, which the command needs. */
-export const required = <A>(name: string, parser: Parser<A>, described: Described): Field<A> =>
-  option(name, described, {
-    byDefault: undefined,
-    required: true,
-    repeatable: false,
-    decode: (given) =>
-      Either.flatMap(
-        decodeAll(name, parser, given.slice(-1)),
-        ([value]) =>
-          value === undefined ? Either.left(`\`--${name} ${described.placeholder}\` is needed`) : Either.right(value)
-      )
-  })
-
-/** `--name VALUE`, as often as wanted: every value given, in order. */
-export const repeatable = <A>(name: string, parser: Parser<A>, described: Described): Field<ReadonlyArray<A>> =>
-  option(name, described, {
-    byDefault: undefined,
-    required: false,
-    repeatable: true,
-    decode: (given) => decodeAll(name, parser, given)
-  })
-
-/** The command's argument (`QUERY`), optional: none when absent. */
-export const argument = (placeholder: string, description: string): Field<Option.Option<string>> => ({
-  _tag: "argument",
-  name: placeholder,
   placeholder,
   description,
   byDefault: undefined,
   required: false,
   repeatable: false,
-  decode: (given) => Either.right(Option.fromNullable(given[0]))
+  decode,
+  ...shape
 })
 
+/** The last value given, through `parser` (none when absent): a later one overrides. */
+const last = <A>(name: string, parser: Parser<A>) => (given: ReadonlyArray<string>) =>
+  Either.map(decodeAll(name, parser, given.slice(-1)), ([value]) => Option.fromNullable(value))
+
+/** `--name`, true when given. */
+export const flag = (name: string, description: string): Field<boolean> =>
+  field(name, undefined, description, (given) => Either.right(given.length > 0))
+
+/** `--name VALUE`, none when absent. */
+export const optional = <A>(name: string, parser: Parser<A>, d: Described): Field<Option.Option<A>> =>
+  field(name, d.placeholder, d.description, last(name, parser))
+
+/** `--name VALUE`, `byDefault` when absent (and shown in help). */
+export const withDefault = <A extends string | number>(
+  name: string,
+  parser: Parser<A>,
+  d: Described,
+  byDefault: A
+): Field<A> =>
+  field(
+    name,
+    d.placeholder,
+    d.description,
+    (given) => Either.map(last(name, parser)(given), Option.getOrElse(() => byDefault)),
+    {
+      byDefault: String(byDefault)
+    }
+  )
+
+/** `--name VALUE`, which the command needs. */
+export const required = <A>(name: string, parser: Parser<A>, d: Described): Field<A> =>
+  field(
+    name,
+    d.placeholder,
+    d.description,
+    (given) =>
+      Either.flatMap(last(name, parser)(given), Either.fromOption(() => `\`--${name} ${d.placeholder}\` is needed`)),
+    { required: true }
+  )
+
+/** `--name VALUE`, as often as wanted: every value given, in order. */
+export const repeatable = <A>(name: string, parser: Parser<A>, d: Described): Field<ReadonlyArray<A>> =>
+  field(name, d.placeholder, d.description, (given) => decodeAll(name, parser, given), { repeatable: true })
+
+/** The command's argument (`QUERY`), optional: none when absent. */
+export const argument = (placeholder: string, description: string): Field<Option.Option<string>> =>
+  field(placeholder, placeholder, description, (given) => Either.right(Option.fromNullable(given[0])), {
+    _tag: "argument"
+  })
+
 /** The command's argument (`DESIGN_NUMBER`), which it needs. */
-export const requiredArgument = (placeholder: string, description: string): Field<string> => ({
-  ...argument(placeholder, description),
-  required: true,
-  decode: (given) => given[0] === undefined ? Either.left(`\`${placeholder}\` is needed`) : Either.right(given[0])
-})
+export const requiredArgument = (placeholder: string, description: string): Field<string> =>
+  field(
+    placeholder,
+    placeholder,
+    description,
+    (given) => Either.fromOption(Option.fromNullable(given[0]), () => `\`${placeholder}\` is needed`),
+    { _tag: "argument", required: true }
+  )
 
 /** The Levenshtein distance of two words. */
 const distance = (a: string, b: string): number => {
@@ -171,17 +167,15 @@ const distance = (a: string, b: string): number => {
 
 /** The known word closest to `word`, if one is close enough to be what was meant. */
 export const closest = (word: string, known: ReadonlyArray<string>): Option.Option<string> => {
-  const scored = known.map((k) => ({ k, d: distance(word.toLowerCase(), k.toLowerCase()) }))
-  const best = scored.reduce<{ k: string; d: number } | undefined>(
-    (b, s) => (b === undefined || s.d < b.d ? s : b),
-    undefined
-  )
+  const [best] = known.map((k) => ({ k, d: distance(word.toLowerCase(), k.toLowerCase()) })).sort((a, b) => a.d - b.d)
   return best !== undefined && best.d <= Math.max(2, Math.floor(word.length / 3)) ? Option.some(best.k) : Option.none()
 }
 
 /** The command line as `parseArgs` splits it: options (a flag's value is undefined), and positionals. */
 export interface Split {
-  readonly options: ReadonlyArray<{ readonly name: string; readonly raw: string; readonly value: string | undefined }>
+  readonly options: ReadonlyArray<
+    { readonly name: string; readonly raw: string; readonly value: string | undefined; readonly inline: boolean }
+  >
   /** The positionals before `--`, then those after it. */
   readonly positionals: ReadonlyArray<string>
   /** Whether `--help`, `-h` or `--version` is given before `--`. */
@@ -210,8 +204,9 @@ export const split = (args: ReadonlyArray<string>, valued: ReadonlySet<string>):
     // A group of short options (`-chair`) is one unknown option, never `-h` among others.
     const arg = args[token.index] ?? ""
     const group = /^-[^-]./.test(arg)
-    if (!group) given.push({ name: token.name, raw: token.rawName, value: token.value })
-    else if (given.at(-1)?.raw !== arg) given.push({ name: arg, raw: arg, value: undefined })
+    if (!group) {
+      given.push({ name: token.name, raw: token.rawName, value: token.value, inline: token.inlineValue === true })
+    } else if (given.at(-1)?.raw !== arg) given.push({ name: arg, raw: arg, value: undefined, inline: false })
   }
   return {
     options: given,
@@ -226,7 +221,7 @@ export const check = <F extends Fields>(command: Command<F>, line: Split): Eithe
   const fields = Object.entries(command.fields)
   const byName = new Map(fields.filter(([, f]) => f._tag === "option").map(([key, f]) => [f.name, { key, f }]))
   const given = new Map<string, Array<string>>()
-  for (const { name, raw, value } of line.options) {
+  for (const { inline, name, raw, value } of line.options) {
     const known = raw.startsWith("--") ? byName.get(name) : undefined
     if (known === undefined) {
       const names = [...byName.keys()].map((n) => `--${n}`)
@@ -239,7 +234,7 @@ export const check = <F extends Fields>(command: Command<F>, line: Split): Eithe
     if (known.f.placeholder === undefined && value !== undefined) {
       return Either.left(`\`${raw}\` takes no value; got \`${value}\``)
     }
-    if (known.f.placeholder !== undefined && (value === undefined || value.startsWith("--"))) {
+    if (known.f.placeholder !== undefined && (value === undefined || (!inline && value.startsWith("--")))) {
       const not = value === undefined ? "" : `, not the option \`${value}\``
       return Either.left(`\`${raw}\` needs a value${not} (write ${raw}=VALUE for a value that begins with --)`)
     }
