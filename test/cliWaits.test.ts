@@ -4,10 +4,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, HashMap, Option } from "effect"
+import { spawn } from "node:child_process"
 import * as net from "node:net"
 import { waitLine } from "../src/cli/Waits.js"
 import { Sandbox } from "../src/index.js"
-import { envFor, run, start } from "./support/cli.js"
+import { cliPath, envFor, run, start } from "./support/cli.js"
 
 const waitPattern = (n: number) => new RegExp(`^the service answered 503; trying again in \\d+ms \\(${n} of 3\\)$`)
 
@@ -20,6 +21,19 @@ const closedPort = Effect.async<number>((resume) => {
     server.close(() => resume(Effect.succeed(port)))
   })
 })
+
+/** What the CLI writes on a terminal (under `script`, which gives it a pseudo-terminal), once it has exited. */
+const onTerminal = (args: string, env: Record<string, string>) =>
+  Effect.async<string>((resume) => {
+    const child = spawn("script", ["-qec", `${process.execPath} ${cliPath} ${args}`, "/dev/null"], {
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", TERM: "xterm", ...env },
+      stdio: ["ignore", "pipe", "ignore"]
+    })
+    let out = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => void (out += chunk))
+    child.on("close", () => resume(Effect.succeed(out)))
+    return Effect.sync(() => void child.kill("SIGKILL"))
+  }).pipe(Effect.timeout("20 seconds"))
 
 describe("design-search waits", () => {
   it.scopedLive("each retry is one line on stderr as it begins, (n of 3); none with --quiet", () =>
@@ -36,6 +50,17 @@ describe("design-search waits", () => {
       expect(quiet.stderr).toBe("")
       expect(quiet.stdout).toBe(told.stdout)
       expect((yield* served.control.stats).requests.search).toBe(6)
+    }))
+
+  it.scopedLive("on a terminal a wait is drawn in place, and erased by the next line", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      yield* served.control.injectFault({ target: "search", status: 503 })
+      const shown = yield* onTerminal("search chair --limit 0", envFor(served))
+      const erase = "\r\u001b[2K"
+      expect(shown).toContain(`${erase}the service answered 503; trying again in `)
+      expect(shown).toContain(`(1 of 3)${erase}`)
+      expect(shown).not.toMatch(/\(1 of 3\)\r?\n/)
     }))
 
   it.scopedLive("an unreachable service is told at its first failure, while the retries go on", () =>
