@@ -51,17 +51,13 @@ const valued = new Set(
 )
 
 /** The help of the program. */
-export const programHelpText = (): string =>
+const programHelpText = (): string =>
   programHelp(Inputs.summary, commands.map((c) => c.command), [
     "search chair",
     "get 201900001 --json",
     "export chair --out chairs.jsonl",
     "search --help"
   ])
-
-/** The help of a command, by name. */
-export const helpOf = (name: string): Option.Option<string> =>
-  Option.map(Option.fromNullable(commands.find((c) => c.command.name === name)), (c) => c.help())
 
 /** A usage error, in one line that points at the help to read. */
 const misuse = (detail: string, command?: string) =>

@@ -67,12 +67,6 @@ const decodeAll = <A>(name: string, parser: Parser<A>, given: ReadonlyArray<stri
     given.map((s) => Either.fromOption(parser.parse(s), () => `\`--${name}\` takes ${parser.takes}; got \`${s}\``))
   )
 
-/** An option's value placeholder in help (`N`), and what it is for. */
-interface Described {
-  readonly placeholder: string
-  readonly description: string
-}
-
 const field = <A>(
   name: string,
   placeholder: string | undefined,
@@ -100,20 +94,25 @@ export const flag = (name: string, description: string): Field<boolean> =>
   field(name, undefined, description, (given) => Either.right(given.length > 0))
 
 /** `--name VALUE`, none when absent. */
-export const optional = <A>(name: string, parser: Parser<A>, d: Described): Field<Option.Option<A>> =>
-  field(name, d.placeholder, d.description, last(name, parser))
+export const optional = <A>(
+  name: string,
+  parser: Parser<A>,
+  placeholder: string,
+  description: string
+): Field<Option.Option<A>> => field(name, placeholder, description, last(name, parser))
 
 /** `--name VALUE`, `byDefault` when absent (and shown in help). */
 export const withDefault = <A extends string | number>(
   name: string,
   parser: Parser<A>,
-  d: Described,
+  placeholder: string,
+  description: string,
   byDefault: A
 ): Field<A> =>
   field(
     name,
-    d.placeholder,
-    d.description,
+    placeholder,
+    description,
     (given) => Either.map(last(name, parser)(given), Option.getOrElse(() => byDefault)),
     {
       byDefault: String(byDefault)
@@ -121,19 +120,24 @@ export const withDefault = <A extends string | number>(
   )
 
 /** `--name VALUE`, which the command needs. */
-export const required = <A>(name: string, parser: Parser<A>, d: Described): Field<A> =>
+export const required = <A>(name: string, parser: Parser<A>, placeholder: string, description: string): Field<A> =>
   field(
     name,
-    d.placeholder,
-    d.description,
+    placeholder,
+    description,
     (given) =>
-      Either.flatMap(last(name, parser)(given), Either.fromOption(() => `\`--${name} ${d.placeholder}\` is needed`)),
+      Either.flatMap(last(name, parser)(given), Either.fromOption(() => `\`--${name} ${placeholder}\` is needed`)),
     { required: true }
   )
 
 /** `--name VALUE`, as often as wanted: every value given, in order. */
-export const repeatable = <A>(name: string, parser: Parser<A>, d: Described): Field<ReadonlyArray<A>> =>
-  field(name, d.placeholder, d.description, (given) => decodeAll(name, parser, given), { repeatable: true })
+export const repeatable = <A>(
+  name: string,
+  parser: Parser<A>,
+  placeholder: string,
+  description: string
+): Field<ReadonlyArray<A>> =>
+  field(name, placeholder, description, (given) => decodeAll(name, parser, given), { repeatable: true })
 
 /** The command's argument (`QUERY`), optional: none when absent. */
 export const argument = (placeholder: string, description: string): Field<Option.Option<string>> =>

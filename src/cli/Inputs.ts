@@ -29,11 +29,13 @@ const date: Parser<string> = { takes: "a date written YYYY-MM-DD", parse: Option
 
 /** The options of every command that talks to the service (or the embedded sandbox). */
 const service = {
-  env: optional("env", oneOf(environments), {
-    placeholder: "ENV",
-    description: "sandbox (embedded, simulated data), test or production; default IPAUSTRALIA_ENV, else sandbox " +
+  env: optional(
+    "env",
+    oneOf(environments),
+    "ENV",
+    "sandbox (embedded, simulated data), test or production; default IPAUSTRALIA_ENV, else sandbox " +
       "when no IPAUSTRALIA_* variable is set"
-  }),
+  ),
   noTokenCache: flag(
     "no-token-cache",
     "keep the token of this run to itself, not in $XDG_CACHE_HOME/design-search (or ~/.cache) for the next; " +
@@ -45,49 +47,47 @@ const service = {
 /** A search, shared by `search`, `export` and `sync`: a query and its filters, or criteria (`Search.ts`). */
 const searchFields = {
   query: argument("QUERY", "words to look for (title, products, owners, designers, number); or give criteria instead"),
-  owner: optional("owner", text, {
-    placeholder: "WORDS",
-    description: "designs of an owner whose name has these words (an advanced search)"
-  }),
-  designer: optional("designer", text, {
-    placeholder: "WORDS",
-    description: "designs of a designer whose name has these words (an advanced search)"
-  }),
-  product: optional("product", text, {
-    placeholder: "WORDS",
-    description: "designs of a product whose name has these words (an advanced search)"
-  }),
-  number: optional("number", text, {
-    placeholder: "NUMBER",
-    description: "the design with this number (an advanced search)"
-  }),
-  status: repeatable("status", text, {
-    placeholder: "STATUS",
-    description: "keep designs with this status (REGISTERED, FILED, ...); repeatable, any of them"
-  }),
-  classification: repeatable("class", text, {
-    placeholder: "CLASS",
-    description: "keep designs in this Locarno class or subclass (06, 06-01); repeatable, any of them"
-  })
+  owner: optional("owner", text, "WORDS", "designs of an owner whose name has these words (an advanced search)"),
+  designer: optional(
+    "designer",
+    text,
+    "WORDS",
+    "designs of a designer whose name has these words (an advanced search)"
+  ),
+  product: optional("product", text, "WORDS", "designs of a product whose name has these words (an advanced search)"),
+  number: optional("number", text, "NUMBER", "the design with this number (an advanced search)"),
+  status: repeatable(
+    "status",
+    text,
+    "STATUS",
+    "keep designs with this status (REGISTERED, FILED, ...); repeatable, any of them"
+  ),
+  classification: repeatable(
+    "class",
+    text,
+    "CLASS",
+    "keep designs in this Locarno class or subclass (06, 06-01); repeatable, any of them"
+  )
 }
-const changedSince = optional("changed-since", date, {
-  placeholder: "YYYY-MM-DD",
-  description: "keep designs changed on or after this date"
-})
-const sort = optional("sort", oneOf(["number", "-number"]), {
-  placeholder: "ORDER",
-  description: "order by design number: number (ascending) or -number (descending)"
-})
+const changedSince = optional("changed-since", date, "YYYY-MM-DD", "keep designs changed on or after this date")
+const sort = optional(
+  "sort",
+  oneOf(["number", "-number"]),
+  "ORDER",
+  "order by design number: number (ascending) or -number (descending)"
+)
 
 /** `--rate`: requests a minute, absent for the default. */
-const rate = optional("rate", integer(0, 1_000_000), {
-  placeholder: "N",
-  description: `API requests a minute, 0 for no pace (default ${RequestBudget.publishedRequestsPerMinute}, ` +
+const rate = optional(
+  "rate",
+  integer(0, 1_000_000),
+  "N",
+  `API requests a minute, 0 for no pace (default ${RequestBudget.publishedRequestsPerMinute}, ` +
     "the published cap, against test and production; none against the sandbox or URLs you set)"
-})
+)
 
 const concurrency = (what: string, byDefault: number) =>
-  withDefault("concurrency", integer(1, 64), { placeholder: "N", description: `how many ${what} at once` }, byDefault)
+  withDefault("concurrency", integer(1, 64), "N", `how many ${what} at once`, byDefault)
 
 /** The fields a search reads (`Search.toSearch`). */
 export type SearchArgs = Input<typeof searchFields> & {
@@ -104,10 +104,13 @@ export const search = make({
     ...searchFields,
     changedSince,
     sort,
-    limit: withDefault("limit", integer(0, 1000), {
-      placeholder: "N",
-      description: "how many hits the table shows with status and title; 0 lists the numbers only"
-    }, 20),
+    limit: withDefault(
+      "limit",
+      integer(0, 1000),
+      "N",
+      "how many hits the table shows with status and title; 0 lists the numbers only",
+      20
+    ),
     json: flag("json", "print one JSON object {count, designNumbers, messages} on stdout instead of the table"),
     ...service
   },
@@ -140,10 +143,7 @@ export const exportDesigns = make({
     ...searchFields,
     changedSince,
     sort,
-    out: required("out", text, {
-      placeholder: "FILE",
-      description: "the JSONL file to write; designs already in it are skipped"
-    }),
+    out: required("out", text, "FILE", "the JSONL file to write; designs already in it are skipped"),
     concurrency: concurrency("designs are fetched", 8),
     rate,
     ...service
@@ -158,11 +158,13 @@ export const sync = make({
   fields: {
     ...searchFields,
     sort,
-    db: required("db", text, {
-      placeholder: "PATH_OR_URL",
-      description: "the mirror: a SQLite file (a path or file: URL, created when absent), or a libsql://, " +
+    db: required(
+      "db",
+      text,
+      "PATH_OR_URL",
+      "the mirror: a SQLite file (a path or file: URL, created when absent), or a libsql://, " +
         "http(s):// or postgres:// URL"
-    }),
+    ),
     concurrency: concurrency("requests are made", 4),
     rate,
     ...service
@@ -187,40 +189,38 @@ export const sandbox = make({
   name: "sandbox",
   summary: "serve the simulated service on loopback and print the variables that point a client at it",
   fields: {
-    port: withDefault("port", integer(0, 65535), {
-      placeholder: "PORT",
-      description: "TCP port, 0 picks a free one"
-    }, listenDefaults.port),
+    port: withDefault("port", integer(0, 65535), "PORT", "TCP port, 0 picks a free one", listenDefaults.port),
     host: withDefault(
       "host",
       text,
-      { placeholder: "ADDRESS", description: "loopback address to listen on" },
+      "ADDRESS",
+      "loopback address to listen on",
       listenDefaults.host
     ),
-    designs: withDefault("designs", integer(1, 200_000), {
-      placeholder: "N",
-      description: "how many designs the dataset holds"
-    }, 5_000),
-    seed: withDefault("seed", integer(), {
-      placeholder: "N",
-      description: "seed of the dataset: the same seed, the same designs"
-    }, 1),
-    clientId: withDefault("client-id", text, {
-      placeholder: "ID",
-      description: "the client id the sandbox accepts"
-    }, defaults.clientId),
-    clientSecret: withDefault("client-secret", text, {
-      placeholder: "SECRET",
-      description: "the client secret the sandbox accepts"
-    }, defaults.clientSecret),
-    tokenLifetime: withDefault("token-lifetime", integer(1, 31_536_000), {
-      placeholder: "SECONDS",
-      description: "expires_in of the tokens it issues"
-    }, 3600),
-    resultField: withDefault("result-field", oneOf(resultFields), {
-      placeholder: "FIELD",
-      description: `the field of a search result that lists the design numbers: ${resultFields.join(" or ")}`
-    }, defaults.resultField)
+    designs: withDefault("designs", integer(1, 200_000), "N", "how many designs the dataset holds", 5_000),
+    seed: withDefault("seed", integer(), "N", "seed of the dataset: the same seed, the same designs", 1),
+    clientId: withDefault("client-id", text, "ID", "the client id the sandbox accepts", defaults.clientId),
+    clientSecret: withDefault(
+      "client-secret",
+      text,
+      "SECRET",
+      "the client secret the sandbox accepts",
+      defaults.clientSecret
+    ),
+    tokenLifetime: withDefault(
+      "token-lifetime",
+      integer(1, 31_536_000),
+      "SECONDS",
+      "expires_in of the tokens it issues",
+      3600
+    ),
+    resultField: withDefault(
+      "result-field",
+      oneOf(resultFields),
+      "FIELD",
+      `the field of a search result that lists the design numbers: ${resultFields.join(" or ")}`,
+      defaults.resultField
+    )
   },
   examples: ["sandbox", "sandbox --port 0 --designs 500 --seed 7"]
 })
