@@ -4,10 +4,12 @@
  * usage error is one line, exit 2, with the closest known name and the help to read.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { check, split } from "../src/cli/CommandLine.js"
+import * as Inputs from "../src/cli/Inputs.js"
 import { Sandbox } from "../src/index.js"
 import { run, start } from "./support/cli.js"
 
@@ -147,4 +149,23 @@ describe("design-search usage errors", () => {
         expect(outcome.stderr).toBe(`design-search: ${line}\n`)
       }
     }))
+})
+
+describe("a command line checked against its command's declaration", () => {
+  const searchOf = (args: ReadonlyArray<string>) =>
+    check(Inputs.search, split(args, new Set(["status", "class", "limit", "env", "owner", "sort"])))
+
+  it("a repeatable option keeps every value in order; another option given twice, the last one", () => {
+    const input = Either.getOrThrow(
+      searchOf(["--status", "A", "x", "--status=B", "--limit", "1", "--limit=2", "--env", "test", "--env", "sandbox"])
+    )
+    expect(input.status).toEqual(["A", "B"])
+    expect(input.limit).toBe(2)
+    expect(input.env).toEqual(Option.some("sandbox"))
+    expect(input.query).toEqual(Option.some("x"))
+    expect(input.classification).toEqual([])
+    expect(input.owner).toEqual(Option.none())
+    expect(input.json).toBe(false)
+    expect(Either.getOrThrow(searchOf(["x"])).limit).toBe(20)
+  })
 })
