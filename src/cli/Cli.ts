@@ -14,7 +14,6 @@ import * as Output from "./Output.js"
 /** A command, and how to run it on a checked command line. */
 interface Runnable {
   readonly command: Command<Fields>
-  readonly help: () => string
   readonly run: (line: Split) => Either.Either<Effect.Effect<void, Failure>, string>
 }
 
@@ -24,7 +23,6 @@ const runnable = <F extends Fields>(
   load: () => Promise<{ readonly handle: (input: Input<F>) => Effect.Effect<void, Failure> }>
 ): Runnable => ({
   command,
-  help: () => commandHelp(command),
   run: (line) =>
     Either.map(
       check(command, line),
@@ -81,7 +79,9 @@ export const plan = (args: ReadonlyArray<string>, version: string): Either.Eithe
     const near = Option.match(closest(word, names), { onNone: () => "", onSome: (n) => `; did you mean \`${n}\`?` })
     return Either.left(misuse(`unknown command \`${word}\`${near}`))
   }
-  if (line.help) return Either.right({ _tag: "print", text: named === undefined ? programHelpText() : named.help() })
+  if (line.help) {
+    return Either.right({ _tag: "print", text: named === undefined ? programHelpText() : commandHelp(named.command) })
+  }
   if (line.version) return Either.right({ _tag: "print", text: version })
   if (named === undefined) return Either.left(misuse(`a command is needed: one of ${names.join(", ")}`))
   return Either.mapBoth(named.run({ ...line, positionals }), {
