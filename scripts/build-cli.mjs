@@ -1,8 +1,8 @@
 /**
  * Builds the `design-search` executable: `dist/cli/program.cjs`, `src/cli/main.ts` and everything it
- * uses (Effect, @effect/cli, @effect/platform-node, the library) bundled by esbuild into one
- * tree-shaken, minified CommonJS file, so that installing the package installs no CLI framework and
- * `--help` starts without resolving hundreds of modules; and `dist/cli/main.js`, the launcher that
+ * uses (Effect, @effect/platform-node, the library) bundled by esbuild into one tree-shaken, minified
+ * CommonJS file, so that installing the package installs nothing for the CLI and `--help` starts
+ * without resolving hundreds of modules; and `dist/cli/main.js`, the launcher that
  * turns on Node's compile cache and runs it (`src/cli/launch.ts`). Both are CommonJS, as the folder's
  * `package.json` says: Node starts a CommonJS main without its ES module loader. The version
  * `--version` prints is `package.json`'s. Run by `npm run build` after `tsc`.

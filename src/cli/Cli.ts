@@ -2,69 +2,93 @@
  * The `design-search` command line, run on a list of arguments to an exit code. A command's handler
  * is loaded when it runs, so `--help` and bad usage never load the client, the mirror or the sandbox.
  */
-import { CliConfig, Command } from "@effect/cli"
-import * as Descriptor from "@effect/cli/CommandDescriptor"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
-import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
-import { Cause, Effect, HashMap, Layer, Option } from "effect"
-import { checkArguments, optionNames, rewriteArguments } from "./ArgumentChecks.js"
-import type { OptionNames } from "./ArgumentChecks.js"
-import { environments } from "./Environment.js"
-import { ExitCode, fromCause } from "./failure.js"
+import { Cause, Effect, Either, Option } from "effect"
+import type { Command, Fields, Input, Split } from "./CommandLine.js"
+import { check, closest, split } from "./CommandLine.js"
+import { ExitCode, fromCause, UsageError } from "./failure.js"
 import type { Failure } from "./failure.js"
-import { withHelpConsole } from "./HelpConsole.js"
+import { commandHelp, programHelp } from "./Help.js"
 import * as Inputs from "./Inputs.js"
 import * as Output from "./Output.js"
 
-/** The handler of a command, loaded from `handlers/` when the command runs. */
-const lazily =
-  <A, E, R>(load: () => Promise<{ readonly handle: (args: A) => Effect.Effect<void, E, R> }>) =>
-  (args: A): Effect.Effect<void, E, R> => Effect.flatMap(Effect.promise(load), (module) => module.handle(args))
+/** A command, and how to run it on a checked command line. */
+interface Runnable {
+  readonly command: Command<Fields>
+  readonly run: (line: Split) => Either.Either<Effect.Effect<void, Failure>, string>
+}
 
-const search = Command.make("search", Inputs.search, lazily(() => import("./handlers/search.js"))).pipe(
-  Command.withDescription("Search designs: the count and the first hits (number, status, title), or --json")
-)
+/** `command`, its handler loaded from `handlers/` when it runs. */
+const runnable = <F extends Fields>(
+  command: Command<F>,
+  load: () => Promise<{ readonly handle: (input: Input<F>) => Effect.Effect<void, Failure> }>
+): Runnable => ({
+  command,
+  run: (line) =>
+    Either.map(
+      check(command, line),
+      (input) => Effect.flatMap(Effect.promise(load), (handler) => handler.handle(input))
+    )
+})
 
-const get = Command.make("get", Inputs.get, lazily(() => import("./handlers/get.js"))).pipe(
-  Command.withDescription("Show everything known about one design, or --json for the record")
-)
+const commands: ReadonlyArray<Runnable> = [
+  runnable(Inputs.search, () => import("./handlers/search.js")),
+  runnable(Inputs.get, () => import("./handlers/get.js")),
+  runnable(Inputs.exportDesigns, () => import("./handlers/export.js")),
+  runnable(Inputs.sync, () => import("./handlers/sync.js")),
+  runnable(Inputs.token, () => import("./handlers/token.js")),
+  runnable(Inputs.sandbox, () => import("./handlers/sandbox.js"))
+]
+const names = commands.map((c) => c.command.name)
 
-const exportCommand = Command.make("export", Inputs.exportDesigns, lazily(() => import("./handlers/export.js"))).pipe(
-  Command.withDescription(
-    "Write every hit (of a query, or of criteria) with its full record to a JSONL file; run again to resume"
+/** Every option that takes a value, of any command: `parseArgs` takes the next argument as its value. */
+const valued = new Set(
+  commands.flatMap((c) =>
+    Object.values(c.command.fields).filter((f) => f._tag === "option" && f.placeholder !== undefined)
   )
+    .map((f) => f.name)
 )
 
-const sync = Command.make("sync", Inputs.sync, lazily(() => import("./handlers/sync.js"))).pipe(
-  Command.withDescription(
-    "Keep a SQL mirror (SQLite or PostgreSQL) of every design of a query or criteria: all at first, then only changes"
-  )
-)
+/** The help of the program. */
+const programHelpText = (): string =>
+  programHelp(Inputs.summary, commands.map((c) => c.command), [
+    "search chair",
+    "get 201900001 --json",
+    "export chair --out chairs.jsonl",
+    "search --help"
+  ])
 
-const token = Command.make("token", Inputs.token, lazily(() => import("./handlers/token.js"))).pipe(
-  Command.withDescription("Fetch an access token and show its type, expiry and claims (the token only with --show)")
-)
+/** A usage error, in one line that points at the help to read. */
+const misuse = (detail: string, command?: string) =>
+  new UsageError({
+    detail: `${detail}${detail.endsWith("?") ? "" : "."} See \`design-search ${
+      command === undefined ? "" : `${command} `
+    }--help\``
+  })
 
-const sandbox = Command.make("sandbox", Inputs.sandbox, lazily(() => import("./handlers/sandbox.js"))).pipe(
-  Command.withDescription("Serve the simulated service on loopback and print the variables that point a client at it")
-)
+/** What a command line asks for: a text to print (help, the version), or a command to run. */
+export type Plan =
+  | { readonly _tag: "print"; readonly text: string }
+  | { readonly _tag: "run"; readonly name: string; readonly effect: Effect.Effect<void, Failure> }
 
-const command = Inputs.root.pipe(Command.withSubcommands([search, get, exportCommand, sync, token, sandbox]))
-const subcommands = Command.getSubcommands(command)
-const commandNames = Array.from(HashMap.keys(subcommands))
-
-/** Every option of the CLI. */
-export const names: OptionNames = optionNames([
-  Command.getUsage(Inputs.root),
-  ...Array.from(HashMap.values(subcommands), Descriptor.getUsage)
-])
-
-/**
- * What `@effect/cli` and the commands need of Node: its file system, paths and terminal. Not
- * `NodeContext.layer`, whose command executor and worker manager no command uses.
- */
-const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
+/** What `args` (after the runtime and the script) ask for, or the usage error. */
+export const plan = (args: ReadonlyArray<string>, version: string): Either.Either<Plan, UsageError> => {
+  const line = split(args, valued)
+  const [word, ...positionals] = line.positionals
+  const named = commands.find((c) => c.command.name === word)
+  if (word !== undefined && named === undefined) {
+    const near = Option.match(closest(word, names), { onNone: () => "", onSome: (n) => `; did you mean \`${n}\`?` })
+    return Either.left(misuse(`unknown command \`${word}\`${near}`))
+  }
+  if (line.help) {
+    return Either.right({ _tag: "print", text: named === undefined ? programHelpText() : commandHelp(named.command) })
+  }
+  if (line.version) return Either.right({ _tag: "print", text: version })
+  if (named === undefined) return Either.left(misuse(`a command is needed: one of ${names.join(", ")}`))
+  return Either.mapBoth(named.run({ ...line, positionals }), {
+    onLeft: (detail) => misuse(detail, named.command.name),
+    onRight: (effect): Plan => ({ _tag: "run", name: named.command.name, effect })
+  })
+}
 
 /** Renders a failed run on stderr and answers its exit code. */
 const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
@@ -78,22 +102,16 @@ const report = (cause: Cause.Cause<Failure>): Effect.Effect<number> => {
  * that SIGINT or SIGTERM interrupts: 130, or 0 for `sandbox`, whose normal way to stop is a signal.
  */
 export const run = (argv: ReadonlyArray<string>, version: string) => {
-  const given = argv.slice(2)
-  const rewritten = rewriteArguments(given, names, commandNames, environments)
-  const program = Effect.gen(function*() {
-    const misuse = checkArguments(given, names, yield* Effect.sync(() => process.stdin.isTTY === true))
-    if (Option.isSome(misuse)) return yield* report(Cause.fail(misuse.value))
-    return yield* Command.run(command, { name: "design-search", version })([...argv.slice(0, 2), ...rewritten]).pipe(
-      withHelpConsole("design-search", commandNames),
-      // Case-sensitive options: by default `--LIMIT 5` is matched, its value taken, then dropped.
-      Effect.provide(CliConfig.layer({ isCaseSensitive: true })),
-      Effect.provide(platform),
-      Effect.matchCauseEffect({
-        onSuccess: () => Effect.succeed<number>(ExitCode.success),
-        onFailure: report
-      })
-    )
+  const planned = plan(argv.slice(2), version)
+  const program: Effect.Effect<number> = Either.match(planned, {
+    onLeft: (error) => report(Cause.fail(error)),
+    onRight: (todo) =>
+      todo._tag === "print"
+        ? Effect.as(Output.stdout(todo.text), ExitCode.success)
+        : todo.effect.pipe(
+          Effect.matchCauseEffect({ onSuccess: () => Effect.succeed(ExitCode.success), onFailure: report })
+        )
   })
-  const sandbox = rewritten.find((arg) => commandNames.includes(arg)) === "sandbox"
+  const sandbox = Either.isRight(planned) && planned.right._tag === "run" && planned.right.name === "sandbox"
   return { program, onSignal: sandbox ? ExitCode.success : ExitCode.interrupted }
 }

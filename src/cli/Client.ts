@@ -9,9 +9,9 @@ import * as DesignSearchClient from "../DesignSearchClient.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { target } from "./Environment.js"
 import type { Environment } from "./Environment.js"
-import { root } from "./Inputs.js"
 import * as Output from "./Output.js"
 import * as TokenCache from "./TokenCache.js"
+import * as Waits from "./Waits.js"
 
 /** The client of the service, from the `IPAUSTRALIA_*` variables, `named` overriding the environment. */
 const serviceClient = (named: Option.Option<Environment>, tokenCache: boolean) =>
@@ -29,18 +29,27 @@ const serviceClient = (named: Option.Option<Environment>, tokenCache: boolean) =
       )
   )
 
-/** Provides the client of a command's environment; built per command, so `sandbox` reads no credentials. */
-export const provideClient = (local: Option.Option<Environment>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+/** The options of a command that talks to the service. */
+export interface ServiceOptions {
+  readonly env: Option.Option<Environment>
+  readonly noTokenCache: boolean
+  readonly quiet: boolean
+}
+
+/**
+ * Provides the client of a command's environment, its waits told on stderr unless `--quiet`; built
+ * per command, so `sandbox` reads no credentials.
+ */
+export const provideClient = (options: ServiceOptions) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.provide(
     effect,
     Layer.unwrapEffect(Effect.gen(function*() {
-      const global = yield* root
-      const to = yield* target(Option.orElse(local, () => global.env))
-      if (to._tag === "service") return yield* serviceClient(to.named, !global.noTokenCache)
+      const to = yield* target(options.env)
+      if (to._tag === "service") return yield* serviceClient(to.named, !options.noTokenCache)
       yield* Output.stderr(
         `design-search: ${to.notice}; using the embedded sandbox (simulated data, not the real service)`
       )
       const Sandbox = yield* Effect.promise(() => import("../Sandbox.js"))
       return DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))
-    }))
+    })).pipe(Layer.merge(Waits.layer(options.quiet)))
   )

@@ -3,7 +3,6 @@
  * and no `IPAUSTRALIA_*` variable points at the service; else the service (missing credentials are
  * then a configuration error, never the sandbox standing in). Loaded at every start: no client.
  */
-import { Options } from "@effect/cli"
 import { Config, ConfigError, Effect, Option } from "effect"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 
@@ -12,12 +11,6 @@ export const environments = ["sandbox", ...DesignSearchConfig.environments] as c
 
 /** An environment `--env` accepts. */
 export type Environment = (typeof environments)[number]
-
-/** `--env`: global (before the command) or per command (after it); the command's wins. */
-export const envOption: Options.Options<Option.Option<Environment>> = Options.choice("env", environments).pipe(
-  Options.withDescription("sandbox (embedded, simulated data), test or production; default IPAUSTRALIA_ENV"),
-  Options.optional
-)
 
 /** A variable's value; none when it is unset or blank. */
 export const variable = (name: string): Effect.Effect<Option.Option<string>, ConfigError.ConfigError> =>

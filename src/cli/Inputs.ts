@@ -1,168 +1,227 @@
 /**
- * The options and arguments of each command, and the types they parse to: `Cli.ts` makes the
- * commands of them, each handler takes its type from here. Loaded at every start, so it imports
- * only the library's lightest modules.
+ * The commands of the CLI, declared (`CommandLine.ts`): their arguments, options and examples, from
+ * which help is rendered and each handler's input type is derived. Loaded at every start, so it
+ * imports only the library's lightest modules.
  */
-import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Effect, Option } from "effect"
+import { Option } from "effect"
 import { isCalendarDate } from "../internal/calendarDate.js"
 import * as RequestBudget from "../RequestBudget.js"
 import { defaults, listenDefaults, resultFields } from "../sandbox/Defaults.js"
-import type { Environment } from "./Environment.js"
-import { envOption } from "./Environment.js"
+import type { Command, Fields, Input, Parser } from "./CommandLine.js"
+import {
+  argument,
+  flag,
+  integer,
+  oneOf,
+  optional,
+  repeatable,
+  required,
+  requiredArgument,
+  text,
+  withDefault
+} from "./CommandLine.js"
+import { environments } from "./Environment.js"
 
-const invalid = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
+/** What a command says of itself at the top of the help. */
+export const summary = "search IP Australia's registered designs (or the embedded sandbox, without credentials)"
 
-/** An integer option, in the CLI's own words when the value is none (`--seed expects an integer, got 'x'`). */
-const int = (name: string): Options.Options<number> =>
-  Options.text(name).pipe(
-    Options.withPseudoName("integer"),
-    Options.mapEffect((text) =>
-      /^-?\d+$/.test(text.trim()) && Number.isSafeInteger(Number(text))
-        ? Effect.succeed(Number(text))
-        : Effect.fail(invalid(`--${name} expects an integer, got '${text}'`))
-    )
-  )
+const date: Parser<string> = { takes: "a date written YYYY-MM-DD", parse: Option.liftPredicate(isCalendarDate) }
 
-/** An integer option that must lie in `[min, max]`. */
-const intInRange = (name: string, min: number, max: number): Options.Options<number> =>
-  int(name).pipe(
-    Options.mapEffect((n) =>
-      n >= min && n <= max
-        ? Effect.succeed(n)
-        : Effect.fail(invalid(`--${name} must be from ${min} to ${max}, got ${n}`))
-    )
-  )
-
-/** An option's description, and its default, which the description names. */
-const described = <A extends string | number>(option: Options.Options<A>, description: string, byDefault: A) =>
-  option.pipe(Options.withDescription(`${description} (default ${byDefault})`), Options.withDefault(byDefault))
-
-/** A text option, and a flag, with their descriptions. */
-const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description))
-const flag = (name: string, description: string) => Options.boolean(name).pipe(Options.withDescription(description))
-
-/** `--env` and `--no-token-cache`: the root command's, which its subcommands read by yielding `root`. */
-export const root = Command.make("design-search", {
-  env: envOption,
+/** The options of every command that talks to the service (or the embedded sandbox). */
+const service = {
+  env: optional(
+    "env",
+    oneOf(environments),
+    "ENV",
+    "sandbox (embedded, simulated data), test or production; default IPAUSTRALIA_ENV, else sandbox " +
+      "when no IPAUSTRALIA_* variable is set"
+  ),
   noTokenCache: flag(
     "no-token-cache",
-    "keep the token of this run to itself, not in $XDG_CACHE_HOME/design-search (or ~/.cache) for the next; so does DESIGN_SEARCH_NO_TOKEN_CACHE=1"
-  )
-}).pipe(
-  Command.withDescription("Search IP Australia's registered designs (or the embedded sandbox without credentials)")
-)
-
-/** The environment a subcommand runs in: its own `--env`, else the global one. */
-export const resolveEnv = (local: Option.Option<Environment>) =>
-  Effect.map(root, (global) => Option.orElse(local, () => global.env))
+    "keep the token of this run to itself, not in $XDG_CACHE_HOME/design-search (or ~/.cache) for the next; " +
+      "so does DESIGN_SEARCH_NO_TOKEN_CACHE=1"
+  ),
+  quiet: flag("quiet", "print no line when a request waits to be tried again, or on the rate budget")
+}
 
 /** A search, shared by `search`, `export` and `sync`: a query and its filters, or criteria (`Search.ts`). */
-const searchConfig = {
-  query: Args.text({ name: "query" }).pipe(
-    Args.withDescription("words to look for (title, products, owners, designers, number); or give criteria instead"),
-    Args.optional
+const searchFields = {
+  query: argument("QUERY", "words to look for (title, products, owners, designers, number); or give criteria instead"),
+  owner: optional("owner", text, "WORDS", "designs of an owner whose name has these words (an advanced search)"),
+  designer: optional(
+    "designer",
+    text,
+    "WORDS",
+    "designs of a designer whose name has these words (an advanced search)"
   ),
-  owner: Options.optional(text("owner", "designs of an owner whose name has these words (an advanced search)")),
-  designer: Options.optional(text("designer", "designs of a designer whose name has these words (an advanced search)")),
-  product: Options.optional(text("product", "designs of a product whose name has these words (an advanced search)")),
-  number: Options.optional(text("number", "the design with this number (an advanced search)")),
-  status: Options.repeated(text("status", "keep designs with this status (REGISTERED, FILED, ...); repeatable")),
-  classification: Options.repeated(
-    text("class", "keep designs in this Locarno class or subclass (06, 06-01); repeatable")
+  product: optional("product", text, "WORDS", "designs of a product whose name has these words (an advanced search)"),
+  number: optional("number", text, "NUMBER", "the design with this number (an advanced search)"),
+  status: repeatable(
+    "status",
+    text,
+    "STATUS",
+    "keep designs with this status (REGISTERED, FILED, ...); repeatable, any of them"
   ),
-  changedSince: text("changed-since", "keep designs changed on or after this date (YYYY-MM-DD)").pipe(
-    Options.mapEffect((s) =>
-      isCalendarDate(s)
-        ? Effect.succeed(s)
-        : Effect.fail(invalid(`--changed-since expects a date written YYYY-MM-DD, got '${s}'`))
-    ),
-    Options.optional
-  ),
-  sort: Options.choice("sort", ["number", "-number"]).pipe(
-    Options.withDescription("order by design number, ascending (number) or descending (-number)"),
-    Options.optional
+  classification: repeatable(
+    "class",
+    text,
+    "CLASS",
+    "keep designs in this Locarno class or subclass (06, 06-01); repeatable, any of them"
   )
 }
-export type SearchArgs = Command.Command.ParseConfig<typeof searchConfig>
-
-/** `--rate`: requests a minute, absent for the default. */
-const rate = intInRange("rate", 0, 1_000_000).pipe(
-  Options.withDescription(
-    `API requests a minute, 0 for no pace (default ${RequestBudget.publishedRequestsPerMinute}, the published cap, ` +
-      "against test and production; none against the sandbox or URLs you set)"
-  ),
-  Options.optional
+const changedSince = optional("changed-since", date, "YYYY-MM-DD", "keep designs changed on or after this date")
+const sort = optional(
+  "sort",
+  oneOf(["number", "-number"]),
+  "ORDER",
+  "order by design number: number (ascending) or -number (descending)"
 )
 
-export const search = {
-  ...searchConfig,
-  json: flag("json", "one JSON object {count, designNumbers, messages} on stdout"),
-  limit: described(
-    intInRange("limit", 0, 1000),
-    "how many hits the table shows with status and title; 0 lists numbers only",
-    20
-  ),
-  env: envOption
-}
-export type SearchInput = Command.Command.ParseConfig<typeof search>
+/** `--rate`: requests a minute, absent for the default. */
+const rate = optional(
+  "rate",
+  integer(0, 1_000_000),
+  "N",
+  `API requests a minute, 0 for no pace (default ${RequestBudget.publishedRequestsPerMinute}, ` +
+    "the published cap, against test and production; none against the sandbox or URLs you set)"
+)
 
-export const get = {
-  designNumber: Args.text({ name: "designNumber" }).pipe(Args.withDescription("the design number, e.g. 201900001")),
-  json: flag("json", "the whole record as one JSON object on stdout"),
-  env: envOption
-}
-export type GetInput = Command.Command.ParseConfig<typeof get>
+const concurrency = (what: string, byDefault: number) =>
+  withDefault("concurrency", integer(1, 64), "N", `how many ${what} at once`, byDefault)
 
-export const exportDesigns = {
-  ...searchConfig,
-  // Checked when it is opened, where a bad path is a FileError in the CLI's words.
-  out: Options.withPseudoName(text("out", "the JSONL file to write; designs already in it are skipped"), "file"),
-  concurrency: described(intInRange("concurrency", 1, 64), "how many designs are fetched at once", 8),
-  rate,
-  env: envOption
+/** The fields a search reads (`Search.toSearch`). */
+export type SearchArgs = Input<typeof searchFields> & {
+  readonly changedSince: Option.Option<string>
+  readonly sort: Option.Option<"number" | "-number">
 }
-export type ExportInput = Command.Command.ParseConfig<typeof exportDesigns>
 
-export const sync = {
-  ...searchConfig,
-  db: text(
-    "db",
-    "the mirror: a SQLite file (a path or file: URL, created when absent), or a libsql://, http(s):// or postgres:// URL"
-  ).pipe(Options.withPseudoName("path-or-url")),
-  concurrency: described(intInRange("concurrency", 1, 64), "how many requests are made at once", 4),
-  rate,
-  env: envOption
-}
-export type SyncInput = Command.Command.ParseConfig<typeof sync>
+const make = <F extends Fields>(command: Command<F>): Command<F> => command
 
-export const token = {
-  json: flag("json", "one JSON object on stdout"),
-  show: flag("show", "also print the access token itself (a secret)"),
-  env: envOption
-}
-export type TokenInput = Command.Command.ParseConfig<typeof token>
+export const search = make({
+  name: "search",
+  summary: "search designs: the count and the first hits (number, status, title), or --json",
+  fields: {
+    ...searchFields,
+    changedSince,
+    sort,
+    limit: withDefault(
+      "limit",
+      integer(0, 1000),
+      "N",
+      "how many hits the table shows with status and title; 0 lists the numbers only",
+      20
+    ),
+    json: flag("json", "print one JSON object {count, designNumbers, messages} on stdout instead of the table"),
+    ...service
+  },
+  examples: [
+    "search chair",
+    "search chair --status REGISTERED --class 06 --limit 5",
+    "search --owner wattle --sort -number",
+    "search chair --json --limit 0",
+    "search -- -dash-first"
+  ]
+})
+export type SearchInput = Input<typeof search.fields>
 
-export const sandbox = {
-  port: described(intInRange("port", 0, 65535), "TCP port, 0 picks a free one", listenDefaults.port),
-  host: described(Options.text("host"), "loopback address to listen on", listenDefaults.host),
-  designs: described(intInRange("designs", 1, 200_000), "how many designs the dataset holds", 5_000),
-  seed: described(int("seed"), "seed of the dataset: the same seed, the same designs", 1),
-  clientId: described(Options.text("client-id"), "the client id the sandbox accepts", defaults.clientId),
-  clientSecret: described(
-    Options.text("client-secret"),
-    "the client secret the sandbox accepts",
-    defaults.clientSecret
-  ),
-  tokenLifetime: described(
-    intInRange("token-lifetime", 1, 31_536_000),
-    "expires_in of issued tokens, in seconds",
-    3600
-  ),
-  resultField: described(
-    Options.choice("result-field", resultFields),
-    "the field of a search result that lists the design numbers",
-    defaults.resultField
-  )
-}
-export type SandboxInput = Command.Command.ParseConfig<typeof sandbox>
+export const get = make({
+  name: "get",
+  summary: "show everything known about one design, or --json for the record",
+  fields: {
+    designNumber: requiredArgument("DESIGN_NUMBER", "the design number, e.g. 201900001"),
+    json: flag("json", "print the whole record as one JSON object on stdout"),
+    ...service
+  },
+  examples: ["get 201900001", "get 201900001 --json"]
+})
+export type GetInput = Input<typeof get.fields>
+
+export const exportDesigns = make({
+  name: "export",
+  summary: "write every hit (of a query, or of criteria) with its full record to a JSONL file; run again to resume",
+  fields: {
+    ...searchFields,
+    changedSince,
+    sort,
+    out: required("out", text, "FILE", "the JSONL file to write; designs already in it are skipped"),
+    concurrency: concurrency("designs are fetched", 8),
+    rate,
+    ...service
+  },
+  examples: ["export chair --out chairs.jsonl", "export --class 06-01 --out seats.jsonl --rate 120"]
+})
+export type ExportInput = Input<typeof exportDesigns.fields>
+
+export const sync = make({
+  name: "sync",
+  summary: "keep a SQL mirror (SQLite or PostgreSQL) of every design of a query or criteria: all, then changes",
+  fields: {
+    ...searchFields,
+    sort,
+    db: required(
+      "db",
+      text,
+      "PATH_OR_URL",
+      "the mirror: a SQLite file (a path or file: URL, created when absent), or a libsql://, " +
+        "http(s):// or postgres:// URL"
+    ),
+    concurrency: concurrency("requests are made", 4),
+    rate,
+    ...service
+  },
+  examples: ["sync chair --db chairs.db", "sync --class 06 --db postgres://localhost/designs"]
+})
+export type SyncInput = Input<typeof sync.fields>
+
+export const token = make({
+  name: "token",
+  summary: "fetch an access token and show its type, expiry and claims (the token itself only with --show)",
+  fields: {
+    json: flag("json", "print one JSON object on stdout"),
+    show: flag("show", "also print the access token itself (a secret)"),
+    ...service
+  },
+  examples: ["token", "token --env test --json"]
+})
+export type TokenInput = Input<typeof token.fields>
+
+export const sandbox = make({
+  name: "sandbox",
+  summary: "serve the simulated service on loopback and print the variables that point a client at it",
+  fields: {
+    port: withDefault("port", integer(0, 65535), "PORT", "TCP port, 0 picks a free one", listenDefaults.port),
+    host: withDefault(
+      "host",
+      text,
+      "ADDRESS",
+      "loopback address to listen on",
+      listenDefaults.host
+    ),
+    designs: withDefault("designs", integer(1, 200_000), "N", "how many designs the dataset holds", 5_000),
+    seed: withDefault("seed", integer(), "N", "seed of the dataset: the same seed, the same designs", 1),
+    clientId: withDefault("client-id", text, "ID", "the client id the sandbox accepts", defaults.clientId),
+    clientSecret: withDefault(
+      "client-secret",
+      text,
+      "SECRET",
+      "the client secret the sandbox accepts",
+      defaults.clientSecret
+    ),
+    tokenLifetime: withDefault(
+      "token-lifetime",
+      integer(1, 31_536_000),
+      "SECONDS",
+      "expires_in of the tokens it issues",
+      3600
+    ),
+    resultField: withDefault(
+      "result-field",
+      oneOf(resultFields),
+      "FIELD",
+      `the field of a search result that lists the design numbers: ${resultFields.join(" or ")}`,
+      defaults.resultField
+    )
+  },
+  examples: ["sandbox", "sandbox --port 0 --designs 500 --seed 7"]
+})
+export type SandboxInput = Input<typeof sandbox.fields>

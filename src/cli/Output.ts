@@ -23,19 +23,43 @@ const printable = (text: string, lines: boolean): string =>
 /** A value from the service as placed into a line: CR and LF escaped too, so it cannot forge a row. */
 export const field = (text: string): string => printable(text, false)
 
+/** Whether a line drawn in place (a progress bar, a wait) is on the terminal, to be erased before the next line. */
+let drawn = false
+
+/** Erases the line drawn in place, if any. */
+export const erase = (): void => {
+  if (drawn) process.stderr.write("\r\x1b[2K")
+  drawn = false
+}
+
+/** Draws `text` on stderr (a terminal) in place of the line drawn before it, until the next line. */
+export const drawInPlace = (text: string): void => {
+  process.stderr.write(`\r\x1b[2K${printable(text, false)}`)
+  drawn = true
+}
+
+/** Writes `text` on stderr as one printable line, now. */
+export const stderrNow = (text: string): void => {
+  erase()
+  process.stderr.write(line(printable(text, false)))
+}
+
 /** Writes lines for people on stdout; each value from the service in them went through `field`. */
 export const stdout = (text: string): Effect.Effect<void> =>
-  Effect.sync(() => void process.stdout.write(line(printable(text, true))))
+  Effect.sync(() => {
+    erase()
+    process.stdout.write(line(printable(text, true)))
+  })
 
 /** Writes JSON text on stdout as is: results for programs, escaped by `JSON.stringify` already. */
-export const data = (json: string): Effect.Effect<void> => Effect.sync(() => void process.stdout.write(line(json)))
+export const data = (json: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    erase()
+    process.stdout.write(line(json))
+  })
 
 /** Writes `text` on stderr as one printable line. */
-export const stderr = (text: string): Effect.Effect<void> =>
-  Effect.sync(() => void process.stderr.write(line(printable(text, false))))
-
-/** Writes `text` on stderr as is: for a progress bar redrawn in place. */
-export const stderrRaw = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stderr.write(text))
+export const stderr = (text: string): Effect.Effect<void> => Effect.sync(() => stderrNow(text))
 
 /** Writes one JSON value as one line on stdout. */
 export const json = (value: unknown): Effect.Effect<void> => data(JSON.stringify(value))

@@ -1,4 +1,7 @@
-/** A progress bar on stderr when it is a terminal (done/total, rate, ETA), redrawn at most every 100 ms. */
+/**
+ * A progress bar on stderr when it is a terminal (done/total, rate, ETA), redrawn at most every 100
+ * ms, in the line where a wait is shown too (`Waits.ts`).
+ */
 import { Clock, Duration, Effect } from "effect"
 import * as Output from "./Output.js"
 
@@ -30,12 +33,11 @@ export const render = (done: number, total: number, elapsedMillis: number): stri
 
 export const make: Effect.Effect<Progress> = Effect.map(Clock.currentTimeMillis, (started) => {
   const enabled = process.stderr.isTTY === true
-  const state = { done: 0, total: 0, drawnAt: Number.NEGATIVE_INFINITY, drawn: false }
+  const state = { done: 0, total: 0, drawnAt: Number.NEGATIVE_INFINITY }
   const draw = (now: number) =>
-    Effect.suspend(() => {
+    Effect.sync(() => {
       state.drawnAt = now
-      state.drawn = true
-      return Output.stderrRaw(`\r\x1b[2K${render(state.done, state.total, now - started)}`)
+      Output.drawInPlace(render(state.done, state.total, now - started))
     })
   return {
     advance: (items) =>
@@ -45,7 +47,7 @@ export const make: Effect.Effect<Progress> = Effect.map(Clock.currentTimeMillis,
           ? draw(now)
           : Effect.void
       }),
-    clear: Effect.suspend(() => (state.drawn ? Output.stderrRaw("\r\x1b[2K") : Effect.void)),
+    clear: Effect.sync(Output.erase),
     setTotal: (n) => Effect.sync(() => void (state.total = n))
   }
 })

@@ -1,5 +1,4 @@
 /** How a failed command ends: its exit code and one or two lines on stderr (`docs/cli.md`). */
-import { ValidationError as CliValidationError } from "@effect/cli"
 import type { HttpServerError } from "@effect/platform"
 import type { ConfigError } from "effect"
 import { Cause, Schema } from "effect"
@@ -9,7 +8,7 @@ import type { ApiError } from "../index.js"
 /** Exit codes of the `design-search` command. */
 export const ExitCode = { success: 0, failure: 1, usage: 2, configuration: 3, interrupted: 130 } as const
 
-/** A usage mistake only the CLI can see (a corrupt export file, an option out of range). */
+/** A usage mistake only the CLI can see (an unknown option, a corrupt export file). */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { detail: Schema.String }) {
   override get message(): string {
     return this.detail
@@ -30,7 +29,6 @@ export class FileError extends Schema.TaggedError<FileError>()("FileError", {
 export type Failure =
   | ApiError.DesignSearchError
   | ConfigError.ConfigError
-  | CliValidationError.ValidationError
   | UsageError
   | FileError
   | HttpServerError.ServeError
@@ -40,7 +38,6 @@ export type Failure =
 
 /** The exit code of a failure. */
 export const exitCode = (failure: Failure): number => {
-  if (CliValidationError.isValidationError(failure)) return ExitCode.usage
   switch (failure._tag) {
     case "ValidationError":
     case "BadRequestError":
@@ -84,8 +81,6 @@ const causeMessage = (cause: unknown): string =>
 
 /** The lines explaining a failure on stderr: one, or two with a hint. Never a stack, never a secret. */
 export const render = (failure: Failure): ReadonlyArray<string> => {
-  // @effect/cli has already printed what was wrong with the command line.
-  if (CliValidationError.isValidationError(failure)) return ["design-search: bad usage; see 'design-search --help'"]
   switch (failure._tag) {
     case "ConfigError": {
       const problems = configProblems(failure)

@@ -6,6 +6,8 @@
 import { Duration, Effect, Schedule } from "effect"
 import type { DesignSearchError } from "../ApiError.js"
 
+const wholeMillis = (d: Duration.Duration) => Duration.millis(Math.round(Duration.toMillis(d)))
+
 /** Why a failure is tried again, in words: the first half of the line a wait is logged with. */
 const whyRetried = (error: DesignSearchError): string => {
   switch (error._tag) {
@@ -35,7 +37,8 @@ export const toldRetries = <Out, E extends DesignSearchError, R>(
   Schedule.intersect(schedule, Schedule.intersect(Schedule.identity<E>(), Schedule.count)).pipe(
     Schedule.modifyDelayEffect(([, [error, n]], delay) =>
       Effect.as(
-        Effect.logDebug(`${whyRetried(error)}; trying again in ${Duration.format(delay)}`).pipe(
+        // In whole milliseconds: a jittered delay has nanoseconds no one reads.
+        Effect.logDebug(`${whyRetried(error)}; trying again in ${Duration.format(wholeMillis(delay))}`).pipe(
           Effect.annotateLogs({ retry: n + 1, waitMillis: Duration.toMillis(delay), error: error._tag })
         ),
         delay
@@ -48,6 +51,8 @@ export const toldRetries = <Out, E extends DesignSearchError, R>(
  * (annotated `waitMillis`): a paced budget's usual waits are shorter, and not told.
  */
 export const toldWait = (why: string, wait: Duration.Duration): Effect.Effect<void> =>
-  Duration.toMillis(wait) < 1000 ? Effect.void : Effect.logDebug(`${why}; going on in ${Duration.format(wait)}`).pipe(
-    Effect.annotateLogs({ waitMillis: Duration.toMillis(wait) })
-  )
+  Duration.toMillis(wait) < 1000
+    ? Effect.void
+    : Effect.logDebug(`${why}; going on in ${Duration.format(wholeMillis(wait))}`).pipe(
+      Effect.annotateLogs({ waitMillis: Duration.toMillis(wait) })
+    )

@@ -2,6 +2,7 @@
  * `design-search export`: each record, or page of records, is written as soon as it arrives, so
  * FILE holds them whenever the run stops. Requests are paced (`Pacing.ts`) and counted.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Cause, Clock, Effect, Exit, Option, Stream } from "effect"
 import { DesignSearchClient, RequestBudget } from "../../index.js"
 import type { Designs } from "../../index.js"
@@ -10,7 +11,6 @@ import { provideClient } from "../Client.js"
 import { designJson } from "../DesignText.js"
 import * as ExportFile from "../ExportFile.js"
 import type { ExportInput } from "../Inputs.js"
-import { resolveEnv } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { budgetFor } from "../Pacing.js"
 import * as Progress from "../Progress.js"
@@ -133,10 +133,10 @@ const exportTo = (args: ExportInput, requests: () => number) =>
 
 export const handle = (args: ExportInput) =>
   Effect.gen(function*() {
-    const counted = yield* budgetFor(args.rate, yield* resolveEnv(args.env))
+    const counted = yield* budgetFor(args.rate, args.env)
     return yield* exportTo(args, counted.requests).pipe(
       Effect.scoped,
-      provideClient(args.env),
+      provideClient(args),
       Effect.provideService(RequestBudget.RequestBudget, counted.budget)
     )
-  })
+  }).pipe(Effect.provide(NodeFileSystem.layer))

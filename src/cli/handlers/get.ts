@@ -15,4 +15,4 @@ export const handle = (args: GetInput) =>
     yield* args.json
       ? Output.data(designJson(data))
       : Output.stdout(designLines(encoded(data)).join("\n"))
-  }).pipe(provideClient(args.env))
+  }).pipe(provideClient(args))

@@ -46,4 +46,4 @@ export const handle = (args: SearchInput) =>
       )
     }
     yield* Output.stdout(lines.join("\n"))
-  }).pipe(provideClient(args.env))
+  }).pipe(provideClient(args))

@@ -12,7 +12,6 @@ import { RequestBudget } from "../../index.js"
 import { provideClient } from "../Client.js"
 import { UsageError } from "../failure.js"
 import type { SyncInput } from "../Inputs.js"
-import { resolveEnv } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { budgetFor } from "../Pacing.js"
 import * as Progress from "../Progress.js"
@@ -70,7 +69,8 @@ const sqliteFile = (value: string, given: string): Effect.Effect<Database, Usage
 const syncInto = (args: SyncInput, database: Database, requests: () => number) =>
   Effect.gen(function*() {
     const mirror = yield* DesignMirror.DesignMirror
-    const search = yield* toSearch(args)
+    // The mirror asks for the designs changed since its last run by itself.
+    const search = yield* toSearch({ ...args, changedSince: Option.none() })
     const started = yield* Clock.currentTimeMillis
     const progress = yield* Progress.make
     let committed = 0
@@ -108,16 +108,11 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
 
 export const handle = (args: SyncInput) =>
   Effect.gen(function*() {
-    if (Option.isSome(args.changedSince)) {
-      return yield* new UsageError({
-        detail: "sync asks for the designs changed since its last run by itself: leave out --changed-since"
-      })
-    }
     const database = yield* databaseOf(args.db)
-    const counted = yield* budgetFor(args.rate, yield* resolveEnv(args.env))
+    const counted = yield* budgetFor(args.rate, args.env)
     return yield* syncInto(args, database, counted.requests).pipe(
       Effect.provide(DesignMirror.layer().pipe(Layer.provide(database.layer))),
-      provideClient(args.env),
+      provideClient(args),
       Effect.provideService(RequestBudget.RequestBudget, counted.budget)
     )
   })

@@ -37,4 +37,4 @@ export const handle = (args: TokenInput) =>
       ...(secret === undefined ? [] : [`access token: ${secret}`])
     ]
     yield* Output.stdout(lines.join("\n"))
-  }).pipe(provideClient(args.env))
+  }).pipe(provideClient(args))

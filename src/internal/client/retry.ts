@@ -25,9 +25,12 @@ export const honorRetryAfter = <Out, R>(
   )
 }
 
+/** How many times `defaultRetrySchedule` tries a request again. */
+export const defaultRetries = 3
+
 /** Jittered exponential backoff from 250 ms, three retries, a `Retry-After` honoured up to 30 seconds. */
 export const defaultRetrySchedule: Schedule.Schedule<unknown, DesignSearchError> = honorRetryAfter(
-  Schedule.exponential("250 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3))),
+  Schedule.exponential("250 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(defaultRetries))),
   "30 seconds"
 )
 

@@ -1,0 +1,262 @@
+/**
+ * The CLI's commands as data: each declares its argument and options (name, value, description,
+ * default, whether repeatable) and examples, and its handler's input type is derived from that
+ * declaration. `node:util`'s `parseArgs` splits the command line; this module checks it against
+ * the declaration and words every usage error the same way: one line, the closest known name, the
+ * command's own help. Loaded at every start: no client, no Effect runtime beyond `Either`.
+ */
+import { Either, Option } from "effect"
+import { parseArgs } from "node:util"
+
+/** How an option's text becomes its value, and what it takes, for help and for a refused value. */
+export interface Parser<A> {
+  readonly takes: string
+  readonly parse: (text: string) => Option.Option<A>
+}
+
+/** An option or the command's argument: what it is in help, and its value from what was given. */
+export interface Field<A> {
+  readonly _tag: "option" | "argument"
+  /** `limit` for `--limit`; the placeholder (`QUERY`) for an argument. */
+  readonly name: string
+  /** The value's placeholder in help (`N`); none for a flag. */
+  readonly placeholder: string | undefined
+  readonly description: string
+  readonly byDefault: string | undefined
+  readonly required: boolean
+  readonly repeatable: boolean
+  /** The value of the texts given (none for an absent option), or why one of them is refused. */
+  readonly decode: (given: ReadonlyArray<string>) => Either.Either<A, string>
+}
+
+/** The fields of a command, by the key of its handler's input. */
+export type Fields = Readonly<Record<string, Field<unknown>>>
+
+/** The input a command's handler takes: each field's value under its key. */
+export type Input<F extends Fields> = { readonly [K in keyof F]: F[K] extends Field<infer A> ? A : never }
+
+/** A command: its name, one-line summary, fields and examples (command lines after `design-search`). */
+export interface Command<F extends Fields> {
+  readonly name: string
+  readonly summary: string
+  readonly fields: F
+  readonly examples: ReadonlyArray<string>
+}
+
+/** A text, taken as is. */
+export const text: Parser<string> = { takes: "a text", parse: Option.some }
+
+/** An integer, from `min` to `max` when they are given. */
+export const integer = (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): Parser<number> => ({
+  takes: min === Number.MIN_SAFE_INTEGER ? "an integer" : `an integer from ${min} to ${max}`,
+  parse: (s) => {
+    const n = Number(s)
+    return /^\s*-?\d+\s*$/.test(s) && Number.isSafeInteger(n) && n >= min && n <= max ? Option.some(n) : Option.none()
+  }
+})
+
+/** One of `values`. */
+export const oneOf = <const A extends string>(values: ReadonlyArray<A>): Parser<A> => ({
+  takes: `one of ${values.join(", ")}`,
+  parse: (s) => Option.fromNullable(values.find((value) => value === s))
+})
+
+/** Each text through `parser`, or the refusal of the first it does not take. */
+const decodeAll = <A>(name: string, parser: Parser<A>, given: ReadonlyArray<string>) =>
+  Either.all(
+    given.map((s) => Either.fromOption(parser.parse(s), () => `\`--${name}\` takes ${parser.takes}; got \`${s}\``))
+  )
+
+const field = <A>(
+  name: string,
+  placeholder: string | undefined,
+  description: string,
+  decode: Field<A>["decode"],
+  shape: Partial<Pick<Field<A>, "_tag" | "byDefault" | "required" | "repeatable">> = {}
+): Field<A> => ({
+  _tag: "option",
+  name,
+  placeholder,
+  description,
+  byDefault: undefined,
+  required: false,
+  repeatable: false,
+  decode,
+  ...shape
+})
+
+/** The last value given, through `parser` (none when absent): a later one overrides. */
+const last = <A>(name: string, parser: Parser<A>) => (given: ReadonlyArray<string>) =>
+  Either.map(decodeAll(name, parser, given.slice(-1)), ([value]) => Option.fromNullable(value))
+
+/** `--name`, true when given. */
+export const flag = (name: string, description: string): Field<boolean> =>
+  field(name, undefined, description, (given) => Either.right(given.length > 0))
+
+/** `--name VALUE`, none when absent. */
+export const optional = <A>(
+  name: string,
+  parser: Parser<A>,
+  placeholder: string,
+  description: string
+): Field<Option.Option<A>> => field(name, placeholder, description, last(name, parser))
+
+/** `--name VALUE`, `byDefault` when absent (and shown in help). */
+export const withDefault = <A extends string | number>(
+  name: string,
+  parser: Parser<A>,
+  placeholder: string,
+  description: string,
+  byDefault: A
+): Field<A> =>
+  field(
+    name,
+    placeholder,
+    description,
+    (given) => Either.map(last(name, parser)(given), Option.getOrElse(() => byDefault)),
+    {
+      byDefault: String(byDefault)
+    }
+  )
+
+/** `--name VALUE`, which the command needs. */
+export const required = <A>(name: string, parser: Parser<A>, placeholder: string, description: string): Field<A> =>
+  field(
+    name,
+    placeholder,
+    description,
+    (given) =>
+      Either.flatMap(last(name, parser)(given), Either.fromOption(() => `\`--${name} ${placeholder}\` is needed`)),
+    { required: true }
+  )
+
+/** `--name VALUE`, as often as wanted: every value given, in order. */
+export const repeatable = <A>(
+  name: string,
+  parser: Parser<A>,
+  placeholder: string,
+  description: string
+): Field<ReadonlyArray<A>> =>
+  field(name, placeholder, description, (given) => decodeAll(name, parser, given), { repeatable: true })
+
+/** The command's argument (`QUERY`), optional: none when absent. */
+export const argument = (placeholder: string, description: string): Field<Option.Option<string>> =>
+  field(placeholder, placeholder, description, (given) => Either.right(Option.fromNullable(given[0])), {
+    _tag: "argument"
+  })
+
+/** The command's argument (`DESIGN_NUMBER`), which it needs. */
+export const requiredArgument = (placeholder: string, description: string): Field<string> =>
+  field(
+    placeholder,
+    placeholder,
+    description,
+    (given) => Either.fromOption(Option.fromNullable(given[0]), () => `\`${placeholder}\` is needed`),
+    { _tag: "argument", required: true }
+  )
+
+/** The Levenshtein distance of two words. */
+const distance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution))
+    }
+    previous = current
+  }
+  return previous[b.length] ?? 0
+}
+
+/** The known word closest to `word`, if one is close enough to be what was meant. */
+export const closest = (word: string, known: ReadonlyArray<string>): Option.Option<string> => {
+  const [best] = known.map((k) => ({ k, d: distance(word.toLowerCase(), k.toLowerCase()) })).sort((a, b) => a.d - b.d)
+  return best !== undefined && best.d <= Math.max(2, Math.floor(word.length / 3)) ? Option.some(best.k) : Option.none()
+}
+
+/** The command line as `parseArgs` splits it: options (a flag's value is undefined), and positionals. */
+export interface Split {
+  readonly options: ReadonlyArray<
+    { readonly name: string; readonly raw: string; readonly value: string | undefined; readonly inline: boolean }
+  >
+  /** The positionals before `--`, then those after it. */
+  readonly positionals: ReadonlyArray<string>
+  /** Whether `--help`, `-h` or `--version` is given before `--`. */
+  readonly help: boolean
+  readonly version: boolean
+}
+
+/**
+ * `args` split by `parseArgs`, which knows from `valued` which options take a value. Not strict:
+ * `--sort -number` is the value `-number` (strict mode refuses it), and `check` words the rest.
+ */
+export const split = (args: ReadonlyArray<string>, valued: ReadonlySet<string>): Split => {
+  const options = Object.fromEntries([...valued].map((name) => [name, { type: "string", multiple: true } as const]))
+  const { tokens } = parseArgs({
+    args: [...args],
+    options: { ...options, help: { type: "boolean", short: "h" }, version: { type: "boolean" } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true
+  })
+  const given: Array<Split["options"][number]> = []
+  const positionals: Array<string> = []
+  for (const token of tokens) {
+    if (token.kind === "positional") positionals.push(token.value)
+    if (token.kind !== "option") continue
+    // A group of short options (`-chair`) is one unknown option, never `-h` among others.
+    const arg = args[token.index] ?? ""
+    const group = /^-[^-]./.test(arg)
+    if (!group) {
+      given.push({ name: token.name, raw: token.rawName, value: token.value, inline: token.inlineValue === true })
+    } else if (given.at(-1)?.raw !== arg) given.push({ name: arg, raw: arg, value: undefined, inline: false })
+  }
+  return {
+    options: given,
+    positionals,
+    help: given.some((o) => o.name === "help" && o.value === undefined),
+    version: given.some((o) => o.name === "version" && o.value === undefined)
+  }
+}
+
+/** The input of `command` from a split command line (its own name taken out), or the usage error's detail. */
+export const check = <F extends Fields>(command: Command<F>, line: Split): Either.Either<Input<F>, string> => {
+  const fields = Object.entries(command.fields)
+  const byName = new Map(fields.filter(([, f]) => f._tag === "option").map(([key, f]) => [f.name, { key, f }]))
+  const given = new Map<string, Array<string>>()
+  for (const { inline, name, raw, value } of line.options) {
+    const known = raw.startsWith("--") ? byName.get(name) : undefined
+    if (known === undefined) {
+      const names = [...byName.keys()].map((n) => `--${n}`)
+      const near = Option.match(closest(raw, names), {
+        onNone: () => " (a query that begins with - goes after --)",
+        onSome: (n) => `; did you mean \`${n}\`?`
+      })
+      return Either.left(`unknown option \`${raw}\` for ${command.name}${near}`)
+    }
+    if (known.f.placeholder === undefined && value !== undefined) {
+      return Either.left(`\`${raw}\` takes no value; got \`${value}\``)
+    }
+    if (known.f.placeholder !== undefined && (value === undefined || (!inline && value.startsWith("--")))) {
+      const not = value === undefined ? "" : `, not the option \`${value}\``
+      return Either.left(`\`${raw}\` needs a value${not} (write ${raw}=VALUE for a value that begins with --)`)
+    }
+    given.set(known.key, [...(given.get(known.key) ?? []), value ?? ""])
+  }
+  const argumentKeys = fields.filter(([, f]) => f._tag === "argument").map(([key]) => key)
+  const extra = line.positionals[argumentKeys.length]
+  if (extra !== undefined) {
+    const takes = fields.find(([, f]) => f._tag === "argument")?.[1].name
+    return Either.left(
+      `unexpected argument \`${extra}\`: ${command.name} takes ${
+        takes === undefined ? "no argument" : `one ${takes} (quote words that go together)`
+      }`
+    )
+  }
+  argumentKeys.forEach((key, i) => given.set(key, line.positionals.slice(i, i + 1)))
+  return Either.map(
+    Either.all(fields.map(([key, f]) => Either.map(f.decode(given.get(key) ?? []), (value) => [key, value] as const))),
+    (entries) => Object.fromEntries(entries) as Input<F>
+  )
+}
