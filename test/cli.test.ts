@@ -554,6 +554,20 @@ describe("design-search exit codes", () => {
 })
 
 describe("design-search sandbox", () => {
+  it.scopedLive("serves the default dataset of the embedded sandbox, and names samples to try", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* start(["sandbox", "--port", "0"])
+      yield* sandbox.waitForOutput(({ stderr }) => stderr.includes("sandbox: try"))
+      const { stderr } = sandbox.output()
+      expect(stderr).toContain(`sandbox: ${Sandbox.defaults.designs} designs on http://127.0.0.1:`)
+      const { classes, owners, products } = Sandbox.samples
+      expect(stderr).toContain(`search ${products[0]}, search --owner "${owners[0]}" or search --class ${classes[0]}`)
+      const help = yield* run(["sandbox", "--help"])
+      for (const sample of [...owners, ...products, ...classes]) expect(help.stdout).toContain(sample)
+      yield* sandbox.kill("SIGTERM")
+      expect((yield* sandbox.exit()).code).toBe(0)
+    }))
+
   it.scopedLive("serves until SIGTERM and prints the variables that point a client at it", () =>
     Effect.gen(function*() {
       const sandbox = yield* start(["sandbox", "--port", "0", "--designs", "50", "--client-secret", "shh-123"])
@@ -1319,7 +1333,7 @@ describe("design-search help", () => {
         const text of [
           "default 8787",
           "default 127.0.0.1",
-          "default 5000",
+          `default ${Sandbox.defaults.designs}`,
           "default 1)",
           "default 3600",
           "default sandbox-client",

@@ -9,7 +9,9 @@
  * into it, and `design-search` on the `PATH` as `node dist/cli/main.js`), with no `IPAUSTRALIA_*`
  * variable set: on the embedded sandbox, as the docs say. It must exit 0 and find something (a
  * `search` a count above 0, a `get` its design, a `sync` or an `export` designs); where the docs show
- * its output, stderr then stdout must be that output, trailing spaces aside. The `sandbox` command
+ * its output, stderr then stdout must be that output, trailing spaces aside. A command whose shown
+ * output is a usage error (one line, `design-search: ... See \`design-search ... --help\``) must exit 2
+ * with that output. The `sandbox` command
  * serves until stopped and is not run: the commands after it in its block (where `export
  * IPAUSTRALIA_...` lines point at it) run against `Sandbox.serve` with its defaults, and must print
  * what they print on the embedded sandbox. The CLI runs from `dist/`: `npm run build` first.
@@ -157,6 +159,9 @@ describe("the docs' commands, on the embedded sandbox", () => {
     ]))
     expect(examples.filter((e) => e.output !== undefined).map((e) => e.where.split(":")[0])).toEqual([
       "README.md",
+      "docs/cli.md",
+      "docs/cli.md",
+      "docs/cli.md",
       "docs/cli.md"
     ])
     expect(examples.filter((e) => e.served).map((e) => e.command)).toEqual(["node dist/cli/main.js search chair"])
@@ -165,8 +170,9 @@ describe("the docs' commands, on the embedded sandbox", () => {
   for (const example of examples.filter((e) => !e.served)) {
     it(`${example.where}: ${example.command}`, async () => {
       const outcome = await runCommand(example.command)
-      expect(outcome.code, outcome.stderr).toBe(0)
-      expect(found(example.command, outcome), outcome.stdout + outcome.stderr).toBeGreaterThan(0)
+      const misuse = /^design-search: .*See `design-search [^`]*--help`$/.test(example.output ?? "")
+      expect(outcome.code, outcome.stderr).toBe(misuse ? 2 : 0)
+      if (!misuse) expect(found(example.command, outcome), outcome.stdout + outcome.stderr).toBeGreaterThan(0)
       if (example.output !== undefined) {
         expect(trimLines(outcome.stderr + outcome.stdout)).toBe(trimLines(example.output))
       }

@@ -41,6 +41,8 @@ export interface Command<F extends Fields> {
   readonly summary: string
   readonly fields: F
   readonly examples: ReadonlyArray<string>
+  /** Lines of help told before the examples, where a command has more to say. */
+  readonly notes?: ReadonlyArray<string> | undefined
 }
 
 /** A text, taken as is. */

@@ -66,6 +66,7 @@ export const commandHelp = <F extends Fields>(command: Command<F>): string => {
       ...options.map((f) => [usageOf({ ...f, required: true }), described(f)] as const),
       ["--help, -h", "show this help"]
     ]),
+    ...(command.notes === undefined ? [] : ["", ...command.notes]),
     "",
     "Examples:",
     ...command.examples.map((example) => `  ${program} ${example}`)

@@ -6,6 +6,7 @@
 import { Option } from "effect"
 import { isCalendarDate } from "../internal/calendarDate.js"
 import * as RequestBudget from "../RequestBudget.js"
+import { samples } from "../sandbox/Dataset.js"
 import { defaults, listenDefaults, resultFields } from "../sandbox/Defaults.js"
 import type { Command, Fields, Input, Parser } from "./CommandLine.js"
 import {
@@ -197,7 +198,7 @@ export const sandbox = make({
       "loopback address to listen on",
       listenDefaults.host
     ),
-    designs: withDefault("designs", integer(1, 200_000), "N", "how many designs the dataset holds", 5_000),
+    designs: withDefault("designs", integer(1, 200_000), "N", "how many designs the dataset holds", defaults.designs),
     seed: withDefault("seed", integer(), "N", "seed of the dataset: the same seed, the same designs", 1),
     clientId: withDefault("client-id", text, "ID", "the client id the sandbox accepts", defaults.clientId),
     clientSecret: withDefault(
@@ -222,6 +223,12 @@ export const sandbox = make({
       defaults.resultField
     )
   },
+  notes: [
+    "Every dataset holds these, to try once the variables are exported:",
+    `  owners    ${samples.owners.join(", ")}`,
+    `  products  ${samples.products.join(", ")}`,
+    `  classes   ${samples.classes.join(", ")}`
+  ],
   examples: ["sandbox", "sandbox --port 0 --designs 500 --seed 7"]
 })
 export type SandboxInput = Input<typeof sandbox.fields>

@@ -24,5 +24,9 @@ export const handle = (args: SandboxInput) =>
       `sandbox: ${served.sandbox.designCount} designs on ${served.url} (control routes under ${served.url}/__sandbox); ` +
         "Ctrl-C stops it"
     )
+    const { classes, owners, products } = Sandbox.samples
+    yield* Output.stderr(
+      `sandbox: try search ${products[0]}, search --owner "${owners[0]}" or search --class ${classes[0]}`
+    )
     return yield* Effect.never
   }).pipe(Effect.scoped, Effect.onInterrupt(() => Output.stderr("sandbox: stopped")))

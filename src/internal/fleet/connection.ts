@@ -6,7 +6,6 @@
 import { Clock, Data, Duration, Effect } from "effect"
 import type { ConfigError, Scope } from "effect"
 import { createHash } from "node:crypto"
-import type { ClientIdentity, Service } from "../../FleetRedis.js"
 import * as OptionalPeer from "../optionalPeer.js"
 import type { ConnectionSettings } from "./options.js"
 
@@ -34,6 +33,9 @@ export interface Connection {
  */
 export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
 
+/** Whose keys: what `FleetRedis.ClientIdentity` is (declared there, and here as its shape, as that module imports this one). */
+type ClientIdentity = { readonly tokenUrl: string; readonly clientId: string }
+
 /**
  * The key of `name` for `client` under `prefix`: a digest of token URL and client id in braces, so
  * that all of a client's keys share one Redis Cluster slot and a script may touch several.
@@ -48,6 +50,9 @@ export const keyOf = (prefix: string, client: ClientIdentity, name: string): str
 
 const unavailable = (detail: string) => new FleetUnavailable({ detail })
 
+/** One command sent, as `FleetRedis.Service` sends it. */
+type Command = (name: string, ...args: Array<string | number>) => Effect.Effect<unknown, FleetUnavailable>
+
 /**
  * The service over `redis`. `onReady`, where given, tells of each new connection of the client
  * `layer` made, so that a Redis back from a restart is tried at once.
@@ -56,7 +61,12 @@ export const over = (
   redis: Connection,
   settings: ConnectionSettings,
   onReady?: (listener: () => void) => void
-): Service => {
+): {
+  readonly command: Command
+  readonly urgent: Command
+  readonly reachable: Effect.Effect<void>
+  readonly key: (client: ClientIdentity, name: string) => string
+} => {
   const { commandTimeoutMillis: timeout, probeIntervalMillis: probe } = settings
   let healthy = true
   let nextProbeAt = 0
@@ -93,7 +103,7 @@ export const over = (
       }))
     })
 
-  const command = (gated: boolean): Service["command"] => (name, ...args) =>
+  const command = (gated: boolean): Command => (name, ...args) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (!healthy && gated) {
         if (now < nextProbeAt) {
