@@ -143,6 +143,8 @@ export const isLoopbackHost = (hostname: string): boolean =>
  */
 export const parseServiceUrl = (name: string, input: string): Either.Either<URL, ConfigError.ConfigError> => {
   const refuse = (problem: string) => Either.left(ConfigError.InvalidData([name], `${name} ${problem}`))
+  // `process.env.X` and untyped callers can hand over anything
+  if (typeof input !== "string") return refuse(`must be a string, got ${typeof input}`)
   if (!URL.canParse(input)) return refuse(`is not an absolute URL: ${JSON.stringify(input)}`)
   const url = new URL(input)
   if (url.username !== "" || url.password !== "") return refuse("must not carry credentials")
@@ -164,11 +166,13 @@ const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
 export const make = (options: Options): Effect.Effect<Settings, ConfigError.ConfigError> =>
   Effect.gen(function*() {
     if (typeof options !== "object" || options === null) return yield* invalid([], "expected an object of options")
-    const environmentName = options.environment ?? "production"
-    if (!(environments as ReadonlyArray<string>).includes(environmentName)) {
+    const environmentName: unknown = options.environment ?? "production"
+    if (typeof environmentName !== "string" || !(environments as ReadonlyArray<string>).includes(environmentName)) {
       return yield* invalid(
         ["IPAUSTRALIA_ENV"],
-        `unknown environment ${JSON.stringify(environmentName)}: expected one of ${environments.join(", ")}`
+        `unknown environment ${
+          typeof environmentName === "string" ? JSON.stringify(environmentName) : `(a ${typeof environmentName})`
+        }: expected one of ${environments.join(", ")}`
       )
     }
     const environment = environmentName as Environment
@@ -197,7 +201,7 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
       )
     }
     const custom = options.authUrl !== undefined && options.baseUrl !== undefined &&
-      !Object.values(hosts).some((host) => authHost.href.startsWith(host))
+      !Object.values(hosts).some((host) => authHost.origin === host)
     return {
       environment: custom ? "custom" : environment,
       tokenUrl: stripTrailingSlash(authHost) + tokenPath,

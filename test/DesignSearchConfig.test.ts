@@ -34,6 +34,12 @@ describe("DesignSearchConfig", () => {
       expect(settings.environment).toBe("custom")
       expect(settings.tokenUrl).toBe("http://127.0.0.1:8787/public/external-token-api/v1/access_token")
       expect(settings.apiBaseUrl).toBe("http://localhost:8787/public/australian-design-search-api/v1")
+      const lookalike = yield* fromEnv({
+        ...credentials,
+        IPAUSTRALIA_AUTH_URL: "https://test.api.ipaustralia.gov.au.example.net",
+        IPAUSTRALIA_BASE_URL: "https://api.example.net/v1"
+      })
+      expect(lookalike.environment).toBe("custom")
     }))
 
   it.effect("a missing variable is named", () =>

@@ -124,12 +124,22 @@ describe("what a caller passes", () => {
 
   it.effect("configuration of the wrong kind, as an unset variable gives it, is a ConfigError naming it", () =>
     Effect.gen(function*() {
+      const credentials = { clientId: "id", clientSecret: "s" }
       const cases: ReadonlyArray<readonly [unknown, string]> = [
         [{ clientId: undefined, clientSecret: "s" }, "IPAUSTRALIA_CLIENT_ID"],
         [{ clientId: 42, clientSecret: "s" }, "IPAUSTRALIA_CLIENT_ID"],
         [{ clientId: "id", clientSecret: undefined }, "IPAUSTRALIA_CLIENT_SECRET"],
         [{ clientId: "id", clientSecret: 123 }, "IPAUSTRALIA_CLIENT_SECRET"],
-        [{ clientId: "id", clientSecret: "   " }, "IPAUSTRALIA_CLIENT_SECRET"]
+        [{ clientId: "id", clientSecret: "   " }, "IPAUSTRALIA_CLIENT_SECRET"],
+        [{ ...credentials, environment: 10n }, "IPAUSTRALIA_ENV"],
+        [{ ...credentials, environment: Symbol("env") }, "IPAUSTRALIA_ENV"],
+        [{ ...credentials, authUrl: 10n }, "IPAUSTRALIA_AUTH_URL"],
+        [{ ...credentials, authUrl: Symbol("url") }, "IPAUSTRALIA_AUTH_URL"],
+        [{ ...credentials, baseUrl: 443 }, "IPAUSTRALIA_BASE_URL"],
+        [{ ...credentials, maxBodyBytes: Symbol("size") }, "maxBodyBytes"],
+        [{ ...credentials, refreshBefore: -1000 }, "refreshBefore"],
+        [{ ...credentials, expirySkew: Number.NaN }, "expirySkew"],
+        [{ ...credentials, requestTimeout: -1n }, "requestTimeout"]
       ]
       for (const [options, name] of cases) {
         const error = yield* Effect.flip(DesignSearchConfig.make(options as DesignSearchConfig.Options))

@@ -84,6 +84,16 @@ describe("waits that speak", () => {
       Effect.provide(clientLayer().pipe(Layer.provide(Layer.orDie(RequestBudget.layer({ requestsPerSecond: 4 })))))
     ))
 
+  it.effect("a token request that fails logs nothing but its waits: no fiber left failing unheard", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      const client = yield* DesignSearchClient.DesignSearchClient
+      yield* control.injectFault({ target: "token", status: 401, count: 1 })
+      const { result, told } = yield* collectingLogs(Effect.flip(client.getDesign(Sandbox.fixedNumbers.chair)))
+      expect(result._tag).toBe("TokenError")
+      expect(told).toEqual([])
+    }).pipe(Effect.provide(clientLayer())))
+
   it.effect("a call that succeeds at once logs no wait", () =>
     Effect.gen(function*() {
       const client = yield* DesignSearchClient.DesignSearchClient

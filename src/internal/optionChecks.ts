@@ -8,8 +8,10 @@ export const nonNegative = (
   fallback: Duration.Duration
 ): Either.Either<Duration.Duration, ConfigError.ConfigError> => {
   if (input === undefined) return Either.right(fallback)
-  const decoded = Duration.decodeUnknown(input)
-  return decoded._tag === "Some" && Duration.isFinite(decoded.value) && Duration.toMillis(decoded.value) >= 0
+  // `Duration` reads a negative or NaN count of milliseconds as zero: that is no duration given
+  const counted = typeof input === "number" || typeof input === "bigint"
+  const decoded = counted && !(input >= 0) ? undefined : Duration.decodeUnknown(input)
+  return decoded?._tag === "Some" && Duration.isFinite(decoded.value) && Duration.toMillis(decoded.value) >= 0
     ? Either.right(decoded.value)
     : Either.left(ConfigError.InvalidData([name], `${name} must be a finite, non-negative duration`))
 }
@@ -35,4 +37,4 @@ export const positive = (
 export const positiveInt = (name: string, value: number): Effect.Effect<number, ConfigError.ConfigError> =>
   Number.isSafeInteger(value) && value > 0
     ? Effect.succeed(value)
-    : Effect.fail(ConfigError.InvalidData([name], `${name} must be a positive integer, got ${value}`))
+    : Effect.fail(ConfigError.InvalidData([name], `${name} must be a positive integer, got ${String(value)}`))

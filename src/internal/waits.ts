@@ -14,6 +14,8 @@ const whyRetried = (error: DesignSearchError): string => {
     case "TransportError":
       return error.reason === "Timeout"
         ? `${error.method} ${error.url} timed out`
+        : error.reason === "Body"
+        ? `the answer of ${error.url} broke off: ${error.detail}`
         : `cannot reach ${error.url}: ${error.detail}`
     case "TokenError":
       return `the token endpoint ${

@@ -204,6 +204,8 @@ const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) => {
         (s) => s.token === token ? FiberHandle.run(c.refreshFiber, refreshAhead(c, token)) : Effect.void
       )
     ),
+    // its outcome reaches every waiter through the flight: the fiber itself has no one to tell
+    Effect.ignore,
     Effect.forkIn(c.scope),
     Effect.asVoid
   )
