@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, HashMap, Option } from "effect"
 import { spawn } from "node:child_process"
 import * as net from "node:net"
-import { waitLine } from "../src/cli/Waits.js"
+import { teller, waitLine } from "../src/cli/Waits.js"
 import { Sandbox } from "../src/index.js"
 import { cliPath, envFor, run, start } from "./support/cli.js"
 
@@ -99,5 +99,30 @@ describe("waitLine", () => {
     expect(budget(1000)).toEqual(Option.none())
     expect(budget(2000)).toEqual(Option.some("waiting for the rate budget; 2s"))
     expect(waitLine(["connected"], annotations({}))).toEqual(Option.none())
+  })
+})
+
+describe("teller", () => {
+  const annotations = (entries: Record<string, unknown>) => HashMap.fromIterable(Object.entries(entries))
+  const budget = (waitMillis: number) =>
+    [[`waiting for the rate budget; ${waitMillis}ms`], annotations({ waitMillis })] as const
+
+  it("a budget wait is told only once the last one told is over; every retry is told", () => {
+    const tell = teller()
+    const told = (waitMillis: number, now: number) => Option.isSome(tell(...budget(waitMillis), now))
+    // Eight requests at once, each waiting for a later slot: one line.
+    expect([2000, 5000, 8000, 11000, 14000, 17000, 20000, 23000].map((w) => told(w, 0))).toEqual(
+      [true, false, false, false, false, false, false, false]
+    )
+    expect(told(3000, 1999)).toBe(false)
+    expect(told(3000, 2000)).toBe(true)
+    expect(told(1500, 4000)).toBe(false)
+    // A wait too short to tell leaves the next one free to be told.
+    expect(told(500, 5000)).toBe(false)
+    expect(told(2000, 5000)).toBe(true)
+    const retry = annotations({ retry: 1, waitMillis: 40, error: "ServerError" })
+    expect(tell(["the service answered 503; trying again in 40ms"], retry, 5001)).toEqual(
+      Option.some("the service answered 503; trying again in 40ms (1 of 3)")
+    )
   })
 })

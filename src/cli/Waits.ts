@@ -25,17 +25,35 @@ export const waitLine = (message: unknown, annotations: HashMap.HashMap<string, 
   return waitMillis.value > 1000 ? Option.some(text) : Option.none()
 }
 
+/**
+ * `waitLine`, but a wait on the budget only when no budget wait told before still runs at `now`:
+ * concurrent requests each wait for a later slot, and one line a wait is enough.
+ */
+export const teller = () => {
+  let toldUntil = Number.NEGATIVE_INFINITY
+  return (message: unknown, annotations: HashMap.HashMap<string, unknown>, now: number): Option.Option<string> =>
+    Option.filter(waitLine(message, annotations), () => {
+      if (Option.isSome(numberAt(annotations, "retry"))) return true
+      if (now < toldUntil) return false
+      toldUntil = now + Option.getOrElse(numberAt(annotations, "waitMillis"), () => 0)
+      return true
+    })
+}
+
 /** Prints waits, and passes every message of `Info` and above to Effect's default logger. */
-const told = Logger.make<unknown, void>((options) => {
-  const line = waitLine(options.message, options.annotations)
-  if (Option.isSome(line)) {
-    if (process.stderr.isTTY === true) Output.drawInPlace(line.value)
-    else Output.stderrNow(line.value)
-  } else if (LogLevel.greaterThanEqual(options.logLevel, LogLevel.Info)) {
-    Logger.defaultLogger.log(options)
-  }
-})
+const told = (tell: ReturnType<typeof teller>) =>
+  Logger.make<unknown, void>((options) => {
+    const line = tell(options.message, options.annotations, options.date.getTime())
+    if (Option.isSome(line)) {
+      if (process.stderr.isTTY === true) Output.drawInPlace(line.value)
+      else Output.stderrNow(line.value)
+    } else if (LogLevel.greaterThanEqual(options.logLevel, LogLevel.Info)) {
+      Logger.defaultLogger.log(options)
+    }
+  })
 
 /** The waits told on stderr, unless `quiet`. */
 export const layer = (quiet: boolean): Layer.Layer<never> =>
-  quiet ? Layer.empty : Layer.merge(Logger.replace(Logger.defaultLogger, told), Logger.minimumLogLevel(LogLevel.Debug))
+  quiet
+    ? Layer.empty
+    : Layer.merge(Logger.replace(Logger.defaultLogger, told(teller())), Logger.minimumLogLevel(LogLevel.Debug))
