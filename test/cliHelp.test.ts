@@ -8,6 +8,7 @@ import { Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { plan } from "../src/cli/Cli.js"
 import { check, split } from "../src/cli/CommandLine.js"
 import * as Inputs from "../src/cli/Inputs.js"
 import { Sandbox } from "../src/index.js"
@@ -53,6 +54,7 @@ describe("design-search help", () => {
         expect(help.code, help.stderr).toBe(0)
         const text = help.stdout
         expect(text.trimEnd().split("\n").length, command).toBeLessThanOrEqual(60)
+        for (const line of text.split("\n")) expect(line.length, `${command}: ${line}`).toBeLessThanOrEqual(100)
         expect(text).not.toMatch(/user-defined|piece of text|<[a-z]+>|\(text\)|\binteger\b/i)
         expect(text).toMatch(new RegExp(`^Usage: design-search ${command}`, "m"))
         expect(text.trimEnd()).toMatch(new RegExp(`Examples:\\n(  design-search ${command}.*\\n?)+$`))
@@ -167,5 +169,99 @@ describe("a command line checked against its command's declaration", () => {
     expect(input.owner).toEqual(Option.none())
     expect(input.json).toBe(false)
     expect(Either.getOrThrow(searchOf(["x"])).limit).toBe(20)
+  })
+})
+
+describe("a command line checked whole when it is planned", () => {
+  const search = "a search needs a query, or criteria: --owner, --designer, --product, --number, --class, --status"
+  const both =
+    "a query cannot be combined with --owner, --designer, --product or --number: give the query, or the criteria"
+
+  it.scopedLive("a search with no query and no criteria, or both, is one line, exit 2: no banner, no configuration, no file", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "design-search-usage-"))
+      const db = path.join(dir, "x.db")
+      for (
+        const [args, env, line] of [
+          [["sync", "--db", db], {}, `${search}. See \`design-search sync --help\``],
+          [["search"], {}, `${search}. See \`design-search search --help\``],
+          [["search", "chair", "--owner", "x"], {}, `${both}. See \`design-search search --help\``],
+          [["search", "--env", "production"], {}, `${search}. See \`design-search search --help\``],
+          [
+            ["export", "--out", path.join(dir, "x.jsonl")],
+            { IPAUSTRALIA_ENV: "production" },
+            `${search}. See \`design-search export --help\``
+          ]
+        ] as const
+      ) {
+        const outcome = yield* run(args, env)
+        expect(outcome.code, args.join(" ")).toBe(2)
+        expect(outcome.stdout).toBe("")
+        expect(outcome.stderr).toBe(`design-search: ${line}\n`)
+      }
+      expect(fs.readdirSync(dir)).toEqual([])
+      fs.rmSync(dir, { recursive: true, force: true })
+    }))
+
+  it.scopedLive("a bad value of a sandbox option is one line naming it, exit 2", () =>
+    Effect.gen(function*() {
+      for (
+        const [args, line] of [
+          [["sandbox", "--client-secret", ""], "`--client-secret` takes a text that is not empty; got ``"],
+          [["sandbox", "--client-id", ""], "`--client-id` takes a text that is not empty; got ``"],
+          [
+            ["sandbox", "--host", "0.0.0.0"],
+            "`--host` takes a loopback address (localhost, 127.0.0.1, ::1); got `0.0.0.0`"
+          ]
+        ] as const
+      ) {
+        const outcome = yield* run(args)
+        expect(outcome.code, args.join(" ")).toBe(2)
+        expect(outcome.stderr).toBe(`design-search: ${line}. See \`design-search sandbox --help\`\n`)
+      }
+    }))
+
+  /** The usage error of `args`, or what they print (its first line), or "run". */
+  const planned = (args: ReadonlyArray<string>) =>
+    Either.match(plan(args, "0"), {
+      onLeft: (e) => e.detail,
+      onRight: (p) => (p._tag === "print" ? `print ${p.text.split("\n")[0]}` : "run")
+    })
+
+  it("an option no command has, before the command, is the mistake, with the closest of every command's options", () => {
+    expect(planned(["--limt", "5", "search", "chair"])).toBe(
+      "unknown option `--limt`; did you mean `--limit`? See `design-search search --help`"
+    )
+    expect(planned(["--foo"])).toBe("unknown option `--foo`. See `design-search --help`")
+    expect(planned(["--hlep"])).toBe("unknown option `--hlep`; did you mean `--help`? See `design-search --help`")
+    expect(planned(["--limt", "5", "--help"])).toMatch(/^print design-search: search IP/)
+    expect(planned(["--env", "sandbox", "search", "chair"])).toBe("run")
+  })
+
+  it("an option of another command says whose it is; hints only where the command takes a query", () => {
+    expect(planned(["search", "chair", "--out", "x"])).toBe(
+      "`--out` is an option of export, not of search. See `design-search search --help`"
+    )
+    expect(planned(["get", "1", "--rate", "3"])).toBe(
+      "`--rate` is an option of export and sync, not of get. See `design-search get --help`"
+    )
+    expect(planned(["get", "1", "--bogus"])).toBe("unknown option `--bogus` for get. See `design-search get --help`")
+    expect(planned(["search", "chair", "--hlep"])).toBe(
+      "unknown option `--hlep` for search; did you mean `--help`? See `design-search search --help`"
+    )
+    expect(planned(["token", "--halp"])).toBe(
+      "unknown option `--halp` for token; did you mean `--help`? See `design-search token --help`"
+    )
+    expect(planned(["get", "201900001", "201900002"])).toBe(
+      "unexpected argument `201900002`: get takes one DESIGN_NUMBER. See `design-search get --help`"
+    )
+  })
+
+  it("--help or -h anywhere before -- is the help of the command named, even where an option would take it", () => {
+    expect(planned(["search", "chair", "--status", "-h"])).toMatch(/^print design-search search:/)
+    expect(planned(["search", "--limit", "--help"])).toMatch(/^print design-search search:/)
+    expect(planned(["export", "x", "--out", "-h"])).toMatch(/^print design-search export:/)
+    expect(planned(["export", "x", "--out=-h"])).toBe("run")
+    expect(planned(["search", "--", "-h"])).toBe("run")
   })
 })

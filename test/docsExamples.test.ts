@@ -162,6 +162,9 @@ describe("the docs' commands, on the embedded sandbox", () => {
       "docs/cli.md",
       "docs/cli.md",
       "docs/cli.md",
+      "docs/cli.md",
+      "docs/cli.md",
+      "docs/cli.md",
       "docs/cli.md"
     ])
     expect(examples.filter((e) => e.served).map((e) => e.command)).toEqual(["node dist/cli/main.js search chair"])

@@ -4,7 +4,7 @@
  */
 import { Cause, Effect, Either, Option } from "effect"
 import type { Command, Fields, Input, Split } from "./CommandLine.js"
-import { check, closest, split } from "./CommandLine.js"
+import { check, closest, split, strayOption } from "./CommandLine.js"
 import { ExitCode, fromCause, UsageError } from "./failure.js"
 import type { Failure } from "./failure.js"
 import { commandHelp, programHelp } from "./Help.js"
@@ -25,7 +25,7 @@ const runnable = <F extends Fields>(
   command,
   run: (line) =>
     Either.map(
-      check(command, line),
+      check(command, line, commands.map((c) => c.command)),
       (input) => Effect.flatMap(Effect.promise(load), (handler) => handler.handle(input))
     )
 })
@@ -57,6 +57,12 @@ const programHelpText = (): string =>
     "search --help"
   ])
 
+/** The help of the command `name`, or of the program. */
+const helpOf = (name: string | undefined): string => {
+  const named = commands.find((c) => c.command.name === name)
+  return named === undefined ? programHelpText() : commandHelp(named.command)
+}
+
 /** A usage error, in one line that points at the help to read. */
 const misuse = (detail: string, command?: string) =>
   new UsageError({
@@ -75,13 +81,19 @@ export const plan = (args: ReadonlyArray<string>, version: string): Either.Eithe
   const line = split(args, valued)
   const [word, ...positionals] = line.positionals
   const named = commands.find((c) => c.command.name === word)
+  // Before the command, an option no command has is the mistake, not the word after it.
+  const stray = named === undefined ? strayOption(line, commands.map((c) => c.command)) : Option.none()
+  if (Option.isSome(stray)) {
+    const later = line.positionals.find((p) => names.includes(p))
+    return line.help
+      ? Either.right({ _tag: "print", text: helpOf(later) })
+      : Either.left(misuse(stray.value, later))
+  }
   if (word !== undefined && named === undefined) {
     const near = Option.match(closest(word, names), { onNone: () => "", onSome: (n) => `; did you mean \`${n}\`?` })
     return Either.left(misuse(`unknown command \`${word}\`${near}`))
   }
-  if (line.help) {
-    return Either.right({ _tag: "print", text: named === undefined ? programHelpText() : commandHelp(named.command) })
-  }
+  if (line.help) return Either.right({ _tag: "print", text: helpOf(word) })
   if (line.version) return Either.right({ _tag: "print", text: version })
   if (named === undefined) return Either.left(misuse(`a command is needed: one of ${names.join(", ")}`))
   return Either.mapBoth(named.run({ ...line, positionals }), {

@@ -43,10 +43,18 @@ export interface Command<F extends Fields> {
   readonly examples: ReadonlyArray<string>
   /** Lines of help told before the examples, where a command has more to say. */
   readonly notes?: ReadonlyArray<string> | undefined
+  /** What is wrong with a decoded input as a whole (one usage error), checked before the command runs. */
+  refuse?(input: NoInfer<Input<F>>): Option.Option<string>
 }
 
 /** A text, taken as is. */
 export const text: Parser<string> = { takes: "a text", parse: Option.some }
+
+/** A text that is not empty. */
+export const nonEmpty: Parser<string> = {
+  takes: "a text that is not empty",
+  parse: Option.liftPredicate((s) => s !== "")
+}
 
 /** An integer, from `min` to `max` when they are given. */
 export const integer = (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): Parser<number> => ({
@@ -184,7 +192,7 @@ export interface Split {
   >
   /** The positionals before `--`, then those after it. */
   readonly positionals: ReadonlyArray<string>
-  /** Whether `--help`, `-h` or `--version` is given before `--`. */
+  /** Whether `--help` or `-h` is an argument before `--` (even where an option would take it as its value), or `--version` is given. */
   readonly help: boolean
   readonly version: boolean
 }
@@ -202,6 +210,7 @@ export const split = (args: ReadonlyArray<string>, valued: ReadonlySet<string>):
     allowPositionals: true,
     tokens: true
   })
+  const end = args.includes("--") ? args.indexOf("--") : args.length
   const given: Array<Split["options"][number]> = []
   const positionals: Array<string> = []
   for (const token of tokens) {
@@ -217,26 +226,60 @@ export const split = (args: ReadonlyArray<string>, valued: ReadonlySet<string>):
   return {
     options: given,
     positionals,
-    help: given.some((o) => o.name === "help" && o.value === undefined),
+    help: args.slice(0, end).some((arg) => arg === "--help" || arg === "-h"),
     version: given.some((o) => o.name === "version" && o.value === undefined)
   }
 }
 
-/** The input of `command` from a split command line (its own name taken out), or the usage error's detail. */
-export const check = <F extends Fields>(command: Command<F>, line: Split): Either.Either<Input<F>, string> => {
+/** The options of `command`, as written (`--limit`). */
+const optionNames = (command: Command<Fields>): Array<string> =>
+  Object.values(command.fields).flatMap((f) => (f._tag === "option" ? [`--${f.name}`] : []))
+
+/** Whether `command` takes a query: words, which may begin with - or go together. */
+const takesQuery = (command: Command<Fields>): boolean =>
+  Object.values(command.fields).some((f) => f._tag === "argument" && f.name === "QUERY")
+
+const didYouMean = (raw: string, known: ReadonlyArray<string>) =>
+  Option.map(closest(raw, known), (n) => `; did you mean \`${n}\`?`)
+
+/** Why `raw` is no option of `command`: it is another command's, or the closest of its own is suggested. */
+const unknownOption = (raw: string, command: Command<Fields>, all: ReadonlyArray<Command<Fields>>): string => {
+  const owners = all.filter((c) => c.name !== command.name && optionNames(c).includes(raw)).map((c) => c.name)
+  if (owners.length > 0) {
+    const whose = owners.length === 1 ? owners[0] : `${owners.slice(0, -1).join(", ")} and ${owners.at(-1)}`
+    return `\`${raw}\` is an option of ${whose}, not of ${command.name}`
+  }
+  const hint = Option.getOrElse(
+    didYouMean(raw, [...optionNames(command), "--help"]),
+    () => (takesQuery(command) ? " (a query that begins with - goes after --)" : "")
+  )
+  return `unknown option \`${raw}\` for ${command.name}${hint}`
+}
+
+/** The first option of `line` no command has, told with the closest of every command's options. */
+export const strayOption = (line: Split, all: ReadonlyArray<Command<Fields>>): Option.Option<string> => {
+  const known = [...new Set([...all.flatMap(optionNames), "--help", "--version"])]
+  return Option.map(
+    Option.fromNullable(line.options.find((o) => o.raw !== "-h" && !(o.raw.startsWith("--") && known.includes(o.raw)))),
+    ({ raw }) => `unknown option \`${raw}\`${Option.getOrElse(didYouMean(raw, known), () => "")}`
+  )
+}
+
+/**
+ * The input of `command` from a split command line (its own name taken out), or the usage error's
+ * detail; `all` are every command, to name the one an option belongs to.
+ */
+export const check = <F extends Fields>(
+  command: Command<F>,
+  line: Split,
+  all: ReadonlyArray<Command<Fields>> = []
+): Either.Either<Input<F>, string> => {
   const fields = Object.entries(command.fields)
   const byName = new Map(fields.filter(([, f]) => f._tag === "option").map(([key, f]) => [f.name, { key, f }]))
   const given = new Map<string, Array<string>>()
   for (const { inline, name, raw, value } of line.options) {
     const known = raw.startsWith("--") ? byName.get(name) : undefined
-    if (known === undefined) {
-      const names = [...byName.keys()].map((n) => `--${n}`)
-      const near = Option.match(closest(raw, names), {
-        onNone: () => " (a query that begins with - goes after --)",
-        onSome: (n) => `; did you mean \`${n}\`?`
-      })
-      return Either.left(`unknown option \`${raw}\` for ${command.name}${near}`)
-    }
+    if (known === undefined) return Either.left(unknownOption(raw, command as Command<Fields>, all))
     if (known.f.placeholder === undefined && value !== undefined) {
       return Either.left(`\`${raw}\` takes no value; got \`${value}\``)
     }
@@ -250,15 +293,18 @@ export const check = <F extends Fields>(command: Command<F>, line: Split): Eithe
   const extra = line.positionals[argumentKeys.length]
   if (extra !== undefined) {
     const takes = fields.find(([, f]) => f._tag === "argument")?.[1].name
+    const together = takesQuery(command as Command<Fields>) ? " (quote words that go together)" : ""
     return Either.left(
       `unexpected argument \`${extra}\`: ${command.name} takes ${
-        takes === undefined ? "no argument" : `one ${takes} (quote words that go together)`
+        takes === undefined ? "no argument" : `one ${takes}${together}`
       }`
     )
   }
   argumentKeys.forEach((key, i) => given.set(key, line.positionals.slice(i, i + 1)))
-  return Either.map(
-    Either.all(fields.map(([key, f]) => Either.map(f.decode(given.get(key) ?? []), (value) => [key, value] as const))),
-    (entries) => Object.fromEntries(entries) as Input<F>
+  return Either.all(
+    fields.map(([key, f]) => Either.map(f.decode(given.get(key) ?? []), (value) => [key, value] as const))
+  ).pipe(
+    Either.map((entries) => Object.fromEntries(entries) as Input<F>),
+    Either.flatMap((input) => Either.flip(Either.fromOption(command.refuse?.(input) ?? Option.none(), () => input)))
   )
 }

@@ -56,7 +56,7 @@ export const commandHelp = <F extends Fields>(command: Command<F>): string => {
   const argument = fields.filter((f) => f._tag === "argument")
   const options = fields.filter((f) => f._tag === "option")
   return [
-    `${program} ${command.name}: ${command.summary}`,
+    ...wrap(`${program} ${command.name}: ${command.summary}`.split(" "), 2),
     "",
     ...usage,
     ...(argument.length === 0 ? [] : ["", "Argument:", ...rows(argument.map((f) => [f.name, described(f)]))]),

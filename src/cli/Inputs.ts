@@ -4,6 +4,7 @@
  * imports only the library's lightest modules.
  */
 import { Option } from "effect"
+import { isLoopbackHost } from "../DesignSearchConfig.js"
 import { isCalendarDate } from "../internal/calendarDate.js"
 import * as RequestBudget from "../RequestBudget.js"
 import { samples } from "../sandbox/Dataset.js"
@@ -13,6 +14,7 @@ import {
   argument,
   flag,
   integer,
+  nonEmpty,
   oneOf,
   optional,
   repeatable,
@@ -25,6 +27,12 @@ import { environments } from "./Environment.js"
 
 /** What a command says of itself at the top of the help. */
 export const summary = "search IP Australia's registered designs (or the embedded sandbox, without credentials)"
+
+/** A loopback address, as the sandbox listens on no other. */
+const loopback: Parser<string> = {
+  takes: "a loopback address (localhost, 127.0.0.1, ::1)",
+  parse: Option.liftPredicate((s) => ["::1", "[::1]"].includes(s) || isLoopbackHost(s))
+}
 
 const date: Parser<string> = { takes: "a date written YYYY-MM-DD", parse: Option.liftPredicate(isCalendarDate) }
 
@@ -78,6 +86,24 @@ const sort = optional(
   "order by design number: number (ascending) or -number (descending)"
 )
 
+/**
+ * Why the query and criteria of a search do not make one: a query, or criteria (the filters
+ * `--status` and `--class` go with either), never neither, never a query and criteria.
+ */
+const refuseSearch = (args: Input<typeof searchFields>): Option.Option<string> => {
+  const criteria = [args.owner, args.designer, args.product, args.number].some(Option.isSome)
+  if (Option.isSome(args.query)) {
+    return criteria
+      ? Option.some(
+        "a query cannot be combined with --owner, --designer, --product or --number: give the query, or the criteria"
+      )
+      : Option.none()
+  }
+  return criteria || args.status.length > 0 || args.classification.length > 0
+    ? Option.none()
+    : Option.some("a search needs a query, or criteria: --owner, --designer, --product, --number, --class, --status")
+}
+
 /** `--rate`: requests a minute, absent for the default. */
 const rate = optional(
   "rate",
@@ -121,7 +147,8 @@ export const search = make({
     "search --owner wattle --sort -number",
     "search chair --json --limit 0",
     "search -- -dash-first"
-  ]
+  ],
+  refuse: refuseSearch
 })
 export type SearchInput = Input<typeof search.fields>
 
@@ -149,7 +176,8 @@ export const exportDesigns = make({
     rate,
     ...service
   },
-  examples: ["export chair --out chairs.jsonl", "export --class 06-01 --out seats.jsonl --rate 120"]
+  examples: ["export chair --out chairs.jsonl", "export --class 06-01 --out seats.jsonl --rate 120"],
+  refuse: refuseSearch
 })
 export type ExportInput = Input<typeof exportDesigns.fields>
 
@@ -170,7 +198,8 @@ export const sync = make({
     rate,
     ...service
   },
-  examples: ["sync chair --db chairs.db", "sync --class 06 --db postgres://localhost/designs"]
+  examples: ["sync chair --db chairs.db", "sync --class 06 --db postgres://localhost/designs"],
+  refuse: refuseSearch
 })
 export type SyncInput = Input<typeof sync.fields>
 
@@ -193,17 +222,17 @@ export const sandbox = make({
     port: withDefault("port", integer(0, 65535), "PORT", "TCP port, 0 picks a free one", listenDefaults.port),
     host: withDefault(
       "host",
-      text,
+      loopback,
       "ADDRESS",
       "loopback address to listen on",
       listenDefaults.host
     ),
     designs: withDefault("designs", integer(1, 200_000), "N", "how many designs the dataset holds", defaults.designs),
     seed: withDefault("seed", integer(), "N", "seed of the dataset: the same seed, the same designs", 1),
-    clientId: withDefault("client-id", text, "ID", "the client id the sandbox accepts", defaults.clientId),
+    clientId: withDefault("client-id", nonEmpty, "ID", "the client id the sandbox accepts", defaults.clientId),
     clientSecret: withDefault(
       "client-secret",
-      text,
+      nonEmpty,
       "SECRET",
       "the client secret the sandbox accepts",
       defaults.clientSecret

@@ -74,3 +74,6 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
     )
     .join("\n")
 }
+
+/** `count` and its noun, singular for one: `1 design`, `2 designs`. */
+export const counted = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? "" : "s"}`

@@ -1,7 +1,6 @@
 /** The search a command line asks for, as a quick or an advanced search, and server messages for people. */
-import { Either, Option } from "effect"
+import { Option } from "effect"
 import type { Designs } from "../index.js"
-import { UsageError } from "./failure.js"
 import type { SearchArgs } from "./Inputs.js"
 
 /** The search a command line asks for, and how to name it to people. */
@@ -18,22 +17,15 @@ const common = ({ changedSince, sort }: SearchArgs) => ({
 })
 
 /**
- * The quick search of a query, or with no query the advanced search of the criteria: one row each
+ * The quick search of a query, or with no query the advanced search of the criteria (the command
+ * line checked there is one or the other, `Inputs.ts`): one row each
  * `--class`, joined with OR, the other criteria in every row.
  */
-export const toSearch = (args: SearchArgs): Either.Either<Search, UsageError> => {
+export const toSearch = (args: SearchArgs): Search => {
   const named = { owner: args.owner, designer: args.designer, productName: args.product, designNumber: args.number }
   const given = Object.entries(named).flatMap(([field, value]) => Option.isSome(value) ? [[field, value.value]] : [])
   const { status, classification } = args
   if (Option.isSome(args.query)) {
-    if (given.length > 0) {
-      return Either.left(
-        new UsageError({
-          detail:
-            "a query cannot be combined with --owner, --designer, --product or --number: give the query, or the criteria"
-        })
-      )
-    }
     const filters = {
       ...(status.length > 0 ? { statusFilter: status } : {}),
       ...(classification.length > 0 ? { classificationFilter: classification } : {})
@@ -43,14 +35,7 @@ export const toSearch = (args: SearchArgs): Either.Either<Search, UsageError> =>
       ...(Object.keys(filters).length > 0 ? { filters } : {}),
       ...common(args)
     }
-    return Either.right({ _tag: "quick", request, label: JSON.stringify(args.query.value) })
-  }
-  if (given.length === 0 && status.length === 0 && classification.length === 0) {
-    return Either.left(
-      new UsageError({
-        detail: "a search needs a query, or criteria: --owner, --designer, --product, --number, --class, --status"
-      })
-    )
+    return { _tag: "quick", request, label: JSON.stringify(args.query.value) }
   }
   const shared: Record<string, unknown> = {
     ...Object.fromEntries(given),
@@ -64,7 +49,7 @@ export const toSearch = (args: SearchArgs): Either.Either<Search, UsageError> =>
     ...(status.length > 0 ? [`status ${status.join(" or ")}`] : []),
     ...(classification.length > 0 ? [`class ${classification.join(" or ")}`] : [])
   ].join(" and ")
-  return Either.right({ _tag: "advanced", request: { rows, ...common(args) }, label })
+  return { _tag: "advanced", request: { rows, ...common(args) }, label }
 }
 
 /** Server messages (warnings, information) for people, one line each. */

@@ -53,12 +53,15 @@ const summary = (run: Run) => <E>(exit: Exit.Exit<void, E>) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const seconds = ((now - run.started) / 1000).toFixed(2)
     const missing = run.missing === 0 ? "" : `, ${run.missing} no longer found`
-    const calls = `${run.requests()} API ${run.requests() === 1 ? "request" : "requests"}`
+    const calls = Output.counted(run.requests(), "API request")
     const line = Exit.isSuccess(exit)
-      ? `exported ${run.written} designs to ${run.args.out} in ${seconds}s ` +
+      ? `exported ${Output.counted(run.written, "design")} to ${run.args.out} in ${seconds}s ` +
         `(${run.already} already there${missing}; ${run.listed ?? 0} listed; ${calls})`
       : `${Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"}: ` +
-        `${run.written}${run.listed === undefined ? "" : ` of ${run.listed - run.already}`} designs written to ` +
+        (run.listed === undefined
+          ? Output.counted(run.written, "design")
+          : `${run.written} of ${run.listed - run.already} designs`) +
+        ` written to ` +
         `${run.args.out}${missing} (${calls}); ` +
         (run.file.intact()
           ? "it is valid JSONL, run the same command again to resume"
@@ -82,7 +85,9 @@ const byQuick = (run: Run, request: Designs.QuickSearchRequest) =>
     run.already = listed.length - todo.length
     if (todo.length === 0) {
       return yield* Output.stderr(
-        `nothing to export: all ${listed.length} listed designs are already in ${run.args.out}`
+        listed.length === 1
+          ? `nothing to export: the listed design is already in ${run.args.out}`
+          : `nothing to export: all ${listed.length} listed designs are already in ${run.args.out}`
       )
     }
     yield* run.progress.setTotal(todo.length)
@@ -122,7 +127,7 @@ const byCriteria = (run: Run, request: Designs.AdvancedSearchRequest) =>
 
 const exportTo = (args: ExportInput, requests: () => number) =>
   Effect.gen(function*() {
-    const search = yield* toSearch(args)
+    const search = toSearch(args)
     const file = yield* ExportFile.open(args.out)
     if (Option.isSome(file.repaired)) yield* Output.stderr(`design-search: ${file.repaired.value}`)
     const started = yield* Clock.currentTimeMillis

@@ -21,7 +21,9 @@ export const handle = (args: SandboxInput) =>
       `export IPAUSTRALIA_BASE_URL=${served.baseUrl}`
     ].join("\n"))
     yield* Output.stderr(
-      `sandbox: ${served.sandbox.designCount} designs on ${served.url} (control routes under ${served.url}/__sandbox); ` +
+      `sandbox: ${
+        Output.counted(served.sandbox.designCount, "design")
+      } on ${served.url} (control routes under ${served.url}/__sandbox); ` +
         "Ctrl-C stops it"
     )
     const { classes, owners, products } = Sandbox.samples

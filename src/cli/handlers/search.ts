@@ -19,7 +19,7 @@ const rows = (client: DesignSearchClient.Service, numbers: ReadonlyArray<Designs
 export const handle = (args: SearchInput) =>
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient
-    const search = yield* toSearch(args)
+    const search = toSearch(args)
     const { data, messages } = yield* search._tag === "quick"
       ? client.quickSearch(search.request)
       : client.advancedSearch(search.request)

@@ -70,7 +70,7 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
   Effect.gen(function*() {
     const mirror = yield* DesignMirror.DesignMirror
     // The mirror asks for the designs changed since its last run by itself.
-    const search = yield* toSearch({ ...args, changedSince: Option.none() })
+    const search = toSearch({ ...args, changedSince: Option.none() })
     const started = yield* Clock.currentTimeMillis
     const progress = yield* Progress.make
     let committed = 0
@@ -81,14 +81,16 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
         return Effect.zipRight(progress.setTotal(p.expected), progress.advance(more))
       })
     const seconds = Effect.map(Clock.currentTimeMillis, (now) => ((now - started) / 1000).toFixed(1))
-    const calls = () => `${requests()} API ${requests() === 1 ? "request" : "requests"}`
+    const calls = () => Output.counted(requests(), "API request")
     const summary = <E>(exit: Exit.Exit<DesignMirror.SyncReport, E>) =>
       Effect.gen(function*() {
         yield* progress.clear
         if (Exit.isSuccess(exit)) {
           const r = exit.value
           return yield* Output.stderr(
-            `synced ${r.matching} designs of ${search.label} into ${database.label} in ${yield* seconds}s ` +
+            `synced ${
+              Output.counted(r.matching, "design")
+            } of ${search.label} into ${database.label} in ${yield* seconds}s ` +
               `(${r.full ? "all" : `changed since ${r.changedSince}`}: ${r.fetched} fetched, ${r.inserted} new, ` +
               `${r.updated} updated, ${r.unchanged} unchanged; ${r.noLongerMatching} no longer matching, ` +
               `${r.notFound} not found; ${calls()}; watermark ${r.watermark})`
@@ -99,7 +101,7 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
         if (Option.isSome(failure) && failure.value instanceof DesignMirror.IncompleteSyncError) return
         const how = Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"
         return yield* Output.stderr(
-          `${how}: ${committed} designs committed to ${database.label} (${calls()}); ` +
+          `${how}: ${Output.counted(committed, "design")} committed to ${database.label} (${calls()}); ` +
             "the database is consistent, run the same command again to go on"
         )
       })
