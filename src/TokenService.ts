@@ -77,6 +77,14 @@ export interface Service {
 export class TokenService extends Context.Tag("effect-design-search/TokenService")<TokenService, Service>() {}
 
 /**
+ * How many times `defaultRetrySchedule` tries a token request again.
+ *
+ * @since 0.3.0
+ * @category retries
+ */
+export const defaultRetries = 4
+
+/**
  * Backoff of token requests that failed transiently (network, timeout, 408, 429, 5xx): jittered
  * exponential, four retries at most.
  *
@@ -85,7 +93,7 @@ export class TokenService extends Context.Tag("effect-design-search/TokenService
  */
 export const defaultRetrySchedule: Schedule.Schedule<unknown, TokenError> = Schedule.exponential("500 millis").pipe(
   Schedule.jittered,
-  Schedule.intersect(Schedule.recurs(4))
+  Schedule.intersect(Schedule.recurs(defaultRetries))
 )
 
 /**

@@ -18,9 +18,10 @@ const whyRetried = (error: DesignSearchError): string => {
         ? `the answer of ${error.url} broke off: ${error.detail}`
         : `cannot reach ${error.url}: ${error.detail}`
     case "TokenError":
-      return `the token endpoint ${
-        error.status === undefined ? "did not answer" : `answered ${error.status}`
-      }: ${error.detail}`
+      // the answer's body is the error's, not the line's: a wait is told in a line
+      return error.status === undefined
+        ? `the token endpoint did not answer: ${error.detail}`
+        : `the token endpoint answered ${error.status}`
     case "ValidationError":
       return "the service refused the request"
     default:

@@ -3,8 +3,8 @@
  * fetch (the designs of the run's search, from the client's streams), commit (a batch at a time,
  * with the run's position), reconcile (one search lists what matches now: rows it no longer lists
  * are marked, listed designs without a current row fetched), finish (the watermark, the report).
- * Designs pass through in batches, and the listing is compared with the rows a batch at a time, so
- * what a run holds does not grow with the register (docs/mirror.md).
+ * Designs pass through in batches, and the listing is compared with the rows a batch at a time: a
+ * run holds no design past its batch, only the numbers it listed and emitted (docs/mirror.md).
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
