@@ -93,7 +93,7 @@ describe("waitLine", () => {
     )
     const token = annotations({ retry: 1, waitMillis: 500, error: "TokenError" })
     expect(waitLine(["the token endpoint answered 503; trying again in 500ms"], token)).toEqual(
-      Option.some("the token endpoint answered 503; trying again in 500ms (retry 1)")
+      Option.some("the token endpoint answered 503; trying again in 500ms (1 of 4)")
     )
     const budget = (waitMillis: number) => waitLine(["waiting for the rate budget; 2s"], annotations({ waitMillis }))
     expect(budget(1000)).toEqual(Option.none())

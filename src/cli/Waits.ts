@@ -6,6 +6,7 @@
  */
 import { HashMap, Layer, Logger, LogLevel, Option } from "effect"
 import { defaultRetries } from "../internal/client/retry.js"
+import * as TokenService from "../TokenService.js"
 import * as Output from "./Output.js"
 
 const numberAt = (annotations: HashMap.HashMap<string, unknown>, key: string): Option.Option<number> =>
@@ -18,9 +19,9 @@ export const waitLine = (message: unknown, annotations: HashMap.HashMap<string, 
   const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
   const retry = numberAt(annotations, "retry")
   if (Option.isSome(retry)) {
-    // The token endpoint has a schedule of its own, whose count the line does not claim.
+    // The token endpoint has a schedule of its own, with its own count.
     const tokens = Option.getOrUndefined(HashMap.get(annotations, "error")) === "TokenError"
-    return Option.some(`${text} (${tokens ? `retry ${retry.value}` : `${retry.value} of ${defaultRetries}`})`)
+    return Option.some(`${text} (${retry.value} of ${tokens ? TokenService.defaultRetries : defaultRetries})`)
   }
   return waitMillis.value > 1000 ? Option.some(text) : Option.none()
 }
