@@ -48,6 +48,7 @@ describe("design-search help", () => {
     Effect.gen(function*() {
       const top = yield* run(["--help"])
       expect(top.code).toBe(0)
+      for (const line of top.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(100)
       for (const command of commands) expect(top.stdout).toMatch(new RegExp(`^ {2}${command} {2,}\\S`, "m"))
       for (const command of commands) {
         const help = yield* run([command, "--help"])
@@ -236,6 +237,9 @@ describe("a command line checked whole when it is planned", () => {
     expect(planned(["--hlep"])).toBe("unknown option `--hlep`; did you mean `--help`? See `design-search --help`")
     expect(planned(["--limt", "5", "--help"])).toMatch(/^print design-search: search IP/)
     expect(planned(["--env", "sandbox", "search", "chair"])).toBe("run")
+    expect(planned(["serach", "--limt"])).toBe(
+      "unknown command `serach`; did you mean `search`? See `design-search --help`"
+    )
   })
 
   it("an option of another command says whose it is; hints only where the command takes a query", () => {

@@ -188,7 +188,14 @@ export const closest = (word: string, known: ReadonlyArray<string>): Option.Opti
 /** The command line as `parseArgs` splits it: options (a flag's value is undefined), and positionals. */
 export interface Split {
   readonly options: ReadonlyArray<
-    { readonly name: string; readonly raw: string; readonly value: string | undefined; readonly inline: boolean }
+    {
+      readonly name: string
+      readonly raw: string
+      readonly value: string | undefined
+      readonly inline: boolean
+      /** Whether it comes before every positional, the command's name among them. */
+      readonly leading: boolean
+    }
   >
   /** The positionals before `--`, then those after it. */
   readonly positionals: ReadonlyArray<string>
@@ -218,10 +225,17 @@ export const split = (args: ReadonlyArray<string>, valued: ReadonlySet<string>):
     if (token.kind !== "option") continue
     // A group of short options (`-chair`) is one unknown option, never `-h` among others.
     const arg = args[token.index] ?? ""
+    const leading = positionals.length === 0
     const group = /^-[^-]./.test(arg)
     if (!group) {
-      given.push({ name: token.name, raw: token.rawName, value: token.value, inline: token.inlineValue === true })
-    } else if (given.at(-1)?.raw !== arg) given.push({ name: arg, raw: arg, value: undefined, inline: false })
+      given.push({
+        name: token.name,
+        raw: token.rawName,
+        value: token.value,
+        inline: token.inlineValue === true,
+        leading
+      })
+    } else if (given.at(-1)?.raw !== arg) given.push({ name: arg, raw: arg, value: undefined, inline: false, leading })
   }
   return {
     options: given,
@@ -256,11 +270,13 @@ const unknownOption = (raw: string, command: Command<Fields>, all: ReadonlyArray
   return `unknown option \`${raw}\` for ${command.name}${hint}`
 }
 
-/** The first option of `line` no command has, told with the closest of every command's options. */
+/** The first option before the command's name that no command has, told with the closest of every command's options. */
 export const strayOption = (line: Split, all: ReadonlyArray<Command<Fields>>): Option.Option<string> => {
   const known = [...new Set([...all.flatMap(optionNames), "--help", "--version"])]
   return Option.map(
-    Option.fromNullable(line.options.find((o) => o.raw !== "-h" && !(o.raw.startsWith("--") && known.includes(o.raw)))),
+    Option.fromNullable(
+      line.options.find((o) => o.leading && o.raw !== "-h" && !(o.raw.startsWith("--") && known.includes(o.raw)))
+    ),
     ({ raw }) => `unknown option \`${raw}\`${Option.getOrElse(didYouMean(raw, known), () => "")}`
   )
 }

@@ -80,7 +80,7 @@ export const programHelp = (
   examples: ReadonlyArray<string>
 ): string =>
   [
-    `${program}: ${summary}`,
+    ...wrap(`${program}: ${summary}`.split(" "), 2),
     "",
     `Usage: ${program} <command> [arguments and options]`,
     `       ${program} <command> --help`,
