@@ -199,8 +199,9 @@ export interface Split {
   >
   /** The positionals before `--`, then those after it. */
   readonly positionals: ReadonlyArray<string>
-  /** Whether `--help` or `-h` is an argument before `--` (even where an option would take it as its value), or `--version` is given. */
+  /** Whether `--help` or `-h` is before `--`, even where an option would take it as its value. */
   readonly help: boolean
+  /** Whether `--version` is given before `--`. */
   readonly version: boolean
 }
 
@@ -246,18 +247,22 @@ export const split = (args: ReadonlyArray<string>, valued: ReadonlySet<string>):
 }
 
 /** The options of `command`, as written (`--limit`). */
-const optionNames = (command: Command<Fields>): Array<string> =>
+const optionNames = <F extends Fields>(command: Command<F>): Array<string> =>
   Object.values(command.fields).flatMap((f) => (f._tag === "option" ? [`--${f.name}`] : []))
 
 /** Whether `command` takes a query: words, which may begin with - or go together. */
-const takesQuery = (command: Command<Fields>): boolean =>
+const takesQuery = <F extends Fields>(command: Command<F>): boolean =>
   Object.values(command.fields).some((f) => f._tag === "argument" && f.name === "QUERY")
 
 const didYouMean = (raw: string, known: ReadonlyArray<string>) =>
   Option.map(closest(raw, known), (n) => `; did you mean \`${n}\`?`)
 
 /** Why `raw` is no option of `command`: it is another command's, or the closest of its own is suggested. */
-const unknownOption = (raw: string, command: Command<Fields>, all: ReadonlyArray<Command<Fields>>): string => {
+const unknownOption = <F extends Fields>(
+  raw: string,
+  command: Command<F>,
+  all: ReadonlyArray<Command<Fields>>
+): string => {
   const owners = all.filter((c) => c.name !== command.name && optionNames(c).includes(raw)).map((c) => c.name)
   if (owners.length > 0) {
     const whose = owners.length === 1 ? owners[0] : `${owners.slice(0, -1).join(", ")} and ${owners.at(-1)}`
@@ -270,7 +275,7 @@ const unknownOption = (raw: string, command: Command<Fields>, all: ReadonlyArray
   return `unknown option \`${raw}\` for ${command.name}${hint}`
 }
 
-/** The first option before the command's name that no command has, told with the closest of every command's options. */
+/** The first option before the command's name that no command has, with the closest of every command's. */
 export const strayOption = (line: Split, all: ReadonlyArray<Command<Fields>>): Option.Option<string> => {
   const known = [...new Set([...all.flatMap(optionNames), "--help", "--version"])]
   return Option.map(
@@ -295,7 +300,7 @@ export const check = <F extends Fields>(
   const given = new Map<string, Array<string>>()
   for (const { inline, name, raw, value } of line.options) {
     const known = raw.startsWith("--") ? byName.get(name) : undefined
-    if (known === undefined) return Either.left(unknownOption(raw, command as Command<Fields>, all))
+    if (known === undefined) return Either.left(unknownOption(raw, command, all))
     if (known.f.placeholder === undefined && value !== undefined) {
       return Either.left(`\`${raw}\` takes no value; got \`${value}\``)
     }
@@ -309,7 +314,7 @@ export const check = <F extends Fields>(
   const extra = line.positionals[argumentKeys.length]
   if (extra !== undefined) {
     const takes = fields.find(([, f]) => f._tag === "argument")?.[1].name
-    const together = takesQuery(command as Command<Fields>) ? " (quote words that go together)" : ""
+    const together = takesQuery(command) ? " (quote words that go together)" : ""
     return Either.left(
       `unexpected argument \`${extra}\`: ${command.name} takes ${
         takes === undefined ? "no argument" : `one ${takes}${together}`

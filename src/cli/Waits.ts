@@ -1,8 +1,9 @@
 /**
  * Waits told on stderr. The library logs each wait before another try at `Debug`, annotated with
  * `retry` (1 for the first), `waitMillis` and `error`, and each wait on the rate budget with
- * `waitMillis` only; this logger prints a retry at once and a budget wait over a second, as one
- * line, or on a terminal in the line the progress bar is drawn in. Nothing else below `Info`.
+ * `waitMillis` only; this logger prints a retry at once and a budget wait over a second (unless one
+ * told before still runs), as one line, or on a terminal in the line the progress bar is drawn in.
+ * Nothing else below `Info`.
  */
 import { HashMap, Layer, Logger, LogLevel, Option } from "effect"
 import { defaultRetries } from "../internal/client/retry.js"
