@@ -284,6 +284,13 @@ export const Aggregation = Schema.Record({ key: Schema.String, value: Schema.Num
  */
 export const Aggregations = Schema.Record({ key: Schema.String, value: Aggregation })
 
+/** What every search answers: the count, and the request as read and the aggregations when sent. */
+const resultFields = {
+  count: Schema.NonNegativeInt,
+  request: Schema.optional(Schema.Unknown),
+  aggregations: Schema.optional(Aggregations)
+}
+
 /**
  * A search result (quick or advanced): how many designs match, and their numbers; the request as
  * the service read it and the aggregations, when it sends them. The client reads the numbers from
@@ -293,12 +300,7 @@ export const Aggregations = Schema.Record({ key: Schema.String, value: Aggregati
  * @since 0.3.0
  * @category schemas
  */
-export const SearchResult = Schema.Struct({
-  count: Schema.NonNegativeInt,
-  designNumbers: Schema.Array(DesignNumber),
-  request: Schema.optional(Schema.Unknown),
-  aggregations: Schema.optional(Aggregations)
-}, Extensions)
+export const SearchResult = Schema.Struct({ ...resultFields, designNumbers: Schema.Array(DesignNumber) }, Extensions)
 
 /**
  * @since 0.3.0
@@ -373,12 +375,7 @@ export type Design = typeof Design.Type
  * @since 0.3.0
  * @category schemas
  */
-export const DesignPage = Schema.Struct({
-  count: Schema.NonNegativeInt,
-  designs: Schema.Array(Design),
-  request: Schema.optional(Schema.Unknown),
-  aggregations: Schema.optional(Aggregations)
-}, Extensions)
+export const DesignPage = Schema.Struct({ ...resultFields, designs: Schema.Array(Design) }, Extensions)
 
 /**
  * @since 0.3.0

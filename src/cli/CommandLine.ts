@@ -47,10 +47,8 @@ export interface Command<F extends Fields> {
   refuse?(input: NoInfer<Input<F>>): Option.Option<string>
 }
 
-/** A text, taken as is. */
 export const text: Parser<string> = { takes: "a text", parse: Option.some }
 
-/** A text that is not empty. */
 export const nonEmpty: Parser<string> = {
   takes: "a text that is not empty",
   parse: Option.liftPredicate((s) => s !== "")
@@ -65,7 +63,6 @@ export const integer = (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INT
   }
 })
 
-/** One of `values`. */
 export const oneOf = <const A extends string>(values: ReadonlyArray<A>): Parser<A> => ({
   takes: `one of ${values.join(", ")}`,
   parse: (s) => Option.fromNullable(values.find((value) => value === s))
@@ -99,7 +96,6 @@ const field = <A>(
 const last = <A>(name: string, parser: Parser<A>) => (given: ReadonlyArray<string>) =>
   Either.map(decodeAll(name, parser, given.slice(-1)), ([value]) => Option.fromNullable(value))
 
-/** `--name`, true when given. */
 export const flag = (name: string, description: string): Field<boolean> =>
   field(name, undefined, description, (given) => Either.right(given.length > 0))
 

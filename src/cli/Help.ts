@@ -46,7 +46,6 @@ const rows = (entries: ReadonlyArray<readonly [string, string]>): Array<string> 
   })
 }
 
-/** The help of one command. */
 export const commandHelp = <F extends Fields>(command: Command<F>): string => {
   const fields: ReadonlyArray<Field<unknown>> = Object.values(command.fields)
   const head = `Usage: ${program} ${command.name}`

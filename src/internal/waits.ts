@@ -22,8 +22,6 @@ const whyRetried = (error: DesignSearchError): string => {
       return error.status === undefined
         ? `the token endpoint did not answer: ${error.detail}`
         : `the token endpoint answered ${error.status}`
-    case "ValidationError":
-      return "the service refused the request"
     default:
       return `the service answered ${error.status}`
   }
