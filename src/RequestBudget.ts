@@ -81,7 +81,7 @@ export const take = (budget: ClientBudget): Effect.Effect<void> =>
     (wait) =>
       Duration.isZero(wait)
         ? Effect.void
-        : Effect.zipRight(toldWait("waiting for the rate budget", wait), Effect.sleep(wait))
+        : toldWait("waiting for the rate budget", wait)
   )
 
 /**

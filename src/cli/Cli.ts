@@ -4,7 +4,7 @@
  */
 import { Cause, Effect, Either, Option } from "effect"
 import type { Command, Fields, Input, Split } from "./CommandLine.js"
-import { check, closest, split, strayOption } from "./CommandLine.js"
+import { check, didYouMean, split, strayOption } from "./CommandLine.js"
 import { ExitCode, fromCause, UsageError } from "./failure.js"
 import type { Failure } from "./failure.js"
 import { commandHelp, programHelp } from "./Help.js"
@@ -90,7 +90,7 @@ export const plan = (args: ReadonlyArray<string>, version: string): Either.Eithe
       : Either.left(misuse(stray.value, later))
   }
   if (word !== undefined && named === undefined) {
-    const near = Option.match(closest(word, names), { onNone: () => "", onSome: (n) => `; did you mean \`${n}\`?` })
+    const near = Option.getOrElse(didYouMean(word, names), () => "")
     return Either.left(misuse(`unknown command \`${word}\`${near}`))
   }
   if (line.help) return Either.right({ _tag: "print", text: helpOf(word) })

@@ -250,7 +250,8 @@ const optionNames = <F extends Fields>(command: Command<F>): Array<string> =>
 const takesQuery = <F extends Fields>(command: Command<F>): boolean =>
   Object.values(command.fields).some((f) => f._tag === "argument" && f.name === "QUERY")
 
-const didYouMean = (raw: string, known: ReadonlyArray<string>) =>
+/** `; did you mean \`x\`?` for the known word closest to `raw`, if one is close enough. */
+export const didYouMean = (raw: string, known: ReadonlyArray<string>) =>
   Option.map(closest(raw, known), (n) => `; did you mean \`${n}\`?`)
 
 /** Why `raw` is no option of `command`: it is another command's, or the closest of its own is suggested. */

@@ -48,12 +48,10 @@ export const toldRetries = <Out, E extends DesignSearchError, R>(
   )
 
 /**
- * A wait of the rate budget, logged at `Debug` as it begins when it lasts a second or more
+ * Sleeps `wait` for the rate budget, logged at `Debug` as it begins when it lasts a second or more
  * (annotated `waitMillis`): a paced budget's usual waits are shorter, and not told.
  */
 export const toldWait = (why: string, wait: Duration.Duration): Effect.Effect<void> =>
-  Duration.toMillis(wait) < 1000
-    ? Effect.void
-    : Effect.logDebug(`${why}; going on in ${Duration.format(wholeMillis(wait))}`).pipe(
-      Effect.annotateLogs({ waitMillis: Duration.toMillis(wait) })
-    )
+  Duration.toMillis(wait) < 1000 ? Effect.sleep(wait) : Effect.logDebug(
+    `${why}; going on in ${Duration.format(wholeMillis(wait))}`
+  ).pipe(Effect.annotateLogs({ waitMillis: Duration.toMillis(wait) }), Effect.zipRight(Effect.sleep(wait)))

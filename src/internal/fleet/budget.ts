@@ -75,10 +75,7 @@ const clientBudget = (
     held,
     (millis) =>
       millis > 0
-        ? Effect.zipRight(
-          toldWait("the service asked to slow down", Duration.millis(millis)),
-          Effect.sleep(Duration.millis(millis))
-        ).pipe(Effect.zipRight(reserve))
+        ? Effect.zipRight(toldWait("the service asked to slow down", Duration.millis(millis)), reserve)
         : slot
   )
   const backOff = (duration: Duration.Duration): Effect.Effect<void> => {
