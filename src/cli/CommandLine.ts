@@ -79,7 +79,7 @@ const field = <A>(
   placeholder: string | undefined,
   description: string,
   decode: Field<A>["decode"],
-  shape: Partial<Pick<Field<A>, "_tag" | "byDefault" | "required" | "repeatable">> = {}
+  repeatable = false
 ): Field<A> => ({
   _tag: "option",
   name,
@@ -87,25 +87,26 @@ const field = <A>(
   description,
   byDefault: undefined,
   required: false,
-  repeatable: false,
-  decode,
-  ...shape
+  repeatable,
+  decode
 })
-
-/** The last value given, through `parser` (none when absent): a later one overrides. */
-const last = <A>(name: string, parser: Parser<A>) => (given: ReadonlyArray<string>) =>
-  Either.map(decodeAll(name, parser, given.slice(-1)), ([value]) => Option.fromNullable(value))
 
 export const flag = (name: string, description: string): Field<boolean> =>
   field(name, undefined, description, (given) => Either.right(given.length > 0))
 
-/** `--name VALUE`, none when absent. */
+/** `--name VALUE`, none when absent; the last value given when it is given more than once. */
 export const optional = <A>(
   name: string,
   parser: Parser<A>,
   placeholder: string,
   description: string
-): Field<Option.Option<A>> => field(name, placeholder, description, last(name, parser))
+): Field<Option.Option<A>> =>
+  field(
+    name,
+    placeholder,
+    description,
+    (given) => Either.map(decodeAll(name, parser, given.slice(-1)), ([value]) => Option.fromNullable(value))
+  )
 
 /** `--name VALUE`, `byDefault` when absent (and shown in help). */
 export const withDefault = <A extends string | number>(
@@ -114,27 +115,25 @@ export const withDefault = <A extends string | number>(
   placeholder: string,
   description: string,
   byDefault: A
-): Field<A> =>
-  field(
-    name,
-    placeholder,
-    description,
-    (given) => Either.map(last(name, parser)(given), Option.getOrElse(() => byDefault)),
-    {
-      byDefault: String(byDefault)
-    }
-  )
+): Field<A> => {
+  const { decode, ...shape } = optional(name, parser, placeholder, description)
+  return {
+    ...shape,
+    byDefault: String(byDefault),
+    decode: (given) => Either.map(decode(given), Option.getOrElse(() => byDefault))
+  }
+}
+
+/** `field`, which the command needs: absent, `label` is needed. */
+const needed = <A>({ decode, ...shape }: Field<Option.Option<A>>, label: string): Field<A> => ({
+  ...shape,
+  required: true,
+  decode: (given) => Either.flatMap(decode(given), Either.fromOption(() => `\`${label}\` is needed`))
+})
 
 /** `--name VALUE`, which the command needs. */
 export const required = <A>(name: string, parser: Parser<A>, placeholder: string, description: string): Field<A> =>
-  field(
-    name,
-    placeholder,
-    description,
-    (given) =>
-      Either.flatMap(last(name, parser)(given), Either.fromOption(() => `\`--${name} ${placeholder}\` is needed`)),
-    { required: true }
-  )
+  needed(optional(name, parser, placeholder, description), `--${name} ${placeholder}`)
 
 /** `--name VALUE`, as often as wanted: every value given, in order. */
 export const repeatable = <A>(
@@ -142,24 +141,17 @@ export const repeatable = <A>(
   parser: Parser<A>,
   placeholder: string,
   description: string
-): Field<ReadonlyArray<A>> =>
-  field(name, placeholder, description, (given) => decodeAll(name, parser, given), { repeatable: true })
+): Field<ReadonlyArray<A>> => field(name, placeholder, description, (given) => decodeAll(name, parser, given), true)
 
 /** The command's argument (`QUERY`), optional: none when absent. */
-export const argument = (placeholder: string, description: string): Field<Option.Option<string>> =>
-  field(placeholder, placeholder, description, (given) => Either.right(Option.fromNullable(given[0])), {
-    _tag: "argument"
-  })
+export const argument = (placeholder: string, description: string): Field<Option.Option<string>> => ({
+  ...optional(placeholder, text, placeholder, description),
+  _tag: "argument"
+})
 
 /** The command's argument (`DESIGN_NUMBER`), which it needs. */
 export const requiredArgument = (placeholder: string, description: string): Field<string> =>
-  field(
-    placeholder,
-    placeholder,
-    description,
-    (given) => Either.fromOption(Option.fromNullable(given[0]), () => `\`${placeholder}\` is needed`),
-    { _tag: "argument", required: true }
-  )
+  needed(argument(placeholder, description), placeholder)
 
 /** The Levenshtein distance of two words. */
 const distance = (a: string, b: string): number => {
@@ -185,7 +177,7 @@ export const closest = (word: string, known: ReadonlyArray<string>): Option.Opti
 export interface Split {
   readonly options: ReadonlyArray<
     {
-      readonly name: string
+      /** As written: `--limit`, `-h`, or a group of short options (`-chair`), one unknown option. */
       readonly raw: string
       readonly value: string | undefined
       readonly inline: boolean
@@ -220,25 +212,18 @@ export const split = (args: ReadonlyArray<string>, valued: ReadonlySet<string>):
   for (const token of tokens) {
     if (token.kind === "positional") positionals.push(token.value)
     if (token.kind !== "option") continue
-    // A group of short options (`-chair`) is one unknown option, never `-h` among others.
     const arg = args[token.index] ?? ""
     const leading = positionals.length === 0
-    const group = /^-[^-]./.test(arg)
-    if (!group) {
-      given.push({
-        name: token.name,
-        raw: token.rawName,
-        value: token.value,
-        inline: token.inlineValue === true,
-        leading
-      })
-    } else if (given.at(-1)?.raw !== arg) given.push({ name: arg, raw: arg, value: undefined, inline: false, leading })
+    // A group of short options (`-chair`) is one unknown option, never `-h` among others.
+    if (!/^-[^-]./.test(arg)) {
+      given.push({ raw: token.rawName, value: token.value, inline: token.inlineValue === true, leading })
+    } else if (given.at(-1)?.raw !== arg) given.push({ raw: arg, value: undefined, inline: false, leading })
   }
   return {
     options: given,
     positionals,
     help: args.slice(0, end).some((arg) => arg === "--help" || arg === "-h"),
-    version: given.some((o) => o.name === "version" && o.value === undefined)
+    version: given.some((o) => o.raw === "--version" && o.value === undefined)
   }
 }
 
@@ -277,7 +262,7 @@ export const strayOption = (line: Split, all: ReadonlyArray<Command<Fields>>): O
   const known = [...new Set([...all.flatMap(optionNames), "--help", "--version"])]
   return Option.map(
     Option.fromNullable(
-      line.options.find((o) => o.leading && o.raw !== "-h" && !(o.raw.startsWith("--") && known.includes(o.raw)))
+      line.options.find((o) => o.leading && o.raw !== "-h" && !known.includes(o.raw))
     ),
     ({ raw }) => `unknown option \`${raw}\`${Option.getOrElse(didYouMean(raw, known), () => "")}`
   )
@@ -293,10 +278,10 @@ export const check = <F extends Fields>(
   all: ReadonlyArray<Command<Fields>> = []
 ): Either.Either<Input<F>, string> => {
   const fields = Object.entries(command.fields)
-  const byName = new Map(fields.filter(([, f]) => f._tag === "option").map(([key, f]) => [f.name, { key, f }]))
+  const byName = new Map(fields.filter(([, f]) => f._tag === "option").map(([key, f]) => [`--${f.name}`, { key, f }]))
   const given = new Map<string, Array<string>>()
-  for (const { inline, name, raw, value } of line.options) {
-    const known = raw.startsWith("--") ? byName.get(name) : undefined
+  for (const { inline, raw, value } of line.options) {
+    const known = byName.get(raw)
     if (known === undefined) return Either.left(unknownOption(raw, command, all))
     if (known.f.placeholder === undefined && value !== undefined) {
       return Either.left(`\`${raw}\` takes no value; got \`${value}\``)

@@ -51,18 +51,15 @@ export const stdout = (text: string): Effect.Effect<void> =>
     process.stdout.write(line(printable(text, true)))
   })
 
-/** Writes JSON text on stdout as is: results for programs, escaped by `JSON.stringify` already. */
-export const data = (json: string): Effect.Effect<void> =>
-  Effect.sync(() => {
-    erase()
-    process.stdout.write(line(json))
-  })
-
 /** Writes `text` on stderr as one printable line. */
 export const stderr = (text: string): Effect.Effect<void> => Effect.sync(() => stderrNow(text))
 
-/** Writes one JSON value as one line on stdout. */
-export const json = (value: unknown): Effect.Effect<void> => data(JSON.stringify(value))
+/** Writes one JSON value as one line on stdout, as is: results for programs, escaped by `JSON.stringify`. */
+export const json = (value: unknown): Effect.Effect<void> =>
+  Effect.sync(() => {
+    erase()
+    process.stdout.write(line(JSON.stringify(value)))
+  })
 
 /** Lays rows out in columns padded to their widest cell; the last column is not padded. */
 export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {

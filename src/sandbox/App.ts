@@ -16,7 +16,7 @@ import * as Jwt from "./Jwt.js"
 import { unknownCriteria, unknownDateTypes } from "./SearchIndex.js"
 import type { SearchIndex } from "./SearchIndex.js"
 import { receive, resetHeader } from "./State.js"
-import type { Endpoint, Fault, Incoming, State } from "./State.js"
+import type { Endpoint, Fault, State } from "./State.js"
 
 /** What the app is built from. */
 export interface AppConfig {
@@ -33,6 +33,14 @@ export interface AppConfig {
 }
 
 type Response = HttpServerResponse.HttpServerResponse
+
+/** A routed request as its handler reads it. */
+interface Incoming {
+  /** The design number a `design` request names, as sent. */
+  readonly designNumber: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
 
 /** A route: the endpoint it counts as, the method it answers, and its handler. */
 interface Route {
@@ -187,7 +195,7 @@ const advancedRequest = <A extends AdvancedSearchRequest>(
     })
   })
 
-const getDesign = (ctx: Context) => ({ designNumber = "" }: Incoming) => {
+const getDesign = (ctx: Context) => ({ designNumber }: Incoming) => {
   const number = Either.getOrElse(Either.try(() => decodeURIComponent(designNumber)), () => designNumber)
   if (!isDesignNumber(number)) {
     return Effect.fail(
@@ -259,19 +267,11 @@ export const make = (config: AppConfig): HttpApp.Default => {
     const target = route(path)
     if (target === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
     const read = yield* Effect.either(Http.readBody(request, config.maxRequestBytes, ctx.errors))
-    const incoming: Incoming = {
-      endpoint: target.endpoint,
-      method: request.method,
-      path,
-      designNumber: target === designRoute ? path.slice(designPrefix.length) : undefined,
-      headers: request.headers,
-      body: Either.getOrElse(read, () => "")
-    }
-    const fault = receive(state, incoming)
+    const fault = receive(state, target.endpoint)
     if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
     if (target.endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
     yield* Http.allowMethod(ctx.errors, target.method, request.method)
-    yield* read
-    return yield* target.handle(incoming)
+    const body = yield* read
+    return yield* target.handle({ designNumber: path.slice(designPrefix.length), headers: request.headers, body })
   }).pipe(Effect.merge)
 }

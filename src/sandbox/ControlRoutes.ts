@@ -6,7 +6,6 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import type { ParseResult } from "effect"
-import { pointerErrors } from "../internal/validation.js"
 import * as Address from "./Address.js"
 import type { Control } from "./Control.js"
 import { allowMethod, counter, decodeJson, errorAnswers, json, pathOf, readBody } from "./Http.js"
@@ -65,9 +64,8 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, own: A
     faults: ["POST", (request) =>
       Effect.flatMap(jsonBody(request, decodeFault), (fault) => {
         const encoded = encodeFault(fault)
-        return Effect.as(control.injectFault(encoded), json({ data: encoded }, 201)).pipe(
-          Effect.mapError((error) => errors(422, pointerErrors(error)))
-        )
+        // Decoded by the same schema, more strictly, so `injectFault` takes it.
+        return Effect.as(Effect.orDie(control.injectFault(encoded)), json({ data: encoded }, 201))
       })],
     touch: [
       "POST",

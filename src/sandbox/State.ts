@@ -123,25 +123,13 @@ export const reset = (state: State): void => {
 
 export const stats = ({ counts }: State): Stats => ({ ...counts, requests: { ...counts.requests } })
 
-/** A request as the app routed it, its body read: what the sandbox records and matches faults against. */
-export interface Incoming {
-  readonly endpoint: Endpoint
-  readonly method: string
-  readonly path: string
-  /** The design number a `design` request names, as sent. */
-  readonly designNumber?: string | undefined
-  readonly headers: Readonly<Record<string, string>>
-  /** The body as text; empty when it could not be read (too large, not UTF-8). */
-  readonly body: string
-}
-
 /**
  * Where every routed request passes: it is counted, and takes one use of the first fault that
  * applies to it, if any.
  */
-export const receive = (state: State, incoming: Incoming): Fault | undefined => {
-  state.counts.requests[incoming.endpoint]++
-  const index = state.faults.findIndex(({ fault }) => fault.target === incoming.endpoint || fault.target === "any")
+export const receive = (state: State, endpoint: Endpoint): Fault | undefined => {
+  state.counts.requests[endpoint]++
+  const index = state.faults.findIndex(({ fault }) => fault.target === endpoint || fault.target === "any")
   if (index < 0) return undefined
   const entry = state.faults[index]!
   if (--entry.remaining === 0) state.faults.splice(index, 1)

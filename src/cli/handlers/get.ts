@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { DesignSearchClient } from "../../index.js"
 import { provideClient } from "../Client.js"
-import { designJson, designLines, encoded } from "../DesignText.js"
+import { designLines, encoded } from "../DesignText.js"
 import type { GetInput } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { messageLines } from "../Search.js"
@@ -12,7 +12,6 @@ export const handle = (args: GetInput) =>
     const client = yield* DesignSearchClient.DesignSearchClient
     const { data, messages } = yield* client.getDesign(args.designNumber)
     for (const line of messageLines(messages)) yield* Output.stderr(line)
-    yield* args.json
-      ? Output.data(designJson(data))
-      : Output.stdout(designLines(encoded(data)).join("\n"))
+    const design = encoded(data)
+    yield* args.json ? Output.json(design) : Output.stdout(designLines(design).join("\n"))
   }).pipe(provideClient(args))
