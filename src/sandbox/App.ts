@@ -34,19 +34,11 @@ export interface AppConfig {
 
 type Response = HttpServerResponse.HttpServerResponse
 
-/** A routed request as its handler reads it. */
-interface Incoming {
-  /** The design number a `design` request names, as sent. */
-  readonly designNumber: string
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string
-}
-
 /** A route: the endpoint it counts as, the method it answers, and its handler. */
 interface Route {
   readonly endpoint: Endpoint
   readonly method: "GET" | "POST"
-  readonly handle: (incoming: Incoming) => Effect.Effect<Response, Response>
+  readonly handle: (body: string, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Response, Response>
 }
 
 /** What the handlers share: the app's config, and its ids and error answers. */
@@ -91,7 +83,7 @@ const faultResponse = (ctx: Context, fault: Fault): Effect.Effect<Response> => {
 }
 
 /** The token endpoint: a client credentials grant, answered with a JWT or an RFC 6749 error. */
-const token = (ctx: Context) => ({ body, headers }: Incoming) =>
+const token = (ctx: Context) => (body: string, { headers }: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
     if (!(headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) {
       return yield* oauthError(400, "invalid_request", "expected an application/x-www-form-urlencoded body")
@@ -195,7 +187,8 @@ const advancedRequest = <A extends AdvancedSearchRequest>(
     })
   })
 
-const getDesign = (ctx: Context) => ({ designNumber }: Incoming) => {
+const getDesign = (ctx: Context) => (_: string, request: HttpServerRequest.HttpServerRequest) => {
+  const designNumber = Http.pathOf(request.url).slice(designPrefix.length)
   const number = Either.getOrElse(Either.try(() => decodeURIComponent(designNumber)), () => designNumber)
   if (!isDesignNumber(number)) {
     return Effect.fail(
@@ -214,7 +207,7 @@ const routes = (ctx: Context): Record<string, Route> => ({
   [`${apiPath}/search/quick`]: {
     endpoint: "search",
     method: "POST",
-    handle: ({ body }) =>
+    handle: (body) =>
       Effect.map(Http.decodeJson(body, decodeQuick, ctx.errors), (query) => {
         const hits = ctx.index.search(query, ctx.resultCap)
         return withMessages(searchResult(ctx, hits.count, hits.designs), capped(ctx, hits.count))
@@ -223,7 +216,7 @@ const routes = (ctx: Context): Record<string, Route> => ({
   [`${apiPath}/search/advanced`]: {
     endpoint: "advanced",
     method: "POST",
-    handle: ({ body }) =>
+    handle: (body) =>
       Effect.map(advancedRequest(ctx, body, decodeAdvanced), ({ messages, query }) => {
         const hits = ctx.index.advanced(query, 0, ctx.resultCap)
         const result = searchResult(ctx, hits.count, hits.designs, { aggregations: { status: hits.statuses } })
@@ -233,7 +226,7 @@ const routes = (ctx: Context): Record<string, Route> => ({
   [`${apiPath}/page/advanced`]: {
     endpoint: "page",
     method: "POST",
-    handle: ({ body }) =>
+    handle: (body) =>
       Effect.map(advancedRequest(ctx, body, decodePage), ({ messages, query }) => {
         const hits = ctx.index.advanced(query, query.pageNumber * query.pageSize, query.pageSize)
         const page = {
@@ -271,7 +264,6 @@ export const make = (config: AppConfig): HttpApp.Default => {
     if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
     if (target.endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
     yield* Http.allowMethod(ctx.errors, target.method, request.method)
-    const body = yield* read
-    return yield* target.handle({ designNumber: path.slice(designPrefix.length), headers: request.headers, body })
+    return yield* target.handle(yield* read, request)
   }).pipe(Effect.merge)
 }
