@@ -8,14 +8,12 @@ import { Effect, Schema } from "effect"
 import type { ParseResult } from "effect"
 import * as Address from "./Address.js"
 import type { Control } from "./Control.js"
+import { defaults } from "./Defaults.js"
 import { allowMethod, counter, decodeJson, errorAnswers, json, pathOf, readBody } from "./Http.js"
 import { Fault } from "./State.js"
 
 /** Every control route lives below this path. */
 const prefix = "/__sandbox"
-
-/** Largest request body a control route reads. */
-const maxBodyBytes = 1024 * 1024
 
 type Response = HttpServerResponse.HttpServerResponse
 
@@ -39,7 +37,7 @@ const noContent = HttpServerResponse.empty({ status: 204 })
 export const withControlRoutes = (app: HttpApp.Default, control: Control, own: Address.OwnAddress): HttpApp.Default => {
   const errors = errorAnswers(counter("ctl"))
 
-  /** The JSON body of a control request, decoded: 415, 413, 400 or 422 when it cannot be. */
+  /** A control request's JSON body, within the default `maxRequestBytes`: 415, 413, 400 or 422 when it cannot be. */
   const jsonBody = <A>(
     request: HttpServerRequest.HttpServerRequest,
     decode: (u: unknown) => Effect.Effect<A, ParseResult.ParseError>
@@ -54,7 +52,10 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, own: A
         source: { header: "Content-Type" }
       }]))
     }
-    return Effect.flatMap(readBody(request, maxBodyBytes, errors), (body) => decodeJson(body, decode, errors))
+    return Effect.flatMap(
+      readBody(request, defaults.maxRequestBytes, errors),
+      (body) => decodeJson(body, decode, errors)
+    )
   }
 
   const routes: Record<
