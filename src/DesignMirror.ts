@@ -63,18 +63,15 @@ export class DesignMirror extends Context.Tag("effect-design-search/DesignMirror
 export interface Options {
   /** Designs committed at once, 1 to 1,000 (default 100, a page): a stopped run loses at most these. */
   readonly batchSize?: number | undefined
-  /**
-   * On PostgreSQL, the schema of the mirror's tables (default `design_search`, created if absent), so
-   * that they share a database with other tables. A SQLite mirror is a file of its own: no schema.
-   */
+  /** On PostgreSQL, the schema of the mirror's tables (default `design_search`, made if absent); not on SQLite. */
   readonly schema?: string | undefined
 }
 
 /**
  * Builds the mirror over the ambient `SqlClient` and `DesignSearchClient`, creating or migrating its
  * tables first, in one transaction. Fails with `MirrorDatabaseError` if they cannot be (the engine's
- * words name a table in the way), or for a `batchSize` or `schema` that is not valid. One sync runs
- * at a time: another, in any process, fails `MirrorDatabaseError` with `locked` (docs/mirror.md).
+ * words name a table in the way), or for a `batchSize` out of range. One sync runs at a time: another,
+ * in any process, fails `MirrorDatabaseError` with `locked` (docs/mirror.md).
  *
  * @since 0.3.0
  * @category constructors
@@ -108,9 +105,8 @@ export interface SqliteOptions {
   /** The libSQL server's token, if it wants one. */
   readonly authToken?: Redacted.Redacted | undefined
   /**
-   * How long a statement on a local file waits for the file's lock while another process holds it
-   * (an open `sqlite3` shell reading it, say), in milliseconds (default 5000). If the lock does not
-   * come, the mirror fails `MirrorDatabaseError`: "the mirror file is locked by another process".
+   * How long a statement on a local file waits for its lock while another process holds it (an open
+   * `sqlite3` shell reading it, say), in milliseconds (default 5000); then `MirrorDatabaseError`, `locked`.
    */
   readonly busyTimeoutMillis?: number | undefined
 }
@@ -157,8 +153,6 @@ export const layerSqlite = (
     Effect.gen(function*() {
       const { LibsqlClient } = yield* loadDriver("@effect/sql-libsql", () => import("@effect/sql-libsql"))
       const opening = databaseError("opening the SQLite database")
-      const wait = options.busyTimeoutMillis ?? 5000
-      if (!Number.isSafeInteger(wait) || wait < 0) return yield* opening({ message: "busyTimeoutMillis must be ≥ 0" })
       const client = yield* LibsqlClient.make({
         url: options.url,
         ...(options.authToken === undefined ? {} : { authToken: options.authToken })
@@ -167,9 +161,8 @@ export const layerSqlite = (
         Effect.catchAllDefect((cause) => Effect.fail(opening({ message: "cannot open", cause })))
       )
       if (!/^file:/i.test(options.url)) return client
-      // The driver hands its connection to each transaction and opens another after: the timeout
-      // is a connection's, so it is set again then.
-      const arm = Effect.ignore(client.unsafe(`PRAGMA busy_timeout = ${wait}`))
+      // The driver opens a connection after each transaction: the timeout, a connection's, is set again.
+      const arm = Effect.ignore(client.unsafe(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMillis ?? 5000)}`))
       yield* arm
       const { withTransaction } = client
       return Object.assign(client, {

@@ -101,9 +101,9 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
         if (failure instanceof DesignMirror.IncompleteSyncError) return
         const interrupted = Cause.isInterruptedOnly(exit.cause)
         // Running again helps after an interruption, a failure of the service that may pass, or a lock.
-        const again = interrupted || failure !== undefined && (failure._tag === "MirrorDatabaseError"
-              ? failure.locked === true
-              : failure._tag === "ServerError" || DesignSearchClient.isTransient(failure))
+        const again = interrupted || (failure?._tag === "MirrorDatabaseError"
+          ? failure.locked === true
+          : failure !== undefined && DesignSearchClient.isTransient(failure))
         if (!again && committed === 0) return
         return yield* Output.stderr(
           `${interrupted ? "interrupted" : "stopped"}: ${Output.counted(committed, "design")} committed to ` +

@@ -11,8 +11,7 @@ import type { AdvancedDesignsError, SearchDesignsError } from "../../DesignSearc
 /**
  * The mirror's database failed: it could not be reached, opened or written. `detail` says what was
  * tried and the engine's words (never a password: connection URLs are not repeated). `locked`: another
- * process held what the mirror waited for (a SQLite file's lock, or the mirror for a sync of its
- * own), so the same call can succeed later.
+ * process held the file's lock, or the mirror for its own sync; the same call can succeed later.
  *
  * @since 0.3.0
  * @category errors
@@ -75,12 +74,12 @@ export const isLocked = (error: unknown): boolean =>
 
 /** A failure of the SQL client, as the mirror reports it: what it was doing, and the engine's own words. */
 export const databaseError = (doing: string) => (error: { readonly message: string; readonly cause?: unknown }) => {
-  if (isLocked(error)) return new MirrorDatabaseError({ detail: `${doing}: ${lockedFile}`, locked: true })
+  if (isLocked(error)) {
+    return new MirrorDatabaseError({ detail: `${doing}: the mirror file is locked by another process`, locked: true })
+  }
   const words = causes(error).map((e) => e.message).filter((m) => typeof m === "string" && m !== "")
   return new MirrorDatabaseError({ detail: `${doing}: ${words.at(-1) ?? error.message}` })
 }
-
-const lockedFile = "the mirror file is locked by another process"
 
 /**
  * What `sync` fails with: criteria or options that are not valid (a client `ValidationError`, before

@@ -1,9 +1,7 @@
 /**
- * How the mirror shares its database (docs/mirror.md): on PostgreSQL its tables in a schema of their
- * own; its migration in one transaction, under a lock; one sync at a time, under a lock that the
- * server (an advisory lock) or the OS (an exclusive lock on a file beside a SQLite mirror) lets go
- * of when the process ends, however it ends; a write that could not get a SQLite file's lock tried
- * again; and no SQL failure a defect.
+ * How the mirror shares its database (docs/mirror.md): tables in a PostgreSQL schema of their own,
+ * migrated in one transaction under a lock; a run at a time, under a lock the server or the OS lets
+ * go of however the process ends; no SQL failure a defect.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { MigrationError } from "@effect/sql/Migrator"
@@ -17,14 +15,10 @@ import { migrationsTable, qualified } from "./tables.js"
 
 /** The schema of the mirror's tables: on PostgreSQL the one named, or `design_search`; none elsewhere. */
 export const schemaOf = (named: string | undefined) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.onDialectOrElse({
-      pg: () =>
-        /^[A-Za-z_][A-Za-z0-9_]*$/.test(named ?? "design_search")
-          ? Effect.succeed(named ?? "design_search")
-          : Effect.fail(new MirrorDatabaseError({ detail: `schema must be a plain SQL name, got ${named}` })),
-      orElse: () => Effect.succeed(undefined)
-    }))
+  Effect.map(
+    SqlClient.SqlClient,
+    (sql) => sql.onDialectOrElse({ pg: () => named ?? "design_search", orElse: () => undefined })
+  )
 
 /** SQL failures that the client or the migrator raise as defects (a failed `COMMIT`, a failed migration), as failures. */
 const sqlFailures = (doing: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -33,18 +27,14 @@ const sqlFailures = (doing: string) => <A, E, R>(effect: Effect.Effect<A, E, R>)
       ? Option.some(Effect.fail(databaseError(doing)(defect)))
       : Option.none())
 
-/**
- * A statement that could not get a SQLite file's lock, tried twice more: the driver waits its busy
- * timeout, but SQLite answers at once where waiting could deadlock two writers.
- */
+/** A statement that could not get a SQLite file's lock tried twice more: SQLite does not wait where two writers could deadlock. */
 export const retryLocked = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.retry(effect, { schedule: Schedule.exponential("100 millis"), times: 2, while: isLocked })
 
 /**
- * Runs `migrate` in one transaction, so that a migration that fails (a table of the mirror's name in
- * the way) leaves nothing behind, not even the migrations table. On PostgreSQL it runs under an
- * advisory lock, so two first syncs do not create the same tables at once; it makes the schema, and
- * moves into it a mirror that an earlier release made in the connection's own schema.
+ * `migrate` in one transaction: one that fails (a table in the way) leaves nothing behind. On
+ * PostgreSQL under an advisory lock, so that first syncs at once do not create the same tables; the
+ * schema made, and a mirror of an earlier release (in the connection's schema) moved into it.
  */
 export const migrateLocked = <E extends { readonly message: string }>(
   schema: string | undefined,
@@ -74,9 +64,8 @@ AND to_regclass(${qualified(schema, migrationsTable)}) IS NULL AS moves`
 const running = new MirrorDatabaseError({ detail: "another sync into this mirror is running", locked: true })
 
 /**
- * The mirror's sync lock, taken for a run, or failing `locked` at once if another run holds it: on
- * PostgreSQL an advisory lock of the schema's, on a reserved connection; on a SQLite file an
- * exclusive lock on the file `FILE-lock` beside it (a mirror in memory or on a libSQL server has none).
+ * The sync lock for a run's scope, or `locked` at once: on PostgreSQL the schema's advisory lock, on a
+ * reserved connection; on a SQLite file an exclusive lock on `FILE-lock` (none in memory or on a server).
  */
 const syncLock = (
   sql: SqlClient.SqlClient,

@@ -314,10 +314,7 @@ export const sync = (deps: Deps, criteria: unknown, options: unknown): Effect.Ef
     return yield* finish(run)
   })
 
-/**
- * The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables (in `schema` on
- * PostgreSQL) created or migrated first; a run at a time (see sharing.ts).
- */
+/** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */
 export const make = (batchSize: number, schema?: string) =>
   Effect.gen(function*() {
     if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 1000) {
