@@ -56,10 +56,11 @@ const syncAll = Effect.flatMap(DesignMirror.DesignMirror, (mirror) => mirror.syn
 const readerScript = fileURLToPath(new URL("./support/sqliteReader.mjs", import.meta.url))
 
 /** A reader of `file` in another process (see the script), holding its read transaction once this returns. */
-const reader = (file: string, mode: "until-writer" | "hold") =>
+const reader = (file: string, mode: "until-writer" | "hold", millis = 0) =>
   Effect.gen(function*() {
+    const args = [readerScript, file, mode, String(millis)]
     const child = yield* Effect.acquireRelease(
-      Effect.sync(() => spawn(process.execPath, [readerScript, file, mode], { stdio: ["ignore", "pipe", "inherit"] })),
+      Effect.sync(() => spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] })),
       (child) => Effect.sync(() => void child.kill("SIGKILL"))
     )
     let said = ""
@@ -88,16 +89,14 @@ const tables = (schema?: string) =>
     ))
 
 layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sharing its database", (it) => {
-  it.scoped("sqlite: a sync waits for a reader in another process to let go of the file, then writes", () =>
+  it.scoped("sqlite: a sync waits for a reader in another process to let go of the file (a second, within the default busy timeout), then writes", () =>
     Effect.gen(function*() {
       const file = path.join(yield* tempDir, "mirror.db")
-      const context = yield* Layer.build(
-        mirrorOver(DesignMirror.layerSqlite({ url: `file:${file}`, busyTimeoutMillis: 20_000 }))
-      )
-      const analyst = yield* reader(file, "until-writer")
+      const context = yield* Layer.build(mirrorOver(DesignMirror.layerSqlite({ url: `file:${file}` })))
+      // It lets go a second after the sync's first write starts waiting for the file's lock.
+      const analyst = yield* reader(file, "until-writer", 1000)
       const report = yield* Effect.provide(syncAll, context)
       expect(report.inserted).toBe(designs)
-      // It let go once the sync's first write waited for the file's lock.
       yield* analyst.released
     }))
 
@@ -148,7 +147,7 @@ layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sh
         const context = yield* Layer.build(mirrorOver(yield* sqlFor(engine), {}, held))
         const first = yield* Effect.fork(Effect.provide(syncAll, context))
         yield* Deferred.await(entered)
-        const second = yield* Effect.flip(Effect.provide(syncAll, context))
+        const second = yield* Effect.flip(Effect.timeout(Effect.provide(syncAll, context), "10 seconds"))
         expect(second).toMatchObject({ _tag: "MirrorDatabaseError", locked: true })
         expect(second.message).toBe("the mirror's database failed: another sync into this mirror is running")
         yield* Deferred.succeed(gate, undefined)
