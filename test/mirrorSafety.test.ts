@@ -213,6 +213,24 @@ layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sh
       expect(next[1]).toEqual([[], ["design_mirror_migrations", "design_sync_state", "designs"]])
     }))
 
+  it.scoped("postgres: a role that may not make schemas syncs into one made for it", () =>
+    Effect.gen(function*() {
+      const url = yield* pgDatabase
+      const name = new URL(url).pathname.slice(1)
+      yield* Effect.provide(
+        Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          Effect.all([
+            sql`CREATE ROLE ${sql(`${name}_user`)} LOGIN`,
+            sql`REVOKE CREATE ON DATABASE ${sql(name)} FROM PUBLIC`,
+            sql`CREATE SCHEMA design_search AUTHORIZATION ${sql(`${name}_user`)}`
+          ])),
+        DesignMirror.layerPostgres({ url })
+      )
+      const limited = url.replace("postgres@", `${name}_user@`)
+      expect((yield* Effect.provide(syncAll, mirrorOver(DesignMirror.layerPostgres({ url: limited })))).inserted)
+        .toBe(designs)
+    }))
+
   it.scoped("postgres: mirrors built at once on a fresh database all migrate it, once", () =>
     Effect.gen(function*() {
       const url = yield* pgDatabase

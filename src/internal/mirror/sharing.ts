@@ -43,10 +43,12 @@ export const migrateLocked = <E extends { readonly message: string }>(
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const prepare = schema === undefined ? Effect.void : Effect.gen(function*() {
       yield* sql`SELECT pg_advisory_xact_lock(hashtext(${schema}), 1)`
-      yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`
-      const [earlier] = yield* sql<{ readonly moves: boolean }>`SELECT to_regclass(${migrationsTable}) IS NOT NULL
-AND to_regclass(${qualified(schema, migrationsTable)}) IS NULL AS moves`
-      for (const table of earlier?.moves === true ? [migrationsTable, "designs", "design_sync_state"] : []) {
+      // Made only if absent: a role may use a schema made for it without being allowed to make one.
+      const [found] = yield* sql<{ readonly made: boolean; readonly moves: boolean }>`SELECT
+  to_regnamespace(quote_ident(${schema})) IS NOT NULL AS made, to_regclass(${migrationsTable}) IS NOT NULL
+  AND to_regclass(format('%I.%I', ${schema}::text, ${migrationsTable}::text)) IS NULL AS moves`
+      if (found?.made !== true) yield* sql`CREATE SCHEMA ${sql(schema)}`
+      for (const table of found?.moves === true ? [migrationsTable, "designs", "design_sync_state"] : []) {
         yield* sql`ALTER TABLE ${sql(table)} SET SCHEMA ${sql(schema)}`
       }
       // The migrator looks for its table by a statement that, failing, would abort the transaction.
