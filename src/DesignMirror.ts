@@ -63,11 +63,15 @@ export class DesignMirror extends Context.Tag("effect-design-search/DesignMirror
 export interface Options {
   /** Designs committed at once, 1 to 1,000 (default 100, a page): a stopped run loses at most these. */
   readonly batchSize?: number | undefined
+  /** On PostgreSQL, the schema of the mirror's tables (default `design_search`, made if absent); not on SQLite. */
+  readonly schema?: string | undefined
 }
 
 /**
  * Builds the mirror over the ambient `SqlClient` and `DesignSearchClient`, creating or migrating its
- * tables first. Fails with `MirrorDatabaseError` if they cannot be, or for a `batchSize` out of range.
+ * tables first, in one transaction. Fails with `MirrorDatabaseError` if they cannot be (the engine's
+ * words name a table in the way), or for a `batchSize` out of range. One sync runs at a time: another,
+ * in any process, fails `MirrorDatabaseError` with `locked` (docs/mirror.md).
  *
  * @since 0.3.0
  * @category constructors
@@ -75,7 +79,7 @@ export interface Options {
 export const make = (
   options: Options = {}
 ): Effect.Effect<Service, MirrorDatabaseError, SqlClient.SqlClient | DesignSearchClient> =>
-  Sync.make(options.batchSize ?? 100)
+  Sync.make(options.batchSize ?? 100, options.schema)
 
 /**
  * The mirror over the ambient `SqlClient` and `DesignSearchClient`; building it creates or migrates
@@ -100,6 +104,11 @@ export interface SqliteOptions {
   readonly url: string
   /** The libSQL server's token, if it wants one. */
   readonly authToken?: Redacted.Redacted | undefined
+  /**
+   * How long a statement on a local file waits for its lock while another process holds it (an open
+   * `sqlite3` shell reading it, say), in milliseconds (default 5000); then `MirrorDatabaseError`, `locked`.
+   */
+  readonly busyTimeoutMillis?: number | undefined
 }
 
 /**
@@ -143,15 +152,22 @@ export const layerSqlite = (
   reachable(
     Effect.gen(function*() {
       const { LibsqlClient } = yield* loadDriver("@effect/sql-libsql", () => import("@effect/sql-libsql"))
-      return yield* LibsqlClient.make({
+      const opening = databaseError("opening the SQLite database")
+      const client = yield* LibsqlClient.make({
         url: options.url,
         ...(options.authToken === undefined ? {} : { authToken: options.authToken })
       }).pipe(
         // the driver checks the URL and opens a local file as it is made, and throws if it cannot
-        Effect.catchAllDefect((cause) =>
-          Effect.fail(databaseError("opening the SQLite database")({ message: "cannot open", cause }))
-        )
+        Effect.catchAllDefect((cause) => Effect.fail(opening({ message: "cannot open", cause })))
       )
+      if (!/^file:/i.test(options.url)) return client
+      // The driver opens a connection after each transaction: the timeout, a connection's, is set again.
+      const arm = Effect.ignore(client.unsafe(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMillis ?? 5000)}`))
+      yield* arm
+      const { withTransaction } = client
+      return Object.assign(client, {
+        withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.ensuring(withTransaction(effect), arm)
+      })
     }),
     "the SQLite database"
   )

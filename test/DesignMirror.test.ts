@@ -38,7 +38,8 @@ const database = (engine: Engine) =>
     }
     const server = yield* Pg.Postgres
     const url = yield* server.database(`mirror_${process.pid}_${++databases}`)
-    return DesignMirror.layerPostgres({ url })
+    // The mirror's tables are in the schema `design_search`; the tests' own statements name them as on SQLite.
+    return DesignMirror.layerPostgres({ url: `${url}?options=-c%20search_path%3Ddesign_search` })
   })
 
 interface Row {

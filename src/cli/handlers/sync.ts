@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as DesignMirror from "../../DesignMirror.js"
-import { RequestBudget } from "../../index.js"
+import { DesignSearchClient, RequestBudget } from "../../index.js"
 import { provideClient } from "../Client.js"
 import { UsageError } from "../failure.js"
 import type { SyncInput } from "../Inputs.js"
@@ -82,7 +82,7 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
       })
     const seconds = Effect.map(Clock.currentTimeMillis, (now) => ((now - started) / 1000).toFixed(1))
     const calls = () => Output.counted(requests(), "API request")
-    const summary = <E>(exit: Exit.Exit<DesignMirror.SyncReport, E>) =>
+    const summary = (exit: Exit.Exit<DesignMirror.SyncReport, DesignMirror.SyncError>) =>
       Effect.gen(function*() {
         yield* progress.clear
         if (Exit.isSuccess(exit)) {
@@ -97,12 +97,18 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
           )
         }
         // A run short of designs is told by its error's one line: what it committed, the watermark kept.
-        const failure = Cause.failureOption(exit.cause)
-        if (Option.isSome(failure) && failure.value instanceof DesignMirror.IncompleteSyncError) return
-        const how = Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "stopped"
+        const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
+        if (failure instanceof DesignMirror.IncompleteSyncError) return
+        const interrupted = Cause.isInterruptedOnly(exit.cause)
+        // Running again helps after an interruption, a failure of the service that may pass, or a lock.
+        const again = interrupted || (failure?._tag === "MirrorDatabaseError"
+          ? failure.locked === true
+          : failure !== undefined && DesignSearchClient.isTransient(failure))
+        if (!again && committed === 0) return
         return yield* Output.stderr(
-          `${how}: ${Output.counted(committed, "design")} committed to ${database.label} (${calls()}); ` +
-            "the database is consistent, run the same command again to go on"
+          `${interrupted ? "interrupted" : "stopped"}: ${Output.counted(committed, "design")} committed to ` +
+            `${database.label} (${calls()}); the database is consistent` +
+            (again ? ", run the same command again to go on" : "")
         )
       })
     yield* mirror.sync(search.request, { concurrency: args.concurrency, onProgress }).pipe(Effect.onExit(summary))
@@ -111,6 +117,8 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
 export const handle = (args: SyncInput) =>
   Effect.gen(function*() {
     const database = yield* databaseOf(args.db)
+    // A driver's warnings (the PostgreSQL driver's about `sslmode`, say) are for its own users, not ours.
+    process.removeAllListeners("warning")
     const counted = yield* budgetFor(args.rate, args.env)
     return yield* syncInto(args, database, counted.requests).pipe(
       Effect.provide(DesignMirror.layer().pipe(Layer.provide(database.layer))),

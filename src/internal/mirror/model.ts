@@ -10,13 +10,15 @@ import type { AdvancedDesignsError, SearchDesignsError } from "../../DesignSearc
 
 /**
  * The mirror's database failed: it could not be reached, opened or written. `detail` says what was
- * tried and the engine's words (never a password: connection URLs are not repeated).
+ * tried and the engine's words (never a password: connection URLs are not repeated). `locked`: another
+ * process held the file's lock, or the mirror for its own sync; the same call can succeed later.
  *
  * @since 0.3.0
  * @category errors
  */
 export class MirrorDatabaseError extends Schema.TaggedError<MirrorDatabaseError>()("MirrorDatabaseError", {
-  detail: Schema.String
+  detail: Schema.String,
+  locked: Schema.optional(Schema.Boolean)
 }) {
   override get message(): string {
     return `the mirror's database failed: ${this.detail}`
@@ -62,10 +64,21 @@ export class IncompleteSyncError extends Schema.TaggedError<IncompleteSyncError>
   }
 }
 
-/** A failure of the SQL client, as the mirror reports it: what it was doing, and the engine's words. */
+/** An error and its causes, outermost first. */
+const causes = (error: unknown): Array<{ readonly message?: unknown; readonly code?: unknown }> =>
+  typeof error === "object" && error !== null ? [error, ...("cause" in error ? causes(error.cause) : [])] : []
+
+/** Whether a SQL failure is SQLite's "database is locked": another connection held the file's lock. */
+export const isLocked = (error: unknown): boolean =>
+  causes(error).some((e) => typeof e.code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(e.code))
+
+/** A failure of the SQL client, as the mirror reports it: what it was doing, and the engine's own words. */
 export const databaseError = (doing: string) => (error: { readonly message: string; readonly cause?: unknown }) => {
-  const cause = error.cause instanceof Error && error.cause.message !== "" ? `: ${error.cause.message}` : ""
-  return new MirrorDatabaseError({ detail: `${doing}: ${error.message}${cause}` })
+  if (isLocked(error)) {
+    return new MirrorDatabaseError({ detail: `${doing}: the mirror file is locked by another process`, locked: true })
+  }
+  const words = causes(error).map((e) => e.message).filter((m) => typeof m === "string" && m !== "")
+  return new MirrorDatabaseError({ detail: `${doing}: ${words.at(-1) ?? error.message}` })
 }
 
 /**

@@ -6,7 +6,6 @@
  * Designs pass through in batches, and the listing is compared with the rows a batch at a time: a
  * run holds no design past its batch, only the numbers it listed and emitted (docs/mirror.md).
  */
-import * as Migrator from "@effect/sql/Migrator"
 import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
@@ -17,6 +16,7 @@ import type { Search } from "./criteria.js"
 import { criteriaKey, keyOf, readCriteria, readOptions, recordOf } from "./criteria.js"
 import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
 import type { Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
+import { exclusively, migrateLocked, retryLocked, schemaOf } from "./sharing.js"
 import type { DesignRow, SyncRow, Tables } from "./tables.js"
 import { make as makeTables, migrate } from "./tables.js"
 
@@ -38,7 +38,7 @@ const noneYet = {
 const db = <A, E extends { readonly message: string; readonly cause?: unknown }, R>(
   doing: string,
   effect: Effect.Effect<A, E, R>
-) => Effect.mapError(effect, databaseError(doing))
+) => Effect.mapError(retryLocked(effect), databaseError(doing))
 
 const iso = (millis: number) => DateTime.formatIso(DateTime.unsafeMake(millis))
 
@@ -315,22 +315,15 @@ export const sync = (deps: Deps, criteria: unknown, options: unknown): Effect.Ef
   })
 
 /** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */
-export const make = (batchSize: number) =>
+export const make = (batchSize: number, schema?: string) =>
   Effect.gen(function*() {
     if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 1000) {
       return yield* new MirrorDatabaseError({ detail: `batchSize must be an integer from 1 to 1000, got ${batchSize}` })
     }
     const client = yield* DesignSearchClient
-    // The migrator dies when a migration fails (a table of that name already in the database, say):
-    // that is the database's answer, a `MirrorDatabaseError` with its cause, not a defect.
-    yield* db(
-      "creating the mirror's tables",
-      Effect.catchSomeDefect(
-        migrate,
-        (defect) => defect instanceof Migrator.MigrationError ? Option.some(Effect.fail(defect)) : Option.none()
-      )
-    )
-    const deps: Deps = { client, tables: yield* makeTables, batchSize }
+    const tablesSchema = yield* schemaOf(schema)
+    yield* migrateLocked(tablesSchema, migrate(tablesSchema))
+    const deps: Deps = { client, tables: yield* makeTables(tablesSchema), batchSize }
     const state = (criteria: Criteria) =>
       Either.match(criteriaKey(criteria), {
         onLeft: () => Effect.succeed(Option.none<SyncState>()),
@@ -345,5 +338,6 @@ export const make = (batchSize: number) =>
             }))
           )
       })
-    return { sync: (criteria: Criteria, options?: SyncOptions) => sync(deps, criteria, options), state }
+    const exclusive = yield* exclusively(tablesSchema)
+    return { sync: (criteria: Criteria, options?: SyncOptions) => exclusive(sync(deps, criteria, options)), state }
   })

@@ -1,0 +1,110 @@
+/**
+ * How the mirror shares its database (docs/mirror.md): tables in a PostgreSQL schema of their own,
+ * migrated in one transaction under a lock; a run at a time, under a lock the server or the OS lets
+ * go of however the process ends; no SQL failure a defect.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { MigrationError } from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option, Schedule } from "effect"
+import type { Scope } from "effect"
+import { pathToFileURL } from "node:url"
+import { databaseError, isLocked, MirrorDatabaseError } from "./model.js"
+import { migrationsTable, qualified } from "./tables.js"
+
+/** The schema of the mirror's tables: on PostgreSQL the one named, or `design_search`; none elsewhere. */
+export const schemaOf = (named: string | undefined) =>
+  Effect.map(
+    SqlClient.SqlClient,
+    (sql) => sql.onDialectOrElse({ pg: () => named ?? "design_search", orElse: () => undefined })
+  )
+
+/** SQL failures that the client or the migrator raise as defects (a failed `COMMIT`, a failed migration), as failures. */
+const sqlFailures = (doing: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchSomeDefect(effect, (defect) =>
+    defect instanceof SqlError || defect instanceof MigrationError
+      ? Option.some(Effect.fail(databaseError(doing)(defect)))
+      : Option.none())
+
+/** A statement that could not get a SQLite file's lock tried twice more: SQLite does not wait where two writers could deadlock. */
+export const retryLocked = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.retry(effect, { schedule: Schedule.exponential("100 millis"), times: 2, while: isLocked })
+
+/**
+ * `migrate` in one transaction: one that fails (a table in the way) leaves nothing behind. On
+ * PostgreSQL under an advisory lock, so that first syncs at once do not create the same tables; the
+ * schema made, and a mirror of an earlier release (in the connection's schema) moved into it.
+ */
+export const migrateLocked = <E extends { readonly message: string }>(
+  schema: string | undefined,
+  migrate: Effect.Effect<unknown, E, SqlClient.SqlClient>
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const prepare = schema === undefined ? Effect.void : Effect.gen(function*() {
+      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${schema}), 1)`
+      // Made only if absent: a role may use a schema made for it without being allowed to make one.
+      const [found] = yield* sql<{ readonly made: boolean; readonly moves: boolean }>`SELECT
+  to_regnamespace(quote_ident(${schema})) IS NOT NULL AS made, to_regclass(${migrationsTable}) IS NOT NULL
+  AND to_regclass(format('%I.%I', ${schema}::text, ${migrationsTable}::text)) IS NULL AS moves`
+      if (found?.made !== true) yield* sql`CREATE SCHEMA ${sql(schema)}`
+      for (const table of found?.moves === true ? [migrationsTable, "designs", "design_sync_state"] : []) {
+        yield* sql`ALTER TABLE ${sql(table)} SET SCHEMA ${sql(schema)}`
+      }
+      // The migrator looks for its table by a statement that, failing, would abort the transaction.
+      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(qualified(schema, migrationsTable))} (
+  migration_id integer primary key, created_at timestamp with time zone not null default now(), name text not null
+)`
+    })
+    const creating = "creating the mirror's tables"
+    return sql.withTransaction(Effect.zipRight(prepare, migrate)).pipe(
+      Effect.mapError(databaseError(creating)),
+      sqlFailures(creating)
+    )
+  })
+
+const running = new MirrorDatabaseError({ detail: "another sync into this mirror is running", locked: true })
+
+/**
+ * The sync lock for a run's scope, or `locked` at once: on PostgreSQL the schema's advisory lock, on a
+ * reserved connection; on a SQLite file an exclusive lock on `FILE-lock` (none in memory or on a server).
+ */
+const syncLock = (
+  sql: SqlClient.SqlClient,
+  schema: string | undefined
+): Effect.Effect<void, MirrorDatabaseError, Scope.Scope> =>
+  sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function*() {
+        const connection = yield* sql.reserve
+        const held = yield* connection.executeValues("SELECT pg_try_advisory_lock(hashtext($1), 2)", [schema])
+        if (held[0]?.[0] !== true) return yield* running
+        yield* Effect.addFinalizer(() =>
+          Effect.ignore(connection.executeValues("SELECT pg_advisory_unlock(hashtext($1), 2)", [schema]))
+        )
+      }).pipe(Effect.catchTag("SqlError", databaseError("locking the mirror"))),
+    sqlite: () =>
+      Effect.gen(function*() {
+        const [main] = yield* Effect.orElseSucceed(sql<{ readonly file: string }>`PRAGMA database_list`, () => [])
+        const driver = yield* Effect.option(Effect.tryPromise(() => import("@effect/sql-libsql")))
+        if (main === undefined || main.file === "" || Option.isNone(driver)) return
+        yield* driver.value.LibsqlClient.make({ url: pathToFileURL(`${main.file}-lock`).href }).pipe(
+          // Closing the connection would wait for the collector to finalize its statements: rolled back now.
+          Effect.tap((lock) => Effect.addFinalizer(() => Effect.ignore(lock`ROLLBACK`))),
+          Effect.flatMap((lock) => lock`BEGIN EXCLUSIVE`),
+          Effect.provide(Reactivity.layer),
+          // the driver throws if it cannot open the file
+          Effect.catchAllDefect((cause) => Effect.fail(new SqlError({ cause, message: "cannot open" }))),
+          Effect.mapError((e) => isLocked(e) ? running : databaseError("locking the mirror")(e))
+        )
+      }),
+    orElse: () => Effect.void
+  })
+
+/** Runs a sync under the sync lock, its SQL failures failures. */
+export const exclusively = (schema: string | undefined) =>
+  Effect.map(
+    SqlClient.SqlClient,
+    (sql) => <A, E, R>(run: Effect.Effect<A, E, R>) =>
+      Effect.scoped(Effect.zipRight(syncLock(sql, schema), sqlFailures("writing designs")(run)))
+  )
