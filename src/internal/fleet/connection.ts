@@ -57,16 +57,7 @@ type Command = (name: string, ...args: Array<string | number>) => Effect.Effect<
  * The service over `redis`. `onReady`, where given, tells of each new connection of the client
  * `layer` made, so that a Redis back from a restart is tried at once.
  */
-export const over = (
-  redis: Connection,
-  settings: ConnectionSettings,
-  onReady?: (listener: () => void) => void
-): {
-  readonly command: Command
-  readonly urgent: Command
-  readonly reachable: Effect.Effect<void>
-  readonly key: (client: ClientIdentity, name: string) => string
-} => {
+export const over = (redis: Connection, settings: ConnectionSettings, onReady?: (listener: () => void) => void) => {
   const { commandTimeoutMillis: timeout, probeIntervalMillis: probe } = settings
   let healthy = true
   let nextProbeAt = 0
@@ -136,7 +127,7 @@ export const over = (
     command: command(true),
     urgent: command(false),
     reachable: answering.await,
-    key: (client, name) => keyOf(settings.keyPrefix, client, name)
+    key: (client: ClientIdentity, name: string) => keyOf(settings.keyPrefix, client, name)
   }
 }
 

@@ -8,6 +8,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { DateTime, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
+import type { Settings } from "../../DesignSearchConfig.js"
 import { isRecord, parseJson } from "../client/answers.js"
 import { send } from "../client/http.js"
 import type { Limits, SendError } from "../client/http.js"
@@ -16,10 +17,7 @@ import type { Mask } from "../mask/mask.js"
 import { bounded, maxDescriptionLength } from "../schemaIssues.js"
 
 /** The credentials a token is asked for with. */
-export interface Credentials {
-  readonly clientId: string
-  readonly clientSecret: Redacted.Redacted<string>
-}
+type Credentials = Pick<Settings, "clientId" | "clientSecret">
 
 /** The client-credentials grant: a form body with the credentials, sent to the token URL itself. */
 export const tokenRequest = (tokenUrl: string, credentials: Credentials): HttpClientRequest.HttpClientRequest =>
