@@ -31,9 +31,10 @@ export const ExpiresIn = Schema.Union(
  * @since 0.3.0
  * @category schemas
  */
-export const AccessTokenValue = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9\-._~+/]+=*$/, { message: () => "expected a b64token (RFC 6750 section 2.1)" })
-)
+export const AccessTokenValue = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9\-._~+/]+=*$/)).annotations({
+  // told for any value, so that no value of a token is echoed
+  message: () => ({ message: "expected a non-empty b64token (RFC 6750 section 2.1)", override: true })
+})
 
 /**
  * `token_type`: `Bearer`, in any case (RFC 6750). RFC 6749 section 7.1: a client must not use a
@@ -56,7 +57,7 @@ export const TokenResponse = Schema.Struct({
   access_token: AccessTokenValue,
   expires_in: ExpiresIn,
   token_type: TokenType
-})
+}).annotations({ message: () => "expected a JSON object with access_token, expires_in and token_type" })
 
 /**
  * @since 0.1.0

@@ -5,7 +5,7 @@
  */
 import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
-import { DateTime, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
+import { DateTime, Duration, Effect, Either, Option, Redacted, Schema } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
 import type { Settings } from "../../DesignSearchConfig.js"
@@ -14,7 +14,7 @@ import { send } from "../client/http.js"
 import type { Limits, SendError } from "../client/http.js"
 import { cap, keptExcerpt, keptText, maskOf } from "../mask/mask.js"
 import type { Mask } from "../mask/mask.js"
-import { bounded, maxDescriptionLength } from "../schemaIssues.js"
+import { describe, maxDescriptionLength } from "../schemaIssues.js"
 
 /** The credentials a token is asked for with. */
 type Credentials = Pick<Settings, "clientId" | "clientSecret">
@@ -32,25 +32,6 @@ export const tokenRequest = (tokenUrl: string, credentials: Credentials): HttpCl
 
 const decodeTokenResponse = Schema.decodeUnknownEither(AccessToken.TokenResponse, { errors: "all" })
 const decodeOAuthError = Schema.decodeUnknownOption(AccessToken.OAuthErrorResponse)
-
-/**
- * Describes why a 2xx body is no token response, never echoing the token: issues at the root or
- * at `access_token` are told without the value, the others bounded and masked.
- */
-const describeInvalid = (error: ParseResult.ParseError, mask: Mask): string =>
-  cap(
-    "not a token response: " + ParseResult.ArrayFormatter.formatErrorSync(bounded(error, mask))
-      .map((issue) => {
-        const path = issue.path.join(".")
-        if (path === "") return "expected a JSON object with access_token, expires_in and token_type"
-        if (issue._tag === "Missing") return `${path}: is missing`
-        return path === "access_token"
-          ? "access_token: expected a non-empty b64token (RFC 6750 section 2.1)"
-          : `${path}: ${issue.message}`
-      })
-      .join("; "),
-    maxDescriptionLength
-  )
 
 /** The RFC 6749 `error` and `error_description` of a body, when it has them, masked and bounded. */
 const oauthFields = (text: string, mask: Mask): { readonly error?: string; readonly errorDescription?: string } =>
@@ -92,7 +73,8 @@ export const interpret = (
     const json = Option.getOrUndefined(parseJson(text))
     const decoded = decodeTokenResponse(json)
     if (Either.isLeft(decoded)) {
-      return fail("InvalidResponse", describeInvalid(decoded.left, maskOf([...secrets, ...tokenOf(json)])))
+      const told = describe(decoded.left, maskOf([...secrets, ...tokenOf(json)]))
+      return fail("InvalidResponse", cap(`not a token response: ${told}`, maxDescriptionLength))
     }
     return decoded.right.access_token.length > maxAccessTokenLength
       ? fail(
