@@ -26,15 +26,21 @@ export const ExpiresIn = Schema.Union(
 
 /**
  * `access_token`: RFC 6750's `b64token`, the characters an `Authorization` header can carry after
- * its scheme. A token with a space, CR or LF would be refused by the transport on every call.
+ * its scheme, in at most 8 KiB, the header servers commonly accept. A token with a space, CR or LF,
+ * or a longer one, would be refused on every call rather than once, here.
  *
  * @since 0.3.0
  * @category schemas
  */
-export const AccessTokenValue = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9\-._~+/]+=*$/)).annotations({
-  // told for any value, so that no value of a token is echoed
-  message: () => ({ message: "expected a non-empty b64token (RFC 6750 section 2.1)", override: true })
-})
+export const AccessTokenValue = Schema.String.pipe(
+  Schema.filter((s) => s.length <= 8192 && /^[A-Za-z0-9\-._~+/]+=*$/.test(s), {
+    // told for any value, so that no value of a token is echoed
+    message: () => ({
+      message: "expected a non-empty b64token (RFC 6750 section 2.1) of at most 8192 characters",
+      override: true
+    })
+  })
+)
 
 /**
  * `token_type`: `Bearer`, in any case (RFC 6750). RFC 6749 section 7.1: a client must not use a

@@ -43,12 +43,6 @@ const oauthFields = (text: string, mask: Mask): { readonly error?: string; reado
         : { error: keptText(mask, o.error), errorDescription: keptText(mask, o.error_description) }
   })
 
-/**
- * Longest access token the client takes: a header of 8 KiB is what servers commonly accept, and
- * a longer token would be refused by every API call (431) rather than once, here.
- */
-export const maxAccessTokenLength = 8192
-
 /** The `access_token` of a token response's JSON, when it is a string: a secret of that answer's errors. */
 const tokenOf = (json: unknown): ReadonlyArray<string> =>
   isRecord(json) && typeof json.access_token === "string" ? [json.access_token] : []
@@ -57,9 +51,8 @@ const tokenOf = (json: unknown): ReadonlyArray<string> =>
  * What the token endpoint's answer means: a token (2xx with a token response, received at
  * `receivedAt`), refused credentials (400, 401, 403), an endpoint worth asking again later
  * (`Unavailable`: 408, 429, 5xx) or an answer the client cannot use (`InvalidResponse`: a token
- * that is not `Bearer`, that no header can carry, or longer than `maxAccessTokenLength`, among
- * them). Texts kept from the body are masked of `secrets`, and of the token the answer itself
- * carries when it is refused.
+ * that is not `Bearer` or that no header can carry, among them). Texts kept from the body are
+ * masked of `secrets`, and of the token the answer itself carries when it is refused.
  */
 export const interpret = (
   status: number,
@@ -72,16 +65,9 @@ export const interpret = (
   if (status >= 200 && status < 300) {
     const json = Option.getOrUndefined(parseJson(text))
     const decoded = decodeTokenResponse(json)
-    if (Either.isLeft(decoded)) {
-      const told = describe(decoded.left, maskOf([...secrets, ...tokenOf(json)]))
-      return fail("InvalidResponse", cap(`not a token response: ${told}`, maxDescriptionLength))
-    }
-    return decoded.right.access_token.length > maxAccessTokenLength
-      ? fail(
-        "InvalidResponse",
-        `not a token response: access_token: longer than ${maxAccessTokenLength} characters, more than a header can carry`
-      )
-      : Either.right(AccessToken.fromResponse(decoded.right, receivedAt))
+    if (Either.isRight(decoded)) return Either.right(AccessToken.fromResponse(decoded.right, receivedAt))
+    const told = describe(decoded.left, maskOf([...secrets, ...tokenOf(json)]))
+    return fail("InvalidResponse", cap(`not a token response: ${told}`, maxDescriptionLength))
   }
   const mask = maskOf(secrets)
   const rfc = oauthFields(text, mask)
