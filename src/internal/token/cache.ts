@@ -135,25 +135,6 @@ const obtain = (c: Cache, fetch: Fetch, accept: (token: Token, now: number) => b
   )
 
 /**
- * Runs one fetch for `deferred`: stores the result, then completes every waiter with it. Call
- * it uninterruptibly with `fetch` made interruptible, so that the completion is always in place
- * before an interruption can land; an interrupted fetch completes its waiters with an error.
- */
-const runFetch = (c: Cache, deferred: Flight, fetch: Fetch): Fetch =>
-  Effect.onExit(fetch, (exit) =>
-    Ref.update(c.state, (s): State => {
-      const flights = {
-        inflight: s.inflight === deferred ? undefined : s.inflight,
-        renewal: s.renewal?.deferred === deferred ? undefined : s.renewal
-      }
-      return Exit.isSuccess(exit)
-        ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
-        : { ...s, ...flights }
-    }).pipe(
-      Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit))
-    ))
-
-/**
  * Waits until `refreshBefore` ahead of `cached`'s expiry, then refreshes it if it is still cached,
  * was used, and no fetch is in flight.
  */
@@ -179,12 +160,24 @@ const refreshAhead = (c: Cache, cached: Token) =>
   })
 
 /**
- * Starts `fetch` for `deferred`, in the layer's scope so no caller owns it, and the refresh of its
- * token. Forked uninterruptibly; only the request itself is interruptible, so that closing the
- * scope stops it and its waiters still hear of it.
+ * Starts `fetch` for `deferred`, in the layer's scope so no caller owns it: stores its token, then
+ * completes every waiter, and starts the refresh of that token. Forked uninterruptibly; only the
+ * request itself is interruptible, so that closing the scope stops it and its waiters still hear
+ * of it (with an error).
  */
 const startFetch = (c: Cache, deferred: Flight, fetch: Fetch): Effect.Effect<void> =>
-  runFetch(c, deferred, Effect.interruptible(fetch)).pipe(
+  Effect.interruptible(fetch).pipe(
+    Effect.onExit((exit) =>
+      Ref.update(c.state, (s): State => {
+        const flights = {
+          inflight: s.inflight === deferred ? undefined : s.inflight,
+          renewal: s.renewal?.deferred === deferred ? undefined : s.renewal
+        }
+        return Exit.isSuccess(exit)
+          ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
+          : { ...s, ...flights }
+      }).pipe(Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit)))
+    ),
     // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
     Effect.tap((token) =>
       Effect.flatMap(
@@ -198,12 +191,6 @@ const startFetch = (c: Cache, deferred: Flight, fetch: Fetch): Effect.Effect<voi
     Effect.asVoid
   )
 
-/** What a caller is to run next, and the state it leaves. */
-type Step = [Fetch, State]
-
-/** The cached `token` handed out, marked used. */
-const handOut = (token: Token, s: State): Step => [Effect.succeed(token), s.used ? s : { ...s, used: true }]
-
 /**
  * The cached token if usable, else the one fetch for it, joined or started: for `get`, any fetch;
  * for a `renew` of a call refused `since` then, a token fetched here since, without the store.
@@ -213,11 +200,12 @@ const handOut = (token: Token, s: State): Step => [Effect.succeed(token), s.used
 const claim = (c: Cache, since?: number): Fetch =>
   Effect.clockWith((clock) =>
     Effect.uninterruptibleMask((restore) =>
-      Effect.flatten(Ref.modify(c.state, (s): Step => {
+      // what the caller is to run next, and the state it leaves
+      Effect.flatten(Ref.modify(c.state, (s): [Fetch, State] => {
         const now = clock.unsafeCurrentTimeMillis()
         const renewing = since !== undefined
         if (s.token !== undefined && now < s.validUntil && (!renewing || fetchedSince(c, s.token, since))) {
-          return handOut(s.token, s)
+          return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
         }
         if (c.closed) return [Effect.fail(closedError), s]
         c.counters.waits++
