@@ -33,8 +33,16 @@ export interface Connection {
  */
 export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
 
-/** Whose keys: what `FleetRedis.ClientIdentity` is (declared there, and here as its shape, as that module imports this one). */
-type ClientIdentity = { readonly tokenUrl: string; readonly clientId: string }
+/**
+ * Which client a fleet shares a token and a budget for: never the secret.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ClientIdentity {
+  readonly tokenUrl: string
+  readonly clientId: string
+}
 
 /**
  * The key of `name` for `client` under `prefix`: a digest of token URL and client id in braces, so
