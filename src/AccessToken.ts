@@ -26,13 +26,20 @@ export const ExpiresIn = Schema.Union(
 
 /**
  * `access_token`: RFC 6750's `b64token`, the characters an `Authorization` header can carry after
- * its scheme. A token with a space, CR or LF would be refused by the transport on every call.
+ * its scheme, in at most 8 KiB, the header servers commonly accept. A token with a space, CR or LF,
+ * or a longer one, would be refused on every call rather than once, here.
  *
  * @since 0.3.0
  * @category schemas
  */
 export const AccessTokenValue = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9\-._~+/]+=*$/, { message: () => "expected a b64token (RFC 6750 section 2.1)" })
+  Schema.filter((s) => s.length <= 8192 && /^[A-Za-z0-9\-._~+/]+=*$/.test(s), {
+    // told for any value, so that no value of a token is echoed
+    message: () => ({
+      message: "expected a non-empty b64token (RFC 6750 section 2.1) of at most 8192 characters",
+      override: true
+    })
+  })
 )
 
 /**
@@ -56,7 +63,7 @@ export const TokenResponse = Schema.Struct({
   access_token: AccessTokenValue,
   expires_in: ExpiresIn,
   token_type: TokenType
-})
+}).annotations({ message: () => "expected a JSON object with access_token, expires_in and token_type" })
 
 /**
  * @since 0.1.0

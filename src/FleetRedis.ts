@@ -8,23 +8,12 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { ConfigError, Duration } from "effect"
-import type { Connection, FleetUnavailable } from "./internal/fleet/connection.js"
+import type { ClientIdentity, Connection, FleetUnavailable } from "./internal/fleet/connection.js"
 import { connect, over } from "./internal/fleet/connection.js"
 import { checkConnection, connectionDefaults } from "./internal/fleet/options.js"
 
-/** The connection the fleet sends over, the failure of a command, and the keys. */
-export { type Connection, FleetUnavailable, keyOf } from "./internal/fleet/connection.js"
-
-/**
- * Which client a fleet shares a token and a budget for: never the secret.
- *
- * @since 0.2.0
- * @category models
- */
-export interface ClientIdentity {
-  readonly tokenUrl: string
-  readonly clientId: string
-}
+/** Whose keys, the connection the fleet sends over, the failure of a command, and the keys. */
+export { type ClientIdentity, type Connection, FleetUnavailable, keyOf } from "./internal/fleet/connection.js"
 
 /**
  * The fleet's Redis connection, as the token store and the budget use it.

@@ -49,40 +49,34 @@ const boundedKey = (key: PropertyKey, mask: Mask): PropertyKey =>
 
 const isMany = <A>(a: ParseResult.SingleOrNonEmpty<A>): a is Arr.NonEmptyReadonlyArray<A> => Array.isArray(a)
 
-/** `issue` with every offending value swapped for its preview and every path key masked and capped. */
+/**
+ * `issue` with every offending value a formatter prints (a `Type` issue's: the others print none)
+ * swapped for its preview, worked out only if printed, and every path key masked and capped.
+ */
 const boundedIssue = (issue: ParseResult.ParseIssue, mask: Mask): ParseResult.ParseIssue => {
-  // an offending value as a formatter prints it: its preview, worked out only if printed
-  const preview = (u: unknown) => ({ toString: () => cap(render(u, mask, 0), previewLength) })
   switch (issue._tag) {
-    case "Type":
-      return new ParseResult.Type(issue.ast, preview(issue.actual), issue.message)
-    case "Forbidden":
-      return new ParseResult.Forbidden(issue.ast, preview(issue.actual), issue.message)
-    case "Unexpected":
-      return new ParseResult.Unexpected(preview(issue.actual), issue.message)
-    case "Missing":
-      return issue
+    case "Type": {
+      const preview = { toString: () => cap(render(issue.actual, mask, 0), previewLength) }
+      return new ParseResult.Type(issue.ast, preview, issue.message)
+    }
     case "Pointer": {
       const path: ParseResult.Path = isMany(issue.path)
         ? Arr.map(issue.path, (key) => boundedKey(key, mask))
         : boundedKey(issue.path, mask)
-      return new ParseResult.Pointer(path, preview(issue.actual), boundedIssue(issue.issue, mask))
+      return new ParseResult.Pointer(path, issue.actual, boundedIssue(issue.issue, mask))
     }
     case "Refinement":
-      return new ParseResult.Refinement(issue.ast, preview(issue.actual), issue.kind, boundedIssue(issue.issue, mask))
+      return new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, boundedIssue(issue.issue, mask))
     case "Transformation":
-      return new ParseResult.Transformation(
-        issue.ast,
-        preview(issue.actual),
-        issue.kind,
-        boundedIssue(issue.issue, mask)
-      )
+      return new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, boundedIssue(issue.issue, mask))
     case "Composite": {
       const issues: ParseResult.SingleOrNonEmpty<ParseResult.ParseIssue> = isMany(issue.issues)
         ? Arr.map(issue.issues, (i) => boundedIssue(i, mask))
         : boundedIssue(issue.issues, mask)
-      return new ParseResult.Composite(issue.ast, preview(issue.actual), issues, issue.output)
+      return new ParseResult.Composite(issue.ast, issue.actual, issues, issue.output)
     }
+    default: // `Missing`, `Forbidden`, `Unexpected`
+      return issue
   }
 }
 

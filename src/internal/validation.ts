@@ -30,11 +30,7 @@ export const pointerErrors = (error: ParseResult.ParseError): ReadonlyArray<Erro
   for (const issue of issues) {
     const pointer = toPointer(issue.path)
     if (isUndefinedBranch(issue) && explained(pointer)) continue
-    const detail = issue._tag === "Missing"
-      ? "is missing"
-      : issue._tag === "Unexpected"
-      ? "is not a known field"
-      : issue.message
+    const detail = issue._tag === "Unexpected" ? "is not a known field" : issue.message
     const entry = byPointer.get(pointer)
     if (entry === undefined) byPointer.set(pointer, { code: codeOf(issue._tag), details: [detail] })
     else if (!entry.details.includes(detail)) entry.details.push(detail)

@@ -33,8 +33,16 @@ export interface Connection {
  */
 export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ readonly detail: string }> {}
 
-/** Whose keys: what `FleetRedis.ClientIdentity` is (declared there, and here as its shape, as that module imports this one). */
-type ClientIdentity = { readonly tokenUrl: string; readonly clientId: string }
+/**
+ * Which client a fleet shares a token and a budget for: never the secret.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ClientIdentity {
+  readonly tokenUrl: string
+  readonly clientId: string
+}
 
 /**
  * The key of `name` for `client` under `prefix`: a digest of token URL and client id in braces, so
@@ -57,16 +65,7 @@ type Command = (name: string, ...args: Array<string | number>) => Effect.Effect<
  * The service over `redis`. `onReady`, where given, tells of each new connection of the client
  * `layer` made, so that a Redis back from a restart is tried at once.
  */
-export const over = (
-  redis: Connection,
-  settings: ConnectionSettings,
-  onReady?: (listener: () => void) => void
-): {
-  readonly command: Command
-  readonly urgent: Command
-  readonly reachable: Effect.Effect<void>
-  readonly key: (client: ClientIdentity, name: string) => string
-} => {
+export const over = (redis: Connection, settings: ConnectionSettings, onReady?: (listener: () => void) => void) => {
   const { commandTimeoutMillis: timeout, probeIntervalMillis: probe } = settings
   let healthy = true
   let nextProbeAt = 0
@@ -136,7 +135,7 @@ export const over = (
     command: command(true),
     urgent: command(false),
     reachable: answering.await,
-    key: (client, name) => keyOf(settings.keyPrefix, client, name)
+    key: (client: ClientIdentity, name: string) => keyOf(settings.keyPrefix, client, name)
   }
 }
 

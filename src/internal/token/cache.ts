@@ -135,68 +135,49 @@ const obtain = (c: Cache, fetch: Fetch, accept: (token: Token, now: number) => b
   )
 
 /**
- * Runs one fetch for `deferred`: stores the result, then completes every waiter with it. Call
- * it uninterruptibly with `fetch` made interruptible, so that the completion is always in place
- * before an interruption can land; an interrupted fetch completes its waiters with an error.
+ * Waits until `refreshBefore` ahead of `cached`'s expiry, then refreshes it if it is still cached,
+ * was used, and no fetch is in flight.
  */
-const runFetch = (c: Cache, deferred: Flight, fetch: Fetch): Fetch =>
-  Effect.onExit(fetch, (exit) =>
-    Ref.update(c.state, (s): State => {
-      const flights = {
-        inflight: s.inflight === deferred ? undefined : s.inflight,
-        renewal: s.renewal?.deferred === deferred ? undefined : s.renewal
-      }
-      return Exit.isSuccess(exit)
-        ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
-        : { ...s, ...flights }
-    }).pipe(
-      Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit))
-    ))
-
-/** Waits until `refreshBefore` ahead of expiry; refreshes only a token that was used meanwhile. */
-const refreshAhead = (c: Cache, first: Token) =>
+const refreshAhead = (c: Cache, cached: Token) =>
   Effect.gen(function*() {
-    let cached = first
-    while (true) {
-      const lead = Math.min(Duration.toMillis(c.config.refreshBefore), lifeMillis(cached) / 2)
-      const now = yield* Clock.currentTimeMillis
-      yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(cached) - lead - now)))
-      const refreshed = yield* refreshOnce(c, cached)
-      if (Option.isNone(refreshed)) return
-      cached = refreshed.value
-    }
+    const lead = Math.min(Duration.toMillis(c.config.refreshBefore), lifeMillis(cached) / 2)
+    const now = yield* Clock.currentTimeMillis
+    yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(cached) - lead - now)))
+    const stillValid = Effect.map(Clock.currentTimeMillis, (t) => t < validUntil(c, cached))
+    // another process of the fleet may have refreshed it already
+    const fetch = obtain(
+      c,
+      requestRetried(c, (e) => isTransient(e) ? stillValid : Effect.succeed(false)),
+      (token) => expiresMillis(token) > expiresMillis(cached)
+    ).pipe(withOwnSpan(c, "TokenService.refresh", false))
+    const deferred = newFlight()
+    // Claiming the fetch and starting it go together, or its waiters would wait forever.
+    yield* Effect.flatten(Ref.modify(c.state, (s): [Effect.Effect<void>, State] => {
+      if (!holds(s, cached) || !s.used || s.inflight !== undefined) return [Effect.void, s]
+      c.counters.refreshes++
+      return [startFetch(c, deferred, fetch), { ...s, inflight: deferred }]
+    })).pipe(Effect.uninterruptible)
   })
 
-/** Refreshes `expiring` if it is still cached, was used, and no fetch is in flight; none if not, or failed. */
-const refreshOnce = (c: Cache, expiring: Token): Effect.Effect<Option.Option<Token>> => {
-  const deferred = newFlight()
-  const stillValid = Effect.map(Clock.currentTimeMillis, (t) => t < validUntil(c, expiring))
-  // another process of the fleet may have refreshed it already
-  const fetch = obtain(
-    c,
-    requestRetried(c, (e) => isTransient(e) ? stillValid : Effect.succeed(false)),
-    (token) => expiresMillis(token) > expiresMillis(expiring)
-  ).pipe(withOwnSpan(c, "TokenService.refresh", false))
-  // Claiming the fetch and starting it go together, or its waiters would wait forever.
-  return Effect.uninterruptibleMask((restore) =>
-    Effect.flatten(Ref.modify(c.state, (s): [Effect.Effect<Option.Option<Token>>, State] => {
-      if (!holds(s, expiring) || !s.used || s.inflight !== undefined) return [Effect.succeedNone, s]
-      c.counters.refreshes++
-      return [Effect.option(runFetch(c, deferred, restore(fetch))), { ...s, inflight: deferred }]
-    }))
-  )
-}
-
 /**
- * Starts the one fetch for a cold or expired cache, in the layer's scope so no caller owns it.
- * `claim` forks it uninterruptibly; only the request itself is interruptible, so
- * that closing the scope stops it and its waiters still hear of it.
+ * Starts `fetch` for `deferred`, in the layer's scope so no caller owns it: stores its token, then
+ * completes every waiter, and starts the refresh of that token. Forked uninterruptibly; only the
+ * request itself is interruptible, so that closing the scope stops it and its waiters still hear
+ * of it (with an error).
  */
-const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) => {
-  const fetch = obtain(c, requestRetried(c, (e) => Effect.succeed(isTransient(e))), () => fromStore).pipe(
-    withOwnSpan(c, "TokenService.fetch", true)
-  )
-  return runFetch(c, deferred, Effect.interruptible(fetch)).pipe(
+const startFetch = (c: Cache, deferred: Flight, fetch: Fetch): Effect.Effect<void> =>
+  Effect.interruptible(fetch).pipe(
+    Effect.onExit((exit) =>
+      Ref.update(c.state, (s): State => {
+        const flights = {
+          inflight: s.inflight === deferred ? undefined : s.inflight,
+          renewal: s.renewal?.deferred === deferred ? undefined : s.renewal
+        }
+        return Exit.isSuccess(exit)
+          ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
+          : { ...s, ...flights }
+      }).pipe(Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit)))
+    ),
     // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
     Effect.tap((token) =>
       Effect.flatMap(
@@ -209,13 +190,6 @@ const startFetch = (c: Cache, deferred: Flight, fromStore: boolean) => {
     Effect.forkIn(c.scope),
     Effect.asVoid
   )
-}
-
-/** What a caller is to run next, and the state it leaves. */
-type Step = [Fetch, State]
-
-/** The cached `token` handed out, marked used. */
-const handOut = (token: Token, s: State): Step => [Effect.succeed(token), s.used ? s : { ...s, used: true }]
 
 /**
  * The cached token if usable, else the one fetch for it, joined or started: for `get`, any fetch;
@@ -226,18 +200,21 @@ const handOut = (token: Token, s: State): Step => [Effect.succeed(token), s.used
 const claim = (c: Cache, since?: number): Fetch =>
   Effect.clockWith((clock) =>
     Effect.uninterruptibleMask((restore) =>
-      Effect.flatten(Ref.modify(c.state, (s): Step => {
+      // what the caller is to run next, and the state it leaves
+      Effect.flatten(Ref.modify(c.state, (s): [Fetch, State] => {
         const now = clock.unsafeCurrentTimeMillis()
         const renewing = since !== undefined
         if (s.token !== undefined && now < s.validUntil && (!renewing || fetchedSince(c, s.token, since))) {
-          return handOut(s.token, s)
+          return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
         }
         if (c.closed) return [Effect.fail(closedError), s]
         c.counters.waits++
         const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
         if (joined !== undefined) return [restore(Deferred.await(joined)), s]
         const deferred = newFlight()
-        const waited = Effect.zipRight(startFetch(c, deferred, !renewing), restore(Deferred.await(deferred)))
+        const fetch = obtain(c, requestRetried(c, (e) => Effect.succeed(isTransient(e))), () => !renewing)
+        const started = startFetch(c, deferred, withOwnSpan(c, "TokenService.fetch", true)(fetch))
+        const waited = Effect.zipRight(started, restore(Deferred.await(deferred)))
         return [waited, renewing ? { ...s, renewal: { deferred, since: now } } : { ...s, inflight: deferred }]
       }))
     )

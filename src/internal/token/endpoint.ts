@@ -5,21 +5,19 @@
  */
 import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
-import { DateTime, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
+import { DateTime, Duration, Effect, Either, Option, Redacted, Schema } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
+import type { Settings } from "../../DesignSearchConfig.js"
 import { isRecord, parseJson } from "../client/answers.js"
 import { send } from "../client/http.js"
 import type { Limits, SendError } from "../client/http.js"
 import { cap, keptExcerpt, keptText, maskOf } from "../mask/mask.js"
 import type { Mask } from "../mask/mask.js"
-import { bounded, maxDescriptionLength } from "../schemaIssues.js"
+import { describe, maxDescriptionLength } from "../schemaIssues.js"
 
 /** The credentials a token is asked for with. */
-export interface Credentials {
-  readonly clientId: string
-  readonly clientSecret: Redacted.Redacted<string>
-}
+type Credentials = Pick<Settings, "clientId" | "clientSecret">
 
 /** The client-credentials grant: a form body with the credentials, sent to the token URL itself. */
 export const tokenRequest = (tokenUrl: string, credentials: Credentials): HttpClientRequest.HttpClientRequest =>
@@ -35,25 +33,6 @@ export const tokenRequest = (tokenUrl: string, credentials: Credentials): HttpCl
 const decodeTokenResponse = Schema.decodeUnknownEither(AccessToken.TokenResponse, { errors: "all" })
 const decodeOAuthError = Schema.decodeUnknownOption(AccessToken.OAuthErrorResponse)
 
-/**
- * Describes why a 2xx body is no token response, never echoing the token: issues at the root or
- * at `access_token` are told without the value, the others bounded and masked.
- */
-const describeInvalid = (error: ParseResult.ParseError, mask: Mask): string =>
-  cap(
-    "not a token response: " + ParseResult.ArrayFormatter.formatErrorSync(bounded(error, mask))
-      .map((issue) => {
-        const path = issue.path.join(".")
-        if (path === "") return "expected a JSON object with access_token, expires_in and token_type"
-        if (issue._tag === "Missing") return `${path}: is missing`
-        return path === "access_token"
-          ? "access_token: expected a non-empty b64token (RFC 6750 section 2.1)"
-          : `${path}: ${issue.message}`
-      })
-      .join("; "),
-    maxDescriptionLength
-  )
-
 /** The RFC 6749 `error` and `error_description` of a body, when it has them, masked and bounded. */
 const oauthFields = (text: string, mask: Mask): { readonly error?: string; readonly errorDescription?: string } =>
   Option.match(Option.flatMap(parseJson(text), decodeOAuthError), {
@@ -64,12 +43,6 @@ const oauthFields = (text: string, mask: Mask): { readonly error?: string; reado
         : { error: keptText(mask, o.error), errorDescription: keptText(mask, o.error_description) }
   })
 
-/**
- * Longest access token the client takes: a header of 8 KiB is what servers commonly accept, and
- * a longer token would be refused by every API call (431) rather than once, here.
- */
-export const maxAccessTokenLength = 8192
-
 /** The `access_token` of a token response's JSON, when it is a string: a secret of that answer's errors. */
 const tokenOf = (json: unknown): ReadonlyArray<string> =>
   isRecord(json) && typeof json.access_token === "string" ? [json.access_token] : []
@@ -78,9 +51,8 @@ const tokenOf = (json: unknown): ReadonlyArray<string> =>
  * What the token endpoint's answer means: a token (2xx with a token response, received at
  * `receivedAt`), refused credentials (400, 401, 403), an endpoint worth asking again later
  * (`Unavailable`: 408, 429, 5xx) or an answer the client cannot use (`InvalidResponse`: a token
- * that is not `Bearer`, that no header can carry, or longer than `maxAccessTokenLength`, among
- * them). Texts kept from the body are masked of `secrets`, and of the token the answer itself
- * carries when it is refused.
+ * that is not `Bearer` or that no header can carry, among them). Texts kept from the body are
+ * masked of `secrets`, and of the token the answer itself carries when it is refused.
  */
 export const interpret = (
   status: number,
@@ -93,15 +65,9 @@ export const interpret = (
   if (status >= 200 && status < 300) {
     const json = Option.getOrUndefined(parseJson(text))
     const decoded = decodeTokenResponse(json)
-    if (Either.isLeft(decoded)) {
-      return fail("InvalidResponse", describeInvalid(decoded.left, maskOf([...secrets, ...tokenOf(json)])))
-    }
-    return decoded.right.access_token.length > maxAccessTokenLength
-      ? fail(
-        "InvalidResponse",
-        `not a token response: access_token: longer than ${maxAccessTokenLength} characters, more than a header can carry`
-      )
-      : Either.right(AccessToken.fromResponse(decoded.right, receivedAt))
+    if (Either.isRight(decoded)) return Either.right(AccessToken.fromResponse(decoded.right, receivedAt))
+    const told = describe(decoded.left, maskOf([...secrets, ...tokenOf(json)]))
+    return fail("InvalidResponse", cap(`not a token response: ${told}`, maxDescriptionLength))
   }
   const mask = maskOf(secrets)
   const rfc = oauthFields(text, mask)
