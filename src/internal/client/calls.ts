@@ -115,9 +115,12 @@ export const makeCall = (
 
     // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
     const policy = toldRetries(Schedule.whileInput(options.retrySchedule, isTransient))
-    return (request, decode) =>
-      Effect.retry(
-        Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode)),
-        policy
-      )
+    return (request, decode) => {
+      const once = Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode))
+      // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
+      return Effect.catchAll(once, (first) => {
+        let replayed = false
+        return Effect.retry(Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first))), policy)
+      })
+    }
   })

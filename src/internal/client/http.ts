@@ -6,7 +6,7 @@
  */
 import { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientError, HttpClientResponse } from "@effect/platform"
-import { Duration, Effect, Option, Stream } from "effect"
+import { Context, Duration, Effect, Option, Stream } from "effect"
 import { TransportError, UnexpectedResponseError } from "../../ApiError.js"
 
 /** What bounds every request: one deadline for the whole exchange, body included, and the body's size. */
@@ -127,13 +127,12 @@ const readCapped = (
   })
 }
 
-/** `effect` with `fetch` told not to follow redirects, whatever else the application set for it. */
-const withoutFollowingRedirects = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(
-    Effect.serviceOption(FetchHttpClient.RequestInit),
-    (init) =>
-      Effect.provideService(effect, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
-  )
+/** `context` with `fetch` told not to follow redirects, whatever else the application set for it. */
+const withoutFollowingRedirects = (context: Context.Context<never>): Context.Context<never> =>
+  Context.add(context, FetchHttpClient.RequestInit, {
+    ...Option.getOrUndefined(Context.getOption(context, FetchHttpClient.RequestInit)),
+    redirect: "manual"
+  })
 
 /**
  * Sends `request` through `client` (whose base URL is `base`) and reads its answer within `limits`.
@@ -153,7 +152,7 @@ export const send = (
         (text): Answer => ({ status: response.status, headers: response.headers, text })
       )
     ),
-    withoutFollowingRedirects,
+    Effect.mapInputContext(withoutFollowingRedirects),
     Effect.catchAllDefect((defect) =>
       Effect.fail(transportError(
         "Network",
