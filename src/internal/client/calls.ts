@@ -15,13 +15,16 @@ import { maskOf } from "../mask/mask.js"
 import { toldRetries } from "../waits.js"
 import { classify } from "./answers.js"
 import type { Decode, StatusError } from "./answers.js"
-import { confine, originOf, send } from "./http.js"
+import { confine, exchange, originOf } from "./http.js"
 import { defaultBackOff, isTransient } from "./retry.js"
 
 /** What one API call can fail with before an operation narrows it. */
 export type CallError = StatusError | TransportError | TokenError
 
-/** Sends a request below the API base and decodes its 2xx answer with `decode`. */
+/**
+ * Sends a request below the API base and decodes its 2xx answer with `decode`; run within `traced`,
+ * whose context tells `fetch` not to follow redirects.
+ */
 export type Call = <A>(
   request: HttpClientRequest.HttpClientRequest,
   decode: Decode<A>
@@ -74,7 +77,7 @@ export const makeCall = (
       tokenOfTry: Effect.Effect<AccessToken.AccessToken, TokenError> = tokens.get
     ) =>
       paced(Effect.flatMap(tokenOfTry, (token) =>
-        send(
+        exchange(
           client,
           HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)),
           limits,

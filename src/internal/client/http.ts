@@ -128,17 +128,17 @@ const readCapped = (
 }
 
 /** `context` with `fetch` told not to follow redirects, whatever else the application set for it. */
-const withoutFollowingRedirects = (context: Context.Context<never>): Context.Context<never> =>
+export const withoutFollowingRedirects = (context: Context.Context<never>): Context.Context<never> =>
   Context.add(context, FetchHttpClient.RequestInit, {
     ...Option.getOrUndefined(Context.getOption(context, FetchHttpClient.RequestInit)),
     redirect: "manual"
   })
 
 /**
- * Sends `request` through `client` (whose base URL is `base`) and reads its answer within `limits`.
- * What the client throws (a header value it refuses, say) is a `TransportError`, never a defect.
+ * `send` in a context that already tells `fetch` not to follow redirects (`withoutFollowingRedirects`):
+ * an API call's span provides it along with itself, in the one provision it makes anyway.
  */
-export const send = (
+export const exchange = (
   client: HttpClient.HttpClient,
   request: HttpClientRequest.HttpClientRequest,
   limits: Limits,
@@ -152,7 +152,6 @@ export const send = (
         (text): Answer => ({ status: response.status, headers: response.headers, text })
       )
     ),
-    Effect.mapInputContext(withoutFollowingRedirects),
     Effect.catchAllDefect((defect) =>
       Effect.fail(transportError(
         "Network",
@@ -172,3 +171,15 @@ export const send = (
         )
     })
   )
+
+/**
+ * Sends `request` through `client` (whose base URL is `base`) and reads its answer within `limits`.
+ * What the client throws (a header value it refuses, say) is a `TransportError`, never a defect.
+ */
+export const send = (
+  client: HttpClient.HttpClient,
+  request: HttpClientRequest.HttpClientRequest,
+  limits: Limits,
+  base = ""
+): Effect.Effect<Answer, SendError> =>
+  Effect.mapInputContext(exchange(client, request, limits, base), withoutFollowingRedirects)

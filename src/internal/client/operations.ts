@@ -4,7 +4,7 @@
  * streams of full designs built on them.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Either, Option, Schema, Stream } from "effect"
+import { Context, Effect, Either, Option, Schema, Stream, Tracer } from "effect"
 import type { ApiResponse, NotFoundError } from "../../ApiError.js"
 import { UnexpectedResponseError } from "../../ApiError.js"
 import { Design, DesignPage, SearchResult } from "../../Designs.js"
@@ -14,6 +14,7 @@ import { TokenService } from "../../TokenService.js"
 import { clientValidation, parameterError } from "../validation.js"
 import { makeCall } from "./calls.js"
 import type { Call, CallError, CallOptions } from "./calls.js"
+import { withoutFollowingRedirects } from "./http.js"
 import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged.js"
 import type { PagedOptions, Refusal } from "./paged.js"
 import { checkAdvancedSearch, checkDesignNumber, checkPage, checkQuickSearch, positiveInt } from "./requests.js"
@@ -52,6 +53,21 @@ const checkSearchOptions = (options: unknown) => {
     : Either.left(clientValidation([parameterError("onSearch", pagedProblems.onSearch)]))
 }
 
+/**
+ * `effect` as the client span `name`, in a context that tells `fetch` not to follow redirects
+ * (what `call` needs): both provided at once, as the span provides itself anyway.
+ */
+const traced = (name: string, attributes?: Readonly<Record<string, string>>) => <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.useSpan(
+    name,
+    { kind: "client", attributes, captureStackTrace: false },
+    (span) =>
+      Effect.mapInputContext(
+        effect,
+        (context: Context.Context<never>) => withoutFollowingRedirects(Context.add(context, Tracer.ParentSpan, span))
+      )
+  )
+
 /** The operations over one authorized `call`. */
 const operations = (call: Call) => {
   const quickSearch = (request: QuickSearchRequest) =>
@@ -60,18 +76,12 @@ const operations = (call: Call) => {
         checkQuickSearch(request),
         (body) => notFoundIsUnexpected(call(post("/search/quick", body), decodeSearchResult))
       )
-    ).pipe(Effect.withSpan("DesignSearchClient.quickSearch", { kind: "client", captureStackTrace: false }))
+    ).pipe(traced("DesignSearchClient.quickSearch"))
 
   const getDesign = (designNumber: string) =>
     Effect.suspend(() =>
       Effect.flatMap(checkDesignNumber(designNumber), (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign))
-    ).pipe(
-      Effect.withSpan("DesignSearchClient.getDesign", {
-        kind: "client",
-        attributes: { designNumber },
-        captureStackTrace: false
-      })
-    )
+    ).pipe(traced("DesignSearchClient.getDesign", { designNumber }))
 
   const advancedSearch = (request: AdvancedSearchRequest) =>
     Effect.suspend(() =>
@@ -79,12 +89,12 @@ const operations = (call: Call) => {
         checkAdvancedSearch(request),
         (body) => notFoundIsUnexpected(call(post("/search/advanced", body), decodeSearchResult))
       )
-    ).pipe(Effect.withSpan("DesignSearchClient.advancedSearch", { kind: "client", captureStackTrace: false }))
+    ).pipe(traced("DesignSearchClient.advancedSearch"))
 
   const searchPage = (request: PageRequest) =>
     Effect.suspend(() =>
       Effect.flatMap(checkPage(request), (body) => call(post("/page/advanced", body), decodeDesignPage))
-    ).pipe(Effect.withSpan("DesignSearchClient.searchPage", { kind: "client", captureStackTrace: false }))
+    ).pipe(traced("DesignSearchClient.searchPage"))
 
   const searchDesigns = (
     request: QuickSearchRequest,
