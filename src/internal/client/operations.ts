@@ -5,10 +5,10 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Context, Effect, Either, Option, Schema, Stream, Tracer } from "effect"
-import type { ApiResponse, NotFoundError } from "../../ApiError.js"
+import type { ApiResponse, NotFoundError, ValidationError } from "../../ApiError.js"
 import { UnexpectedResponseError } from "../../ApiError.js"
 import { Design, DesignPage, SearchResult } from "../../Designs.js"
-import type { AdvancedSearchRequest, PageRequest, QuickSearchRequest } from "../../Designs.js"
+import type { AdvancedSearchRequest, QuickSearchRequest } from "../../Designs.js"
 import { DesignSearchConfig } from "../../DesignSearchConfig.js"
 import { TokenService } from "../../TokenService.js"
 import { clientValidation, parameterError } from "../validation.js"
@@ -54,47 +54,50 @@ const checkSearchOptions = (options: unknown) => {
 }
 
 /**
- * `effect` as the client span `name`, in a context that tells `fetch` not to follow redirects
- * (what `call` needs): both provided at once, as the span provides itself anyway.
+ * An operation: its input checked by `check` (nothing is sent when it refuses), then `send` of what
+ * the check decoded; as the client span `name`, in a context that also tells `fetch` not to follow
+ * redirects (what `call` needs), both provided at once, as a span provides itself anyway.
  */
-const traced = (name: string, attributes?: Readonly<Record<string, string>>) => <A, E>(effect: Effect.Effect<A, E>) =>
+const operation = <I, B, A, E>(
+  name: string,
+  check: (input: I) => Either.Either<B, ValidationError>,
+  send: (checked: B) => Effect.Effect<A, E>,
+  attributes?: (input: I) => Readonly<Record<string, unknown>>
+) =>
+(input: I): Effect.Effect<A, E | ValidationError> =>
   Effect.useSpan(
     name,
-    { kind: "client", attributes, captureStackTrace: false },
+    { kind: "client", attributes: attributes?.(input), captureStackTrace: false },
     (span) =>
       Effect.mapInputContext(
-        effect,
+        Effect.flatMap(check(input), send),
         (context: Context.Context<never>) => withoutFollowingRedirects(Context.add(context, Tracer.ParentSpan, span))
       )
   )
 
 /** The operations over one authorized `call`. */
 const operations = (call: Call) => {
-  const quickSearch = (request: QuickSearchRequest) =>
-    Effect.suspend(() =>
-      Effect.flatMap(
-        checkQuickSearch(request),
-        (body) => notFoundIsUnexpected(call(post("/search/quick", body), decodeSearchResult))
-      )
-    ).pipe(traced("DesignSearchClient.quickSearch"))
-
-  const getDesign = (designNumber: string) =>
-    Effect.suspend(() =>
-      Effect.flatMap(checkDesignNumber(designNumber), (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign))
-    ).pipe(traced("DesignSearchClient.getDesign", { designNumber }))
-
-  const advancedSearch = (request: AdvancedSearchRequest) =>
-    Effect.suspend(() =>
-      Effect.flatMap(
-        checkAdvancedSearch(request),
-        (body) => notFoundIsUnexpected(call(post("/search/advanced", body), decodeSearchResult))
-      )
-    ).pipe(traced("DesignSearchClient.advancedSearch"))
-
-  const searchPage = (request: PageRequest) =>
-    Effect.suspend(() =>
-      Effect.flatMap(checkPage(request), (body) => call(post("/page/advanced", body), decodeDesignPage))
-    ).pipe(traced("DesignSearchClient.searchPage"))
+  const quickSearch = operation(
+    "DesignSearchClient.quickSearch",
+    checkQuickSearch,
+    (body) => notFoundIsUnexpected(call(post("/search/quick", body), decodeSearchResult))
+  )
+  const getDesign = operation(
+    "DesignSearchClient.getDesign",
+    checkDesignNumber,
+    (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign),
+    (designNumber) => ({ designNumber })
+  )
+  const advancedSearch = operation(
+    "DesignSearchClient.advancedSearch",
+    checkAdvancedSearch,
+    (body) => notFoundIsUnexpected(call(post("/search/advanced", body), decodeSearchResult))
+  )
+  const searchPage = operation(
+    "DesignSearchClient.searchPage",
+    checkPage,
+    (body) => call(post("/page/advanced", body), decodeDesignPage)
+  )
 
   const searchDesigns = (
     request: QuickSearchRequest,
