@@ -44,14 +44,13 @@ export const confine = (client: HttpClient.HttpClient, origin: string): HttpClie
   )
 
 /** `request` without its `Authorization` header: rebuilt, as `setHeaders` only adds to the headers. */
-const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest => {
-  const rebuilt = HttpClientRequest.make(request.method)(request.url).pipe(
-    HttpClientRequest.setUrlParams(request.urlParams),
-    HttpClientRequest.setBody(request.body),
-    HttpClientRequest.setHeaders(Headers.remove(request.headers, "authorization"))
-  )
-  return Option.isSome(request.hash) ? HttpClientRequest.setHash(rebuilt, request.hash.value) : rebuilt
-}
+const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
+  HttpClientRequest.make(request.method)(request.url, {
+    urlParams: request.urlParams,
+    hash: Option.getOrUndefined(request.hash),
+    headers: Headers.remove(request.headers, "authorization"),
+    body: request.body
+  })
 
 const transportError = (reason: TransportError["reason"], method: string, url: string, detail: string) =>
   new TransportError({ reason, method, url, detail })
@@ -135,8 +134,9 @@ export const withoutFollowingRedirects = (context: Context.Context<never>): Cont
   })
 
 /**
- * `send` in a context that already tells `fetch` not to follow redirects (`withoutFollowingRedirects`):
- * an API call's span provides it along with itself, in the one provision it makes anyway.
+ * Sends `request` through `client` (whose base URL is `base`) and reads its answer within `limits`,
+ * in a context that already tells `fetch` not to follow redirects (`withoutFollowingRedirects`).
+ * What the client throws (a header value it refuses, say) is a `TransportError`, never a defect.
  */
 export const exchange = (
   client: HttpClient.HttpClient,
@@ -172,14 +172,6 @@ export const exchange = (
     })
   )
 
-/**
- * Sends `request` through `client` (whose base URL is `base`) and reads its answer within `limits`.
- * What the client throws (a header value it refuses, say) is a `TransportError`, never a defect.
- */
-export const send = (
-  client: HttpClient.HttpClient,
-  request: HttpClientRequest.HttpClientRequest,
-  limits: Limits,
-  base = ""
-): Effect.Effect<Answer, SendError> =>
-  Effect.mapInputContext(exchange(client, request, limits, base), withoutFollowingRedirects)
+/** `exchange`, `fetch` told here not to follow redirects. */
+export const send = (...args: Parameters<typeof exchange>): Effect.Effect<Answer, SendError> =>
+  Effect.mapInputContext(exchange(...args), withoutFollowingRedirects)
