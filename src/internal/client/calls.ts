@@ -16,7 +16,7 @@ import { toldRetries } from "../waits.js"
 import { classify } from "./answers.js"
 import type { Decode, StatusError } from "./answers.js"
 import { confine, exchange, originOf } from "./http.js"
-import { defaultBackOff, isTransient } from "./retry.js"
+import { defaultBackOff, defaultRetrySchedule, isTransient } from "./retry.js"
 
 /** What one API call can fail with before an operation narrows it. */
 export type CallError = StatusError | TransportError | TokenError
@@ -33,7 +33,7 @@ export type Call = <A>(
 /** What the calls are made over. */
 export interface CallOptions {
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
-  readonly retrySchedule: Schedule.Schedule<unknown, DesignSearchError>
+  readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
 }
 
 /**
@@ -117,7 +117,7 @@ export const makeCall = (
       })
 
     // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
-    const policy = toldRetries(Schedule.whileInput(options.retrySchedule, isTransient))
+    const policy = toldRetries(Schedule.whileInput(options.retrySchedule ?? defaultRetrySchedule, isTransient))
     return (request, decode) => {
       const once = Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode))
       // Most calls succeed at once: the policy starts at the first failure, which it is handed first.

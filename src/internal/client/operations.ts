@@ -19,9 +19,6 @@ import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged
 import type { PagedOptions, Refusal } from "./paged.js"
 import { checkAdvancedSearch, checkDesignNumber, checkPage, checkQuickSearch, positiveInt } from "./requests.js"
 
-/** What `make` builds: the operations of `DesignSearchClient.Service`. */
-export type Operations = ReturnType<typeof operations>
-
 const decodeDesign = Schema.decodeUnknownEither(Design)
 const decodeDesignPage = Schema.decodeUnknownEither(DesignPage)
 const decodeResult = Schema.decodeUnknownEither(SearchResult)
