@@ -21,10 +21,7 @@ import { defaultBackOff, defaultRetrySchedule, isTransient } from "./retry.js"
 /** What one API call can fail with before an operation narrows it. */
 export type CallError = StatusError | TransportError | TokenError
 
-/**
- * Sends a request below the API base and decodes its 2xx answer with `decode`; run within `traced`,
- * whose context tells `fetch` not to follow redirects.
- */
+/** Sends a request below the API base and decodes its 2xx answer with `decode`, within an operation's span. */
 export type Call = <A>(
   request: HttpClientRequest.HttpClientRequest,
   decode: Decode<A>

@@ -51,8 +51,8 @@ const checkSearchOptions = (options: unknown) => {
 }
 
 /**
- * An operation: its input checked by `check` (nothing is sent when it refuses), then `send` of what
- * the check decoded; as the client span `name`, in a context that also tells `fetch` not to follow
+ * The operation `DesignSearchClient.{name}`: its input checked (nothing is sent when it is refused),
+ * then sent as what the check decoded; a client span whose context also tells `fetch` not to follow
  * redirects (what `call` needs), both provided at once, as a span provides itself anyway.
  */
 const operation = <I, B, A, E>(
@@ -63,7 +63,7 @@ const operation = <I, B, A, E>(
 ) =>
 (input: I): Effect.Effect<A, E | ValidationError> =>
   Effect.useSpan(
-    name,
+    `DesignSearchClient.${name}`,
     { kind: "client", attributes: attributes?.(input), captureStackTrace: false },
     (span) =>
       Effect.mapInputContext(
@@ -74,26 +74,15 @@ const operation = <I, B, A, E>(
 
 /** The operations over one authorized `call`. */
 const operations = (call: Call) => {
-  const quickSearch = operation(
-    "DesignSearchClient.quickSearch",
-    checkQuickSearch,
-    (body) => notFoundIsUnexpected(call(post("/search/quick", body), decodeSearchResult))
-  )
+  const search = (path: string) => (body: unknown) => notFoundIsUnexpected(call(post(path, body), decodeSearchResult))
+  const quickSearch = operation("quickSearch", checkQuickSearch, search("/search/quick"))
+  const advancedSearch = operation("advancedSearch", checkAdvancedSearch, search("/search/advanced"))
+  const searchPage = operation("searchPage", checkPage, (body) => call(post("/page/advanced", body), decodeDesignPage))
   const getDesign = operation(
-    "DesignSearchClient.getDesign",
+    "getDesign",
     checkDesignNumber,
     (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign),
     (designNumber) => ({ designNumber })
-  )
-  const advancedSearch = operation(
-    "DesignSearchClient.advancedSearch",
-    checkAdvancedSearch,
-    (body) => notFoundIsUnexpected(call(post("/search/advanced", body), decodeSearchResult))
-  )
-  const searchPage = operation(
-    "DesignSearchClient.searchPage",
-    checkPage,
-    (body) => call(post("/page/advanced", body), decodeDesignPage)
   )
 
   const searchDesigns = (
