@@ -21,7 +21,10 @@ import { defaultBackOff, defaultRetrySchedule, isTransient } from "./retry.js"
 /** What one API call can fail with before an operation narrows it. */
 export type CallError = StatusError | TransportError | TokenError
 
-/** Sends a request below the API base and decodes its 2xx answer with `decode`, within an operation's span. */
+/**
+ * Sends a request below the API base and decodes its 2xx answer with `decode`. It runs within an
+ * operation (`operations.ts`), whose context tells `fetch` not to follow redirects.
+ */
 export type Call = <A>(
   request: HttpClientRequest.HttpClientRequest,
   decode: Decode<A>
@@ -59,13 +62,9 @@ export const makeCall = (
      * before the token, so that a long wait does not send a token that expired while it waited.
      */
     const paced = <A>(effect: Effect.Effect<A, CallError>): Effect.Effect<A, CallError> =>
-      Option.match(budget, {
-        onNone: () => effect,
-        onSome: (b) =>
-          Effect.zipRight(RequestBudget.take(b), effect).pipe(
-            Effect.tapErrorTag("RateLimitError", (e) => b.backOff(e.retryAfter ?? defaultBackOff))
-          )
-      })
+      Option.isNone(budget) ? effect : Effect.zipRight(RequestBudget.take(budget.value), effect).pipe(
+        Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
+      )
 
     /** One try with the token `tokenOfTry` gives; a 401 forgets that token. Answers are masked of it. */
     const attempt = <A>(
@@ -97,11 +96,7 @@ export const makeCall = (
         const since = clock.unsafeCurrentTimeMillis()
         let retried: AccessToken.AccessToken | undefined
         return Effect.catchTag(
-          attempt(
-            request,
-            decode,
-            Effect.tap(tokens.get, (token) => void (retried = token))
-          ),
+          attempt(request, decode, Effect.tap(tokens.get, (token) => void (retried = token))),
           "AuthenticationError",
           (e) =>
             retried === undefined ?
