@@ -38,7 +38,6 @@ import type {
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as Operations from "./internal/client/operations.js"
 import type { PagedOptions } from "./internal/client/paged.js"
-import { defaultRetrySchedule } from "./internal/client/retry.js"
 import * as TokenService from "./TokenService.js"
 
 export type {
@@ -306,11 +305,7 @@ export const make = (
   Service,
   never,
   DesignSearchConfig.DesignSearchConfig | TokenService.TokenService | HttpClient.HttpClient
-> =>
-  Operations.make({
-    transformClient: options.transformClient,
-    retrySchedule: options.retrySchedule ?? defaultRetrySchedule
-  })
+> => Operations.make(options)
 
 /**
  * The client and the in-memory `TokenService` it uses, from `DesignSearchConfig` and the ambient

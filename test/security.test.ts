@@ -1,8 +1,10 @@
-import { HttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Logger, LogLevel, Redacted } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Logger, LogLevel, Redacted } from "effect"
+import { createServer } from "node:http"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 import { clientLayer } from "./support/layers.js"
+import { listening } from "./support/loopback.js"
 import { recordingTracer } from "./support/tracing.js"
 
 const secret = "top-secret-credential-9f8e7d"
@@ -74,6 +76,46 @@ describe("the Authorization header goes only to the configured API origin", () =
       const error = yield* Effect.flip((yield* Client).getDesign(Sandbox.fixedNumbers.chair))
       expect(error).toMatchObject({ _tag: "UnexpectedResponseError", status: 302 })
     }).pipe(Effect.provide(clientLayer())))
+
+  it.scopedLive("over FetchHttpClient, no operation follows a redirect: the 302 is the answer", () =>
+    Effect.gen(function*() {
+      const elsewhere: Array<string | undefined> = []
+      const other = yield* listening(createServer((req, res) => {
+        elsewhere.push(req.url)
+        res.writeHead(200, { "content-type": "application/json" }).end("{\"number\":\"1\"}")
+      }))
+      const api = yield* listening(createServer((req, res) =>
+        req.url?.endsWith("/access_token")
+          ? void res.writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ access_token: "a.b.c", expires_in: 3600, token_type: "Bearer" }))
+          : void res.writeHead(302, { location: `http://127.0.0.1:${other}/steal` }).end()
+      ))
+      const client = yield* Effect.map(
+        Layer.build(
+          DesignSearchClient.layer().pipe(
+            Layer.provide(FetchHttpClient.layer),
+            Layer.provide(Layer.orDie(DesignSearchConfig.layer({
+              clientId: "id",
+              clientSecret: secret,
+              authUrl: `http://127.0.0.1:${api}`,
+              baseUrl: `http://127.0.0.1:${api}/api`
+            })))
+          )
+        ),
+        Context.get(Client)
+      )
+      const rows = [{ op: "AND" as const, query: { productName: "chair" } }]
+      const errors = yield* Effect.all([
+        Effect.flip(client.getDesign("201900001")),
+        Effect.flip(client.quickSearch({ query: "chair" })),
+        Effect.flip(client.advancedSearch({ rows })),
+        Effect.flip(client.searchPage({ rows, pageNumber: 0, pageSize: 10 }))
+      ])
+      expect(errors.map((e) => [e._tag, "status" in e ? e.status : undefined])).toEqual(
+        Array(4).fill(["UnexpectedResponseError", 302])
+      )
+      expect(elsewhere).toEqual([])
+    }))
 
   it.effect("even a transformClient that follows redirects never carries the token off the API origin", () =>
     Effect.gen(function*() {

@@ -815,21 +815,29 @@ for (const subject of socketSubjects) {
 describe("the Authorization header in process", () => {
   it.effect("a request a transformClient sends to another origin goes without it; the API's keeps it", () =>
     Effect.gen(function*() {
-      const seen: Array<readonly [string, string | undefined]> = []
-      const recording = HttpClient.make((request) =>
+      const seen: Array<readonly [string, string | undefined, string]> = []
+      const recording = HttpClient.make((request, url) =>
         Effect.sync(() => {
-          seen.push([request.url, request.headers["authorization"]])
+          const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+          seen.push([url.href, request.headers["authorization"], `${request.method} ${body}`])
           return HttpClientResponse.fromWeb(request, new Response("ok"))
         })
       )
       const elsewhere = (client: HttpClient.HttpClient) =>
-        HttpClient.mapRequest(
-          client,
-          (r) => r.url.endsWith("/leave") ? HttpClientRequest.setUrl(r, "https://elsewhere.example/x") : r
-        )
+        HttpClient.mapRequest(client, (r) =>
+          r.url.endsWith("/leave") ?
+            HttpClientRequest.setUrl(r, "https://elsewhere.example/x").pipe(
+              HttpClientRequest.setUrlParam("q", "1"),
+              HttpClientRequest.setHash("h")
+            ) :
+            r)
       const call = sender(recording, "https://api.example/v1", defaultLimits, elsewhere)
       yield* call({ method: "GET", path: "/stay", headers: { authorization: bearer }, body: undefined })
-      yield* call({ method: "GET", path: "/leave", headers: { authorization: bearer }, body: undefined })
-      expect(seen).toEqual([["https://api.example/v1/stay", bearer], ["https://elsewhere.example/x", undefined]])
+      yield* call({ method: "POST", path: "/leave", headers: { authorization: bearer }, body: "{\"a\":1}" })
+      // what leaves without the header is the same request otherwise: method, query, hash and body
+      expect(seen).toEqual([
+        ["https://api.example/v1/stay", bearer, "GET "],
+        ["https://elsewhere.example/x?q=1#h", undefined, "POST {\"a\":1}"]
+      ])
     }))
 })

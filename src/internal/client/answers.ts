@@ -106,8 +106,6 @@ export type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
 const unexpected = (status: number, text: string, issue: string, mask: Mask) =>
   new UnexpectedResponseError({ status, excerpt: keptExcerpt(mask, text), issue })
 
-const noMessages: ReadonlyArray<Message> = []
-
 /**
  * The well-formed messages of a 2xx, masked. A malformed one does not fail the call: it is left
  * out, and a warning of the toolkit's own (`UNREADABLE_MESSAGES`) says how many were.
@@ -146,7 +144,7 @@ export const decodeSuccess = <A>(
   // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
   return Either.right({
     data: decoded.right,
-    messages: Array.isArray(messages) && messages.length === 0 ? noMessages : successMessages(messages, mask())
+    messages: Array.isArray(messages) && messages.length === 0 ? [] : successMessages(messages, mask())
   })
 }
 

@@ -15,13 +15,16 @@ import { maskOf } from "../mask/mask.js"
 import { toldRetries } from "../waits.js"
 import { classify } from "./answers.js"
 import type { Decode, StatusError } from "./answers.js"
-import { confine, originOf, send } from "./http.js"
-import { defaultBackOff, isTransient } from "./retry.js"
+import { confine, exchange, originOf } from "./http.js"
+import { defaultBackOff, defaultRetrySchedule, isTransient } from "./retry.js"
 
 /** What one API call can fail with before an operation narrows it. */
 export type CallError = StatusError | TransportError | TokenError
 
-/** Sends a request below the API base and decodes its 2xx answer with `decode`. */
+/**
+ * Sends a request below the API base and decodes its 2xx answer with `decode`. It runs within an
+ * operation (`operations.ts`), whose context tells `fetch` not to follow redirects.
+ */
 export type Call = <A>(
   request: HttpClientRequest.HttpClientRequest,
   decode: Decode<A>
@@ -30,7 +33,7 @@ export type Call = <A>(
 /** What the calls are made over. */
 export interface CallOptions {
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
-  readonly retrySchedule: Schedule.Schedule<unknown, DesignSearchError>
+  readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
 }
 
 /**
@@ -59,13 +62,9 @@ export const makeCall = (
      * before the token, so that a long wait does not send a token that expired while it waited.
      */
     const paced = <A>(effect: Effect.Effect<A, CallError>): Effect.Effect<A, CallError> =>
-      Option.match(budget, {
-        onNone: () => effect,
-        onSome: (b) =>
-          Effect.zipRight(RequestBudget.take(b), effect).pipe(
-            Effect.tapErrorTag("RateLimitError", (e) => b.backOff(e.retryAfter ?? defaultBackOff))
-          )
-      })
+      Option.isNone(budget) ? effect : Effect.zipRight(RequestBudget.take(budget.value), effect).pipe(
+        Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
+      )
 
     /** One try with the token `tokenOfTry` gives; a 401 forgets that token. Answers are masked of it. */
     const attempt = <A>(
@@ -74,7 +73,7 @@ export const makeCall = (
       tokenOfTry: Effect.Effect<AccessToken.AccessToken, TokenError> = tokens.get
     ) =>
       paced(Effect.flatMap(tokenOfTry, (token) =>
-        send(
+        exchange(
           client,
           HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)),
           limits,
@@ -97,11 +96,7 @@ export const makeCall = (
         const since = clock.unsafeCurrentTimeMillis()
         let retried: AccessToken.AccessToken | undefined
         return Effect.catchTag(
-          attempt(
-            request,
-            decode,
-            Effect.tap(tokens.get, (token) => void (retried = token))
-          ),
+          attempt(request, decode, Effect.tap(tokens.get, (token) => void (retried = token))),
           "AuthenticationError",
           (e) =>
             retried === undefined ?
@@ -114,10 +109,13 @@ export const makeCall = (
       })
 
     // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
-    const policy = toldRetries(Schedule.whileInput(options.retrySchedule, isTransient))
-    return (request, decode) =>
-      Effect.retry(
-        Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode)),
-        policy
-      )
+    const policy = toldRetries(Schedule.whileInput(options.retrySchedule ?? defaultRetrySchedule, isTransient))
+    return (request, decode) => {
+      const once = Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode))
+      // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
+      return Effect.catchAll(once, (first) => {
+        let replayed = false
+        return Effect.retry(Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first))), policy)
+      })
+    }
   })

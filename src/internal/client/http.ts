@@ -6,7 +6,7 @@
  */
 import { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientError, HttpClientResponse } from "@effect/platform"
-import { Duration, Effect, Option, Stream } from "effect"
+import { Context, Duration, Effect, Option, Stream } from "effect"
 import { TransportError, UnexpectedResponseError } from "../../ApiError.js"
 
 /** What bounds every request: one deadline for the whole exchange, body included, and the body's size. */
@@ -44,14 +44,13 @@ export const confine = (client: HttpClient.HttpClient, origin: string): HttpClie
   )
 
 /** `request` without its `Authorization` header: rebuilt, as `setHeaders` only adds to the headers. */
-const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest => {
-  const rebuilt = HttpClientRequest.make(request.method)(request.url).pipe(
-    HttpClientRequest.setUrlParams(request.urlParams),
-    HttpClientRequest.setBody(request.body),
-    HttpClientRequest.setHeaders(Headers.remove(request.headers, "authorization"))
-  )
-  return Option.isSome(request.hash) ? HttpClientRequest.setHash(rebuilt, request.hash.value) : rebuilt
-}
+const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
+  HttpClientRequest.make(request.method)(request.url, {
+    urlParams: request.urlParams,
+    hash: Option.getOrUndefined(request.hash),
+    headers: Headers.remove(request.headers, "authorization"),
+    body: request.body
+  })
 
 const transportError = (reason: TransportError["reason"], method: string, url: string, detail: string) =>
   new TransportError({ reason, method, url, detail })
@@ -127,19 +126,19 @@ const readCapped = (
   })
 }
 
-/** `effect` with `fetch` told not to follow redirects, whatever else the application set for it. */
-const withoutFollowingRedirects = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(
-    Effect.serviceOption(FetchHttpClient.RequestInit),
-    (init) =>
-      Effect.provideService(effect, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
-  )
+/** `context` with `fetch` told not to follow redirects, whatever else the application set for it. */
+export const withoutFollowingRedirects = (context: Context.Context<never>): Context.Context<never> =>
+  Context.add(context, FetchHttpClient.RequestInit, {
+    ...Option.getOrUndefined(Context.getOption(context, FetchHttpClient.RequestInit)),
+    redirect: "manual"
+  })
 
 /**
- * Sends `request` through `client` (whose base URL is `base`) and reads its answer within `limits`.
+ * Sends `request` through `client` (whose base URL is `base`) and reads its answer within `limits`,
+ * in a context that already tells `fetch` not to follow redirects (`withoutFollowingRedirects`).
  * What the client throws (a header value it refuses, say) is a `TransportError`, never a defect.
  */
-export const send = (
+export const exchange = (
   client: HttpClient.HttpClient,
   request: HttpClientRequest.HttpClientRequest,
   limits: Limits,
@@ -153,7 +152,6 @@ export const send = (
         (text): Answer => ({ status: response.status, headers: response.headers, text })
       )
     ),
-    withoutFollowingRedirects,
     Effect.catchAllDefect((defect) =>
       Effect.fail(transportError(
         "Network",
@@ -173,3 +171,7 @@ export const send = (
         )
     })
   )
+
+/** `exchange`, `fetch` told here not to follow redirects. */
+export const send = (...args: Parameters<typeof exchange>): Effect.Effect<Answer, SendError> =>
+  Effect.mapInputContext(exchange(...args), withoutFollowingRedirects)

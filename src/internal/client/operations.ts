@@ -4,22 +4,20 @@
  * streams of full designs built on them.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Either, Option, Schema, Stream } from "effect"
-import type { ApiResponse, NotFoundError } from "../../ApiError.js"
+import { Context, Effect, Either, Option, Schema, Stream, Tracer } from "effect"
+import type { ApiResponse, NotFoundError, ValidationError } from "../../ApiError.js"
 import { UnexpectedResponseError } from "../../ApiError.js"
 import { Design, DesignPage, SearchResult } from "../../Designs.js"
-import type { AdvancedSearchRequest, PageRequest, QuickSearchRequest } from "../../Designs.js"
+import type { AdvancedSearchRequest, QuickSearchRequest } from "../../Designs.js"
 import { DesignSearchConfig } from "../../DesignSearchConfig.js"
 import { TokenService } from "../../TokenService.js"
 import { clientValidation, parameterError } from "../validation.js"
 import { makeCall } from "./calls.js"
 import type { Call, CallError, CallOptions } from "./calls.js"
+import { withoutFollowingRedirects } from "./http.js"
 import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged.js"
 import type { PagedOptions, Refusal } from "./paged.js"
 import { checkAdvancedSearch, checkDesignNumber, checkPage, checkQuickSearch, positiveInt } from "./requests.js"
-
-/** What `make` builds: the operations of `DesignSearchClient.Service`. */
-export type Operations = ReturnType<typeof operations>
 
 const decodeDesign = Schema.decodeUnknownEither(Design)
 const decodeDesignPage = Schema.decodeUnknownEither(DesignPage)
@@ -52,39 +50,40 @@ const checkSearchOptions = (options: unknown) => {
     : Either.left(clientValidation([parameterError("onSearch", pagedProblems.onSearch)]))
 }
 
+/**
+ * The operation `DesignSearchClient.{name}`: its input checked (nothing is sent when it is refused),
+ * then sent as what the check decoded; a client span whose context also tells `fetch` not to follow
+ * redirects (what `call` needs), both provided at once, as a span provides itself anyway.
+ */
+const operation = <I, B, A, E>(
+  name: string,
+  check: (input: I) => Either.Either<B, ValidationError>,
+  send: (checked: B) => Effect.Effect<A, E>,
+  attributes?: (input: I) => Readonly<Record<string, unknown>>
+) =>
+(input: I): Effect.Effect<A, E | ValidationError> =>
+  Effect.useSpan(
+    `DesignSearchClient.${name}`,
+    { kind: "client", attributes: attributes?.(input), captureStackTrace: false },
+    (span) =>
+      Effect.mapInputContext(
+        Effect.flatMap(check(input), send),
+        (context: Context.Context<never>) => withoutFollowingRedirects(Context.add(context, Tracer.ParentSpan, span))
+      )
+  )
+
 /** The operations over one authorized `call`. */
 const operations = (call: Call) => {
-  const quickSearch = (request: QuickSearchRequest) =>
-    Effect.suspend(() =>
-      Effect.flatMap(
-        checkQuickSearch(request),
-        (body) => notFoundIsUnexpected(call(post("/search/quick", body), decodeSearchResult))
-      )
-    ).pipe(Effect.withSpan("DesignSearchClient.quickSearch", { kind: "client", captureStackTrace: false }))
-
-  const getDesign = (designNumber: string) =>
-    Effect.suspend(() =>
-      Effect.flatMap(checkDesignNumber(designNumber), (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign))
-    ).pipe(
-      Effect.withSpan("DesignSearchClient.getDesign", {
-        kind: "client",
-        attributes: { designNumber },
-        captureStackTrace: false
-      })
-    )
-
-  const advancedSearch = (request: AdvancedSearchRequest) =>
-    Effect.suspend(() =>
-      Effect.flatMap(
-        checkAdvancedSearch(request),
-        (body) => notFoundIsUnexpected(call(post("/search/advanced", body), decodeSearchResult))
-      )
-    ).pipe(Effect.withSpan("DesignSearchClient.advancedSearch", { kind: "client", captureStackTrace: false }))
-
-  const searchPage = (request: PageRequest) =>
-    Effect.suspend(() =>
-      Effect.flatMap(checkPage(request), (body) => call(post("/page/advanced", body), decodeDesignPage))
-    ).pipe(Effect.withSpan("DesignSearchClient.searchPage", { kind: "client", captureStackTrace: false }))
+  const search = (path: string) => (body: unknown) => notFoundIsUnexpected(call(post(path, body), decodeSearchResult))
+  const quickSearch = operation("quickSearch", checkQuickSearch, search("/search/quick"))
+  const advancedSearch = operation("advancedSearch", checkAdvancedSearch, search("/search/advanced"))
+  const searchPage = operation("searchPage", checkPage, (body) => call(post("/page/advanced", body), decodeDesignPage))
+  const getDesign = operation(
+    "getDesign",
+    checkDesignNumber,
+    (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign),
+    (designNumber) => ({ designNumber })
+  )
 
   const searchDesigns = (
     request: QuickSearchRequest,
