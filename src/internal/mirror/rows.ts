@@ -4,14 +4,14 @@
  * two records, for the history. A field the tables do not know stays in `record` only.
  */
 import { Option } from "effect"
+import { isDeepStrictEqual } from "node:util"
 import type { ChangeKind, DesignState } from "./model.js"
 
-/** A row of `design_changes`. */
+/** A row of `design_changes`: `fields`, for `changed`, is `{ field: { old, new } }` as JSON. */
 export interface ChangeRow {
   readonly number: string
   readonly synced_at: string
   readonly kind: ChangeKind
-  /** For `changed`, `{ field: { old, new } }` as JSON. */
   readonly fields: string | null
 }
 
@@ -70,21 +70,11 @@ export const columnsOf = (encoded: Encoded, record: string, sync: SyncColumns) =
 /** A design's row and the rows of its parties, classes and products. */
 export type DesignRows = ReturnType<typeof columnsOf>
 
-/** A JSON value written with its objects' keys in order: equal values are written alike. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, v: unknown) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v)
-
-/** The top-level fields of two records that differ, with their old and new values; `{}` if none does. */
-export const differences = (
-  old: Encoded,
-  now: Encoded
-): Record<string, { readonly old?: unknown; readonly new?: unknown }> => {
-  const fields: Record<string, { old?: unknown; new?: unknown }> = {}
+/** The top-level fields of two records that differ (in any order of their keys), with their old and new values. */
+export const differences = (old: Encoded, now: Encoded) => {
+  const fields: Record<string, { readonly old: unknown; readonly new: unknown }> = {}
   for (const field of new Set([...Object.keys(old), ...Object.keys(now)])) {
-    if (canonical(old[field]) !== canonical(now[field])) fields[field] = { old: old[field], new: now[field] }
+    if (!isDeepStrictEqual(old[field], now[field])) fields[field] = { old: old[field], new: now[field] }
   }
   return fields
 }

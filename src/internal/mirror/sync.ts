@@ -204,8 +204,7 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
     (done, chunk) =>
       Effect.gen(function*() {
         if (Chunk.isEmpty(chunk) && run.gone.length === 0) return done
-        const batch = Chunk.toReadonlyArray(chunk)
-        const { changed, changes, notFound } = yield* rowsToWrite(run, batch, run.gone.splice(0))
+        const { changed, changes, notFound } = yield* rowsToWrite(run, Chunk.toReadonlyArray(chunk), run.gone.splice(0))
         const next = done + chunk.length
         const { tables } = run
         // Statements, not a transaction: each is atomic, and the position moves only once the rows

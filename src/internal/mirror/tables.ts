@@ -225,30 +225,27 @@ ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark
      */
     const mark = (where: ReturnType<typeof sql.and>, state: DesignState, at: string, history: boolean) => {
       const selected = sql`FROM ${t.designs} WHERE ${where} AND state <> ${state}`
-      return Effect.flatMap(sql<{ n: number | string }>`SELECT COUNT(*) AS n ${selected}`, ([row]) =>
-        Number(row?.n ?? 0) === 0 ? Effect.succeed(0) : Effect.as(
-          Effect.all([
-            history
-              ? sql`INSERT INTO ${t.changes} (number, synced_at, kind)
-SELECT number, CAST(${at} AS ${sql.literal(typesOf(sql).time)}), ${state} ${selected}`
-              : Effect.void,
-            sql`UPDATE ${t.designs} SET state = ${state}, synced_at = ${at} WHERE ${where} AND state <> ${state}`
-          ], { discard: true }),
-          Number(row?.n)
-        ))
+      const time = sql.literal(typesOf(sql).time)
+      return Effect.zipLeft(
+        Effect.map(sql<{ n: number | string }>`SELECT COUNT(*) AS n ${selected}`, ([row]) => Number(row?.n ?? 0)),
+        Effect.all([
+          history
+            ? sql`INSERT INTO ${t.changes} (number, synced_at, kind) SELECT number, CAST(${at} AS ${time}), ${state} ${selected}`
+            : Effect.void,
+          sql`UPDATE ${t.designs} SET state = ${state}, synced_at = ${at} WHERE ${where} AND state <> ${state}`
+        ])
+      )
     }
 
     /** Marks the rows of `numbers` not found. */
     const notFound = (numbers: ReadonlyArray<string>, at: string, history: boolean) =>
-      Effect.forEach(chunks(numbers), (chunk) =>
-        mark(sql.and([sql.in("number", chunk)]), "not_found", at, history))
+      Effect.forEach(chunks(numbers), (chunk) => mark(sql.and([sql.in("number", chunk)]), "not_found", at, history))
 
     /** Writes `numbers` to the listing of `key`, which holds the numbers its last search listed. */
     const list = (key: string, numbers: ReadonlyArray<string>) =>
       sql`INSERT INTO ${t.listing} ${sql.insert(numbers.map((number) => ({ criteria_key: key, number })))}
 ON CONFLICT DO NOTHING`
-    const clearListing = (key: string) =>
-      sql`DELETE FROM ${t.listing} WHERE criteria_key = ${key}`
+    const clearListing = (key: string) => sql`DELETE FROM ${t.listing} WHERE criteria_key = ${key}`
 
     /** Marks the current rows of `key` its listing leaves out; tells how many. */
     const unlisted = (key: string, at: string, history: boolean) =>
@@ -270,8 +267,7 @@ ON CONFLICT DO NOTHING`
   AND l.number > ${after} AND NOT EXISTS (SELECT 1 FROM ${t.designs} d
     WHERE d.criteria_key = ${key} AND d.state = 'current' AND d.number = l.number)
 ORDER BY l.number LIMIT ${limit}`,
-        (rows) =>
-          rows.map((r) => r.number)
+        (rows) => rows.map((r) => r.number)
       )
 
     const recordChanges = (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows)
