@@ -145,8 +145,12 @@ WHERE lower(o.name) LIKE ${`%${word}%`} AND c.code LIKE ${`${prefix}%`} AND d.st
           const touched = [numbers[5]!, numbers[77]!]
           const before = (yield* rows).filter((r) => touched.includes(r.number)).map((r) => JSON.parse(r.record))
           yield* TestClock.adjust(day)
+          const parties = all("design_owners", "number, position")
+          const owners = yield* parties
           yield* control.touch(touched)
           yield* mirror.sync(everything)
+          // Their rows of owners are written again, the same.
+          expect(yield* parties).toEqual(owners)
           const second = yield* changesOf()
           expect(second).toEqual(
             before.map((old) => ({

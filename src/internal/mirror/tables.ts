@@ -101,7 +101,7 @@ FROM ${t.designs} WHERE number > ${after} ORDER BY number LIMIT 500`,
         const last = rows.at(-1)
         if (last === undefined) return Effect.void
         return Effect.zipRight(
-          writeDesigns(rows.map((row) => columnsOf(JSON.parse(row.record), row.record, row))),
+          writeDesigns(rows.map((row) => columnsOf(JSON.parse(row.record), row.record, row)), []),
           from(last.number)
         )
       }
@@ -159,12 +159,12 @@ const statements = (sql: SqlClient.SqlClient, t: Names) => {
     })
 
   /**
-   * Writes designs with the rows of their parties, classes and products: those first, so that a
-   * stopped write leaves the design's old record, which the next run finds different and writes again.
+   * Writes designs with the rows of their parties, classes and products (those of `replaced`, the
+   * numbers that had rows, first removed): those first, so that a stopped write leaves the design's
+   * old record, which the next run finds different and writes again.
    */
-  const writeDesigns = (designs: ReadonlyArray<DesignRows>) => {
+  const writeDesigns = (designs: ReadonlyArray<DesignRows>, replaced: ReadonlyArray<string>) => {
     if (designs.length === 0) return Effect.void
-    const numbers = designs.map((d) => d.columns.number)
     const children = [
       [t.owners, designs.flatMap((d) => d.owners)],
       [t.designers, designs.flatMap((d) => d.designers)],
@@ -174,7 +174,7 @@ const statements = (sql: SqlClient.SqlClient, t: Names) => {
     return Effect.all([
       Effect.forEach(children, ([table, rows]) =>
         Effect.zipRight(
-          Effect.forEach(chunks(numbers), (chunk) => sql`DELETE FROM ${table} WHERE ${sql.in("number", chunk)}`),
+          Effect.forEach(chunks(replaced), (chunk) => sql`DELETE FROM ${table} WHERE ${sql.in("number", chunk)}`),
           insert(table, rows)
         )),
       Effect.forEach(
