@@ -177,8 +177,7 @@ export interface SyncOptions {
 }
 
 /**
- * What a run saw happen to a design: it was `new` to the mirror, its record `changed`, it was
- * `no_longer_matching` its criteria, `not_found` by the service, or `matching_again`.
+ * What a run saw happen to a design (a row of `design_changes`, see docs/mirror.md).
  *
  * @since 0.3.0
  * @category models
@@ -186,7 +185,7 @@ export interface SyncOptions {
 export type ChangeKind = "new" | "changed" | "no_longer_matching" | "not_found" | "matching_again"
 
 /**
- * One row of `design_changes`.
+ * A change a run saw, as `changes` reads it from `design_changes`.
  *
  * @since 0.3.0
  * @category models
@@ -196,10 +195,7 @@ export interface Change {
   /** When the run that saw the change started (ISO timestamp). */
   readonly syncedAt: string
   readonly kind: ChangeKind
-  /**
-   * For `changed`: the top-level fields of the encoded record that differ, with their values
-   * (`old` or `new` absent where the field was); `{}` otherwise.
-   */
+  /** For `changed`: the top-level fields of the encoded record that differ (`old` or `new` absent where one lacks it); `{}` otherwise. */
   readonly fields: Readonly<Record<string, { readonly old: unknown; readonly new: unknown }>>
 }
 

@@ -8,12 +8,7 @@ import { isDeepStrictEqual } from "node:util"
 import type { ChangeKind, DesignState } from "./model.js"
 
 /** A row of `design_changes`: `fields`, for `changed`, is `{ field: { old, new } }` as JSON. */
-export interface ChangeRow {
-  readonly number: string
-  readonly synced_at: string
-  readonly kind: ChangeKind
-  readonly fields: string | null
-}
+export type ChangeRow = Readonly<{ number: string; synced_at: string; kind: ChangeKind; fields: string | null }>
 
 /** An encoded record: the wire form of a `Design`. */
 type Encoded = Readonly<Record<string, unknown>>
@@ -32,11 +27,7 @@ const parties = (number: string, value: unknown) =>
   }))
 
 /** The sync columns of a row of `designs`. */
-export interface SyncColumns {
-  readonly synced_at: string | Date
-  readonly criteria_key: string
-  readonly state: DesignState
-}
+export type SyncColumns = Readonly<{ synced_at: string | Date; criteria_key: string; state: DesignState }>
 
 /** The rows of the design `encoded`, written as `record`, with its sync columns. */
 export const columnsOf = (encoded: Encoded, record: string, sync: SyncColumns) => {

@@ -3,8 +3,8 @@
  * fetch (the designs of the run's search, from the client's streams), commit (a batch at a time,
  * with the run's position), reconcile (one search lists what matches now: rows it no longer lists
  * are marked, listed designs without a current row fetched), finish (the watermark, the report).
- * Designs pass through in batches, and the listing is compared with the rows a batch at a time: a
- * run holds no design past its batch, only the numbers it listed and emitted (docs/mirror.md).
+ * Designs pass through in batches, and the listing is compared with the rows by SQL: a run holds no
+ * design past its batch, and no set of the numbers it listed (docs/mirror.md).
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
@@ -16,7 +16,7 @@ import * as Paged from "../client/paged.js"
 import type { Search } from "./criteria.js"
 import { criteriaKey, encodedOf, keyOf, readCriteria, readOptions } from "./criteria.js"
 import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
-import type { Change, ChangesOptions, Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
+import type { ChangesOptions, Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
 import type { ChangeRow, DesignRows } from "./rows.js"
 import { columnsOf, differences, parsed } from "./rows.js"
 import type { SyncRow, Tables } from "./tables.js"
@@ -327,35 +327,6 @@ export const sync = (deps: Deps, criteria: unknown, options: unknown): Effect.Ef
     return yield* finish(run)
   })
 
-/** Changes read at once. */
-const changesPage = 500
-
-/** The changes syncs saw, newest first, from `since` (default: the start of the latest complete run). */
-const changes = (tables: Tables, options: ChangesOptions = {}): Stream.Stream<Change, MirrorDatabaseError> =>
-  Stream.unwrap(Effect.map(
-    options.since === undefined
-      ? db("reading the sync state", tables.lastRun)
-      : Effect.succeed(DateTime.formatIso(options.since)),
-    (from) =>
-      Stream.paginateChunkEffect(
-        undefined as readonly [string, string, string] | undefined,
-        (after) =>
-          Effect.map(db("reading changes", tables.changes(from, options.kind, after, changesPage)), (rows) => {
-            const page = rows.map((row): Change => ({
-              number: row.number,
-              syncedAt: new Date(row.synced_at).toISOString(),
-              kind: row.kind,
-              fields: parsed(row.fields) as Change["fields"]
-            }))
-            const last = page.at(-1)
-            const next = last === undefined || page.length < changesPage
-              ? Option.none()
-              : Option.some([last.syncedAt, last.number, last.kind] as const)
-            return [Chunk.unsafeFromArray(page), next] as const
-          })
-      )
-  ))
-
 /** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */
 export const make = (batchSize: number) =>
   Effect.gen(function*() {
@@ -390,6 +361,10 @@ export const make = (batchSize: number) =>
     return {
       sync: (criteria: Criteria, options?: SyncOptions) => sync(deps, criteria, options),
       state,
-      changes: (options?: ChangesOptions) => changes(deps.tables, options)
+      changes: ({ kind, since }: ChangesOptions = {}) =>
+        Stream.unwrap(Effect.map(
+          since === undefined ? deps.tables.lastRun : Effect.succeed(DateTime.formatIso(since)),
+          (from) => deps.tables.changes(from, kind)
+        )).pipe(Stream.mapError(databaseError("reading changes")))
     }
   })

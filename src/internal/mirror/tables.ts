@@ -5,11 +5,11 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Array as Arr, Effect, Option } from "effect"
+import { Array as Arr, Chunk, Effect, Option, Stream } from "effect"
 import type { DesignNumber } from "../../Designs.js"
-import type { DesignState } from "./model.js"
+import type { Change, ChangeKind, DesignState } from "./model.js"
 import type { ChangeRow, DesignRows, SyncColumns } from "./rows.js"
-import { columnsOf } from "./rows.js"
+import { columnsOf, parsed } from "./rows.js"
 
 /** The table where the migrator records the migrations it has run. */
 export const migrationsTable = "design_mirror_migrations"
@@ -101,7 +101,7 @@ FROM ${t.designs} WHERE number > ${after} ORDER BY number LIMIT 500`,
         const last = rows.at(-1)
         if (last === undefined) return Effect.void
         return Effect.zipRight(
-          writeDesigns(rows.map((row) => columnsOf(JSON.parse(row.record), row.record, row)), []),
+          writeDesigns(rows.map((row) => columnsOf(parsed(row.record), row.record, row)), []),
           from(last.number)
         )
       }
@@ -198,27 +198,6 @@ export const make = (schema?: string) =>
   Effect.map(SqlClient.SqlClient, (sql) => {
     const t = names(sql, schema)
     const { insert, writeDesigns } = statements(sql, t)
-    const syncRow = (key: string) =>
-      Effect.map(
-        sql<SyncRow>`SELECT * FROM ${t.syncState} WHERE criteria_key = ${key}`,
-        (rows) => Option.fromNullable(rows[0])
-      )
-
-    const putSyncRow = (row: SyncRow) =>
-      Effect.asVoid(sql`INSERT INTO ${t.syncState} ${sql.insert({ ...row })}
-ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark = excluded.watermark,
-  run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
-  updated_at = excluded.updated_at, last_run_at = excluded.last_run_at`)
-
-    /** The rows of `numbers` that exist, with what decides whether a write changes them. */
-    const existing = (numbers: ReadonlyArray<string>) =>
-      Effect.map(
-        Effect.forEach(chunks(numbers), (chunk) =>
-          sql<{ number: string; record: string; criteria_key: string; state: DesignState }>`SELECT number,
-  CAST(record AS TEXT) AS record, criteria_key, state FROM ${t.designs} WHERE ${sql.in("number", chunk)}`),
-        (parts) => new Map(parts.flat().map((row) => [row.number, row]))
-      )
-
     /**
      * Marks the rows `where` selects, but those already `state`, and writes their change to
      * history if `history` says so; tells how many it marked.
@@ -237,76 +216,89 @@ ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark
       )
     }
 
-    /** Marks the rows of `numbers` not found. */
-    const notFound = (numbers: ReadonlyArray<string>, at: string, history: boolean) =>
-      Effect.forEach(chunks(numbers), (chunk) => mark(sql.and([sql.in("number", chunk)]), "not_found", at, history))
-
-    /** Writes `numbers` to the listing of `key`, which holds the numbers its last search listed. */
-    const list = (key: string, numbers: ReadonlyArray<string>) =>
-      sql`INSERT INTO ${t.listing} ${sql.insert(numbers.map((number) => ({ criteria_key: key, number })))}
-ON CONFLICT DO NOTHING`
-    const clearListing = (key: string) => sql`DELETE FROM ${t.listing} WHERE criteria_key = ${key}`
-
-    /** Marks the current rows of `key` its listing leaves out; tells how many. */
-    const unlisted = (key: string, at: string, history: boolean) =>
-      mark(
-        sql.and([
-          sql`criteria_key = ${key}`,
-          sql`state = 'current'`,
-          sql`NOT EXISTS (SELECT 1 FROM ${t.listing} l WHERE l.criteria_key = ${key} AND l.number = ${t.designs}.number)`
-        ]),
-        "no_longer_matching",
-        at,
-        history
-      )
-
-    /** Up to `limit` numbers of the listing of `key` after `after`, in order, without a current row of `key`. */
-    const listedNotCurrent = (key: string, after: string, limit: number) =>
-      Effect.map(
-        sql<{ number: DesignNumber }>`SELECT l.number FROM ${t.listing} l WHERE l.criteria_key = ${key}
-  AND l.number > ${after} AND NOT EXISTS (SELECT 1 FROM ${t.designs} d
-    WHERE d.criteria_key = ${key} AND d.state = 'current' AND d.number = l.number)
-ORDER BY l.number LIMIT ${limit}`,
-        (rows) => rows.map((r) => r.number)
-      )
-
-    const recordChanges = (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows)
-
-    /** Up to `limit` changes from `since` on, of `kind` if one is given, newest first, after `after` in that order. */
-    const changes = (
-      since: string,
-      kind: string | undefined,
-      after: readonly [at: string, number: string, kind: string] | undefined,
-      limit: number
-    ) =>
-      sql<ChangeRow & { synced_at: string | Date }>`SELECT number, synced_at, kind, CAST(fields AS TEXT) AS fields
-FROM ${t.changes} WHERE ${
-        sql.and([
-          sql`synced_at >= ${since}`,
-          ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
-          ...(after === undefined ? [] : [sql`(synced_at, number, kind) < (${after[0]}, ${after[1]}, ${after[2]})`])
-        ])
-      } ORDER BY synced_at DESC, number DESC, kind DESC LIMIT ${limit}`
-
-    /** When the latest complete run of any criteria started (ISO), or the epoch before one did. */
-    const lastRun = Effect.map(
-      sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`,
-      (rows) => new Date(rows[0]?.at ?? 0).toISOString()
-    )
-
     return {
-      syncRow,
-      putSyncRow,
-      existing,
       writeDesigns,
-      notFound,
-      list,
-      clearListing,
-      unlisted,
-      listedNotCurrent,
-      recordChanges,
-      changes,
-      lastRun
+      syncRow: (key: string) =>
+        Effect.map(
+          sql<SyncRow>`SELECT * FROM ${t.syncState} WHERE criteria_key = ${key}`,
+          (rows) => Option.fromNullable(rows[0])
+        ),
+      putSyncRow: (row: SyncRow) =>
+        Effect.asVoid(sql`INSERT INTO ${t.syncState} ${sql.insert({ ...row })}
+  ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark = excluded.watermark,
+    run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
+    updated_at = excluded.updated_at, last_run_at = excluded.last_run_at`),
+      /** The rows of `numbers` that exist, with what decides whether a write changes them. */
+      existing: (numbers: ReadonlyArray<string>) =>
+        Effect.map(
+          Effect.forEach(chunks(numbers), (chunk) =>
+            sql<{ number: string; record: string; criteria_key: string; state: DesignState }>`SELECT number,
+    CAST(record AS TEXT) AS record, criteria_key, state FROM ${t.designs} WHERE ${sql.in("number", chunk)}`),
+          (parts) => new Map(parts.flat().map((row) => [row.number, row]))
+        ),
+      /** Marks the rows of `numbers` not found. */
+      notFound: (numbers: ReadonlyArray<string>, at: string, history: boolean) =>
+        Effect.forEach(chunks(numbers), (chunk) => mark(sql.and([sql.in("number", chunk)]), "not_found", at, history)),
+      /** Writes `numbers` to the listing of `key`, which holds the numbers its last search listed. */
+      list: (key: string, numbers: ReadonlyArray<string>) =>
+        sql`INSERT INTO ${t.listing} ${sql.insert(numbers.map((number) => ({ criteria_key: key, number })))}
+  ON CONFLICT DO NOTHING`,
+      clearListing: (key: string) => sql`DELETE FROM ${t.listing} WHERE criteria_key = ${key}`,
+      /** Marks the current rows of `key` its listing leaves out; tells how many. */
+      unlisted: (key: string, at: string, history: boolean) =>
+        mark(
+          sql.and([
+            sql`criteria_key = ${key}`,
+            sql`state = 'current'`,
+            sql`NOT EXISTS (SELECT 1 FROM ${t.listing} l WHERE l.criteria_key = ${key} AND l.number = ${t.designs}.number)`
+          ]),
+          "no_longer_matching",
+          at,
+          history
+        ),
+      /** Up to `limit` numbers of the listing of `key` after `after`, in order, without a current row of `key`. */
+      listedNotCurrent: (key: string, after: string, limit: number) =>
+        Effect.map(
+          sql<{ number: DesignNumber }>`SELECT l.number FROM ${t.listing} l WHERE l.criteria_key = ${key}
+    AND l.number > ${after} AND NOT EXISTS (SELECT 1 FROM ${t.designs} d
+      WHERE d.criteria_key = ${key} AND d.state = 'current' AND d.number = l.number)
+  ORDER BY l.number LIMIT ${limit}`,
+          (rows) => rows.map((r) => r.number)
+        ),
+      recordChanges: (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows),
+      /** The changes from `since` (ISO) on, of `kind` if one is given, newest first, read 500 at a time. */
+      changes: (since: string, kind: ChangeKind | undefined) =>
+        Stream.paginateChunkEffect(undefined as readonly [string, string, string] | undefined, (after) =>
+          Effect.map(
+            sql<ChangeRow & { synced_at: string | Date }>`SELECT number, synced_at, kind, CAST(fields AS TEXT) AS fields
+  FROM ${t.changes} WHERE ${
+              sql.and([
+                sql`synced_at >= ${since}`,
+                ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
+                ...(after === undefined
+                  ? []
+                  : [sql`(synced_at, number, kind) < (${after[0]}, ${after[1]}, ${after[2]})`])
+              ])
+            } ORDER BY synced_at DESC, number DESC, kind DESC LIMIT 500`,
+            (rows) => {
+              const page = rows.map((row): Change => ({
+                number: row.number,
+                kind: row.kind,
+                syncedAt: new Date(row.synced_at).toISOString(),
+                fields: parsed(row.fields) as Change["fields"]
+              }))
+              const last = page.at(-1)
+              const next = last === undefined || page.length < 500
+                ? Option.none()
+                : Option.some([last.syncedAt, last.number, last.kind] as const)
+              return [Chunk.unsafeFromArray(page), next] as const
+            }
+          )),
+      /** When the latest complete run of any criteria started (ISO), or the epoch before one did. */
+      lastRun: Effect.map(
+        sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`,
+        (rows) => new Date(rows[0]?.at ?? 0).toISOString()
+      )
     }
   })
 
