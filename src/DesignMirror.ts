@@ -1,8 +1,9 @@
 /**
- * A mirror of the register in SQL: `sync(criteria)` keeps a table `designs` current with every
- * design matching the criteria, at the lowest cost in requests. The first run fetches them all (a
- * page of 100 a request where the paged search is allowed, else a search and a get each); later
- * runs ask only for designs changed since the day the last complete run started
+ * A mirror of the register in SQL: `sync(criteria)` keeps typed tables (`designs`, with its owners,
+ * designers, classes and products) current with every design matching the criteria, at the lowest
+ * cost in requests, and records each change it sees (`changes` reads them). The first run fetches
+ * them all (a page of 100 a request where the paged search is allowed, else a search and a get
+ * each); later runs ask only for designs changed since the day the last complete run started
  * (`changedSinceDate`, the service's only way to follow changes), plus one search that lists the
  * designs still matching. Written against `@effect/sql`'s `SqlClient`: SQLite through
  * `@effect/sql-libsql` (`layerSqlite`) and PostgreSQL through `@effect/sql-pg` (`layerPostgres`),
