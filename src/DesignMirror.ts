@@ -1,8 +1,9 @@
 /**
- * A mirror of the register in SQL: `sync(criteria)` keeps a table `designs` current with every
- * design matching the criteria, at the lowest cost in requests. The first run fetches them all (a
- * page of 100 a request where the paged search is allowed, else a search and a get each); later
- * runs ask only for designs changed since the day the last complete run started
+ * A mirror of the register in SQL: `sync(criteria)` keeps typed tables (`designs`, with its owners,
+ * designers, classes and products) current with every design matching the criteria, at the lowest
+ * cost in requests, and records each change it sees (`changes` reads them). The first run fetches
+ * them all (a page of 100 a request where the paged search is allowed, else a search and a get
+ * each); later runs ask only for designs changed since the day the last complete run started
  * (`changedSinceDate`, the service's only way to follow changes), plus one search that lists the
  * designs still matching. Written against `@effect/sql`'s `SqlClient`: SQLite through
  * `@effect/sql-libsql` (`layerSqlite`) and PostgreSQL through `@effect/sql-pg` (`layerPostgres`),
@@ -15,15 +16,17 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Redacted } from "effect"
-import type { Option, Scope } from "effect"
+import type { Option, Scope, Stream } from "effect"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
 import { databaseError, type MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
-import type { Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
+import type { Change, ChangesOptions, Criteria, SyncError } from "./internal/mirror/model.js"
+import type { SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
 import * as Sync from "./internal/mirror/sync.js"
 
 export { criteriaKey, recordOf } from "./internal/mirror/criteria.js"
 export { IncompleteSyncError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
-export type { Criteria, DesignState, SyncError, SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
+export type { Change, ChangeKind, ChangesOptions, Criteria, DesignState } from "./internal/mirror/model.js"
+export type { SyncError, SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
 
 /**
  * The mirror's operations.
@@ -43,6 +46,11 @@ export interface Service {
   readonly sync: (criteria: Criteria, options?: SyncOptions) => Effect.Effect<SyncReport, SyncError>
   /** The stored sync state of `criteria`, if it was ever synced. Fails with `MirrorDatabaseError`. */
   readonly state: (criteria: Criteria) => Effect.Effect<Option.Option<SyncState>, MirrorDatabaseError>
+  /**
+   * The changes syncs saw (`design_changes`), newest first, read a page at a time. Fails with
+   * `MirrorDatabaseError`.
+   */
+  readonly changes: (options?: ChangesOptions) => Stream.Stream<Change, MirrorDatabaseError>
 }
 
 /**

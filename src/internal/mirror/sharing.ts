@@ -11,7 +11,7 @@ import { Effect, Option, Schedule } from "effect"
 import type { Scope } from "effect"
 import { pathToFileURL } from "node:url"
 import { databaseError, isLocked, MirrorDatabaseError } from "./model.js"
-import { migrationsTable, qualified } from "./tables.js"
+import { migrationsTable, qualified, tables } from "./tables.js"
 
 /** The schema of the mirror's tables: on PostgreSQL the one named, or `design_search`; none elsewhere. */
 export const schemaOf = (named: string | undefined) =>
@@ -48,8 +48,8 @@ export const migrateLocked = <E extends { readonly message: string }>(
   to_regnamespace(quote_ident(${schema})) IS NOT NULL AS made, to_regclass(${migrationsTable}) IS NOT NULL
   AND to_regclass(format('%I.%I', ${schema}::text, ${migrationsTable}::text)) IS NULL AS moves`
       if (found?.made !== true) yield* sql`CREATE SCHEMA ${sql(schema)}`
-      for (const table of found?.moves === true ? [migrationsTable, "designs", "design_sync_state"] : []) {
-        yield* sql`ALTER TABLE ${sql(table)} SET SCHEMA ${sql(schema)}`
+      for (const table of found?.moves === true ? [migrationsTable, ...Object.values(tables)] : []) {
+        yield* sql`ALTER TABLE IF EXISTS ${sql(table)} SET SCHEMA ${sql(schema)}`
       }
       // The migrator looks for its table by a statement that, failing, would abort the transaction.
       yield* sql`CREATE TABLE IF NOT EXISTS ${sql(qualified(schema, migrationsTable))} (

@@ -3,8 +3,8 @@
  * fetch (the designs of the run's search, from the client's streams), commit (a batch at a time,
  * with the run's position), reconcile (one search lists what matches now: rows it no longer lists
  * are marked, listed designs without a current row fetched), finish (the watermark, the report).
- * Designs pass through in batches, and the listing is compared with the rows a batch at a time: a
- * run holds no design past its batch, only the numbers it listed and emitted (docs/mirror.md).
+ * Designs pass through in batches, and the listing is compared with the rows by SQL: a run holds no
+ * design past its batch, and no set of the numbers it listed (docs/mirror.md).
  */
 import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
@@ -13,11 +13,13 @@ import type { Service as Client } from "../../DesignSearchClient.js"
 import { DesignSearchClient, fewerThanCounted } from "../../DesignSearchClient.js"
 import * as Paged from "../client/paged.js"
 import type { Search } from "./criteria.js"
-import { criteriaKey, keyOf, readCriteria, readOptions, recordOf } from "./criteria.js"
+import { criteriaKey, encodedOf, keyOf, readCriteria, readOptions } from "./criteria.js"
 import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
-import type { Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
+import type { ChangesOptions, Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
+import type { ChangeRow, DesignRows } from "./rows.js"
+import { columnsOf, differences, parsed } from "./rows.js"
 import { exclusively, migrateLocked, retryLocked, schemaOf } from "./sharing.js"
-import type { DesignRow, SyncRow, Tables } from "./tables.js"
+import type { SyncRow, Tables } from "./tables.js"
 import { make as makeTables, migrate } from "./tables.js"
 
 /** What every run uses: the client, the statements, and the designs a batch holds. */
@@ -46,7 +48,7 @@ const iso = (millis: number) => DateTime.formatIso(DateTime.unsafeMake(millis))
 const plan = (deps: Deps, criteria: unknown, options: unknown) =>
   Effect.gen(function*() {
     const { json, search } = yield* readCriteria(criteria)
-    const { concurrency, onProgress } = yield* readOptions(options)
+    const { concurrency, history, onProgress } = yield* readOptions(options)
     const key = keyOf(json)
     const at = iso(yield* Clock.currentTimeMillis)
     const previous = Option.getOrUndefined(yield* db("reading the sync state", deps.tables.syncRow(key)))
@@ -58,7 +60,8 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
       run_day: at.slice(0, 10),
       run_since: previous?.watermark ?? null,
       run_position: 0,
-      updated_at: at
+      updated_at: at,
+      last_run_at: previous?.last_run_at ?? null
     }
     if (!resumed) yield* db("starting the run", deps.tables.putSyncRow(row))
     const since = row.run_since ?? undefined
@@ -78,6 +81,7 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
       /** The search whose listing reconciles the rows: every design matching now. */
       search,
       concurrency,
+      history,
       onProgress,
       tally: { ...noneYet },
       /** Numbers the service answered 404 for, not yet committed. */
@@ -154,38 +158,40 @@ const fetchAdvanced = (run: Run, request: AdvancedSearchRequest, startPage: numb
 
 /**
  * The rows of a batch that differ from what is stored, one per number (the last received: a get
- * may answer with another number than asked), and the numbers not found that no design of the
- * batch answers for.
+ * may answer with another number than asked), with the changes they make, and the numbers not
+ * found that no design of the batch answers for.
  */
 const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray<DesignNumber>) =>
   Effect.gen(function*() {
     const designs = new Map(batch.map((d) => [d.number as string, d]))
     const before = yield* db("reading designs", run.tables.existing([...designs.keys()]))
     const t = run.tally
-    const changed: Array<DesignRow> = []
+    const changed: Array<DesignRows> = []
+    const changes: Array<ChangeRow> = []
+    const change = (number: string, kind: ChangeRow["kind"], fields: object | null = null) =>
+      changes.push({ number, synced_at: run.at, kind, fields: fields && JSON.stringify(fields) })
     for (const design of designs.values()) {
-      const record = yield* recordOf(design)
+      const { encoded, record } = yield* encodedOf(design)
       const old = before.get(design.number)
-      if (old?.record === record && old.state === "current" && old.criteria_key === run.key) {
+      const fields = old === undefined || old.record === record ? {} : differences(parsed(old.record), encoded)
+      const same = Object.keys(fields).length === 0
+      if (old === undefined) change(design.number, "new")
+      else if (old.state !== "current") change(design.number, "matching_again")
+      if (!same) change(design.number, "changed", fields)
+      if (same && old?.state === "current" && old.criteria_key === run.key) {
         t.unchanged++
         continue
       }
       if (old === undefined) t.inserted++
       else t.updated++
-      const last_changed = design.lastChanged === undefined ? null : DateTime.formatIso(design.lastChanged)
-      changed.push({
-        number: design.number,
-        record,
-        last_changed,
-        synced_at: run.at,
-        criteria_key: run.key,
-        state: "current"
-      })
+      changed.push(columnsOf(encoded, record, { synced_at: run.at, criteria_key: run.key, state: "current" }))
     }
     const notFound = [...new Set(gone)].filter((n) => !designs.has(n))
     t.fetched += designs.size
     t.notFound += notFound.length
-    return { changed, notFound }
+    // The numbers of the rows written that were there before: their parties, classes and products are replaced.
+    const replaced = changed.map((d) => d.columns.number).filter((n) => before.has(n))
+    return { changed, replaced, changes: run.history ? changes : [], notFound }
   })
 
 /**
@@ -200,7 +206,11 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
     (done, chunk) =>
       Effect.gen(function*() {
         if (Chunk.isEmpty(chunk) && run.gone.length === 0) return done
-        const { changed, notFound } = yield* rowsToWrite(run, Chunk.toReadonlyArray(chunk), run.gone.splice(0))
+        const { changed, changes, notFound, replaced } = yield* rowsToWrite(
+          run,
+          Chunk.toReadonlyArray(chunk),
+          run.gone.splice(0)
+        )
         const next = done + chunk.length
         const { tables } = run
         // Statements, not a transaction: each is atomic, and the position moves only once the rows
@@ -208,8 +218,10 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
         yield* Effect.uninterruptible(db(
           "writing designs",
           Effect.all([
-            tables.upsert(changed),
-            tables.mark(notFound, "not_found", run.at),
+            // History first: a write stopped after it is written again, and its change with it.
+            tables.recordChanges(changes),
+            tables.writeDesigns(changed, replaced),
+            tables.notFound(notFound, run.at, run.history),
             from === undefined ? Effect.void : tables.putSyncRow({ ...run.row, run_position: next, updated_at: run.at })
           ], { discard: true })
         ))
@@ -218,33 +230,15 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
       })
   )
 
-/** Current rows of the run's criteria read at once, and listed numbers looked up at once. */
-const sweepSize = 1000
+/** Listed numbers written or read at once. */
+const listingChunk = 1000
 
 /**
- * Marks the current rows of the run's criteria that `unseen` (the listing) leaves out, `sweepSize`
- * rows at a time, and takes the others out of `unseen`: what is left has no current row.
+ * The listing: one search lists the designs matching now, and its numbers are written to
+ * `design_listing` a chunk at a time. Tells whether it is whole: a listing the service cut short
+ * proves nothing about the designs it left out.
  */
-const sweep = (run: Run, unseen: Set<string>): Effect.Effect<void, SyncError> => {
-  const from = (after: string): Effect.Effect<void, SyncError> =>
-    Effect.flatMap(db("reading designs", run.tables.currentAfter(run.key, after, sweepSize)), (numbers) => {
-      const last = numbers.at(-1)
-      if (last === undefined) return Effect.void
-      const dropped = numbers.filter((n) => !unseen.delete(n))
-      run.tally.noLongerMatching += dropped.length
-      return Effect.zipRight(db("writing designs", run.tables.mark(dropped, "no_longer_matching", run.at)), from(last))
-    })
-  return from("")
-}
-
-/**
- * Reconcile: one search lists the designs matching now. The current rows it no longer lists are
- * marked, and a listed design without a row, or whose row no longer matched, is got (one the run
- * skipped, or one that matches again without having changed). A row the service answered 404 for
- * stays so until a search reports the design changed. A listing the service cut short proves
- * nothing about the designs it left out, and marks nothing.
- */
-const reconcile = (run: Run) =>
+const list = (run: Run) =>
   Effect.gen(function*() {
     const { search } = run
     const listing = search._tag === "quick"
@@ -253,17 +247,35 @@ const reconcile = (run: Run) =>
     const { count, designNumbers } = listing.data
     run.tally.requests++
     run.tally.matching = count
-    if (designNumbers.length < count) return
-    const unseen = new Set(designNumbers)
-    yield* sweep(run, unseen)
-    const missing = Stream.fromIterable(Arr.chunksOf([...unseen], sweepSize)).pipe(
-      Stream.mapEffect((numbers) =>
-        Effect.map(db("reading designs", run.tables.existing(numbers)), (rows) =>
-          numbers.filter((n) => (rows.get(n)?.state ?? "no_longer_matching") === "no_longer_matching"))
-      ),
-      Stream.flattenIterables
-    )
+    if (designNumbers.length < count) return false
+    yield* db("writing the listing", run.tables.clearListing(run.key))
+    for (const numbers of Arr.chunksOf(designNumbers, listingChunk)) {
+      yield* db("writing the listing", run.tables.list(run.key, numbers))
+    }
+    return true
+  })
+
+/**
+ * Reconcile: SQL compares the listing with the rows. The current rows of the criteria it leaves
+ * out are marked no longer matching; then a listed design without a row, or whose row no longer
+ * matched, is got (one the run skipped, or one that matches again without having changed). A row
+ * the service answered 404 for stays so until a search reports the design changed.
+ */
+const reconcile = (run: Run) =>
+  Effect.gen(function*() {
+    if (!(yield* list(run))) return
+    const { tables } = run
+    run.tally.noLongerMatching = yield* db("writing designs", tables.unlisted(run.key, run.at, run.history))
+    const missing = Stream.paginateChunkEffect("", (after) =>
+      Effect.gen(function*() {
+        const listed = yield* tables.listedNotCurrent(run.key, after, listingChunk)
+        const rows = yield* tables.existing(listed)
+        const got = listed.filter((n) => (rows.get(n)?.state ?? "no_longer_matching") === "no_longer_matching")
+        const last = listed.at(-1)
+        return [Chunk.unsafeFromArray(got), last === undefined ? Option.none() : Option.some(last)] as const
+      }).pipe((effect) => db("reading designs", effect)))
     yield* commit(run, getEach(run, missing))
+    yield* db("writing the listing", tables.clearListing(run.key))
   })
 
 /** Finish: the watermark moves to the run's day, unless the run was short of designs; the report. */
@@ -278,7 +290,8 @@ const finish = (run: Run) =>
         run_day: null,
         run_since: null,
         run_position: 0,
-        updated_at: iso(yield* Clock.currentTimeMillis)
+        updated_at: iso(yield* Clock.currentTimeMillis),
+        last_run_at: run.short === undefined ? run.at : run.row.last_run_at
       })
     )
     if (run.short !== undefined) {
@@ -339,5 +352,13 @@ export const make = (batchSize: number, schema?: string) =>
           )
       })
     const exclusive = yield* exclusively(tablesSchema)
-    return { sync: (criteria: Criteria, options?: SyncOptions) => exclusive(sync(deps, criteria, options)), state }
+    return {
+      sync: (criteria: Criteria, options?: SyncOptions) => exclusive(sync(deps, criteria, options)),
+      state,
+      changes: ({ kind, since }: ChangesOptions = {}) =>
+        Stream.unwrap(Effect.map(
+          since === undefined ? deps.tables.lastRun : Effect.succeed(DateTime.formatIso(since)),
+          (from) => deps.tables.changes(from, kind)
+        )).pipe(Stream.mapError(databaseError("reading changes")))
+    }
   })

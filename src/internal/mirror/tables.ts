@@ -1,72 +1,152 @@
 /**
- * The mirror's tables, their migrations and every statement the mirror runs on them: SQL that
- * SQLite (libSQL) and PostgreSQL both accept, through `@effect/sql`'s `SqlClient`. Every table the
- * mirror keeps is declared here, a migration each change, and named by `names`.
+ * The mirror's tables, their migrations and every statement the mirror runs on them, through
+ * `@effect/sql`'s `SqlClient`: the same SQL on SQLite (libSQL) and PostgreSQL, but for the column
+ * types, which are each engine's own (see docs/mirror.md). Every table is named here, by `names`.
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Array as Arr, Effect, Option } from "effect"
-import type { DesignState } from "./model.js"
+import { Array as Arr, Chunk, Effect, Option, Stream } from "effect"
+import type { DesignNumber } from "../../Designs.js"
+import type { Change, ChangeKind, DesignState } from "./model.js"
+import type { ChangeRow, DesignRows, SyncColumns } from "./rows.js"
+import { columnsOf, parsed } from "./rows.js"
 
 /** The table where the migrator records the migrations it has run. */
 export const migrationsTable = "design_mirror_migrations"
 
+/** The names of the mirror's tables. */
+export const tables = {
+  designs: "designs",
+  owners: "design_owners",
+  designers: "design_designers",
+  classifications: "design_classifications",
+  products: "design_products",
+  changes: "design_changes",
+  listing: "design_listing",
+  syncState: "design_sync_state"
+}
+
 /** `name`, in `schema` (a PostgreSQL schema) if one is named. */
 export const qualified = (schema: string | undefined, name: string) => schema === undefined ? name : `${schema}.${name}`
 
-/** The mirror's tables (and indexes), in `schema` if one is named. */
+/** The mirror's tables (and, by `table`, its indexes), in `schema` if one is named. */
 export const names = (sql: SqlClient.SqlClient, schema: string | undefined) => {
-  const name = (table: string) => sql(qualified(schema, table))
-  return { designs: name("designs"), syncState: name("design_sync_state"), name }
+  const table = (name: string) => sql(qualified(schema, name))
+  const t = tables
+  return {
+    table,
+    designs: table(t.designs),
+    owners: table(t.owners),
+    designers: table(t.designers),
+    classifications: table(t.classifications),
+    products: table(t.products),
+    changes: table(t.changes),
+    listing: table(t.listing),
+    syncState: table(t.syncState)
+  }
 }
 type Names = ReturnType<typeof names>
 
-const withTables = <A, E>(schema: string | undefined, f: (sql: SqlClient.SqlClient, t: Names) => Effect.Effect<A, E>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => f(sql, names(sql, schema)))
+/** The engine's types of a day, an instant and a JSON value. */
+const typesOf = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({
+    pg: () => ({ date: "DATE", time: "TIMESTAMPTZ", json: "JSONB" }),
+    orElse: () => ({ date: "TEXT", time: "TEXT", json: "TEXT" })
+  })
+
+const withTables = <A, E, R>(
+  schema: string | undefined,
+  f: (sql: SqlClient.SqlClient, t: Names) => Effect.Effect<A, E, R>
+) => Effect.flatMap(SqlClient.SqlClient, (sql) => f(sql, names(sql, schema)))
+
+/** The tables of the first release, typed and normalized, filled from the records already stored. */
+const typedTables = (schema: string | undefined) =>
+  withTables(schema, (sql, t) => {
+    const { date, json, time } = typesOf(sql)
+    const [jsonType, timeType] = [sql.literal(json), sql.literal(time)]
+    const party = (table: typeof t.owners) =>
+      sql`CREATE TABLE ${table} (number TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
+  party ${jsonType} NOT NULL, PRIMARY KEY (number, position))`
+    const retype = sql.onDialectOrElse({
+      pg: () =>
+        sql`ALTER TABLE ${t.designs} ALTER COLUMN record TYPE JSONB USING record::jsonb,
+  ALTER COLUMN last_changed TYPE DATE USING CAST(left(last_changed, 10) AS DATE),
+  ALTER COLUMN synced_at TYPE TIMESTAMPTZ USING CAST(synced_at AS TIMESTAMPTZ)`,
+      orElse: () => sql`UPDATE ${t.designs} SET last_changed = substr(last_changed, 1, 10)`
+    })
+    const added =
+      `title TEXT,status TEXT,filing_date ${date},registration_date ${date},expiry_date ${date},statement_of_newness TEXT`
+    return Effect.all([
+      retype,
+      ...added.split(",").map((column) => sql`ALTER TABLE ${t.designs} ADD COLUMN ${sql.literal(column)}`),
+      sql`ALTER TABLE ${t.syncState} ADD COLUMN last_run_at ${timeType}`,
+      party(t.owners),
+      party(t.designers),
+      sql`CREATE TABLE ${t.classifications} (number TEXT NOT NULL, code TEXT NOT NULL, title TEXT,
+  PRIMARY KEY (number, code))`,
+      sql`CREATE TABLE ${t.products} (number TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
+  PRIMARY KEY (number, position))`,
+      sql`CREATE TABLE ${t.changes} (number TEXT NOT NULL, synced_at ${timeType} NOT NULL, kind TEXT NOT NULL,
+  fields ${jsonType})`,
+      sql`CREATE INDEX design_changes_synced_at ON ${t.changes} (synced_at)`,
+      sql`CREATE TABLE ${t.listing} (criteria_key TEXT NOT NULL, number TEXT NOT NULL, PRIMARY KEY (criteria_key, number))`,
+      ...["status", "filing_date", "registration_date", "expiry_date", "last_changed"].map((column) =>
+        sql`CREATE INDEX ${sql(`designs_${column}`)} ON ${t.designs} (${sql(column)})`
+      ),
+      // Owner words (PostgreSQL's text search; on SQLite, names by their start, in any case) and class prefixes.
+      sql.onDialectOrElse({
+        pg: () => sql`CREATE INDEX design_owners_words ON ${t.owners} USING GIN (to_tsvector('simple', name))`,
+        orElse: () => sql`CREATE INDEX design_owners_name ON ${t.owners} (name COLLATE NOCASE)`
+      }),
+      sql.onDialectOrElse({
+        pg: () => sql`CREATE INDEX design_classifications_code ON ${t.classifications} (code text_pattern_ops)`,
+        orElse: () => sql`CREATE INDEX design_classifications_code ON ${t.classifications} (code COLLATE NOCASE)`
+      }),
+      backfill(sql, t)
+    ], { discard: true })
+  })
+
+/** The typed columns and the rows of each design already stored, read and written 500 at a time. */
+const backfill = (sql: SqlClient.SqlClient, t: Names): Effect.Effect<void, unknown> => {
+  const { writeDesigns } = statements(sql, t)
+  const from = (after: string): Effect.Effect<void, unknown> =>
+    Effect.flatMap(
+      sql<SyncColumns & { number: string; record: string }>`SELECT number,
+  CAST(record AS TEXT) AS record, synced_at, criteria_key, state
+FROM ${t.designs} WHERE number > ${after} ORDER BY number LIMIT 500`,
+      (rows) => {
+        const last = rows.at(-1)
+        if (last === undefined) return Effect.void
+        return Effect.zipRight(
+          writeDesigns(rows.map((row) => columnsOf(parsed(row.record), row.record, row)), []),
+          from(last.number)
+        )
+      }
+    )
+  return from("")
+}
 
 const migrations = (schema: string | undefined) => ({
   "1_designs_and_sync_state": withTables(schema, (sql, t) =>
     Effect.all([
-      sql`CREATE TABLE ${t.designs} (
-  number TEXT PRIMARY KEY NOT NULL,
-  record TEXT NOT NULL,
-  last_changed TEXT,
-  synced_at TEXT NOT NULL,
-  criteria_key TEXT NOT NULL,
-  state TEXT NOT NULL
-)`,
+      sql`CREATE TABLE ${t.designs} (number TEXT PRIMARY KEY NOT NULL, record TEXT NOT NULL, last_changed TEXT,
+  synced_at TEXT NOT NULL, criteria_key TEXT NOT NULL, state TEXT NOT NULL)`,
       sql`CREATE INDEX designs_criteria_key ON ${t.designs} (criteria_key, state)`,
-      sql`CREATE TABLE ${t.syncState} (
-  criteria_key TEXT PRIMARY KEY NOT NULL,
-  criteria TEXT NOT NULL,
-  watermark TEXT,
-  run_day TEXT,
-  run_since TEXT,
-  run_position INTEGER NOT NULL,
-  updated_at TEXT NOT NULL
-)`
+      sql`CREATE TABLE ${t.syncState} (criteria_key TEXT PRIMARY KEY NOT NULL, criteria TEXT NOT NULL,
+  watermark TEXT, run_day TEXT, run_since TEXT, run_position INTEGER NOT NULL, updated_at TEXT NOT NULL)`
     ], { discard: true })),
   // The sweep of a criteria's current rows reads them in the order of their numbers, with no sort.
   "2_designs_by_criteria_in_order": withTables(schema, (sql, t) =>
     Effect.all([
-      sql`DROP INDEX ${t.name("designs_criteria_key")}`,
+      sql`DROP INDEX ${t.table("designs_criteria_key")}`,
       sql`CREATE INDEX designs_criteria_key_state_number ON ${t.designs} (criteria_key, state, number)`
-    ], { discard: true }))
+    ], { discard: true })),
+  "3_typed_tables_and_history": typedTables(schema)
 })
 
 /** Creates the tables, or brings them up to date: run once when the mirror is made. */
 export const migrate = (schema?: string) =>
   Migrator.make({})({ loader: Migrator.fromRecord(migrations(schema)), table: qualified(schema, migrationsTable) })
-
-/** A design as a row of `designs`. */
-export interface DesignRow {
-  readonly number: string
-  readonly record: string
-  readonly last_changed: string | null
-  readonly synced_at: string
-  readonly criteria_key: string
-  readonly state: DesignState
-}
 
 /** The sync state of one criteria. */
 export interface SyncRow {
@@ -81,61 +161,162 @@ export interface SyncRow {
   /** How many designs of the run's search are committed, counted from its first. */
   readonly run_position: number
   readonly updated_at: string
+  /** When the last complete run started. */
+  readonly last_run_at: string | Date | null
 }
 
-/** Numbers a statement names at most (well under both engines' parameter caps). */
-const chunks = (numbers: ReadonlyArray<string>) => Arr.chunksOf(numbers, 500)
+/** Rows a statement writes or names at most (well under both engines' parameter caps). */
+const chunks = <A>(items: ReadonlyArray<A>) => Arr.chunksOf(items, 500)
+
+/** The statements of the mirror on the tables `t`. */
+const statements = (sql: SqlClient.SqlClient, t: Names) => {
+  const insert = (table: typeof t.designs, rows: ReadonlyArray<object>) =>
+    Effect.forEach(chunks(rows), (chunk) => sql`INSERT INTO ${table} ${sql.insert(chunk.map((r) => ({ ...r })))}`, {
+      discard: true
+    })
+
+  /**
+   * Writes designs with the rows of their parties, classes and products (those of `replaced`, the
+   * numbers that had rows, first removed): those first, so that a stopped write leaves the design's
+   * old record, which the next run finds different and writes again.
+   */
+  const writeDesigns = (designs: ReadonlyArray<DesignRows>, replaced: ReadonlyArray<string>) => {
+    if (designs.length === 0) return Effect.void
+    const children = [
+      [t.owners, designs.flatMap((d) => d.owners)],
+      [t.designers, designs.flatMap((d) => d.designers)],
+      [t.classifications, designs.flatMap((d) => d.classifications)],
+      [t.products, designs.flatMap((d) => d.products)]
+    ] as const
+    return Effect.all([
+      Effect.forEach(children, ([table, rows]) =>
+        Effect.zipRight(
+          Effect.forEach(chunks(replaced), (chunk) => sql`DELETE FROM ${table} WHERE ${sql.in("number", chunk)}`),
+          insert(table, rows)
+        )),
+      Effect.forEach(
+        chunks(designs.map((d) => d.columns)),
+        (chunk) =>
+          sql`INSERT INTO ${t.designs} ${sql.insert(chunk.map((c) => ({ ...c })))}
+ON CONFLICT (number) DO UPDATE SET title = excluded.title, status = excluded.status,
+  filing_date = excluded.filing_date, registration_date = excluded.registration_date,
+  expiry_date = excluded.expiry_date, last_changed = excluded.last_changed,
+  statement_of_newness = excluded.statement_of_newness, record = excluded.record, synced_at = excluded.synced_at,
+  criteria_key = excluded.criteria_key, state = excluded.state`
+      )
+    ], { discard: true })
+  }
+
+  return { insert, writeDesigns }
+}
 
 /** The statements of the mirror, over the ambient `SqlClient`, on its tables in `schema` if one is named. */
 export const make = (schema?: string) =>
   Effect.map(SqlClient.SqlClient, (sql) => {
     const t = names(sql, schema)
-    const syncRow = (key: string) =>
-      Effect.map(
-        sql<SyncRow>`SELECT * FROM ${t.syncState} WHERE criteria_key = ${key}`,
-        (rows) => Option.fromNullable(rows[0])
+    const { insert, writeDesigns } = statements(sql, t)
+    /**
+     * Marks the rows `where` selects, but those already `state`, and writes their change to
+     * history if `history` says so; tells how many it marked.
+     */
+    const mark = (where: ReturnType<typeof sql.and>, state: DesignState, at: string, history: boolean) => {
+      const selected = sql`FROM ${t.designs} WHERE ${where} AND state <> ${state}`
+      const time = sql.literal(typesOf(sql).time)
+      return Effect.zipLeft(
+        Effect.map(sql<{ n: number | string }>`SELECT COUNT(*) AS n ${selected}`, ([row]) => Number(row?.n ?? 0)),
+        Effect.all([
+          history
+            ? sql`INSERT INTO ${t.changes} (number, synced_at, kind) SELECT number, CAST(${at} AS ${time}), ${state} ${selected}`
+            : Effect.void,
+          sql`UPDATE ${t.designs} SET state = ${state}, synced_at = ${at} WHERE ${where} AND state <> ${state}`
+        ])
       )
+    }
 
-    const putSyncRow = (row: SyncRow) =>
-      Effect.asVoid(sql`INSERT INTO ${t.syncState} ${sql.insert({ ...row })}
-ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark = excluded.watermark,
-  run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
-  updated_at = excluded.updated_at`)
-
-    /** The rows of `numbers` that exist, with what decides whether a write changes them. */
-    const existing = (numbers: ReadonlyArray<string>) =>
-      Effect.map(
-        Effect.forEach(chunks(numbers), (chunk) =>
-          sql<
-            Pick<DesignRow, "number" | "record" | "criteria_key" | "state">
-          >`SELECT number, record, criteria_key, state
-FROM ${t.designs} WHERE ${sql.in("number", chunk)}`),
-        (parts) => new Map(parts.flat().map((row) => [row.number, row]))
+    return {
+      writeDesigns,
+      syncRow: (key: string) =>
+        Effect.map(
+          sql<SyncRow>`SELECT * FROM ${t.syncState} WHERE criteria_key = ${key}`,
+          (rows) => Option.fromNullable(rows[0])
+        ),
+      putSyncRow: (row: SyncRow) =>
+        Effect.asVoid(sql`INSERT INTO ${t.syncState} ${sql.insert({ ...row })}
+  ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark = excluded.watermark,
+    run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
+    updated_at = excluded.updated_at, last_run_at = excluded.last_run_at`),
+      /** The rows of `numbers` that exist, with what decides whether a write changes them. */
+      existing: (numbers: ReadonlyArray<string>) =>
+        Effect.map(
+          Effect.forEach(chunks(numbers), (chunk) =>
+            sql<{ number: string; record: string; criteria_key: string; state: DesignState }>`SELECT number,
+    CAST(record AS TEXT) AS record, criteria_key, state FROM ${t.designs} WHERE ${sql.in("number", chunk)}`),
+          (parts) => new Map(parts.flat().map((row) => [row.number, row]))
+        ),
+      /** Marks the rows of `numbers` not found. */
+      notFound: (numbers: ReadonlyArray<string>, at: string, history: boolean) =>
+        Effect.forEach(chunks(numbers), (chunk) => mark(sql.and([sql.in("number", chunk)]), "not_found", at, history)),
+      /** Writes `numbers` to the listing of `key`, which holds the numbers its last search listed. */
+      list: (key: string, numbers: ReadonlyArray<string>) =>
+        sql`INSERT INTO ${t.listing} ${sql.insert(numbers.map((number) => ({ criteria_key: key, number })))}
+  ON CONFLICT DO NOTHING`,
+      clearListing: (key: string) => sql`DELETE FROM ${t.listing} WHERE criteria_key = ${key}`,
+      /** Marks the current rows of `key` its listing leaves out; tells how many. */
+      unlisted: (key: string, at: string, history: boolean) =>
+        mark(
+          sql.and([
+            sql`criteria_key = ${key}`,
+            sql`state = 'current'`,
+            sql`NOT EXISTS (SELECT 1 FROM ${t.listing} l WHERE l.criteria_key = ${key} AND l.number = ${t.designs}.number)`
+          ]),
+          "no_longer_matching",
+          at,
+          history
+        ),
+      /** Up to `limit` numbers of the listing of `key` after `after`, in order, without a current row of `key`. */
+      listedNotCurrent: (key: string, after: string, limit: number) =>
+        Effect.map(
+          sql<{ number: DesignNumber }>`SELECT l.number FROM ${t.listing} l WHERE l.criteria_key = ${key}
+    AND l.number > ${after} AND NOT EXISTS (SELECT 1 FROM ${t.designs} d
+      WHERE d.criteria_key = ${key} AND d.state = 'current' AND d.number = l.number)
+  ORDER BY l.number LIMIT ${limit}`,
+          (rows) => rows.map((r) => r.number)
+        ),
+      recordChanges: (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows),
+      /** The changes from `since` (ISO) on, of `kind` if one is given, newest first, read 500 at a time. */
+      changes: (since: string, kind: ChangeKind | undefined) =>
+        Stream.paginateChunkEffect(undefined as readonly [string, string, string] | undefined, (after) =>
+          Effect.map(
+            sql<ChangeRow & { synced_at: string | Date }>`SELECT number, synced_at, kind, CAST(fields AS TEXT) AS fields
+  FROM ${t.changes} WHERE ${
+              sql.and([
+                sql`synced_at >= ${since}`,
+                ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
+                ...(after === undefined
+                  ? []
+                  : [sql`(synced_at, number, kind) < (${after[0]}, ${after[1]}, ${after[2]})`])
+              ])
+            } ORDER BY synced_at DESC, number DESC, kind DESC LIMIT 500`,
+            (rows) => {
+              const page = rows.map((row): Change => ({
+                number: row.number,
+                kind: row.kind,
+                syncedAt: new Date(row.synced_at).toISOString(),
+                fields: parsed(row.fields) as Change["fields"]
+              }))
+              const last = page.at(-1)
+              const next = last === undefined || page.length < 500
+                ? Option.none()
+                : Option.some([last.syncedAt, last.number, last.kind] as const)
+              return [Chunk.unsafeFromArray(page), next] as const
+            }
+          )),
+      /** When the latest complete run of any criteria started (ISO), or the epoch before one did. */
+      lastRun: Effect.map(
+        sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`,
+        (rows) => new Date(rows[0]?.at ?? 0).toISOString()
       )
-
-    const upsert = (rows: ReadonlyArray<DesignRow>) =>
-      rows.length === 0 ?
-        Effect.void :
-        Effect.asVoid(sql`INSERT INTO ${t.designs} ${sql.insert(rows.map((r) => ({ ...r })))}
-ON CONFLICT (number) DO UPDATE SET record = excluded.record, last_changed = excluded.last_changed,
-  synced_at = excluded.synced_at, criteria_key = excluded.criteria_key, state = excluded.state`)
-
-    const mark = (numbers: ReadonlyArray<string>, state: DesignState, at: string) =>
-      Effect.forEach(
-        chunks(numbers),
-        (chunk) => sql`UPDATE ${t.designs} SET state = ${state}, synced_at = ${at} WHERE ${sql.in("number", chunk)}`,
-        { discard: true }
-      )
-
-    /** Up to `limit` numbers of the rows current for `key`, after `after` in the database's order. */
-    const currentAfter = (key: string, after: string, limit: number) =>
-      Effect.map(
-        sql<{ number: string }>`SELECT number FROM ${t.designs}
-WHERE criteria_key = ${key} AND state = 'current' AND number > ${after} ORDER BY number LIMIT ${limit}`,
-        (rows) => rows.map((r) => r.number)
-      )
-
-    return { syncRow, putSyncRow, existing, upsert, mark, currentAfter }
+    }
   })
 
 /** The statements of the mirror. */
