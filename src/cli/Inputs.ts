@@ -220,7 +220,7 @@ const since: Parser<(now: DateTime.Utc) => DateTime.Utc> = {
 
 export const changes = make({
   name: "changes",
-  summary: "what syncs changed in a SQL mirror, newest first: the last sync's changes, or those since a date",
+  summary: "what syncs changed in a SQL mirror, newest first: by default, what the last sync changed",
   fields: {
     db,
     since: optional(
