@@ -15,15 +15,33 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Redacted } from "effect"
-import type { Option, Scope } from "effect"
+import type { Option, Scope, Stream } from "effect"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
 import { databaseError, type MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
-import type { Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
+import type {
+  Change,
+  ChangesOptions,
+  Criteria,
+  SyncError,
+  SyncOptions,
+  SyncReport,
+  SyncState
+} from "./internal/mirror/model.js"
 import * as Sync from "./internal/mirror/sync.js"
 
 export { criteriaKey, recordOf } from "./internal/mirror/criteria.js"
 export { IncompleteSyncError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
-export type { Criteria, DesignState, SyncError, SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
+export type {
+  Change,
+  ChangeKind,
+  ChangesOptions,
+  Criteria,
+  DesignState,
+  SyncError,
+  SyncOptions,
+  SyncReport,
+  SyncState
+} from "./internal/mirror/model.js"
 
 /**
  * The mirror's operations.
@@ -43,6 +61,11 @@ export interface Service {
   readonly sync: (criteria: Criteria, options?: SyncOptions) => Effect.Effect<SyncReport, SyncError>
   /** The stored sync state of `criteria`, if it was ever synced. Fails with `MirrorDatabaseError`. */
   readonly state: (criteria: Criteria) => Effect.Effect<Option.Option<SyncState>, MirrorDatabaseError>
+  /**
+   * The changes syncs saw (`design_changes`), newest first, read a page at a time. Fails with
+   * `MirrorDatabaseError`.
+   */
+  readonly changes: (options?: ChangesOptions) => Stream.Stream<Change, MirrorDatabaseError>
 }
 
 /**

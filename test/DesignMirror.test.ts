@@ -43,14 +43,19 @@ const database = (engine: Engine) =>
 
 interface Row {
   readonly number: string
+  /** The record as the engine writes it back (PostgreSQL's JSONB orders keys its own way). */
   readonly record: string
   readonly last_changed: string | null
-  readonly synced_at: string
   readonly criteria_key: string
   readonly state: string
 }
 
-const rows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<Row>`SELECT * FROM designs ORDER BY number`)
+const rows = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    sql<Row>`SELECT number, CAST(record AS TEXT) AS record, CAST(last_changed AS TEXT) AS last_changed, criteria_key,
+  state FROM designs ORDER BY number`
+)
 
 /** Requests the sandbox has answered on the API (tokens not counted). */
 const apiRequests = Effect.flatMap(
@@ -134,7 +139,7 @@ layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
           expect(new Set(stored.map((r) => r.state))).toEqual(new Set(["current"]))
           expect(new Set(stored.map((r) => r.criteria_key))).toEqual(new Set([first.criteriaKey]))
           for (const row of [stored[0]!, stored[117]!, stored[designs - 1]!]) {
-            expect(row.record).toBe(yield* record(row.number))
+            expect(JSON.parse(row.record)).toEqual(JSON.parse(yield* record(row.number)))
           }
           expect(Option.map(yield* mirror.state(everything), (s) => [s.watermark, s.inProgress])).toEqual(
             Option.some([Option.some("2026-12-01"), false])
@@ -176,9 +181,9 @@ layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
           expect(changed).toEqual(touched)
           for (const n of touched) {
             const row = after.find((r) => r.number === n)!
-            expect(row.record).toBe(yield* record(n))
+            expect(JSON.parse(row.record)).toEqual(JSON.parse(yield* record(n)))
             expect(JSON.parse(row.record).title).toMatch(/ \(amended\)$/)
-            expect(row.last_changed).toBe("2026-12-02T00:00:00.000Z")
+            expect(row.last_changed).toBe("2026-12-02")
           }
           // A sync the same day asks for that day again: the touched designs come back, unchanged.
           const again = yield* mirror.sync(everything)
@@ -255,7 +260,7 @@ layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
           const everyOne = yield* mirror.sync({ rows: [{ op: "AND", query: { designNumber: out[0]! } }] })
           expect(everyOne).toMatchObject({ fetched: 1, updated: 1 })
           const row = (yield* rows).find((r) => r.number === out[0])!
-          expect([row.state, row.record]).toEqual(["current", yield* record(out[0]!)])
+          expect([row.state, JSON.parse(row.record)]).toEqual(["current", JSON.parse(yield* record(out[0]!))])
         })
       ))
 

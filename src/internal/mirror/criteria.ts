@@ -55,20 +55,25 @@ export const readCriteria = (
 
 /** The options of `sync`, checked, with their defaults. */
 export const readOptions = (options: unknown): Either.Either<
-  { readonly concurrency: number; readonly onProgress: NonNullable<SyncOptions["onProgress"]> },
+  {
+    readonly concurrency: number
+    readonly history: boolean
+    readonly onProgress: NonNullable<SyncOptions["onProgress"]>
+  },
   ValidationError
 > => {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     return invalid("options", "expected an object, or nothing")
   }
-  const { concurrency = 4, onProgress } = (options ?? {}) as SyncOptions
+  const { concurrency = 4, history = true, onProgress } = (options ?? {}) as SyncOptions
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     return invalid("concurrency", "expected a positive integer")
   }
   if (onProgress !== undefined && typeof onProgress !== "function") {
     return invalid("onProgress", "expected a function, or nothing")
   }
-  return Either.right({ concurrency, onProgress: onProgress ?? (() => Effect.void) })
+  if (typeof history !== "boolean") return invalid("history", "expected a boolean, or nothing")
+  return Either.right({ concurrency, history, onProgress: onProgress ?? (() => Effect.void) })
 }
 
 /** The key of criteria written by `readCriteria`. */
@@ -87,6 +92,22 @@ export const criteriaKey = (criteria: Criteria): Either.Either<string, Validatio
 
 const encodeDesign = Schema.encodeEither(Design)
 
+/** A design's wire form, and that form as the `record` column holds it (JSON). */
+export const encodedOf = (
+  design: Design
+): Either.Either<{ readonly encoded: typeof Design.Encoded; readonly record: string }, UnexpectedResponseError> => {
+  const unwritable = (why: string) =>
+    new UnexpectedResponseError({ status: 200, excerpt: "", issue: `design ${design.number} cannot be stored: ${why}` })
+  return Either.flatMap(
+    Either.mapLeft(encodeDesign(design), () => unwritable("it does not fit the Design schema")),
+    (encoded) =>
+      Either.try({
+        try: () => ({ encoded, record: JSON.stringify(encoded) }),
+        catch: () => unwritable("it is nested too deeply")
+      })
+  )
+}
+
 /**
  * A design as the `record` column holds it: its wire form as JSON, exactly as
  * `design-search get --json` prints it.
@@ -94,11 +115,5 @@ const encodeDesign = Schema.encodeEither(Design)
  * @since 0.3.0
  * @category utils
  */
-export const recordOf = (design: Design): Either.Either<string, UnexpectedResponseError> => {
-  const unwritable = (why: string) =>
-    new UnexpectedResponseError({ status: 200, excerpt: "", issue: `design ${design.number} cannot be stored: ${why}` })
-  return Either.flatMap(
-    Either.mapLeft(encodeDesign(design), () => unwritable("it does not fit the Design schema")),
-    (encoded) => Either.try({ try: () => JSON.stringify(encoded), catch: () => unwritable("it is nested too deeply") })
-  )
-}
+export const recordOf = (design: Design): Either.Either<string, UnexpectedResponseError> =>
+  Either.map(encodedOf(design), ({ record }) => record)

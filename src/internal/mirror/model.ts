@@ -3,7 +3,7 @@
  * one, the stored state of a criteria, and the ways a run fails.
  */
 import { Schema } from "effect"
-import type { Effect, Option } from "effect"
+import type { DateTime, Effect, Option } from "effect"
 import type { UnexpectedResponseError, ValidationError } from "../../ApiError.js"
 import type { AdvancedSearchRequest, QuickSearchRequest } from "../../Designs.js"
 import type { AdvancedDesignsError, SearchDesignsError } from "../../DesignSearchClient.js"
@@ -165,6 +165,8 @@ export interface SyncState {
 export interface SyncOptions {
   /** Requests at once: pages, or designs where each is fetched on its own (default 4). */
   readonly concurrency?: number | undefined
+  /** Whether to write each change the run sees to `design_changes` (default true). */
+  readonly history?: boolean | undefined
   /**
    * Told how many designs the run expects to fetch once its search has answered, then after each
    * committed batch how many it has committed.
@@ -172,4 +174,43 @@ export interface SyncOptions {
   readonly onProgress?:
     | ((progress: { readonly expected: number; readonly committed: number }) => Effect.Effect<void>)
     | undefined
+}
+
+/**
+ * What a run saw happen to a design: it was `new` to the mirror, its record `changed`, it was
+ * `no_longer_matching` its criteria, `not_found` by the service, or `matching_again`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ChangeKind = "new" | "changed" | "no_longer_matching" | "not_found" | "matching_again"
+
+/**
+ * One row of `design_changes`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Change {
+  readonly number: string
+  /** When the run that saw the change started (ISO timestamp). */
+  readonly syncedAt: string
+  readonly kind: ChangeKind
+  /**
+   * For `changed`: the top-level fields of the encoded record that differ, with their values
+   * (`old` or `new` absent where the field was); `{}` otherwise.
+   */
+  readonly fields: Readonly<Record<string, { readonly old: unknown; readonly new: unknown }>>
+}
+
+/**
+ * Options of `changes`.
+ *
+ * @since 0.3.0
+ * @category options
+ */
+export interface ChangesOptions {
+  /** Changes seen at or after this instant; default: the start of the latest complete run of any criteria. */
+  readonly since?: DateTime.DateTime | undefined
+  readonly kind?: ChangeKind | undefined
 }

@@ -8,16 +8,19 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
+import { randomUUID } from "node:crypto"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
 import type { Service as Client } from "../../DesignSearchClient.js"
 import { DesignSearchClient, fewerThanCounted } from "../../DesignSearchClient.js"
 import * as Paged from "../client/paged.js"
 import type { Search } from "./criteria.js"
-import { criteriaKey, keyOf, readCriteria, readOptions, recordOf } from "./criteria.js"
+import { criteriaKey, encodedOf, keyOf, readCriteria, readOptions } from "./criteria.js"
 import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
-import type { Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
-import type { DesignRow, SyncRow, Tables } from "./tables.js"
+import type { Change, ChangesOptions, Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
+import type { ChangeRow, DesignRows } from "./rows.js"
+import { columnsOf, differences, parsed } from "./rows.js"
+import type { SyncRow, Tables } from "./tables.js"
 import { make as makeTables, migrate } from "./tables.js"
 
 /** What every run uses: the client, the statements, and the designs a batch holds. */
@@ -46,7 +49,7 @@ const iso = (millis: number) => DateTime.formatIso(DateTime.unsafeMake(millis))
 const plan = (deps: Deps, criteria: unknown, options: unknown) =>
   Effect.gen(function*() {
     const { json, search } = yield* readCriteria(criteria)
-    const { concurrency, onProgress } = yield* readOptions(options)
+    const { concurrency, history, onProgress } = yield* readOptions(options)
     const key = keyOf(json)
     const at = iso(yield* Clock.currentTimeMillis)
     const previous = Option.getOrUndefined(yield* db("reading the sync state", deps.tables.syncRow(key)))
@@ -58,7 +61,8 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
       run_day: at.slice(0, 10),
       run_since: previous?.watermark ?? null,
       run_position: 0,
-      updated_at: at
+      updated_at: at,
+      last_run_at: previous?.last_run_at ?? null
     }
     if (!resumed) yield* db("starting the run", deps.tables.putSyncRow(row))
     const since = row.run_since ?? undefined
@@ -78,7 +82,10 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
       /** The search whose listing reconciles the rows: every design matching now. */
       search,
       concurrency,
+      history,
       onProgress,
+      /** Marks the rows the run's listing names (`run_id`), so that SQL finds those it does not. */
+      id: randomUUID(),
       tally: { ...noneYet },
       /** Numbers the service answered 404 for, not yet committed. */
       gone: [] as Array<DesignNumber>,
@@ -154,38 +161,39 @@ const fetchAdvanced = (run: Run, request: AdvancedSearchRequest, startPage: numb
 
 /**
  * The rows of a batch that differ from what is stored, one per number (the last received: a get
- * may answer with another number than asked), and the numbers not found that no design of the
- * batch answers for.
+ * may answer with another number than asked), with the changes they make, and the numbers not
+ * found that no design of the batch answers for. Rows the listing names carry the run's mark (`seen`).
  */
-const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray<DesignNumber>) =>
+const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray<DesignNumber>, seen: boolean) =>
   Effect.gen(function*() {
     const designs = new Map(batch.map((d) => [d.number as string, d]))
     const before = yield* db("reading designs", run.tables.existing([...designs.keys()]))
     const t = run.tally
-    const changed: Array<DesignRow> = []
+    const changed: Array<DesignRows> = []
+    const changes: Array<ChangeRow> = []
+    const change = (number: string, kind: ChangeRow["kind"], fields: object | null = null) =>
+      changes.push({ number, synced_at: run.at, kind, fields: fields && JSON.stringify(fields) })
     for (const design of designs.values()) {
-      const record = yield* recordOf(design)
+      const { encoded, record } = yield* encodedOf(design)
       const old = before.get(design.number)
-      if (old?.record === record && old.state === "current" && old.criteria_key === run.key) {
+      const fields = old === undefined || old.record === record ? {} : differences(parsed(old.record), encoded)
+      const same = Object.keys(fields).length === 0
+      if (old === undefined) change(design.number, "new")
+      else if (old.state !== "current") change(design.number, "matching_again")
+      if (!same) change(design.number, "changed", fields)
+      if (same && old?.state === "current" && old.criteria_key === run.key) {
         t.unchanged++
         continue
       }
       if (old === undefined) t.inserted++
       else t.updated++
-      const last_changed = design.lastChanged === undefined ? null : DateTime.formatIso(design.lastChanged)
-      changed.push({
-        number: design.number,
-        record,
-        last_changed,
-        synced_at: run.at,
-        criteria_key: run.key,
-        state: "current"
-      })
+      const sync = { synced_at: run.at, criteria_key: run.key, state: "current", run_id: seen ? run.id : null } as const
+      changed.push(columnsOf(encoded, record, sync))
     }
     const notFound = [...new Set(gone)].filter((n) => !designs.has(n))
     t.fetched += designs.size
     t.notFound += notFound.length
-    return { changed, notFound }
+    return { changed, changes: run.history ? changes : [], notFound }
   })
 
 /**
@@ -200,7 +208,8 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
     (done, chunk) =>
       Effect.gen(function*() {
         if (Chunk.isEmpty(chunk) && run.gone.length === 0) return done
-        const { changed, notFound } = yield* rowsToWrite(run, Chunk.toReadonlyArray(chunk), run.gone.splice(0))
+        const batch = Chunk.toReadonlyArray(chunk)
+        const { changed, changes, notFound } = yield* rowsToWrite(run, batch, run.gone.splice(0), from === undefined)
         const next = done + chunk.length
         const { tables } = run
         // Statements, not a transaction: each is atomic, and the position moves only once the rows
@@ -208,8 +217,10 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
         yield* Effect.uninterruptible(db(
           "writing designs",
           Effect.all([
-            tables.upsert(changed),
-            tables.mark(notFound, "not_found", run.at),
+            // History first: a write stopped after it is written again, and its change with it.
+            tables.recordChanges(changes),
+            tables.writeDesigns(changed),
+            tables.notFound(notFound, run.at, run.history),
             from === undefined ? Effect.void : tables.putSyncRow({ ...run.row, run_position: next, updated_at: run.at })
           ], { discard: true })
         ))
@@ -218,31 +229,16 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
       })
   )
 
-/** Current rows of the run's criteria read at once, and listed numbers looked up at once. */
-const sweepSize = 1000
+/** Listed numbers marked and looked up at once. */
+const listingChunk = 1000
 
 /**
- * Marks the current rows of the run's criteria that `unseen` (the listing) leaves out, `sweepSize`
- * rows at a time, and takes the others out of `unseen`: what is left has no current row.
- */
-const sweep = (run: Run, unseen: Set<string>): Effect.Effect<void, SyncError> => {
-  const from = (after: string): Effect.Effect<void, SyncError> =>
-    Effect.flatMap(db("reading designs", run.tables.currentAfter(run.key, after, sweepSize)), (numbers) => {
-      const last = numbers.at(-1)
-      if (last === undefined) return Effect.void
-      const dropped = numbers.filter((n) => !unseen.delete(n))
-      run.tally.noLongerMatching += dropped.length
-      return Effect.zipRight(db("writing designs", run.tables.mark(dropped, "no_longer_matching", run.at)), from(last))
-    })
-  return from("")
-}
-
-/**
- * Reconcile: one search lists the designs matching now. The current rows it no longer lists are
- * marked, and a listed design without a row, or whose row no longer matched, is got (one the run
- * skipped, or one that matches again without having changed). A row the service answered 404 for
- * stays so until a search reports the design changed. A listing the service cut short proves
- * nothing about the designs it left out, and marks nothing.
+ * Reconcile: one search lists the designs matching now. Its numbers are written to their rows a
+ * chunk at a time (the run's mark, `run_id`); a listed design without a row, or whose row no longer
+ * matched, is got (one the run skipped, or one that matches again without having changed); then
+ * the current rows of the criteria the run did not mark are marked no longer matching. A row the
+ * service answered 404 for stays so until a search reports the design changed. A listing the
+ * service cut short proves nothing about the designs it left out, and marks nothing.
  */
 const reconcile = (run: Run) =>
   Effect.gen(function*() {
@@ -254,16 +250,12 @@ const reconcile = (run: Run) =>
     run.tally.requests++
     run.tally.matching = count
     if (designNumbers.length < count) return
-    const unseen = new Set(designNumbers)
-    yield* sweep(run, unseen)
-    const missing = Stream.fromIterable(Arr.chunksOf([...unseen], sweepSize)).pipe(
-      Stream.mapEffect((numbers) =>
-        Effect.map(db("reading designs", run.tables.existing(numbers)), (rows) =>
-          numbers.filter((n) => (rows.get(n)?.state ?? "no_longer_matching") === "no_longer_matching"))
-      ),
+    const missing = Stream.fromIterable(Arr.chunksOf(designNumbers, listingChunk)).pipe(
+      Stream.mapEffect((numbers) => db("reading designs", run.tables.see([...new Set(numbers)], run.id))),
       Stream.flattenIterables
     )
     yield* commit(run, getEach(run, missing))
+    run.tally.noLongerMatching = yield* db("writing designs", run.tables.unseen(run.key, run.id, run.at, run.history))
   })
 
 /** Finish: the watermark moves to the run's day, unless the run was short of designs; the report. */
@@ -278,7 +270,8 @@ const finish = (run: Run) =>
         run_day: null,
         run_since: null,
         run_position: 0,
-        updated_at: iso(yield* Clock.currentTimeMillis)
+        updated_at: iso(yield* Clock.currentTimeMillis),
+        last_run_at: run.short === undefined ? run.at : run.row.last_run_at
       })
     )
     if (run.short !== undefined) {
@@ -314,6 +307,37 @@ export const sync = (deps: Deps, criteria: unknown, options: unknown): Effect.Ef
     return yield* finish(run)
   })
 
+/** Changes read at once. */
+const changesPage = 500
+
+/** The changes syncs saw, newest first, from `since` (default: the start of the latest complete run). */
+const changes = (tables: Tables, options: ChangesOptions = {}): Stream.Stream<Change, MirrorDatabaseError> =>
+  Stream.unwrap(Effect.map(
+    options.since === undefined
+      ? db("reading the sync state", tables.lastRun)
+      : Effect.succeed(Option.some(DateTime.toDateUtc(options.since))),
+    (since) => {
+      const from = Option.match(since, { onNone: () => iso(0), onSome: (at) => new Date(at).toISOString() })
+      return Stream.paginateChunkEffect(
+        undefined as readonly [string, string, string] | undefined,
+        (after) =>
+          Effect.map(db("reading changes", tables.changes(from, options.kind, after, changesPage)), (rows) => {
+            const page = rows.map((row): Change => ({
+              number: row.number,
+              syncedAt: new Date(row.synced_at).toISOString(),
+              kind: row.kind,
+              fields: parsed(row.fields) as Change["fields"]
+            }))
+            const last = page.at(-1)
+            const next = last === undefined || page.length < changesPage
+              ? Option.none()
+              : Option.some([last.syncedAt, last.number, last.kind] as const)
+            return [Chunk.unsafeFromArray(page), next] as const
+          })
+      )
+    }
+  ))
+
 /** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */
 export const make = (batchSize: number) =>
   Effect.gen(function*() {
@@ -326,11 +350,11 @@ export const make = (batchSize: number) =>
     yield* db(
       "creating the mirror's tables",
       Effect.catchSomeDefect(
-        migrate,
+        migrate(),
         (defect) => defect instanceof Migrator.MigrationError ? Option.some(Effect.fail(defect)) : Option.none()
       )
     )
-    const deps: Deps = { client, tables: yield* makeTables, batchSize }
+    const deps: Deps = { client, tables: yield* makeTables(), batchSize }
     const state = (criteria: Criteria) =>
       Either.match(criteriaKey(criteria), {
         onLeft: () => Effect.succeed(Option.none<SyncState>()),
@@ -345,5 +369,9 @@ export const make = (batchSize: number) =>
             }))
           )
       })
-    return { sync: (criteria: Criteria, options?: SyncOptions) => sync(deps, criteria, options), state }
+    return {
+      sync: (criteria: Criteria, options?: SyncOptions) => sync(deps, criteria, options),
+      state,
+      changes: (options?: ChangesOptions) => changes(deps.tables, options)
+    }
   })

@@ -1,20 +1,124 @@
 /**
- * The mirror's tables, their migrations and every statement the mirror runs on them: SQL that
- * SQLite (libSQL) and PostgreSQL both accept, through `@effect/sql`'s `SqlClient`. Every table the
- * mirror keeps is declared here, a migration each change.
+ * The mirror's tables, their migrations and every statement the mirror runs on them, through
+ * `@effect/sql`'s `SqlClient`: the same SQL on SQLite (libSQL) and PostgreSQL, but for the column
+ * types, which are each engine's own (see docs/mirror.md). Every table is named here, by `names`.
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Array as Arr, Effect, Option } from "effect"
+import type { DesignNumber } from "../../Designs.js"
 import type { DesignState } from "./model.js"
+import type { ChangeRow, Columns, DesignRows } from "./rows.js"
+import { columnsOf } from "./rows.js"
 
 /** The table where the migrator records the migrations it has run. */
 export const migrationsTable = "design_mirror_migrations"
 
-const migrations = {
-  "1_designs_and_sync_state": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+/** The mirror's tables, in `schema` (a PostgreSQL schema) if one is named. */
+export const names = (sql: SqlClient.SqlClient, schema: string | undefined) => {
+  const table = (name: string) => sql(schema === undefined ? name : `${schema}.${name}`)
+  return {
+    designs: table("designs"),
+    owners: table("design_owners"),
+    designers: table("design_designers"),
+    classifications: table("design_classifications"),
+    products: table("design_products"),
+    changes: table("design_changes"),
+    syncState: table("design_sync_state")
+  }
+}
+type Names = ReturnType<typeof names>
+
+/** The engine's types of a day, an instant and a JSON value. */
+const typesOf = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({
+    pg: () => ({ date: sql.literal("DATE"), time: sql.literal("TIMESTAMPTZ"), json: sql.literal("JSONB") }),
+    orElse: () => ({ date: sql.literal("TEXT"), time: sql.literal("TEXT"), json: sql.literal("TEXT") })
+  })
+
+const withTables = <A, E, R>(
+  schema: string | undefined,
+  f: (sql: SqlClient.SqlClient, t: Names) => Effect.Effect<A, E, R>
+) => Effect.flatMap(SqlClient.SqlClient, (sql) => f(sql, names(sql, schema)))
+
+/** The tables of the first release, typed and normalized, filled from the records already stored. */
+const typedTables = (schema: string | undefined) =>
+  withTables(schema, (sql, t) => {
+    const { date, json, time } = typesOf(sql)
+    const party = (table: typeof t.owners) =>
+      sql`CREATE TABLE ${table} (number TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
+  party ${json} NOT NULL, PRIMARY KEY (number, position))`
+    const retype = sql.onDialectOrElse({
+      pg: () =>
+        sql`ALTER TABLE ${t.designs} ALTER COLUMN record TYPE JSONB USING record::jsonb,
+  ALTER COLUMN last_changed TYPE DATE USING CAST(left(last_changed, 10) AS DATE),
+  ALTER COLUMN synced_at TYPE TIMESTAMPTZ USING CAST(synced_at AS TIMESTAMPTZ)`,
+      orElse: () => sql`UPDATE ${t.designs} SET last_changed = substr(last_changed, 1, 10)`
+    })
+    const added = [
+      ["title", "TEXT"],
+      ["status", "TEXT"],
+      ["filing_date", date],
+      ["registration_date", date],
+      ["expiry_date", date],
+      ["statement_of_newness", "TEXT"],
+      ["run_id", "TEXT"]
+    ] as const
+    return Effect.all([
+      retype,
+      ...added.map(([column, type]) =>
+        sql`ALTER TABLE ${t.designs} ADD COLUMN ${sql(column)} ${typeof type === "string" ? sql.literal(type) : type}`
+      ),
+      sql`ALTER TABLE ${t.syncState} ADD COLUMN last_run_at ${time}`,
+      party(t.owners),
+      party(t.designers),
+      sql`CREATE TABLE ${t.classifications} (number TEXT NOT NULL, code TEXT NOT NULL, title TEXT,
+  PRIMARY KEY (number, code))`,
+      sql`CREATE TABLE ${t.products} (number TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
+  PRIMARY KEY (number, position))`,
+      sql`CREATE TABLE ${t.changes} (number TEXT NOT NULL, synced_at ${time} NOT NULL, kind TEXT NOT NULL,
+  fields ${json})`,
+      sql`CREATE INDEX design_changes_synced_at ON ${t.changes} (synced_at)`,
+      ...["status", "filing_date", "registration_date", "expiry_date", "last_changed"].map((column) =>
+        sql`CREATE INDEX ${sql(`designs_${column}`)} ON ${t.designs} (${sql(column)})`
+      ),
+      // Owner words (PostgreSQL's text search; on SQLite, names by their start, in any case) and class prefixes.
+      sql.onDialectOrElse({
+        pg: () => sql`CREATE INDEX design_owners_words ON ${t.owners} USING GIN (to_tsvector('simple', name))`,
+        orElse: () => sql`CREATE INDEX design_owners_name ON ${t.owners} (name COLLATE NOCASE)`
+      }),
+      sql.onDialectOrElse({
+        pg: () => sql`CREATE INDEX design_classifications_code ON ${t.classifications} (code text_pattern_ops)`,
+        orElse: () => sql`CREATE INDEX design_classifications_code ON ${t.classifications} (code COLLATE NOCASE)`
+      }),
+      backfill(sql, t)
+    ], { discard: true })
+  })
+
+/** The typed columns and the rows of each design already stored, read and written 500 at a time. */
+const backfill = (sql: SqlClient.SqlClient, t: Names): Effect.Effect<void, unknown> => {
+  const { writeDesigns } = statements(sql, t)
+  const from = (after: string): Effect.Effect<void, unknown> =>
+    Effect.flatMap(
+      sql<Pick<Columns, "number" | "record" | "synced_at" | "criteria_key" | "state" | "run_id">>`SELECT number,
+  CAST(record AS TEXT) AS record, synced_at, criteria_key, state, run_id
+FROM ${t.designs} WHERE number > ${after} ORDER BY number LIMIT 500`,
+      (rows) => {
+        const last = rows.at(-1)
+        if (last === undefined) return Effect.void
+        return Effect.zipRight(
+          writeDesigns(rows.map((row) => columnsOf(JSON.parse(row.record), row.record, row))),
+          from(last.number)
+        )
+      }
+    )
+  return from("")
+}
+
+const migrations = (schema: string | undefined) => ({
+  "1_designs_and_sync_state": withTables(schema, (sql, t) =>
     Effect.all([
-      sql`CREATE TABLE designs (
+      sql`CREATE TABLE ${t.designs} (
   number TEXT PRIMARY KEY NOT NULL,
   record TEXT NOT NULL,
   last_changed TEXT,
@@ -22,8 +126,8 @@ const migrations = {
   criteria_key TEXT NOT NULL,
   state TEXT NOT NULL
 )`,
-      sql`CREATE INDEX designs_criteria_key ON designs (criteria_key, state)`,
-      sql`CREATE TABLE design_sync_state (
+      sql`CREATE INDEX designs_criteria_key ON ${t.designs} (criteria_key, state)`,
+      sql`CREATE TABLE ${t.syncState} (
   criteria_key TEXT PRIMARY KEY NOT NULL,
   criteria TEXT NOT NULL,
   watermark TEXT,
@@ -34,25 +138,17 @@ const migrations = {
 )`
     ], { discard: true })),
   // The sweep of a criteria's current rows reads them in the order of their numbers, with no sort.
-  "2_designs_by_criteria_in_order": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  "2_designs_by_criteria_in_order": withTables(schema, (sql, t) =>
     Effect.all([
       sql`DROP INDEX designs_criteria_key`,
-      sql`CREATE INDEX designs_criteria_key_state_number ON designs (criteria_key, state, number)`
-    ], { discard: true }))
-}
+      sql`CREATE INDEX designs_criteria_key_state_number ON ${t.designs} (criteria_key, state, number)`
+    ], { discard: true })),
+  "3_typed_tables_and_history": typedTables(schema)
+})
 
 /** Creates the tables, or brings them up to date: run once when the mirror is made. */
-export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
-
-/** A design as a row of `designs`. */
-export interface DesignRow {
-  readonly number: string
-  readonly record: string
-  readonly last_changed: string | null
-  readonly synced_at: string
-  readonly criteria_key: string
-  readonly state: DesignState
-}
+export const migrate = (schema?: string) =>
+  Migrator.make({})({ loader: Migrator.fromRecord(migrations(schema)), table: migrationsTable })
 
 /** The sync state of one criteria. */
 export interface SyncRow {
@@ -67,57 +163,158 @@ export interface SyncRow {
   /** How many designs of the run's search are committed, counted from its first. */
   readonly run_position: number
   readonly updated_at: string
+  /** When the last complete run started. */
+  readonly last_run_at: string | Date | null
 }
 
-/** Numbers a statement names at most (well under both engines' parameter caps). */
-const chunks = (numbers: ReadonlyArray<string>) => Arr.chunksOf(numbers, 500)
+/** Rows a statement writes or names at most (well under both engines' parameter caps). */
+const chunks = <A>(items: ReadonlyArray<A>) => Arr.chunksOf(items, 500)
 
-/** The statements of the mirror, over the ambient `SqlClient`. */
-export const make = Effect.map(SqlClient.SqlClient, (sql) => {
-  const syncRow = (key: string) =>
-    Effect.map(
-      sql<SyncRow>`SELECT * FROM design_sync_state WHERE criteria_key = ${key}`,
-      (rows) => Option.fromNullable(rows[0])
-    )
+/** The statements of the mirror on the tables `t`. */
+const statements = (sql: SqlClient.SqlClient, t: Names) => {
+  const insert = (table: typeof t.designs, rows: ReadonlyArray<object>) =>
+    Effect.forEach(chunks(rows), (chunk) => sql`INSERT INTO ${table} ${sql.insert(chunk.map((r) => ({ ...r })))}`, {
+      discard: true
+    })
 
-  const putSyncRow = (row: SyncRow) =>
-    Effect.asVoid(sql`INSERT INTO design_sync_state ${sql.insert({ ...row })}
+  /**
+   * Writes designs with the rows of their parties, classes and products: those first, so that a
+   * stopped write leaves the design's old record, which the next run finds different and writes again.
+   */
+  const writeDesigns = (designs: ReadonlyArray<DesignRows>) => {
+    if (designs.length === 0) return Effect.void
+    const numbers = designs.map((d) => d.columns.number)
+    const children = [
+      [t.owners, designs.flatMap((d) => d.owners)],
+      [t.designers, designs.flatMap((d) => d.designers)],
+      [t.classifications, designs.flatMap((d) => d.classifications)],
+      [t.products, designs.flatMap((d) => d.products)]
+    ] as const
+    return Effect.all([
+      Effect.forEach(children, ([table, rows]) =>
+        Effect.zipRight(
+          Effect.forEach(chunks(numbers), (chunk) => sql`DELETE FROM ${table} WHERE ${sql.in("number", chunk)}`),
+          insert(table, rows)
+        )),
+      Effect.forEach(
+        chunks(designs.map((d) => d.columns)),
+        (chunk) =>
+          sql`INSERT INTO ${t.designs} ${sql.insert(chunk.map((c) => ({ ...c })))}
+ON CONFLICT (number) DO UPDATE SET title = excluded.title, status = excluded.status,
+  filing_date = excluded.filing_date, registration_date = excluded.registration_date,
+  expiry_date = excluded.expiry_date, last_changed = excluded.last_changed,
+  statement_of_newness = excluded.statement_of_newness, record = excluded.record, synced_at = excluded.synced_at,
+  criteria_key = excluded.criteria_key, state = excluded.state, run_id = excluded.run_id`
+      )
+    ], { discard: true })
+  }
+
+  return { insert, writeDesigns }
+}
+
+/** The statements of the mirror, over the ambient `SqlClient`, on its tables in `schema` if one is named. */
+export const make = (schema?: string) =>
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const t = names(sql, schema)
+    const { insert, writeDesigns } = statements(sql, t)
+    const syncRow = (key: string) =>
+      Effect.map(
+        sql<SyncRow>`SELECT * FROM ${t.syncState} WHERE criteria_key = ${key}`,
+        (rows) => Option.fromNullable(rows[0])
+      )
+
+    const putSyncRow = (row: SyncRow) =>
+      Effect.asVoid(sql`INSERT INTO ${t.syncState} ${sql.insert({ ...row })}
 ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark = excluded.watermark,
   run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
-  updated_at = excluded.updated_at`)
+  updated_at = excluded.updated_at, last_run_at = excluded.last_run_at`)
 
-  /** The rows of `numbers` that exist, with what decides whether a write changes them. */
-  const existing = (numbers: ReadonlyArray<string>) =>
-    Effect.map(
+    /** The rows of `numbers` that exist, with what decides whether a write changes them. */
+    const existing = (numbers: ReadonlyArray<string>) =>
+      Effect.map(
+        Effect.forEach(chunks(numbers), (chunk) =>
+          sql<Pick<Columns, "number" | "record" | "criteria_key" | "state">>`SELECT number,
+  CAST(record AS TEXT) AS record, criteria_key, state FROM ${t.designs} WHERE ${sql.in("number", chunk)}`),
+        (parts) => new Map(parts.flat().map((row) => [row.number, row]))
+      )
+
+    /**
+     * Marks the rows `where` selects, but those already `state`, and writes their change to
+     * history if `history` says so; tells how many it marked.
+     */
+    const mark = (where: ReturnType<typeof sql.and>, state: DesignState, at: string, history: boolean) => {
+      const selected = sql`FROM ${t.designs} WHERE ${where} AND state <> ${state}`
+      return Effect.flatMap(sql<{ n: number | string }>`SELECT COUNT(*) AS n ${selected}`, ([row]) =>
+        Number(row?.n ?? 0) === 0 ? Effect.succeed(0) : Effect.as(
+          Effect.all([
+            history
+              ? sql`INSERT INTO ${t.changes} (number, synced_at, kind) SELECT number, ${at}, ${state} ${selected}`
+              : Effect.void,
+            sql`UPDATE ${t.designs} SET state = ${state}, synced_at = ${at} WHERE ${where} AND state <> ${state}`
+          ], { discard: true }),
+          Number(row?.n)
+        ))
+    }
+
+    /** Marks the rows of `numbers` not found. */
+    const notFound = (numbers: ReadonlyArray<string>, at: string, history: boolean) =>
       Effect.forEach(chunks(numbers), (chunk) =>
-        sql<Pick<DesignRow, "number" | "record" | "criteria_key" | "state">>`SELECT number, record, criteria_key, state
-FROM designs WHERE ${sql.in("number", chunk)}`),
-      (parts) =>
-        new Map(parts.flat().map((row) => [row.number, row]))
+        mark(sql.and([sql.in("number", chunk)]), "not_found", at, history))
+
+    /**
+     * Marks the listed rows of `numbers` seen by the run `run`, and tells which numbers have no row,
+     * or one that no longer matched: the run gets those.
+     */
+    const see = (numbers: ReadonlyArray<DesignNumber>, run: string) =>
+      Effect.flatMap(
+        sql<{ number: DesignNumber; state: DesignState }>`SELECT number, state FROM ${t.designs}
+WHERE ${sql.in("number", numbers)}`,
+        (rows) => {
+          const states = new Map(rows.map((r) => [r.number, r.state]))
+          return Effect.as(
+            sql`UPDATE ${t.designs} SET run_id = ${run} WHERE ${sql.in("number", numbers)}`,
+            numbers.filter((n) =>
+              (states.get(n) ?? "no_longer_matching") === "no_longer_matching"
+            )
+          )
+        }
+      )
+
+    /** Marks the current rows of `key` that the run `run` did not see; tells how many. */
+    const unseen = (key: string, run: string, at: string, history: boolean) =>
+      mark(
+        sql.and([sql`criteria_key = ${key}`, sql`state = 'current'`, sql`(run_id IS NULL OR run_id <> ${run})`]),
+        "no_longer_matching",
+        at,
+        history
+      )
+
+    const recordChanges = (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows)
+
+    /** Up to `limit` changes from `since` on, of `kind` if one is given, newest first, after `after` in that order. */
+    const changes = (
+      since: string,
+      kind: string | undefined,
+      after: readonly [at: string, number: string, kind: string] | undefined,
+      limit: number
+    ) =>
+      sql<ChangeRow & { synced_at: string | Date }>`SELECT number, synced_at, kind, CAST(fields AS TEXT) AS fields
+FROM ${t.changes} WHERE ${
+        sql.and([
+          sql`synced_at >= ${since}`,
+          ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
+          ...(after === undefined ? [] : [sql`(synced_at, number, kind) < (${after[0]}, ${after[1]}, ${after[2]})`])
+        ])
+      } ORDER BY synced_at DESC, number DESC, kind DESC LIMIT ${limit}`
+
+    /** When the latest complete run of any criteria started, if one did. */
+    const lastRun = Effect.map(
+      sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`,
+      (rows) => Option.fromNullable(rows[0]?.at)
     )
 
-  const upsert = (rows: ReadonlyArray<DesignRow>) =>
-    rows.length === 0 ? Effect.void : Effect.asVoid(sql`INSERT INTO designs ${sql.insert(rows.map((r) => ({ ...r })))}
-ON CONFLICT (number) DO UPDATE SET record = excluded.record, last_changed = excluded.last_changed,
-  synced_at = excluded.synced_at, criteria_key = excluded.criteria_key, state = excluded.state`)
-
-  const mark = (numbers: ReadonlyArray<string>, state: DesignState, at: string) =>
-    Effect.forEach(
-      chunks(numbers),
-      (chunk) => sql`UPDATE designs SET state = ${state}, synced_at = ${at} WHERE ${sql.in("number", chunk)}`,
-      { discard: true }
-    )
-
-  /** Up to `limit` numbers of the rows current for `key`, after `after` in the database's order. */
-  const currentAfter = (key: string, after: string, limit: number) =>
-    Effect.map(
-      sql<{ number: string }>`SELECT number FROM designs
-WHERE criteria_key = ${key} AND state = 'current' AND number > ${after} ORDER BY number LIMIT ${limit}`,
-      (rows) => rows.map((r) => r.number)
-    )
-
-  return { syncRow, putSyncRow, existing, upsert, mark, currentAfter }
-})
+    return { syncRow, putSyncRow, existing, writeDesigns, notFound, see, unseen, recordChanges, changes, lastRun }
+  })
 
 /** The statements of the mirror. */
-export type Tables = Effect.Effect.Success<typeof make>
+export type Tables = Effect.Effect.Success<ReturnType<typeof make>>
