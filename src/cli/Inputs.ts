@@ -4,6 +4,7 @@
  * imports only the library's lightest modules.
  */
 import { DateTime, Option } from "effect"
+import type { ChangeKind } from "../DesignMirror.js"
 import { isLoopbackHost } from "../DesignSearchConfig.js"
 import { isCalendarDate, wireDate } from "../internal/calendarDate.js"
 import * as RequestBudget from "../RequestBudget.js"
@@ -207,7 +208,13 @@ export const sync = make({
 export type SyncInput = Input<typeof sync.fields>
 
 /** The kinds of change a sync records. */
-const changeKinds = ["new", "changed", "no_longer_matching", "not_found", "matching_again"] as const
+const changeKinds = [
+  "new",
+  "changed",
+  "no_longer_matching",
+  "not_found",
+  "matching_again"
+] as const satisfies ReadonlyArray<ChangeKind>
 
 /** `--since`: a day (UTC), an instant, `today` or `yesterday`, as the instant it names at the time of the run. */
 const since: Parser<(now: DateTime.Utc) => DateTime.Utc> = {
