@@ -18,30 +18,14 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import type { Option, Scope, Stream } from "effect"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
 import { databaseError, type MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
-import type {
-  Change,
-  ChangesOptions,
-  Criteria,
-  SyncError,
-  SyncOptions,
-  SyncReport,
-  SyncState
-} from "./internal/mirror/model.js"
+import type { Change, ChangesOptions, Criteria, SyncError } from "./internal/mirror/model.js"
+import type { SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
 import * as Sync from "./internal/mirror/sync.js"
 
 export { criteriaKey, recordOf } from "./internal/mirror/criteria.js"
 export { IncompleteSyncError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
-export type {
-  Change,
-  ChangeKind,
-  ChangesOptions,
-  Criteria,
-  DesignState,
-  SyncError,
-  SyncOptions,
-  SyncReport,
-  SyncState
-} from "./internal/mirror/model.js"
+export type { Change, ChangeKind, ChangesOptions, Criteria, DesignState } from "./internal/mirror/model.js"
+export type { SyncError, SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
 
 /**
  * The mirror's operations.

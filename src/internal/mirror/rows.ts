@@ -4,51 +4,14 @@
  * two records, for the history. A field the tables do not know stays in `record` only.
  */
 import { Option } from "effect"
-import type { DesignState } from "./model.js"
+import { isDeepStrictEqual } from "node:util"
+import type { ChangeKind, DesignState } from "./model.js"
 
-/** The columns of a row of `designs`. */
-export interface Columns {
-  readonly number: string
-  readonly title: string | null
-  readonly status: string | null
-  readonly filing_date: string | null
-  readonly registration_date: string | null
-  readonly expiry_date: string | null
-  readonly last_changed: string | null
-  readonly statement_of_newness: string | null
-  readonly record: string
-  readonly synced_at: string | Date
-  readonly criteria_key: string
-  readonly state: DesignState
-  /** The run that last saw the design in its criteria's listing. */
-  readonly run_id: string | null
-}
-
-/** A design's row and the rows of its parties, classes and products. */
-export interface DesignRows {
-  readonly columns: Columns
-  readonly owners: ReadonlyArray<PartyRow>
-  readonly designers: ReadonlyArray<PartyRow>
-  readonly classifications: ReadonlyArray<
-    { readonly number: string; readonly code: string; readonly title: string | null }
-  >
-  readonly products: ReadonlyArray<{ readonly number: string; readonly position: number; readonly name: string }>
-}
-
-interface PartyRow {
-  readonly number: string
-  readonly position: number
-  readonly name: string
-  /** The party's other fields, as JSON. */
-  readonly party: string
-}
-
-/** A row of `design_changes`. */
+/** A row of `design_changes`: `fields`, for `changed`, is `{ field: { old, new } }` as JSON. */
 export interface ChangeRow {
   readonly number: string
   readonly synced_at: string
-  readonly kind: "new" | "changed" | "no_longer_matching" | "not_found" | "matching_again"
-  /** For `changed`, `{ field: { old, new } }` as JSON. */
+  readonly kind: ChangeKind
   readonly fields: string | null
 }
 
@@ -59,7 +22,8 @@ const text = (value: unknown) => (typeof value === "string" ? value : null)
 const day = (value: unknown) => (typeof value === "string" ? value.slice(0, 10) : null)
 const list = (value: unknown): ReadonlyArray<Encoded> => (Array.isArray(value) ? value : [])
 
-const parties = (number: string, value: unknown): Array<PartyRow> =>
+/** The rows of parties: `party` holds the fields other than the name, as JSON. */
+const parties = (number: string, value: unknown) =>
   list(value).map(({ name, ...party }, position) => ({
     number,
     position,
@@ -67,12 +31,15 @@ const parties = (number: string, value: unknown): Array<PartyRow> =>
     party: JSON.stringify(party)
   }))
 
+/** The sync columns of a row of `designs`. */
+export interface SyncColumns {
+  readonly synced_at: string | Date
+  readonly criteria_key: string
+  readonly state: DesignState
+}
+
 /** The rows of the design `encoded`, written as `record`, with its sync columns. */
-export const columnsOf = (
-  encoded: Encoded,
-  record: string,
-  sync: Pick<Columns, "synced_at" | "criteria_key" | "state" | "run_id">
-): DesignRows => {
+export const columnsOf = (encoded: Encoded, record: string, sync: SyncColumns) => {
   const number = String(encoded.number)
   // A number may name a class twice: its row is kept once.
   const classes = new Map(list(encoded.classifications).map((c) => [String(c.code), text(c.title)]))
@@ -100,21 +67,14 @@ export const columnsOf = (
   }
 }
 
-/** A JSON value written with its objects' keys in order: equal values are written alike. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, v: unknown) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v)
+/** A design's row and the rows of its parties, classes and products. */
+export type DesignRows = ReturnType<typeof columnsOf>
 
-/** The top-level fields of two records that differ, with their old and new values; `{}` if none does. */
-export const differences = (
-  old: Encoded,
-  now: Encoded
-): Record<string, { readonly old?: unknown; readonly new?: unknown }> => {
-  const fields: Record<string, { old?: unknown; new?: unknown }> = {}
+/** The top-level fields of two records that differ (in any order of their keys), with their old and new values. */
+export const differences = (old: Encoded, now: Encoded) => {
+  const fields: Record<string, { readonly old: unknown; readonly new: unknown }> = {}
   for (const field of new Set([...Object.keys(old), ...Object.keys(now)])) {
-    if (canonical(old[field]) !== canonical(now[field])) fields[field] = { old: old[field], new: now[field] }
+    if (!isDeepStrictEqual(old[field], now[field])) fields[field] = { old: old[field], new: now[field] }
   }
   return fields
 }

@@ -8,7 +8,6 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
-import { randomUUID } from "node:crypto"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
 import type { Service as Client } from "../../DesignSearchClient.js"
@@ -84,8 +83,6 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
       concurrency,
       history,
       onProgress,
-      /** Marks the rows the run's listing names (`run_id`), so that SQL finds those it does not. */
-      id: randomUUID(),
       tally: { ...noneYet },
       /** Numbers the service answered 404 for, not yet committed. */
       gone: [] as Array<DesignNumber>,
@@ -162,9 +159,9 @@ const fetchAdvanced = (run: Run, request: AdvancedSearchRequest, startPage: numb
 /**
  * The rows of a batch that differ from what is stored, one per number (the last received: a get
  * may answer with another number than asked), with the changes they make, and the numbers not
- * found that no design of the batch answers for. Rows the listing names carry the run's mark (`seen`).
+ * found that no design of the batch answers for.
  */
-const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray<DesignNumber>, seen: boolean) =>
+const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray<DesignNumber>) =>
   Effect.gen(function*() {
     const designs = new Map(batch.map((d) => [d.number as string, d]))
     const before = yield* db("reading designs", run.tables.existing([...designs.keys()]))
@@ -187,8 +184,7 @@ const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray
       }
       if (old === undefined) t.inserted++
       else t.updated++
-      const sync = { synced_at: run.at, criteria_key: run.key, state: "current", run_id: seen ? run.id : null } as const
-      changed.push(columnsOf(encoded, record, sync))
+      changed.push(columnsOf(encoded, record, { synced_at: run.at, criteria_key: run.key, state: "current" }))
     }
     const notFound = [...new Set(gone)].filter((n) => !designs.has(n))
     t.fetched += designs.size
@@ -208,8 +204,7 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
     (done, chunk) =>
       Effect.gen(function*() {
         if (Chunk.isEmpty(chunk) && run.gone.length === 0) return done
-        const batch = Chunk.toReadonlyArray(chunk)
-        const { changed, changes, notFound } = yield* rowsToWrite(run, batch, run.gone.splice(0), from === undefined)
+        const { changed, changes, notFound } = yield* rowsToWrite(run, Chunk.toReadonlyArray(chunk), run.gone.splice(0))
         const next = done + chunk.length
         const { tables } = run
         // Statements, not a transaction: each is atomic, and the position moves only once the rows
@@ -229,18 +224,15 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
       })
   )
 
-/** Listed numbers marked and looked up at once. */
+/** Listed numbers written or read at once. */
 const listingChunk = 1000
 
 /**
- * Reconcile: one search lists the designs matching now. Its numbers are written to their rows a
- * chunk at a time (the run's mark, `run_id`); a listed design without a row, or whose row no longer
- * matched, is got (one the run skipped, or one that matches again without having changed); then
- * the current rows of the criteria the run did not mark are marked no longer matching. A row the
- * service answered 404 for stays so until a search reports the design changed. A listing the
- * service cut short proves nothing about the designs it left out, and marks nothing.
+ * The listing: one search lists the designs matching now, and its numbers are written to
+ * `design_listing` a chunk at a time. Tells whether it is whole: a listing the service cut short
+ * proves nothing about the designs it left out.
  */
-const reconcile = (run: Run) =>
+const list = (run: Run) =>
   Effect.gen(function*() {
     const { search } = run
     const listing = search._tag === "quick"
@@ -249,13 +241,35 @@ const reconcile = (run: Run) =>
     const { count, designNumbers } = listing.data
     run.tally.requests++
     run.tally.matching = count
-    if (designNumbers.length < count) return
-    const missing = Stream.fromIterable(Arr.chunksOf(designNumbers, listingChunk)).pipe(
-      Stream.mapEffect((numbers) => db("reading designs", run.tables.see([...new Set(numbers)], run.id))),
-      Stream.flattenIterables
-    )
+    if (designNumbers.length < count) return false
+    yield* db("writing the listing", run.tables.clearListing(run.key))
+    for (const numbers of Arr.chunksOf(designNumbers, listingChunk)) {
+      yield* db("writing the listing", run.tables.list(run.key, numbers))
+    }
+    return true
+  })
+
+/**
+ * Reconcile: SQL compares the listing with the rows. The current rows of the criteria it leaves
+ * out are marked no longer matching; then a listed design without a row, or whose row no longer
+ * matched, is got (one the run skipped, or one that matches again without having changed). A row
+ * the service answered 404 for stays so until a search reports the design changed.
+ */
+const reconcile = (run: Run) =>
+  Effect.gen(function*() {
+    if (!(yield* list(run))) return
+    const { tables } = run
+    run.tally.noLongerMatching = yield* db("writing designs", tables.unlisted(run.key, run.at, run.history))
+    const missing = Stream.paginateChunkEffect("", (after) =>
+      Effect.gen(function*() {
+        const listed = yield* tables.listedNotCurrent(run.key, after, listingChunk)
+        const rows = yield* tables.existing(listed)
+        const got = listed.filter((n) => (rows.get(n)?.state ?? "no_longer_matching") === "no_longer_matching")
+        const last = listed.at(-1)
+        return [Chunk.unsafeFromArray(got), last === undefined ? Option.none() : Option.some(last)] as const
+      }).pipe((effect) => db("reading designs", effect)))
     yield* commit(run, getEach(run, missing))
-    run.tally.noLongerMatching = yield* db("writing designs", run.tables.unseen(run.key, run.id, run.at, run.history))
+    yield* db("writing the listing", tables.clearListing(run.key))
   })
 
 /** Finish: the watermark moves to the run's day, unless the run was short of designs; the report. */
@@ -315,10 +329,9 @@ const changes = (tables: Tables, options: ChangesOptions = {}): Stream.Stream<Ch
   Stream.unwrap(Effect.map(
     options.since === undefined
       ? db("reading the sync state", tables.lastRun)
-      : Effect.succeed(Option.some(DateTime.toDateUtc(options.since))),
-    (since) => {
-      const from = Option.match(since, { onNone: () => iso(0), onSome: (at) => new Date(at).toISOString() })
-      return Stream.paginateChunkEffect(
+      : Effect.succeed(DateTime.formatIso(options.since)),
+    (from) =>
+      Stream.paginateChunkEffect(
         undefined as readonly [string, string, string] | undefined,
         (after) =>
           Effect.map(db("reading changes", tables.changes(from, options.kind, after, changesPage)), (rows) => {
@@ -335,7 +348,6 @@ const changes = (tables: Tables, options: ChangesOptions = {}): Stream.Stream<Ch
             return [Chunk.unsafeFromArray(page), next] as const
           })
       )
-    }
   ))
 
 /** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */

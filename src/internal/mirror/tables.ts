@@ -8,7 +8,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Array as Arr, Effect, Option } from "effect"
 import type { DesignNumber } from "../../Designs.js"
 import type { DesignState } from "./model.js"
-import type { ChangeRow, Columns, DesignRows } from "./rows.js"
+import type { ChangeRow, DesignRows, SyncColumns } from "./rows.js"
 import { columnsOf } from "./rows.js"
 
 /** The table where the migrator records the migrations it has run. */
@@ -24,6 +24,7 @@ export const names = (sql: SqlClient.SqlClient, schema: string | undefined) => {
     classifications: table("design_classifications"),
     products: table("design_products"),
     changes: table("design_changes"),
+    listing: table("design_listing"),
     syncState: table("design_sync_state")
   }
 }
@@ -32,8 +33,8 @@ type Names = ReturnType<typeof names>
 /** The engine's types of a day, an instant and a JSON value. */
 const typesOf = (sql: SqlClient.SqlClient) =>
   sql.onDialectOrElse({
-    pg: () => ({ date: sql.literal("DATE"), time: sql.literal("TIMESTAMPTZ"), json: sql.literal("JSONB") }),
-    orElse: () => ({ date: sql.literal("TEXT"), time: sql.literal("TEXT"), json: sql.literal("TEXT") })
+    pg: () => ({ date: "DATE", time: "TIMESTAMPTZ", json: "JSONB" }),
+    orElse: () => ({ date: "TEXT", time: "TEXT", json: "TEXT" })
   })
 
 const withTables = <A, E, R>(
@@ -45,9 +46,10 @@ const withTables = <A, E, R>(
 const typedTables = (schema: string | undefined) =>
   withTables(schema, (sql, t) => {
     const { date, json, time } = typesOf(sql)
+    const [jsonType, timeType] = [sql.literal(json), sql.literal(time)]
     const party = (table: typeof t.owners) =>
       sql`CREATE TABLE ${table} (number TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
-  party ${json} NOT NULL, PRIMARY KEY (number, position))`
+  party ${jsonType} NOT NULL, PRIMARY KEY (number, position))`
     const retype = sql.onDialectOrElse({
       pg: () =>
         sql`ALTER TABLE ${t.designs} ALTER COLUMN record TYPE JSONB USING record::jsonb,
@@ -55,30 +57,22 @@ const typedTables = (schema: string | undefined) =>
   ALTER COLUMN synced_at TYPE TIMESTAMPTZ USING CAST(synced_at AS TIMESTAMPTZ)`,
       orElse: () => sql`UPDATE ${t.designs} SET last_changed = substr(last_changed, 1, 10)`
     })
-    const added = [
-      ["title", "TEXT"],
-      ["status", "TEXT"],
-      ["filing_date", date],
-      ["registration_date", date],
-      ["expiry_date", date],
-      ["statement_of_newness", "TEXT"],
-      ["run_id", "TEXT"]
-    ] as const
+    const added =
+      `title TEXT,status TEXT,filing_date ${date},registration_date ${date},expiry_date ${date},statement_of_newness TEXT`
     return Effect.all([
       retype,
-      ...added.map(([column, type]) =>
-        sql`ALTER TABLE ${t.designs} ADD COLUMN ${sql(column)} ${typeof type === "string" ? sql.literal(type) : type}`
-      ),
-      sql`ALTER TABLE ${t.syncState} ADD COLUMN last_run_at ${time}`,
+      ...added.split(",").map((column) => sql`ALTER TABLE ${t.designs} ADD COLUMN ${sql.literal(column)}`),
+      sql`ALTER TABLE ${t.syncState} ADD COLUMN last_run_at ${timeType}`,
       party(t.owners),
       party(t.designers),
       sql`CREATE TABLE ${t.classifications} (number TEXT NOT NULL, code TEXT NOT NULL, title TEXT,
   PRIMARY KEY (number, code))`,
       sql`CREATE TABLE ${t.products} (number TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
   PRIMARY KEY (number, position))`,
-      sql`CREATE TABLE ${t.changes} (number TEXT NOT NULL, synced_at ${time} NOT NULL, kind TEXT NOT NULL,
-  fields ${json})`,
+      sql`CREATE TABLE ${t.changes} (number TEXT NOT NULL, synced_at ${timeType} NOT NULL, kind TEXT NOT NULL,
+  fields ${jsonType})`,
       sql`CREATE INDEX design_changes_synced_at ON ${t.changes} (synced_at)`,
+      sql`CREATE TABLE ${t.listing} (criteria_key TEXT NOT NULL, number TEXT NOT NULL, PRIMARY KEY (criteria_key, number))`,
       ...["status", "filing_date", "registration_date", "expiry_date", "last_changed"].map((column) =>
         sql`CREATE INDEX ${sql(`designs_${column}`)} ON ${t.designs} (${sql(column)})`
       ),
@@ -100,8 +94,8 @@ const backfill = (sql: SqlClient.SqlClient, t: Names): Effect.Effect<void, unkno
   const { writeDesigns } = statements(sql, t)
   const from = (after: string): Effect.Effect<void, unknown> =>
     Effect.flatMap(
-      sql<Pick<Columns, "number" | "record" | "synced_at" | "criteria_key" | "state" | "run_id">>`SELECT number,
-  CAST(record AS TEXT) AS record, synced_at, criteria_key, state, run_id
+      sql<SyncColumns & { number: string; record: string }>`SELECT number,
+  CAST(record AS TEXT) AS record, synced_at, criteria_key, state
 FROM ${t.designs} WHERE number > ${after} ORDER BY number LIMIT 500`,
       (rows) => {
         const last = rows.at(-1)
@@ -118,24 +112,11 @@ FROM ${t.designs} WHERE number > ${after} ORDER BY number LIMIT 500`,
 const migrations = (schema: string | undefined) => ({
   "1_designs_and_sync_state": withTables(schema, (sql, t) =>
     Effect.all([
-      sql`CREATE TABLE ${t.designs} (
-  number TEXT PRIMARY KEY NOT NULL,
-  record TEXT NOT NULL,
-  last_changed TEXT,
-  synced_at TEXT NOT NULL,
-  criteria_key TEXT NOT NULL,
-  state TEXT NOT NULL
-)`,
+      sql`CREATE TABLE ${t.designs} (number TEXT PRIMARY KEY NOT NULL, record TEXT NOT NULL, last_changed TEXT,
+  synced_at TEXT NOT NULL, criteria_key TEXT NOT NULL, state TEXT NOT NULL)`,
       sql`CREATE INDEX designs_criteria_key ON ${t.designs} (criteria_key, state)`,
-      sql`CREATE TABLE ${t.syncState} (
-  criteria_key TEXT PRIMARY KEY NOT NULL,
-  criteria TEXT NOT NULL,
-  watermark TEXT,
-  run_day TEXT,
-  run_since TEXT,
-  run_position INTEGER NOT NULL,
-  updated_at TEXT NOT NULL
-)`
+      sql`CREATE TABLE ${t.syncState} (criteria_key TEXT PRIMARY KEY NOT NULL, criteria TEXT NOT NULL,
+  watermark TEXT, run_day TEXT, run_since TEXT, run_position INTEGER NOT NULL, updated_at TEXT NOT NULL)`
     ], { discard: true })),
   // The sweep of a criteria's current rows reads them in the order of their numbers, with no sort.
   "2_designs_by_criteria_in_order": withTables(schema, (sql, t) =>
@@ -204,7 +185,7 @@ ON CONFLICT (number) DO UPDATE SET title = excluded.title, status = excluded.sta
   filing_date = excluded.filing_date, registration_date = excluded.registration_date,
   expiry_date = excluded.expiry_date, last_changed = excluded.last_changed,
   statement_of_newness = excluded.statement_of_newness, record = excluded.record, synced_at = excluded.synced_at,
-  criteria_key = excluded.criteria_key, state = excluded.state, run_id = excluded.run_id`
+  criteria_key = excluded.criteria_key, state = excluded.state`
       )
     ], { discard: true })
   }
@@ -233,7 +214,7 @@ ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark
     const existing = (numbers: ReadonlyArray<string>) =>
       Effect.map(
         Effect.forEach(chunks(numbers), (chunk) =>
-          sql<Pick<Columns, "number" | "record" | "criteria_key" | "state">>`SELECT number,
+          sql<{ number: string; record: string; criteria_key: string; state: DesignState }>`SELECT number,
   CAST(record AS TEXT) AS record, criteria_key, state FROM ${t.designs} WHERE ${sql.in("number", chunk)}`),
         (parts) => new Map(parts.flat().map((row) => [row.number, row]))
       )
@@ -244,49 +225,49 @@ ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark
      */
     const mark = (where: ReturnType<typeof sql.and>, state: DesignState, at: string, history: boolean) => {
       const selected = sql`FROM ${t.designs} WHERE ${where} AND state <> ${state}`
-      return Effect.flatMap(sql<{ n: number | string }>`SELECT COUNT(*) AS n ${selected}`, ([row]) =>
-        Number(row?.n ?? 0) === 0 ? Effect.succeed(0) : Effect.as(
-          Effect.all([
-            history
-              ? sql`INSERT INTO ${t.changes} (number, synced_at, kind) SELECT number, ${at}, ${state} ${selected}`
-              : Effect.void,
-            sql`UPDATE ${t.designs} SET state = ${state}, synced_at = ${at} WHERE ${where} AND state <> ${state}`
-          ], { discard: true }),
-          Number(row?.n)
-        ))
+      const time = sql.literal(typesOf(sql).time)
+      return Effect.zipLeft(
+        Effect.map(sql<{ n: number | string }>`SELECT COUNT(*) AS n ${selected}`, ([row]) => Number(row?.n ?? 0)),
+        Effect.all([
+          history
+            ? sql`INSERT INTO ${t.changes} (number, synced_at, kind) SELECT number, CAST(${at} AS ${time}), ${state} ${selected}`
+            : Effect.void,
+          sql`UPDATE ${t.designs} SET state = ${state}, synced_at = ${at} WHERE ${where} AND state <> ${state}`
+        ])
+      )
     }
 
     /** Marks the rows of `numbers` not found. */
     const notFound = (numbers: ReadonlyArray<string>, at: string, history: boolean) =>
-      Effect.forEach(chunks(numbers), (chunk) =>
-        mark(sql.and([sql.in("number", chunk)]), "not_found", at, history))
+      Effect.forEach(chunks(numbers), (chunk) => mark(sql.and([sql.in("number", chunk)]), "not_found", at, history))
 
-    /**
-     * Marks the listed rows of `numbers` seen by the run `run`, and tells which numbers have no row,
-     * or one that no longer matched: the run gets those.
-     */
-    const see = (numbers: ReadonlyArray<DesignNumber>, run: string) =>
-      Effect.flatMap(
-        sql<{ number: DesignNumber; state: DesignState }>`SELECT number, state FROM ${t.designs}
-WHERE ${sql.in("number", numbers)}`,
-        (rows) => {
-          const states = new Map(rows.map((r) => [r.number, r.state]))
-          return Effect.as(
-            sql`UPDATE ${t.designs} SET run_id = ${run} WHERE ${sql.in("number", numbers)}`,
-            numbers.filter((n) =>
-              (states.get(n) ?? "no_longer_matching") === "no_longer_matching"
-            )
-          )
-        }
-      )
+    /** Writes `numbers` to the listing of `key`, which holds the numbers its last search listed. */
+    const list = (key: string, numbers: ReadonlyArray<string>) =>
+      sql`INSERT INTO ${t.listing} ${sql.insert(numbers.map((number) => ({ criteria_key: key, number })))}
+ON CONFLICT DO NOTHING`
+    const clearListing = (key: string) => sql`DELETE FROM ${t.listing} WHERE criteria_key = ${key}`
 
-    /** Marks the current rows of `key` that the run `run` did not see; tells how many. */
-    const unseen = (key: string, run: string, at: string, history: boolean) =>
+    /** Marks the current rows of `key` its listing leaves out; tells how many. */
+    const unlisted = (key: string, at: string, history: boolean) =>
       mark(
-        sql.and([sql`criteria_key = ${key}`, sql`state = 'current'`, sql`(run_id IS NULL OR run_id <> ${run})`]),
+        sql.and([
+          sql`criteria_key = ${key}`,
+          sql`state = 'current'`,
+          sql`NOT EXISTS (SELECT 1 FROM ${t.listing} l WHERE l.criteria_key = ${key} AND l.number = ${t.designs}.number)`
+        ]),
         "no_longer_matching",
         at,
         history
+      )
+
+    /** Up to `limit` numbers of the listing of `key` after `after`, in order, without a current row of `key`. */
+    const listedNotCurrent = (key: string, after: string, limit: number) =>
+      Effect.map(
+        sql<{ number: DesignNumber }>`SELECT l.number FROM ${t.listing} l WHERE l.criteria_key = ${key}
+  AND l.number > ${after} AND NOT EXISTS (SELECT 1 FROM ${t.designs} d
+    WHERE d.criteria_key = ${key} AND d.state = 'current' AND d.number = l.number)
+ORDER BY l.number LIMIT ${limit}`,
+        (rows) => rows.map((r) => r.number)
       )
 
     const recordChanges = (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows)
@@ -307,13 +288,26 @@ FROM ${t.changes} WHERE ${
         ])
       } ORDER BY synced_at DESC, number DESC, kind DESC LIMIT ${limit}`
 
-    /** When the latest complete run of any criteria started, if one did. */
+    /** When the latest complete run of any criteria started (ISO), or the epoch before one did. */
     const lastRun = Effect.map(
       sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`,
-      (rows) => Option.fromNullable(rows[0]?.at)
+      (rows) => new Date(rows[0]?.at ?? 0).toISOString()
     )
 
-    return { syncRow, putSyncRow, existing, writeDesigns, notFound, see, unseen, recordChanges, changes, lastRun }
+    return {
+      syncRow,
+      putSyncRow,
+      existing,
+      writeDesigns,
+      notFound,
+      list,
+      clearListing,
+      unlisted,
+      listedNotCurrent,
+      recordChanges,
+      changes,
+      lastRun
+    }
   })
 
 /** The statements of the mirror. */
