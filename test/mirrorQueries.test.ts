@@ -8,15 +8,12 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
 import { Chunk, DateTime, Effect, Layer, Stream, TestClock } from "effect"
 import * as fs from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as DesignMirror from "../src/DesignMirror.js"
 import type { Designs } from "../src/index.js"
 import { DesignSearchClient, Sandbox } from "../src/index.js"
 import { clientLayer } from "./support/layers.js"
+import { database, day, type Engine, everything } from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
-
-type Engine = "sqlite" | "postgres"
 
 /** The doc's questions, in order: each heading and its SQL by engine. */
 const questions = (() => {
@@ -39,14 +36,10 @@ const questions = (() => {
   })
 })()
 
-const day = 86_400_000
 const now = Date.now()
 const date = (millis: number) => new Date(millis).toISOString().slice(0, 10)
 const iso = (d: DateTime.Utc | undefined) => (d === undefined ? "" : DateTime.formatIsoDate(d))
 const designCount = 2000
-const everything: Designs.AdvancedSearchRequest = {
-  rows: [{ op: "AND", query: { date: { type: "FILING", from: "1900-01-01" } } }]
-}
 const before2020: Designs.AdvancedSearchRequest = {
   rows: [{ op: "AND", query: { date: { type: "FILING", from: "1900-01-01", to: "2019-12-31" } } }]
 }
@@ -54,20 +47,6 @@ const before2020: Designs.AdvancedSearchRequest = {
 /** A value of a row as text: a date at midnight as `YYYY-MM-DD`, an instant as ISO, a count as digits. */
 const cell = (value: unknown): string =>
   value instanceof Date ? value.toISOString().replace("T00:00:00.000Z", "") : String(value)
-
-/** A database of `engine`, empty, for the rest of the scope. */
-const database = (engine: Engine) =>
-  Effect.gen(function*() {
-    if (engine === "sqlite") {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => fs.mkdtempSync(join(tmpdir(), "mirror-queries-"))),
-        (path) => Effect.sync(() => fs.rmSync(path, { recursive: true, force: true }))
-      )
-      return DesignMirror.layerSqlite({ url: `file:${join(dir, "mirror.db")}` })
-    }
-    const url = yield* (yield* Pg.Postgres).database(`mirror_queries_${process.pid}`)
-    return DesignMirror.layerPostgres({ url })
-  })
 
 /** Stores `number`'s design as `FILED`, as if the mirror had seen it before its registration. */
 const storeAsFiled = (number: string) =>
