@@ -14,7 +14,7 @@ import * as Inputs from "../src/cli/Inputs.js"
 import { Sandbox } from "../src/index.js"
 import { run, start } from "./support/cli.js"
 
-const commands = ["search", "get", "export", "sync", "token", "sandbox"] as const
+const commands = ["search", "get", "export", "sync", "changes", "token", "sandbox"] as const
 
 /** The options a help lists, with the placeholder of the value each takes (none for a flag). */
 const optionsOf = (help: string) =>
@@ -40,7 +40,9 @@ const sample = (dir: string): Record<string, string> => ({
   ID: "id",
   SECRET: "secret",
   SECONDS: "60",
-  FIELD: "designIds"
+  FIELD: "designIds",
+  DATE: "yesterday",
+  KIND: "changed"
 })
 
 describe("design-search help", () => {
@@ -143,7 +145,10 @@ describe("design-search usage errors", () => {
             "unexpected argument `chair`: search takes one QUERY (quote words that go together). See `design-search search --help`"
           ],
           [["token", "--json=yes"], "`--json` takes no value; got `yes`. See `design-search token --help`"],
-          [[], "a command is needed: one of search, get, export, sync, token, sandbox. See `design-search --help`"]
+          [
+            [],
+            "a command is needed: one of search, get, export, sync, changes, token, sandbox. See `design-search --help`"
+          ]
         ] as const
       ) {
         const outcome = yield* run(args)

@@ -35,6 +35,7 @@ const commands: ReadonlyArray<Runnable> = [
   runnable(Inputs.get, () => import("./handlers/get.js")),
   runnable(Inputs.exportDesigns, () => import("./handlers/export.js")),
   runnable(Inputs.sync, () => import("./handlers/sync.js")),
+  runnable(Inputs.changes, () => import("./handlers/changes.js")),
   runnable(Inputs.token, () => import("./handlers/token.js")),
   runnable(Inputs.sandbox, () => import("./handlers/sandbox.js"))
 ]

@@ -3,9 +3,10 @@
  * which help is rendered and each handler's input type is derived. Loaded at every start, so it
  * imports only the library's lightest modules.
  */
-import { Option } from "effect"
+import { DateTime, Option } from "effect"
+import type { ChangeKind } from "../DesignMirror.js"
 import { isLoopbackHost } from "../DesignSearchConfig.js"
-import { isCalendarDate } from "../internal/calendarDate.js"
+import { isCalendarDate, wireDate } from "../internal/calendarDate.js"
 import * as RequestBudget from "../RequestBudget.js"
 import { samples } from "../sandbox/Dataset.js"
 import { defaults, listenDefaults, resultFields } from "../sandbox/Defaults.js"
@@ -181,19 +182,22 @@ export const exportDesigns = make({
 })
 export type ExportInput = Input<typeof exportDesigns.fields>
 
+/** `--db`, the mirror of `sync` and `changes`. */
+const db = required(
+  "db",
+  text,
+  "PATH_OR_URL",
+  "the mirror: a SQLite file (a path or file: URL, created when absent), or a libsql://, " +
+    "http(s):// or postgres:// URL"
+)
+
 export const sync = make({
   name: "sync",
   summary: "keep a SQL mirror (SQLite or PostgreSQL) of every design of a query or criteria: all, then changes",
   fields: {
     ...searchFields,
     sort,
-    db: required(
-      "db",
-      text,
-      "PATH_OR_URL",
-      "the mirror: a SQLite file (a path or file: URL, created when absent), or a libsql://, " +
-        "http(s):// or postgres:// URL"
-    ),
+    db,
     concurrency: concurrency("requests are made", 4),
     rate,
     ...service
@@ -202,6 +206,47 @@ export const sync = make({
   refuse: refuseSearch
 })
 export type SyncInput = Input<typeof sync.fields>
+
+/** The kinds of change a sync records. */
+const changeKinds = [
+  "new",
+  "changed",
+  "no_longer_matching",
+  "not_found",
+  "matching_again"
+] as const satisfies ReadonlyArray<ChangeKind>
+
+/** `--since`: a day (UTC), an instant, `today` or `yesterday`, as the instant it names at the time of the run. */
+const since: Parser<(now: DateTime.Utc) => DateTime.Utc> = {
+  takes: "a date YYYY-MM-DD, an ISO timestamp, today or yesterday",
+  parse: (s) =>
+    s === "today" || s === "yesterday"
+      ? Option.some((now) => DateTime.subtract(DateTime.startOf(now, "day"), { days: s === "today" ? 0 : 1 }))
+      : Option.map(Option.fromNullable(wireDate(s)), (at) => () => at)
+}
+
+export const changes = make({
+  name: "changes",
+  summary: "what syncs changed in a SQL mirror, newest first: by default, what the last sync changed",
+  fields: {
+    db,
+    since: optional(
+      "since",
+      since,
+      "DATE",
+      "changes seen by syncs that started at or after this: YYYY-MM-DD (a UTC day), an ISO timestamp, today " +
+        "or yesterday; default the start of the last sync"
+    ),
+    kind: optional("kind", oneOf(changeKinds), "KIND", `only changes of this kind: ${changeKinds.join(", ")}`),
+    json: flag("json", "print one JSON object a change on stdout: {number, syncedAt, kind, fields}")
+  },
+  examples: [
+    "changes --db designs.db",
+    "changes --db designs.db --since yesterday --kind changed",
+    "changes --db postgres://localhost/designs --since 2026-11-01 --json"
+  ]
+})
+export type ChangesInput = Input<typeof changes.fields>
 
 export const token = make({
   name: "token",

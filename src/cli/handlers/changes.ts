@@ -1,0 +1,63 @@
+/**
+ * `design-search changes`: `DesignMirror.changes` of the database `--db` names, newest first, a line
+ * a change for people or a JSON object a change for programs. Nothing changed prints nothing, so a
+ * cron line mails only when something did.
+ */
+import { DateTime, Effect, Layer, Option, Stream } from "effect"
+import * as DesignMirror from "../../DesignMirror.js"
+import { DesignSearchClient, Sandbox } from "../../index.js"
+import type { ChangesInput } from "../Inputs.js"
+import * as Output from "../Output.js"
+import { databaseOf } from "./sync.js"
+
+/** Longest a value is shown in a line; the JSON output has it whole. */
+const room = 60
+
+/** A value of the record, short: a text as is, a list by its items' names (or codes), `-` for none. */
+const short = (value: unknown): string => {
+  if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return "-"
+  const text = typeof value === "string"
+    ? value
+    : Array.isArray(value)
+    ? value.map((item: unknown) =>
+      typeof item === "object" && item !== null
+        ? short("name" in item ? item.name : "code" in item ? item.code : JSON.stringify(item))
+        : short(item)
+    ).join(", ")
+    : JSON.stringify(value)
+  return text.length > room ? `${text.slice(0, room - 1)}…` : text
+}
+
+const told: Record<DesignMirror.ChangeKind, string> = {
+  new: "new",
+  changed: "changed",
+  no_longer_matching: "no longer matching",
+  not_found: "not found",
+  matching_again: "matching again"
+}
+
+/** A change as a line for people: `2026-11-25  201912345  status FILED → REGISTERED`. */
+export const changeLine = (change: DesignMirror.Change): string => {
+  const fields = Object.entries(change.fields).map(([name, { new: after, old }]) =>
+    `${name} ${short(old)} → ${short(after)}`
+  )
+  const what = change.kind === "changed" && fields.length > 0 ? fields.join("; ") : told[change.kind]
+  return Output.field(`${change.syncedAt.slice(0, 10)}  ${change.number}  ${what}`)
+}
+
+export const handle = (args: ChangesInput) =>
+  Effect.gen(function*() {
+    const database = yield* databaseOf(args.db)
+    const now = yield* DateTime.now
+    const list = Effect.flatMap(DesignMirror.DesignMirror, (mirror) =>
+      mirror.changes({
+        since: Option.getOrUndefined(Option.map(args.since, (at) => at(now))),
+        kind: Option.getOrUndefined(args.kind)
+      }).pipe(Stream.runForEach((change) => args.json ? Output.json(change) : Output.stdout(changeLine(change)))))
+    // The mirror is made with a client, which reading its changes never calls: the embedded
+    // sandbox's, which reads no credentials and sends nothing.
+    const unused = DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer({ designs: 1 })))
+    return yield* list.pipe(
+      Effect.provide(DesignMirror.layer().pipe(Layer.provide(Layer.merge(database.layer, unused))))
+    )
+  })

@@ -1,0 +1,225 @@
+/**
+ * `design-search changes`: its command line (`--since`, `--kind`, refused before anything opens),
+ * its lines for people, and the built command on mirrors of both engines that a sync saw change:
+ * the README's sample output, `--since`, `--kind`, `--json`, and the design watch's cron line of
+ * docs/cli.md.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { DateTime, Effect, Either, Layer, Option, TestClock } from "effect"
+import { execFile } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { plan } from "../src/cli/Cli.js"
+import { check, split } from "../src/cli/CommandLine.js"
+import { changeLine } from "../src/cli/handlers/changes.js"
+import * as Inputs from "../src/cli/Inputs.js"
+import * as DesignMirror from "../src/DesignMirror.js"
+import { Sandbox } from "../src/index.js"
+import { cliPath, freshFolder, run } from "./support/cli.js"
+import { clientLayer } from "./support/layers.js"
+import * as Pg from "./support/postgres.js"
+
+const root = path.resolve(path.dirname(cliPath), "../..")
+const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+const cliDoc = fs.readFileSync(path.join(root, "docs/cli.md"), "utf8")
+
+/** The input of `changes` on `args`, or its usage error. */
+const changesOf = (args: ReadonlyArray<string>) => check(Inputs.changes, split(args, new Set(["db", "since", "kind"])))
+
+describe("design-search changes, its command line", () => {
+  const now = DateTime.unsafeMake("2026-11-25T23:10:00.000Z")
+  const sinceOf = (value: string) =>
+    Either.map(
+      changesOf(["--db", "x.db", "--since", value]),
+      (input) => Option.map(input.since, (at) => DateTime.formatIso(at(now)))
+    )
+
+  it("--since takes a day, an instant, today or yesterday (UTC days), as the instant it names", () => {
+    expect(sinceOf("2026-11-01")).toEqual(Either.right(Option.some("2026-11-01T00:00:00.000Z")))
+    expect(sinceOf("2026-11-24T06:30:00Z")).toEqual(Either.right(Option.some("2026-11-24T06:30:00.000Z")))
+    expect(sinceOf("today")).toEqual(Either.right(Option.some("2026-11-25T00:00:00.000Z")))
+    expect(sinceOf("yesterday")).toEqual(Either.right(Option.some("2026-11-24T00:00:00.000Z")))
+    expect(Either.getOrThrow(changesOf(["--db", "x.db"])).since).toEqual(Option.none())
+  })
+
+  it("a bad --since or --kind, or no --db, is one usage line", () => {
+    const misuse = (args: ReadonlyArray<string>) =>
+      Either.getLeft(plan(["changes", ...args], "0")).pipe(Option.map((e) => e.detail))
+    expect(misuse(["--db", "x.db", "--since", "2026-02-30"])).toEqual(Option.some(
+      "`--since` takes a date YYYY-MM-DD, an ISO timestamp, today or yesterday; got `2026-02-30`. " +
+        "See `design-search changes --help`"
+    ))
+    expect(misuse(["--db", "x.db", "--since", "last week"])).toEqual(Option.some(
+      "`--since` takes a date YYYY-MM-DD, an ISO timestamp, today or yesterday; got `last week`. " +
+        "See `design-search changes --help`"
+    ))
+    expect(misuse(["--db", "x.db", "--kind", "removed"])).toEqual(Option.some(
+      "`--kind` takes one of new, changed, no_longer_matching, not_found, matching_again; got `removed`. " +
+        "See `design-search changes --help`"
+    ))
+    expect(misuse(["--since", "today"])).toEqual(
+      Option.some("`--db PATH_OR_URL` is needed. See `design-search changes --help`")
+    )
+    expect(misuse(["--db", "x.db", "--kind", "changed", "--since", "today", "--json"])).toEqual(Option.none())
+  })
+
+  it.scopedLive("a bad --since or --kind is refused before the mirror's file is made", () =>
+    Effect.gen(function*() {
+      const db = path.join(yield* freshFolder, "mirror.db")
+      for (const args of [["--since", "soon"], ["--kind", "gone"]]) {
+        const outcome = yield* run(["changes", "--db", db, ...args])
+        expect(outcome.code).toBe(2)
+        expect(outcome.stdout).toBe("")
+        expect(outcome.stderr.trimEnd().split("\n")).toHaveLength(1)
+        expect(fs.existsSync(db)).toBe(false)
+      }
+    }))
+
+  it("a change is one line: the day, the number, and what changed, lists by their names, long values cut", () => {
+    const at = "2026-11-25T23:10:00.000Z"
+    const line = (kind: DesignMirror.ChangeKind, fields: DesignMirror.Change["fields"] = {}) =>
+      changeLine({ number: "201912345", syncedAt: at, kind, fields })
+    expect(line("changed", { status: { old: "FILED", new: "REGISTERED" } })).toBe(
+      "2026-11-25  201912345  status FILED → REGISTERED"
+    )
+    expect(line("changed", {
+      owners: { old: [{ name: "Wattle Furniture Pty Ltd" }], new: [{ name: "A Ltd" }, { name: "B Inc." }] },
+      classifications: { old: [{ code: "06-01", title: "Seats" }], new: [] },
+      productNames: { old: ["chair"], new: ["chair", "stool"] },
+      expiryDate: { old: undefined, new: "2029-03-14" },
+      statementOfNewness: { old: "x".repeat(80), new: "short" }
+    })).toBe(
+      "2026-11-25  201912345  owners Wattle Furniture Pty Ltd → A Ltd, B Inc.; classifications 06-01 → -; " +
+        `productNames chair → chair, stool; expiryDate - → 2029-03-14; statementOfNewness ${"x".repeat(59)}… → short`
+    )
+    expect(line("changed", { title: { old: "Chair\r\n2026-11-25  1  new", new: "Chair" } })).toBe(
+      "2026-11-25  201912345  title Chair\\u000d\\u000a2026-11-25  1  new → Chair"
+    )
+    expect([line("new"), line("no_longer_matching"), line("not_found"), line("matching_again")]).toEqual([
+      "2026-11-25  201912345  new",
+      "2026-11-25  201912345  no longer matching",
+      "2026-11-25  201912345  not found",
+      "2026-11-25  201912345  matching again"
+    ])
+  })
+})
+
+/** The README's sample output of `design-search changes`. */
+const readmeSample = /`design-search changes --db designs.db`[^`]*:\n\n```text\n([\s\S]*?)```/.exec(readme)?.[1] ?? ""
+
+const wattle = { rows: [{ op: "AND" as const, query: { owner: "wattle" } }] }
+const dec1 = Date.UTC(2026, 11, 1, 6)
+
+/**
+ * A mirror of wattle's designs synced on 1 December, then again on 2 December after the chair was
+ * stored as `FILED`, one design as having another owner too, and another design's row was lost.
+ */
+const watched = (sql: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  Effect.gen(function*() {
+    const mirror = yield* DesignMirror.DesignMirror
+    const db = yield* SqlClient.SqlClient
+    yield* TestClock.setTime(dec1)
+    yield* mirror.sync(wattle)
+    const numbers = (yield* db<{ number: string }>`SELECT number FROM designs ORDER BY number`).map((r) => r.number)
+    const [lost, owned] = numbers.filter((n) => n !== Sandbox.fixedNumbers.chair)
+    const amend = (number: string, change: (record: Record<string, unknown>) => Record<string, unknown>) =>
+      Effect.gen(function*() {
+        const [row] = yield* db<{ record: unknown }>`SELECT record FROM designs WHERE number = ${number}`
+        const record = typeof row?.record === "string" ? JSON.parse(row.record) : row?.record
+        yield* db`UPDATE designs SET record = ${JSON.stringify(change(record))} WHERE number = ${number}`
+      })
+    yield* amend(Sandbox.fixedNumbers.chair, (r) => ({ ...r, status: "FILED" }))
+    yield* amend(
+      owned!,
+      (r) => ({ ...r, owners: [...(r.owners as Array<unknown>), { name: "Banksia Studio Limited" }] })
+    )
+    yield* db`DELETE FROM designs WHERE number = ${lost!}`
+    // A run that asks for every design again, as if the mirror's watermark were lost.
+    yield* db`DELETE FROM design_sync_state`
+    yield* TestClock.setTime(dec1 + 86_400_000)
+    yield* mirror.sync(wattle)
+    return numbers.length
+  }).pipe(Effect.provide(DesignMirror.layer().pipe(Layer.provideMerge(Layer.merge(sql, clientLayer())))))
+
+const inFolder = Effect.map(freshFolder, (dir) => path.join(dir, "designs.db"))
+
+layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a mirror a sync saw change", (it) => {
+  for (const engine of ["sqlite", "postgres"] as const) {
+    it.scoped(
+      `${engine}: the last sync's changes as the README shows them; --since, --kind, --json`,
+      () =>
+        Effect.gen(function*() {
+          const db = engine === "sqlite"
+            ? yield* inFolder
+            : yield* (yield* Pg.Postgres).database(`changes_${process.pid}`)
+          const sql = engine === "sqlite"
+            ? DesignMirror.layerSqlite({ url: `file:${db}` })
+            : DesignMirror.layerPostgres({ url: db })
+          const designs = yield* watched(sql)
+          const cli = (args: ReadonlyArray<string>) =>
+            Effect.flatMap(run(["changes", "--db", db, ...args]), (o) => {
+              expect({ code: o.code, stderr: o.stderr }).toEqual({ code: 0, stderr: "" })
+              return Effect.succeed(o.stdout)
+            })
+          expect(readmeSample.split("\n").length).toBeGreaterThan(2)
+          expect(yield* cli([])).toBe(readmeSample)
+          const all = (yield* cli(["--since", "2026-12-01"])).trimEnd().split("\n")
+          expect(all.slice(0, 3).join("\n") + "\n").toBe(readmeSample)
+          expect(all.slice(3)).toHaveLength(designs)
+          expect(all.slice(3).every((l) => /^2026-12-01 {2}\d{9} {2}new$/.test(l))).toBe(true)
+          expect(yield* cli(["--since", "2026-12-01", "--kind", "new"])).toMatch(/^(2026-12-0[12] {2}\d{9} {2}new\n)+$/)
+          expect(yield* cli(["--since", "2026-12-02T06:00:00.001Z"])).toBe("")
+          const json = (yield* cli(["--kind", "changed", "--json"])).trimEnd().split("\n").map((l) => JSON.parse(l))
+          expect(json).toContainEqual({
+            number: Sandbox.fixedNumbers.chair,
+            syncedAt: "2026-12-02T06:00:00.000Z",
+            kind: "changed",
+            fields: { status: { old: "FILED", new: "REGISTERED" } }
+          })
+          expect(json).toHaveLength(2)
+        }),
+      120_000
+    )
+  }
+})
+
+describe("the design watch", () => {
+  it.scopedLive("the design watch's cron line of docs/cli.md runs: a sync, then the designs it saw since yesterday", () =>
+    Effect.gen(function*() {
+      const line = /^```crontab\n(?:#.*\n)*(.*)\n```$/m.exec(cliDoc)?.[1] ?? ""
+      const command = line.split(/\s+/).slice(5).join(" ")
+      expect(command).toMatch(/^design-search sync .* && design-search changes .*--since yesterday/)
+      const home = path.dirname(yield* inFolder)
+      fs.mkdirSync(path.join(home, "bin"))
+      fs.writeFileSync(
+        path.join(home, "bin", "design-search"),
+        `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`,
+        {
+          mode: 0o755
+        }
+      )
+      const outcome = yield* Effect.async<{ code: number; stdout: string }>((resume) =>
+        void execFile(
+          "/bin/sh",
+          ["-c", command],
+          {
+            cwd: home,
+            env: {
+              PATH: `${path.join(home, "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+              HOME: home,
+              XDG_CACHE_HOME: home
+            }
+          },
+          (error, stdout) =>
+            resume(
+              Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout })
+            )
+        )
+      )
+      expect(outcome.code).toBe(0)
+      const today = new Date().toISOString().slice(0, 10)
+      expect(outcome.stdout).toMatch(new RegExp(`^(${today}  \\d{9}  new\\n)+$`))
+      expect(outcome.stdout).toContain(`  ${Sandbox.fixedNumbers.chair}  new\n`)
+    }))
+})
