@@ -155,7 +155,8 @@ layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a mirror a sync
             : yield* (yield* Pg.Postgres).database(`changes_${process.pid}`)
           const sql = engine === "sqlite"
             ? DesignMirror.layerSqlite({ url: `file:${db}` })
-            : DesignMirror.layerPostgres({ url: db })
+            // The mirror's tables are in the schema `design_search`; the test's own statements name them as on SQLite.
+            : DesignMirror.layerPostgres({ url: `${db}?options=-c%20search_path%3Ddesign_search%2Cpublic` })
           const designs = yield* watched(sql)
           const cli = (args: ReadonlyArray<string>) =>
             Effect.flatMap(run(["changes", "--db", db, ...args]), (o) => {

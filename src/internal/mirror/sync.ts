@@ -189,9 +189,7 @@ const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray
     const notFound = [...new Set(gone)].filter((n) => !designs.has(n))
     t.fetched += designs.size
     t.notFound += notFound.length
-    // The numbers of the rows written that were there before: their parties, classes and products are replaced.
-    const replaced = changed.map((d) => d.columns.number).filter((n) => before.has(n))
-    return { changed, replaced, changes: run.history ? changes : [], notFound }
+    return { changed, changes: run.history ? changes : [], notFound }
   })
 
 /**
@@ -206,7 +204,7 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
     (done, chunk) =>
       Effect.gen(function*() {
         if (Chunk.isEmpty(chunk) && run.gone.length === 0) return done
-        const { changed, changes, notFound, replaced } = yield* rowsToWrite(
+        const { changed, changes, notFound } = yield* rowsToWrite(
           run,
           Chunk.toReadonlyArray(chunk),
           run.gone.splice(0)
@@ -220,7 +218,7 @@ const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: numb
           Effect.all([
             // History first: a write stopped after it is written again, and its change with it.
             tables.recordChanges(changes),
-            tables.writeDesigns(changed, replaced),
+            tables.writeDesigns(changed),
             tables.notFound(notFound, run.at, run.history),
             from === undefined ? Effect.void : tables.putSyncRow({ ...run.row, run_position: next, updated_at: run.at })
           ], { discard: true })

@@ -118,7 +118,7 @@ FROM ${t.designs} WHERE number > ${after} ORDER BY number LIMIT 500`,
         const last = rows.at(-1)
         if (last === undefined) return Effect.void
         return Effect.zipRight(
-          writeDesigns(rows.map((row) => columnsOf(parsed(row.record), row.record, row)), []),
+          writeDesigns(rows.map((row) => columnsOf(parsed(row.record), row.record, row))),
           from(last.number)
         )
       }
@@ -176,12 +176,13 @@ const statements = (sql: SqlClient.SqlClient, t: Names) => {
     })
 
   /**
-   * Writes designs with the rows of their parties, classes and products (those of `replaced`, the
-   * numbers that had rows, first removed): those first, so that a stopped write leaves the design's
-   * old record, which the next run finds different and writes again.
+   * Writes designs with the rows of their parties, classes and products, which replace any the
+   * numbers had: those first, so that a stopped write leaves the design's old record (or none),
+   * which the next run finds different and writes again, over the rows the stopped one left.
    */
-  const writeDesigns = (designs: ReadonlyArray<DesignRows>, replaced: ReadonlyArray<string>) => {
+  const writeDesigns = (designs: ReadonlyArray<DesignRows>) => {
     if (designs.length === 0) return Effect.void
+    const replaced = designs.map((d) => d.columns.number)
     const children = [
       [t.owners, designs.flatMap((d) => d.owners)],
       [t.designers, designs.flatMap((d) => d.designers)],
