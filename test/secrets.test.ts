@@ -59,9 +59,31 @@ const base64Encodings: Readonly<Record<string, (s: string) => string>> = {
   "base64 of the form encoding": (s) => base64(form(s))
 }
 
-/** Whether a base64 text left in `out`, read from any of its first four characters, holds `secret`. */
+/** Text broken into lines of `width` characters, as MIME (76, CRLF) and PEM (64, LF) write base64. */
+const wrapped = (text: string, width: number, eol: string) =>
+  text.replace(new RegExp(`[^]{${width}}(?=[^])`, "g"), (line) => line + eol)
+
+/** How a base64 text is written out: on one line, wrapped in lines, inside a JSON string. */
+const layouts = (width: number): Readonly<Record<string, (b64: string) => string>> => ({
+  "on one line": (b64) => b64,
+  "wrapped, CRLF": (b64) => wrapped(b64, width, "\r\n"),
+  "wrapped, LF": (b64) => wrapped(b64, width, "\n"),
+  "JSON-escaped as PHP writes it (\\/)": (b64) => json(b64).replace(/\//g, "\\/"),
+  "wrapped, then JSON-escaped as .NET writes it (\\u002B)": (b64) =>
+    json(wrapped(b64, width, "\r\n")).replace(/\+/g, "\\u002B")
+})
+
+/** `text` read as JSON string content (`\/`, `\u002B`, `\n`), its line breaks taken out. */
+const unwrapped = (text: string) =>
+  text.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+    .replace(/\\[rn]|\r|\n/g, "").replace(/\\(.)/g, "$1")
+
+/**
+ * Whether a base64 text left in `out` (however laid out), read from any of its first four
+ * characters, holds `secret`.
+ */
 const base64Holds = (out: string, secret: string) =>
-  (out.match(/[A-Za-z0-9+/_=-]+/g) ?? []).some((word) =>
+  (unwrapped(out).match(/[A-Za-z0-9+/_=-]+/g) ?? []).some((word) =>
     [0, 1, 2, 3].some((offset) => Buffer.from(word.slice(offset), "base64").includes(Buffer.from(secret, "utf8")))
   )
 
@@ -73,9 +95,10 @@ describe("maskOf: no secret or token is left in any form it is echoed in", () =>
       token: secretOf(8),
       id: fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/),
       before: fc.string({ maxLength: 20 }),
-      after: fc.string({ maxLength: 20 })
+      after: fc.string({ maxLength: 20 }),
+      width: fc.integer({ min: 4, max: 76 })
     },
-    ({ after, before, id, secret, token }) => {
+    ({ after, before, id, secret, token, width }) => {
       const mask = maskOf([secret, `${id}:${secret}`, token])
       for (const target of [secret, token, `${id}:${secret}`]) {
         for (const encode of Object.values(encodings)) {
@@ -84,10 +107,12 @@ describe("maskOf: no secret or token is left in any form it is echoed in", () =>
           expect(out).toContain(masked)
         }
         for (const encode of Object.values(base64Encodings)) {
-          const out = mask.text(`got: ${encode(before + target + after)} (end)`)
-          const sent = encode === base64Encodings["base64 of the form encoding"] ? form(target) : target
-          expect(base64Holds(out, sent)).toBe(false)
-          expect(out).toContain(masked)
+          for (const layout of Object.values(layouts(width))) {
+            const out = mask.text(`got: ${layout(encode(before + target + after))} (end)`)
+            const sent = encode === base64Encodings["base64 of the form encoding"] ? form(target) : target
+            expect(base64Holds(out, sent)).toBe(false)
+            expect(out).toContain(masked)
+          }
         }
       }
     }
@@ -119,6 +144,14 @@ describe("maskOf: no secret or token is left in any form it is echoed in", () =>
     ["base64 of the form body", `body=${base64(`grant_type=x&client_secret=${form(secret)}`)}`, "body=[redacted]"]
   ])("%s", (_, text, expected) => {
     expect(mask.text(text)).toBe(expected)
+  })
+
+  it("base64 of a form body wrapped as MIME writes it, or in JSON as PHP writes it, is masked whole", () => {
+    const body = base64(`grant_type=client_credentials&client_id=client-7&client_secret=${form(secret)}`)
+    expect(mask.text(`dump:\r\n${wrapped(body, 76, "\r\n")}\r\n(end)`)).toBe("dump:\r\n[redacted]\r\n(end)")
+    const php = "k?Lm>Q?z>W?p>R?t>Y?v" // its base64 holds `/`, which PHP's json_encode writes `\/`
+    const page = JSON.stringify({ debug: base64(`client_secret=${php}`) }).replace(/\//g, "\\/")
+    expect(maskOf([php]).text(page)).toBe(`{"debug":"${masked}"}`)
   })
 
   it("leaves other text as it is: escapes, other base64, a secret with a character missing", () => {

@@ -50,22 +50,6 @@ const formsOf = (s: string): ReadonlyArray<string> => {
 const escapeOrChar = /\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])|[\s\S]/g
 
 /**
- * `text` with every form found in its JSON reading (each escape read as the character it stands
- * for) replaced, escapes and all: a secret is found however a JSON encoder escaped it, and the rest
- * is kept as written.
- */
-const maskEscaped = (text: string, forms: ReadonlyArray<string>): string => {
-  const written: Array<string> = text.match(escapeOrChar) ?? []
-  const reading = written.map((w) => w.length === 1 ? w : String(JSON.parse(`"${w}"`))).join("")
-  for (const form of forms) {
-    for (let i = reading.indexOf(form); i !== -1; i = reading.indexOf(form, i + form.length)) {
-      written.fill("", i, i + form.length)[i] = masked
-    }
-  }
-  return written.join("")
-}
-
-/**
  * The shortest run of base64 characters looked for. A text holds a given run of 10 by chance once
  * in 64^10 (about 10^18) places; the base64 of a form under 8 bytes is not looked for.
  */
@@ -86,8 +70,29 @@ const base64Runs = (text: string): ReadonlyArray<string> => {
   })
 }
 
-/** A text of base64 characters (either alphabet) with its padding: a base64 echo is masked whole. */
-const base64Text = new RegExp(`[A-Za-z0-9+/_-]{${minBase64Run},}={0,2}`, "g")
+/**
+ * A text of base64 characters (either alphabet), wrapped in lines or not (RFC 2045 breaks a line
+ * every 76), with its padding: a base64 echo is masked whole.
+ */
+const base64Text = /[A-Za-z0-9+/_-](?:[A-Za-z0-9+/_-]|\r?\n(?=[A-Za-z0-9+/_-]))*={0,2}/g
+
+/**
+ * `text` with every form and every base64 text holding a secret (`holdsRun`) found in its JSON
+ * reading (each escape read as the character it stands for: `\/`, `\u002B`, `\n`) replaced, escapes
+ * and all: a secret is found however a JSON encoder escaped it, and the rest is kept as written.
+ */
+const maskEscaped = (text: string, forms: ReadonlyArray<string>, holdsRun: (b64: string) => boolean): string => {
+  const written: Array<string> = text.match(escapeOrChar) ?? []
+  const reading = written.map((w) => w.length === 1 ? w : String(JSON.parse(`"${w}"`))).join("")
+  const hide = (i: number, length: number) => {
+    written.fill("", i, i + length)[i] = masked
+  }
+  for (const form of forms) {
+    for (let i = reading.indexOf(form); i !== -1; i = reading.indexOf(form, i + form.length)) hide(i, form.length)
+  }
+  for (const b64 of reading.matchAll(base64Text)) if (holdsRun(b64[0])) hide(b64.index, b64[0].length)
+  return written.join("")
+}
 
 /**
  * The mask of `secrets` (empty ones are ignored), each in every form it may be sent or echoed in:
@@ -102,7 +107,7 @@ export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
   const forms = [...new Set(given.flatMap(formsOf))].sort((a, b) => b.length - a.length)
   const runs = [...new Set(given.flatMap((s) => [s, formEncoded(s)]).flatMap(base64Runs))]
   const holdsRun = (b64: string) => {
-    const standard = b64.replace(/-/g, "+").replace(/_/g, "/")
+    const standard = b64.replace(/\r?\n/g, "").replace(/-/g, "+").replace(/_/g, "/")
     return runs.some((run) => standard.includes(run))
   }
   const plain = (text: string) =>
@@ -111,8 +116,9 @@ export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
       runs.length === 0 ? text : text.replace(base64Text, (b64) => holdsRun(b64) ? masked : b64)
     )
   return {
-    text: (text) => text.includes("\\") ? maskEscaped(plain(text), forms) : plain(text),
-    // A form with each of its characters escaped (`\u0025`), or in base64 (4 characters for 3 bytes).
+    text: (text) => text.includes("\\") ? maskEscaped(plain(text), forms, holdsRun) : plain(text),
+    // A form with each of its characters escaped (`\u0025`). Its base64 is shorter, wrapped and
+    // escaped too: 4 characters for 3 bytes, a line break in 76, of ASCII at most 1 in 4 a `+` or `/`.
     reach: 6 * (forms[0]?.length ?? 0) + 4
   }
 }
