@@ -24,14 +24,21 @@ const encodings: ReadonlyArray<(s: string) => string> = [
   (s) => lowerHex(form(s))
 ]
 
-/** Base64 of a text with 0 to 4 bytes before it (each alignment), in either alphabet, padded or not. */
+/**
+ * Base64 of a text with 0 to 4 bytes before it (each alignment), in either alphabet, padded or not,
+ * on one line or wrapped in lines (MIME: 76 columns, CRLF; any width, LF).
+ */
 const base64Encoding = fc.record({
   lead: fc.nat({ max: 4 }),
   urlSafe: fc.boolean(),
-  padded: fc.boolean()
-}).map(({ lead, padded, urlSafe }) => (s: string) => {
+  padded: fc.boolean(),
+  wrap: fc.option(
+    fc.record({ width: fc.oneof(fc.constant(76), fc.integer({ min: 4, max: 76 })), eol: fc.constantFrom("\r\n", "\n") })
+  )
+}).map(({ lead, padded, urlSafe, wrap }) => (s: string) => {
   const text = Buffer.from("<".repeat(lead) + s, "utf8").toString(urlSafe ? "base64url" : "base64")
-  return padded ? text : text.replace(/=+$/, "")
+  const lines = padded ? text : text.replace(/=+$/, "")
+  return wrap === null ? lines : lines.replace(new RegExp(`[^]{${wrap.width}}(?=[^])`, "g"), (l) => l + wrap.eol)
 })
 
 /** Where a server echoes a secret: alone, in a header line, in the form it got. */
@@ -56,6 +63,7 @@ const echoed = fc.tuple(echoOf, fc.constantFrom(secret, tokenValue)).map(([echo,
 const echoingBody = fc.oneof(
   echoed.map((e) => `<html><pre>${e}</pre></html>`),
   echoed.map((e) => JSON.stringify({ errors: [{ code: "500", detail: e, meta: { e: [[e]], [e]: 1 } }], echo: e })),
+  echoed.map((e) => JSON.stringify({ errors: [{ code: "500", detail: e }] }).replace(/\//g, "\\/")), // PHP's json_encode
   echoed.map((e) =>
     JSON.stringify({
       errors: [{ code: e, detail: "x", source: { pointer: `/${e}` } }],

@@ -97,9 +97,9 @@ const maskEscaped = (text: string, forms: ReadonlyArray<string>, holdsRun: (b64:
 /**
  * The mask of `secrets` (empty ones are ignored), each in every form it may be sent or echoed in:
  * as is, percent- or form-encoded, JSON-escaped, and in base64 (of it or of its form encoding,
- * alone or inside a longer text: `Bearer` and a token, a form body). For the base64 of
- * `id:secret` (HTTP Basic) to be found whole, however short the secret, pass `id:secret` too.
- * Built on an error path, once per token.
+ * alone or inside a longer text: `Bearer` and a token, a form body; on one line or wrapped, JSON-
+ * escaped or not). For the base64 of `id:secret` (HTTP Basic) to be found whole, however short the
+ * secret, pass `id:secret` too. Built on an error path, once per token.
  */
 export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
   const given = secrets.filter((s) => s !== "")
