@@ -104,7 +104,7 @@ const body = fc.oneof(
     .map((v) => JSON.stringify(v)),
   fc.record({ count: fc.integer(), designNumbers: fc.array(fc.string()) }).map((v) => JSON.stringify(v)),
   fc.record({ number: fc.string(), filingDate: fc.string() }).map((v) => JSON.stringify(v)),
-  echoingBody,
+  { arbitrary: echoingBody, weight: 3 },
   nestingBody
 )
 
