@@ -142,8 +142,8 @@ describe("faults at the API", () => {
     return Effect.gen(function*() {
       const sandbox = yield* control
       const client = yield* Client
-      for (const status of [500, 403, 503]) yield* sandbox.injectFault({ target: "design", status })
       expect(yield* Effect.flip(client.getDesign("100000000"))).toMatchObject({ _tag: "NotFoundError" })
+      for (const status of [500, 403, 503]) yield* sandbox.injectFault({ target: "design", status })
       expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "ServerError", status: 500 })
       expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "ForbiddenError" })
       yield* client.getDesign(chair)
