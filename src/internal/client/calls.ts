@@ -116,11 +116,8 @@ export const makeCall = (
       // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
       return Effect.catchAll(once, (first) => {
         let replayed = false
-        return retryTransient(
-          Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first))),
-          isTransient,
-          policy
-        )
+        const again = Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first)))
+        return retryTransient(again, isTransient, policy)
       })
     }
   })

@@ -27,19 +27,14 @@ export const retryTransient = <A, E, R, Out, R2>(
     Effect.flatten
   )
 
-/**
- * `schedule`, waiting at least a 429's `Retry-After` (of the API or of the token endpoint), and
- * giving up when it asks for more than `cap`.
- */
+/** `schedule`, waiting at least a 429's `Retry-After` (API or token endpoint), giving up past `cap`. */
 export const honorRetryAfter = <Out, E extends DesignSearchError, R>(
   schedule: Schedule.Schedule<Out, E, R>,
   cap: Duration.DurationInput
 ): Schedule.Schedule<[Out, E], E, R> => {
   const capMillis = Duration.toMillis(cap)
   const retryAfterMillis = (e: E) =>
-    (e._tag === "RateLimitError" || e._tag === "TokenError") && e.retryAfter !== undefined
-      ? Duration.toMillis(e.retryAfter)
-      : 0
+    "retryAfter" in e && e.retryAfter !== undefined ? Duration.toMillis(e.retryAfter) : 0
   return Schedule.intersect(schedule, Schedule.identity<E>()).pipe(
     Schedule.whileInput((e: E) => retryAfterMillis(e) <= capMillis),
     Schedule.modifyDelay(([, e], delay) => Duration.max(delay, Duration.millis(retryAfterMillis(e))))

@@ -121,13 +121,9 @@ const requestToken = (c: Cache): Fetch =>
     )
   })
 
-/** Token requests, transient failures retried on the service's schedule, `while` it holds if given. */
-const requestRetried = (c: Cache, whileHolds?: Effect.Effect<boolean>): Fetch =>
-  retryTransient(
-    requestToken(c),
-    isTransient,
-    toldRetries(whileHolds ? Schedule.whileInputEffect(c.retrySchedule, () => whileHolds) : c.retrySchedule)
-  )
+/** Token requests, transient failures retried on the service's schedule while `holding` holds. */
+const requestRetried = (c: Cache, holding = Effect.succeed(true)): Fetch =>
+  retryTransient(requestToken(c), isTransient, toldRetries(Schedule.whileInputEffect(c.retrySchedule, () => holding)))
 
 /** `fetch` through the store, which may answer with a token it holds that `accept` takes. */
 const obtain = (c: Cache, fetch: Fetch, accept: (token: Token, now: number) => boolean): Fetch =>
@@ -149,20 +145,23 @@ const refreshAhead = (c: Cache, cached: Token) =>
     const lead = Math.min(Duration.toMillis(c.config.refreshBefore), lifeMillis(cached) / 2)
     const now = yield* Clock.currentTimeMillis
     yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(cached) - lead - now)))
-    const handedOut = Effect.clockWith((clock) =>
-      Effect.map(Ref.get(c.state), (s) => holds(s, cached) && clock.unsafeCurrentTimeMillis() < s.validUntil)
-    )
+    const handedOut = Effect.zipWith(Ref.get(c.state), Clock.currentTimeMillis, (s, t) =>
+      holds(s, cached) && t < s.validUntil)
     // another process of the fleet may have refreshed it already
-    const newer = (token: Token) => expiresMillis(token) > expiresMillis(cached)
+    const newer = (token: Token) =>
+      expiresMillis(token) > expiresMillis(cached)
     const fetch = obtain(c, requestRetried(c, handedOut), newer).pipe(
       Effect.catchIf(isTransient, (e) =>
-        Effect.flatMap(handedOut, (still) => still ? Effect.fail(e) : obtain(c, requestRetried(c), newer))),
+        Effect.flatMap(handedOut, (still) =>
+          still ? Effect.fail(e) : obtain(c, requestRetried(c), newer))),
       withOwnSpan(c, "TokenService.refresh", false)
     )
     const deferred = newFlight()
     // Claiming the fetch and starting it go together, or its waiters would wait forever.
     yield* Effect.flatten(Ref.modify(c.state, (s): [Effect.Effect<void>, State] => {
-      if (!holds(s, cached) || !s.used || s.inflight !== undefined) return [Effect.void, s]
+      if (!holds(s, cached) || !s.used || s.inflight !== undefined) {
+        return [Effect.void, s]
+      }
       c.counters.refreshes++
       return [startFetch(c, deferred, fetch), { ...s, inflight: deferred }]
     })).pipe(Effect.uninterruptible)
