@@ -1,3 +1,4 @@
+import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import {
   Clock,
@@ -239,6 +240,36 @@ describe("TokenService with short-lived tokens", () => {
       expect(stats.requests.token).toBeLessThanOrEqual(30)
       expect((yield* (yield* tokens).stats).waits).toBe(1)
     }).pipe(Effect.provide(clientLayer({ sandbox: { tokenLifetime: "5 seconds" } }))))
+})
+
+describe("TokenService with a token endpoint slow to answer", () => {
+  const base = sandboxLayer({ sandbox: { tokenLifetime: "60 seconds" } })
+  // every token answer arrives 10 s after the sandbox issued its token
+  const slow = Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(
+      HttpClient.HttpClient,
+      (client) =>
+        HttpClient.transform(client, (answer, request) =>
+          request.url.includes("access_token")
+            ? Effect.tap(answer, () => Effect.sleep("10 seconds"))
+            : answer)
+    )
+  )
+  const layer = DesignSearchClient.layer().pipe(Layer.provideMerge(Layer.merge(base, Layer.provide(slow, base))))
+
+  it.effect("a token's life counts from when its request was sent: no call goes out with an expired token", () =>
+    Effect.gen(function*() {
+      const client = yield* DesignSearchClient.DesignSearchClient
+      yield* withTime(client.getDesign(Sandbox.fixedNumbers.chair), "10 seconds")
+      // 62 s: the token was issued at 0 s and expired at 60 s, though it arrived at 10 s
+      yield* TestClock.adjust("52 seconds")
+      yield* withTime(client.getDesign(Sandbox.fixedNumbers.chair), "20 seconds")
+      const stats = yield* sandboxStats
+      expect(stats.requests.token).toBe(2)
+      // no 401, and no retry after one
+      expect(stats.requests.design).toBe(2)
+    }).pipe(Effect.provide(layer)))
 })
 
 describe("TokenService when its scope closes", () => {
