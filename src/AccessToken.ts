@@ -83,8 +83,8 @@ export const OAuthErrorResponse = Schema.Struct({
 })
 
 /**
- * A token ready to present. `issuedAt` is the local instant its response arrived and
- * `expiresAt = issuedAt + expires_in`.
+ * A token ready to present. `issuedAt` is the local instant its request was sent and
+ * `expiresAt = issuedAt + expires_in`: a slow answer does not lengthen its life.
  *
  * @since 0.1.0
  * @category models
@@ -112,16 +112,16 @@ export const Stored = Schema.Struct({
 })
 
 /**
- * Builds the token from a decoded response that arrived at `receivedAt`.
+ * Builds the token from a decoded response to a request sent at `issuedAt`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromResponse = (response: TokenResponse, receivedAt: DateTime.Utc): AccessToken => ({
+export const fromResponse = (response: TokenResponse, issuedAt: DateTime.Utc): AccessToken => ({
   token: Redacted.make(response.access_token),
   tokenType: response.token_type,
-  issuedAt: receivedAt,
-  expiresAt: DateTime.addDuration(receivedAt, Duration.seconds(response.expires_in))
+  issuedAt,
+  expiresAt: DateTime.addDuration(issuedAt, Duration.seconds(response.expires_in))
 })
 
 /**

@@ -255,7 +255,9 @@ export class TokenError extends Schema.TaggedError<TokenError>()("TokenError", {
   status: Schema.optional(Schema.Number),
   error: Schema.optional(Schema.String),
   errorDescription: Schema.optional(Schema.String),
-  detail: Schema.String
+  detail: Schema.String,
+  /** A 429's `Retry-After`, when the token endpoint sent one. */
+  retryAfter: Schema.optional(Schema.DurationFromSelf)
 }) {
   override get message(): string {
     const rfc = this.error === undefined

@@ -12,6 +12,7 @@ import { Context, Layer, Schedule } from "effect"
 import type * as AccessToken from "./AccessToken.js"
 import type { TokenError } from "./ApiError.js"
 import type { DesignSearchConfig } from "./DesignSearchConfig.js"
+import { honorRetryAfter } from "./internal/client/retry.js"
 import * as Cache from "./internal/token/cache.js"
 
 /**
@@ -86,14 +87,14 @@ export const defaultRetries = 4
 
 /**
  * Backoff of token requests that failed transiently (network, timeout, 408, 429, 5xx): jittered
- * exponential, four retries at most.
+ * exponential, four retries at most, a 429's `Retry-After` honoured up to 30 seconds.
  *
  * @since 0.1.0
  * @category retries
  */
-export const defaultRetrySchedule: Schedule.Schedule<unknown, TokenError> = Schedule.exponential("500 millis").pipe(
-  Schedule.jittered,
-  Schedule.intersect(Schedule.recurs(defaultRetries))
+export const defaultRetrySchedule: Schedule.Schedule<unknown, TokenError> = honorRetryAfter(
+  Schedule.exponential("500 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(defaultRetries))),
+  "30 seconds"
 )
 
 /**

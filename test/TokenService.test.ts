@@ -1,3 +1,4 @@
+import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import {
   Clock,
@@ -141,7 +142,50 @@ describe("TokenService", () => {
       expect((yield* sandboxStats).requests.token).toBe(4)
     }).pipe(Effect.provide(clientLayer())))
 
-  it.effect("expiresAt is the arrival instant plus expires_in; the cache stops handing out a token 30 s before it", () =>
+  it.effect("callers that wait on a refresh get every retry of a fetch of their own: a try and four retries", () =>
+    Effect.gen(function*() {
+      const service = yield* tokens
+      const sandbox = yield* control
+      yield* service.get
+      yield* service.get
+      // The refresh starts at 59 min 30 s, as the old token stops being handed out; its one slow try
+      // fails after the callers have come, and four more 503s follow: their fifth try gets the token.
+      yield* TestClock.adjust(Duration.seconds(3569))
+      yield* sandbox.injectFault({ target: "token", status: 503, delayMs: 2000 })
+      yield* sandbox.injectFault({ target: "token", status: 503, count: 4 })
+      const fiber = yield* Effect.fork(
+        Effect.all([service.get, service.get, service.get], { concurrency: "unbounded" }).pipe(
+          Effect.delay("2 seconds")
+        )
+      )
+      yield* TestClock.adjust("1 minute")
+      const got = yield* Fiber.join(fiber)
+      expect(new Set(got.map((t) => Redacted.value(t.token))).size).toBe(1)
+      // the first fetch, the refresh's try, then one fetch's try and four retries
+      expect((yield* sandboxStats).requests.token).toBe(7)
+      expect((yield* service.stats).refreshes).toBe(1)
+    }).pipe(Effect.provide(clientLayer({ config: { refreshBefore: "30 seconds", expirySkew: "30 seconds" } }))))
+
+  it.effect("a refresh whose retries outlast the old token starts over for the callers that wait on it", () =>
+    Effect.gen(function*() {
+      const service = yield* tokens
+      const sandbox = yield* control
+      const first = yield* service.get
+      yield* service.get
+      // refreshed from 59 min, handed out until 59 min 30 s: two slow 503s take that time, and a third
+      // fails after it, while a caller waits; the retries it is owed follow
+      for (const delayMs of [14_000, 14_000, 5000]) {
+        yield* sandbox.injectFault({ target: "token", status: 503, delayMs })
+      }
+      yield* TestClock.adjust(Duration.seconds(3571))
+      const fiber = yield* Effect.fork(service.get)
+      yield* TestClock.adjust("1 minute")
+      const got = yield* Fiber.join(fiber)
+      expect(Redacted.value(got.token)).not.toBe(Redacted.value(first.token))
+      expect((yield* sandboxStats).requests.token).toBe(5)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("expiresAt is the sending instant plus expires_in; the cache stops handing out a token 30 s before it", () =>
     Effect.gen(function*() {
       const service = yield* tokens
       yield* TestClock.adjust("10 seconds")
@@ -196,6 +240,36 @@ describe("TokenService with short-lived tokens", () => {
       expect(stats.requests.token).toBeLessThanOrEqual(30)
       expect((yield* (yield* tokens).stats).waits).toBe(1)
     }).pipe(Effect.provide(clientLayer({ sandbox: { tokenLifetime: "5 seconds" } }))))
+})
+
+describe("TokenService with a token endpoint slow to answer", () => {
+  const base = sandboxLayer({ sandbox: { tokenLifetime: "60 seconds" } })
+  // every token answer arrives 10 s after the sandbox issued its token
+  const slow = Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(
+      HttpClient.HttpClient,
+      (client) =>
+        HttpClient.transform(client, (answer, request) =>
+          request.url.includes("access_token")
+            ? Effect.tap(answer, () => Effect.sleep("10 seconds"))
+            : answer)
+    )
+  )
+  const layer = DesignSearchClient.layer().pipe(Layer.provideMerge(Layer.merge(base, Layer.provide(slow, base))))
+
+  it.effect("a token's life counts from when its request was sent: no call goes out with an expired token", () =>
+    Effect.gen(function*() {
+      const client = yield* DesignSearchClient.DesignSearchClient
+      yield* withTime(client.getDesign(Sandbox.fixedNumbers.chair), "10 seconds")
+      // 62 s: the token was issued at 0 s and expired at 60 s, though it arrived at 10 s
+      yield* TestClock.adjust("52 seconds")
+      yield* withTime(client.getDesign(Sandbox.fixedNumbers.chair), "20 seconds")
+      const stats = yield* sandboxStats
+      expect(stats.requests.token).toBe(2)
+      // no 401, and no retry after one
+      expect(stats.requests.design).toBe(2)
+    }).pipe(Effect.provide(layer)))
 })
 
 describe("TokenService when its scope closes", () => {

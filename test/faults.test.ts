@@ -3,15 +3,27 @@
  * requests it costs (no retry storms, no silent give-up).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, Schedule, TestClock } from "effect"
+import type { ApiError } from "../src/index.js"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
-import { clientLayer, sandboxStats, withTime } from "./support/layers.js"
+import { clientLayer, sandboxLayer, sandboxStats, withTime } from "./support/layers.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const control = Sandbox.SandboxControl
 const chair = Sandbox.fixedNumbers.chair
 
 const getToken = Effect.flatMap(TokenService.TokenService, (t) => Effect.flip(t.get))
+
+/** A retry schedule of three retries that remembers the status of every failure it is stepped with. */
+const recording = () => {
+  const seen: Array<number | undefined> = []
+  const schedule = Schedule.recurs(3).pipe(
+    Schedule.tapInput((e: ApiError.DesignSearchError) =>
+      Effect.sync(() => void seen.push("status" in e ? e.status : 0))
+    )
+  )
+  return { seen, schedule }
+}
 
 describe("faults at the token endpoint", () => {
   for (const status of [500, 502, 503, 504, 429, 408]) {
@@ -58,6 +70,40 @@ describe("faults at the token endpoint", () => {
       }).pipe(Effect.provide(clientLayer())))
   }
 
+  it.effect("429 every time with Retry-After: Unavailable after four retries, each waiting its Retry-After", () =>
+    Effect.gen(function*() {
+      yield* (yield* control).injectFault({
+        target: "token",
+        status: 429,
+        count: 100,
+        headers: { "retry-after": "20" }
+      })
+      const fiber = yield* Effect.fork(getToken)
+      yield* TestClock.adjust("79 seconds")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect((yield* sandboxStats).requests.token).toBe(4)
+      yield* TestClock.adjust("1 second")
+      const error = yield* Fiber.join(fiber)
+      expect(error).toMatchObject({ reason: "Unavailable", status: 429, retryAfter: Duration.seconds(20) })
+      expect((yield* sandboxStats).requests.token).toBe(5)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a custom retrySchedule is stepped only with transient failures", () => {
+    const { schedule, seen } = recording()
+    const layer = TokenService.layer({ retrySchedule: schedule }).pipe(Layer.provideMerge(sandboxLayer()))
+    return Effect.gen(function*() {
+      const sandbox = yield* control
+      yield* sandbox.injectFault({ target: "token", status: 400 })
+      yield* sandbox.injectFault({ target: "token", status: 404 })
+      yield* sandbox.injectFault({ target: "token", status: 503 })
+      expect(yield* getToken).toMatchObject({ reason: "InvalidCredentials" })
+      expect(yield* getToken).toMatchObject({ reason: "InvalidResponse" })
+      yield* withTime(Effect.flatMap(TokenService.TokenService, (t) => t.get), "1 second")
+      expect(seen).toEqual([503])
+      expect((yield* sandboxStats).requests.token).toBe(4)
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a huge token body is refused without reading it: InvalidResponse after one request", () =>
     Effect.gen(function*() {
       yield* (yield* control).injectFault({
@@ -90,6 +136,21 @@ describe("faults at the API", () => {
       expect(error).toMatchObject({ _tag: "ServerError", status: 500 })
       expect((yield* sandboxStats).requests.search).toBe(1)
     }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a custom retrySchedule is stepped only with transient failures", () => {
+    const { schedule, seen } = recording()
+    return Effect.gen(function*() {
+      const sandbox = yield* control
+      const client = yield* Client
+      expect(yield* Effect.flip(client.getDesign("100000000"))).toMatchObject({ _tag: "NotFoundError" })
+      for (const status of [500, 403, 503]) yield* sandbox.injectFault({ target: "design", status })
+      expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "ServerError", status: 500 })
+      expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "ForbiddenError" })
+      yield* client.getDesign(chair)
+      expect(seen).toEqual([503])
+      expect((yield* sandboxStats).requests.design).toBe(5)
+    }).pipe(Effect.provide(clientLayer({ client: { retrySchedule: schedule } })))
+  })
 
   it.effect("429 every time: RateLimitError after three retries, each waiting its Retry-After", () =>
     Effect.gen(function*() {

@@ -3,7 +3,7 @@
  * as a table), the client-credentials request (`tokenRequest`), what a request that brought back no
  * answer becomes (`sendFailure`), and one `requestToken` through an `HttpClient` of the test's own.
  */
-import { HttpClient, HttpClientResponse } from "@effect/platform"
+import { Headers, HttpClient, HttpClientResponse } from "@effect/platform"
 import type { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Either, FastCheck as fc, Redacted, TestClock } from "effect"
@@ -11,11 +11,12 @@ import type { AccessToken } from "../src/index.js"
 import { ApiError } from "../src/index.js"
 import { interpret, requestToken, sendFailure, tokenRequest } from "../src/internal/token/endpoint.js"
 
-const receivedAt = DateTime.unsafeMake(1_700_000_000_000)
+const sentAt = DateTime.unsafeMake(1_700_000_000_000)
 const tokenValue = "tok-4f3a9c-very-secret"
 const tokenUrl = "https://auth.example/oauth2/token"
 
-const interpreted = (status: number, text: string) => interpret(status, text, receivedAt, [])
+const interpreted = (status: number, text: string, headers: Headers.Input = {}) =>
+  interpret({ status, text, headers: Headers.fromInput(headers) }, sentAt, [])
 
 /** The token of an answer that must be one. */
 const tokenOf = (result: Either.Either<AccessToken.AccessToken, ApiError.TokenError>): AccessToken.AccessToken => {
@@ -62,13 +63,16 @@ describe("interpret: a 2xx with a token response", () => {
         "BEARER"
       ]
     ] as const
-  )("%s: a token received at receivedAt, expiring expires_in later", (_, status, body, seconds, tokenType) => {
-    const token = tokenOf(interpreted(status, JSON.stringify(body)))
-    expect(Redacted.value(token.token)).toBe(body.access_token)
-    expect(token.tokenType).toBe(tokenType)
-    expect(DateTime.toEpochMillis(token.issuedAt)).toBe(DateTime.toEpochMillis(receivedAt))
-    expect(DateTime.toEpochMillis(token.expiresAt)).toBe(DateTime.toEpochMillis(receivedAt) + seconds * 1000)
-  })
+  )(
+    "%s: a token issued when its request was sent, expiring expires_in later",
+    (_, status, body, seconds, tokenType) => {
+      const token = tokenOf(interpreted(status, JSON.stringify(body)))
+      expect(Redacted.value(token.token)).toBe(body.access_token)
+      expect(token.tokenType).toBe(tokenType)
+      expect(DateTime.toEpochMillis(token.issuedAt)).toBe(DateTime.toEpochMillis(sentAt))
+      expect(DateTime.toEpochMillis(token.expiresAt)).toBe(DateTime.toEpochMillis(sentAt) + seconds * 1000)
+    }
+  )
 })
 
 describe("interpret: a 2xx that is no token response is InvalidResponse, never telling the token", () => {
@@ -180,6 +184,14 @@ describe("interpret: refused credentials, an endpoint away, an answer of no use"
     expect(error).toMatchObject({ reason: "Unavailable", status, detail })
   })
 
+  it("a 429's Retry-After, in seconds or as a date, is the error's retryAfter; no other status has one", () => {
+    expect(errorOf(interpreted(429, "", { "retry-after": "20" })).retryAfter).toEqual(Duration.seconds(20))
+    const date = new Date(DateTime.toEpochMillis(sentAt) + 7000).toUTCString()
+    expect(errorOf(interpreted(429, "", { "retry-after": date })).retryAfter).toEqual(Duration.seconds(7))
+    expect(errorOf(interpreted(429, "")).retryAfter).toBeUndefined()
+    expect(errorOf(interpreted(503, "", { "retry-after": "20" })).retryAfter).toBeUndefined()
+  })
+
   it("an Unavailable keeps the RFC 6749 fields of its body", () => {
     expect(errorOf(interpreted(503, rfc))).toMatchObject({
       error: "invalid_client",
@@ -267,7 +279,7 @@ describe("sendFailure", () => {
 
 describe("requestToken", () => {
   const limits = { timeout: Duration.seconds(10), maxBodyBytes: 1_048_576 }
-  it.effect("sends tokenRequest through the HttpClient and dates the token by the clock when the answer came", () =>
+  it.effect("sends tokenRequest through the HttpClient and dates the token by the clock when the request was sent", () =>
     Effect.gen(function*() {
       const sent: Array<HttpClientRequest.HttpClientRequest> = []
       const answering = HttpClient.make((request) =>
@@ -284,9 +296,9 @@ describe("requestToken", () => {
       expect(sent.map((r) => [r.method, r.url, fieldsOf(r)])).toEqual([
         ["POST", tokenUrl, fieldsOf(tokenRequest(tokenUrl, credentials))]
       ])
-      // received 3 s after the request was sent: the token's life starts then
-      expect(DateTime.toEpochMillis(token.issuedAt)).toBe(3000)
-      expect(DateTime.toEpochMillis(token.expiresAt)).toBe(63_000)
+      // received 3 s after the request was sent: the token's life started when it was sent (RFC 6749 5.1)
+      expect(DateTime.toEpochMillis(token.issuedAt)).toBe(0)
+      expect(DateTime.toEpochMillis(token.expiresAt)).toBe(60_000)
       const stalled = HttpClient.make(() => Effect.never)
       const fiber = yield* Effect.fork(Effect.flip(requestToken(stalled, credentials, tokenUrl, limits)))
       yield* TestClock.adjust("10 seconds")

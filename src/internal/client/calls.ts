@@ -5,7 +5,8 @@
  * request counts of every case.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Function, Option, Redacted, Schedule } from "effect"
+import type { Schedule } from "effect"
+import { Effect, Function, Option, Redacted } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
 import type { Settings } from "../../DesignSearchConfig.js"
@@ -16,7 +17,7 @@ import { toldRetries } from "../waits.js"
 import { classify } from "./answers.js"
 import type { Decode, StatusError } from "./answers.js"
 import { confine, exchange, originOf } from "./http.js"
-import { defaultBackOff, defaultRetrySchedule, isTransient } from "./retry.js"
+import { defaultBackOff, defaultRetrySchedule, isTransient, retryTransient } from "./retry.js"
 
 /** What one API call can fail with before an operation narrows it. */
 export type CallError = StatusError | TransportError | TokenError
@@ -109,13 +110,14 @@ export const makeCall = (
       })
 
     // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
-    const policy = toldRetries(Schedule.whileInput(options.retrySchedule ?? defaultRetrySchedule, isTransient))
+    const policy = toldRetries(options.retrySchedule ?? defaultRetrySchedule)
     return (request, decode) => {
       const once = Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode))
       // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
       return Effect.catchAll(once, (first) => {
         let replayed = false
-        return Effect.retry(Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first))), policy)
+        const again = Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first)))
+        return retryTransient(again, isTransient, policy)
       })
     }
   })

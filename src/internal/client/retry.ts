@@ -1,8 +1,8 @@
 /**
- * Which failures are worth another try, and how long to wait: the retry policy of read-only calls.
- * The client retries through `Effect.retry` with the schedule and `while: isTransient`.
+ * Which failures are worth another try, and how long to wait: the retry policy of read-only calls
+ * and of token requests, both retried through `retryTransient`.
  */
-import { Duration, Schedule } from "effect"
+import { Duration, Effect, Exit, Schedule } from "effect"
 import type { DesignSearchError } from "../../ApiError.js"
 
 /** Whether a failure is worth another try of a read-only request. */
@@ -11,16 +11,32 @@ export const isTransient = (error: DesignSearchError): boolean =>
   error._tag === "RateLimitError" ||
   (error._tag === "ServerError" && (error.status === 502 || error.status === 503 || error.status === 504))
 
-/** `schedule`, waiting at least a 429's `Retry-After`, and giving up when it asks for more than `cap`. */
-export const honorRetryAfter = <Out, R>(
-  schedule: Schedule.Schedule<Out, DesignSearchError, R>,
+/**
+ * `effect` retried on `schedule` while it fails with what `transient` accepts: `schedule` sees no
+ * other failure (`Effect.retry`'s `while` is asked only after the schedule has been stepped).
+ */
+export const retryTransient = <A, E, R, Out, R2>(
+  effect: Effect.Effect<A, E, R>,
+  transient: (error: E) => boolean,
+  schedule: Schedule.Schedule<Out, E, R2>
+): Effect.Effect<A, E, R | R2> =>
+  effect.pipe(
+    Effect.map(Exit.succeed),
+    Effect.catchIf((e) => !transient(e), (e) => Effect.succeed(Exit.fail(e))),
+    Effect.retry(schedule),
+    Effect.flatten
+  )
+
+/** `schedule`, waiting at least a 429's `Retry-After` (API or token endpoint), giving up past `cap`. */
+export const honorRetryAfter = <Out, E extends DesignSearchError, R>(
+  schedule: Schedule.Schedule<Out, E, R>,
   cap: Duration.DurationInput
-): Schedule.Schedule<[Out, DesignSearchError], DesignSearchError, R> => {
+): Schedule.Schedule<[Out, E], E, R> => {
   const capMillis = Duration.toMillis(cap)
-  const retryAfterMillis = (e: DesignSearchError) =>
-    e._tag === "RateLimitError" && e.retryAfter !== undefined ? Duration.toMillis(e.retryAfter) : 0
-  return Schedule.intersect(schedule, Schedule.identity<DesignSearchError>()).pipe(
-    Schedule.whileInput((e: DesignSearchError) => retryAfterMillis(e) <= capMillis),
+  const retryAfterMillis = (e: E) =>
+    "retryAfter" in e && e.retryAfter !== undefined ? Duration.toMillis(e.retryAfter) : 0
+  return Schedule.intersect(schedule, Schedule.identity<E>()).pipe(
+    Schedule.whileInput((e: E) => retryAfterMillis(e) <= capMillis),
     Schedule.modifyDelay(([, e], delay) => Duration.max(delay, Duration.millis(retryAfterMillis(e))))
   )
 }

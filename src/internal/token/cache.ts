@@ -25,6 +25,7 @@ import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
 import { DesignSearchConfig, type Settings } from "../../DesignSearchConfig.js"
 import * as TokenStore from "../../TokenStore.js"
+import { retryTransient } from "../client/retry.js"
 import { toldRetries } from "../waits.js"
 import * as TokenEndpoint from "./endpoint.js"
 
@@ -120,9 +121,9 @@ const requestToken = (c: Cache): Fetch =>
     )
   })
 
-/** Token requests, failures retried on the service's schedule `while` it says so. */
-const requestRetried = (c: Cache, retry: (error: TokenError) => Effect.Effect<boolean>): Fetch =>
-  Effect.retry(requestToken(c), toldRetries(Schedule.whileInputEffect(c.retrySchedule, retry)))
+/** Token requests, transient failures retried on the service's schedule while `holding` holds. */
+const requestRetried = (c: Cache, holding = Effect.succeed(true)): Fetch =>
+  retryTransient(requestToken(c), isTransient, toldRetries(Schedule.whileInputEffect(c.retrySchedule, () => holding)))
 
 /** `fetch` through the store, which may answer with a token it holds that `accept` takes. */
 const obtain = (c: Cache, fetch: Fetch, accept: (token: Token, now: number) => boolean): Fetch =>
@@ -136,24 +137,31 @@ const obtain = (c: Cache, fetch: Fetch, accept: (token: Token, now: number) => b
 
 /**
  * Waits until `refreshBefore` ahead of `cached`'s expiry, then refreshes it if it is still cached,
- * was used, and no fetch is in flight.
+ * was used, and no fetch is in flight. It retries while `cached` is handed out; once callers wait on
+ * it instead, it starts over with every retry a fetch they started would have had.
  */
 const refreshAhead = (c: Cache, cached: Token) =>
   Effect.gen(function*() {
     const lead = Math.min(Duration.toMillis(c.config.refreshBefore), lifeMillis(cached) / 2)
     const now = yield* Clock.currentTimeMillis
     yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(cached) - lead - now)))
-    const stillValid = Effect.map(Clock.currentTimeMillis, (t) => t < validUntil(c, cached))
+    const handedOut = Effect.zipWith(Ref.get(c.state), Clock.currentTimeMillis, (s, t) =>
+      holds(s, cached) && t < s.validUntil)
     // another process of the fleet may have refreshed it already
-    const fetch = obtain(
-      c,
-      requestRetried(c, (e) => isTransient(e) ? stillValid : Effect.succeed(false)),
-      (token) => expiresMillis(token) > expiresMillis(cached)
-    ).pipe(withOwnSpan(c, "TokenService.refresh", false))
+    const newer = (token: Token) =>
+      expiresMillis(token) > expiresMillis(cached)
+    const fetch = obtain(c, requestRetried(c, handedOut), newer).pipe(
+      Effect.catchIf(isTransient, (e) =>
+        Effect.flatMap(handedOut, (still) =>
+          still ? Effect.fail(e) : obtain(c, requestRetried(c), newer))),
+      withOwnSpan(c, "TokenService.refresh", false)
+    )
     const deferred = newFlight()
     // Claiming the fetch and starting it go together, or its waiters would wait forever.
     yield* Effect.flatten(Ref.modify(c.state, (s): [Effect.Effect<void>, State] => {
-      if (!holds(s, cached) || !s.used || s.inflight !== undefined) return [Effect.void, s]
+      if (!holds(s, cached) || !s.used || s.inflight !== undefined) {
+        return [Effect.void, s]
+      }
       c.counters.refreshes++
       return [startFetch(c, deferred, fetch), { ...s, inflight: deferred }]
     })).pipe(Effect.uninterruptible)
@@ -212,7 +220,7 @@ const claim = (c: Cache, since?: number): Fetch =>
         const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
         if (joined !== undefined) return [restore(Deferred.await(joined)), s]
         const deferred = newFlight()
-        const fetch = obtain(c, requestRetried(c, (e) => Effect.succeed(isTransient(e))), () => !renewing)
+        const fetch = obtain(c, requestRetried(c), () => !renewing)
         const started = startFetch(c, deferred, withOwnSpan(c, "TokenService.fetch", true)(fetch))
         const waited = Effect.zipRight(started, restore(Deferred.await(deferred)))
         return [waited, renewing ? { ...s, renewal: { deferred, since: now } } : { ...s, inflight: deferred }]

@@ -9,9 +9,9 @@ import { DateTime, Duration, Effect, Either, Option, Redacted, Schema } from "ef
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
 import type { Settings } from "../../DesignSearchConfig.js"
-import { isRecord, parseJson } from "../client/answers.js"
+import { isRecord, parseJson, parseRetryAfter } from "../client/answers.js"
 import { send } from "../client/http.js"
-import type { Limits, SendError } from "../client/http.js"
+import type { Answer, Limits, SendError } from "../client/http.js"
 import { cap, keptExcerpt, keptText, maskOf } from "../mask/mask.js"
 import type { Mask } from "../mask/mask.js"
 import { describe, maxDescriptionLength } from "../schemaIssues.js"
@@ -48,24 +48,24 @@ const tokenOf = (json: unknown): ReadonlyArray<string> =>
   isRecord(json) && typeof json.access_token === "string" ? [json.access_token] : []
 
 /**
- * What the token endpoint's answer means: a token (2xx with a token response, received at
- * `receivedAt`), refused credentials (400, 401, 403), an endpoint worth asking again later
- * (`Unavailable`: 408, 429, 5xx) or an answer the client cannot use (`InvalidResponse`: a token
+ * What the token endpoint's answer to a request sent at `sentAt` means: a token (2xx with a token
+ * response, its `expires_in` counted from `sentAt`, RFC 6749 5.1), refused credentials (400, 401,
+ * 403), an endpoint worth asking again later (`Unavailable`: 408, 429 with its `Retry-After`, 5xx)
+ * or an answer the client cannot use (`InvalidResponse`: a token
  * that is not `Bearer` or that no header can carry, among them). Texts kept from the body are
  * masked of `secrets`, and of the token the answer itself carries when it is refused.
  */
 export const interpret = (
-  status: number,
-  text: string,
-  receivedAt: DateTime.Utc,
+  { headers, status, text }: Answer,
+  sentAt: DateTime.Utc,
   secrets: ReadonlyArray<string>
 ): Either.Either<AccessToken.AccessToken, TokenError> => {
-  const fail = (reason: TokenError["reason"], detail: string, rfc: ReturnType<typeof oauthFields> = {}) =>
+  const fail = (reason: TokenError["reason"], detail: string, rfc: Partial<TokenError> = {}) =>
     Either.left(new TokenError({ reason, status, ...rfc, detail }))
   if (status >= 200 && status < 300) {
     const json = Option.getOrUndefined(parseJson(text))
     const decoded = decodeTokenResponse(json)
-    if (Either.isRight(decoded)) return Either.right(AccessToken.fromResponse(decoded.right, receivedAt))
+    if (Either.isRight(decoded)) return Either.right(AccessToken.fromResponse(decoded.right, sentAt))
     const told = describe(decoded.left, maskOf([...secrets, ...tokenOf(json)]))
     return fail("InvalidResponse", cap(`not a token response: ${told}`, maxDescriptionLength))
   }
@@ -75,7 +75,10 @@ export const interpret = (
   if (status === 400 || status === 401 || status === 403) {
     return fail("InvalidCredentials", "the token endpoint refused the client credentials", rfc)
   }
-  if (status === 408 || status === 429 || status >= 500) return fail("Unavailable", body, rfc)
+  if (status === 408 || status === 429 || status >= 500) {
+    const retryAfter = status === 429 ? parseRetryAfter(headers["retry-after"], sentAt.epochMillis) : undefined
+    return fail("Unavailable", body, retryAfter === undefined ? rfc : { ...rfc, retryAfter })
+  }
   return fail("InvalidResponse", `unexpected status ${status}: ${body}`, rfc)
 }
 
@@ -99,19 +102,14 @@ export const requestToken = (
   tokenUrl: string,
   limits: Limits
 ): Effect.Effect<AccessToken.AccessToken, TokenError> =>
-  Effect.suspend(() => send(client, tokenRequest(tokenUrl, credentials), limits)).pipe(
-    Effect.mapError((error) => sendFailure(error, tokenUrl, limits.timeout)),
-    Effect.flatMap((answer) =>
-      Effect.flatMap(DateTime.now, (receivedAt) =>
-        interpret(
-          answer.status,
-          answer.text,
-          receivedAt,
+  Effect.flatMap(DateTime.now, (sentAt) =>
+    send(client, tokenRequest(tokenUrl, credentials), limits).pipe(
+      Effect.mapError((error) => sendFailure(error, tokenUrl, limits.timeout)),
+      Effect.flatMap((answer) =>
+        interpret(answer, sentAt, [
           // the secret, and `id:secret` (whose base64 is HTTP Basic's form of the credentials)
-          [
-            Redacted.value(credentials.clientSecret),
-            `${credentials.clientId}:${Redacted.value(credentials.clientSecret)}`
-          ]
-        ))
-    )
-  )
+          Redacted.value(credentials.clientSecret),
+          `${credentials.clientId}:${Redacted.value(credentials.clientSecret)}`
+        ])
+      )
+    ))
