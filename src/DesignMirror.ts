@@ -46,12 +46,21 @@ export interface Service {
   readonly sync: (criteria: Criteria, options?: SyncOptions) => Effect.Effect<SyncReport, SyncError>
   /** The stored sync state of `criteria`, if it was ever synced. Fails with `MirrorDatabaseError`. */
   readonly state: (criteria: Criteria) => Effect.Effect<Option.Option<SyncState>, MirrorDatabaseError>
-  /**
-   * The changes syncs saw (`design_changes`), newest first, read a page at a time. Fails with
-   * `MirrorDatabaseError`.
-   */
+  /** The changes syncs saw (`design_changes`), newest first, read a page at a time: see `changes`. */
   readonly changes: (options?: ChangesOptions) => Stream.Stream<Change, MirrorDatabaseError>
 }
+
+/**
+ * The changes syncs saw, as `Service.changes` reads them, with nothing but the `SqlClient` of a
+ * mirror (tables in `schema` on PostgreSQL, as `Options`): nothing is created or migrated, and a
+ * database without the mirror's `design_changes` fails `MirrorDatabaseError`, `not a mirror`.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const changes = (
+  options: ChangesOptions & Pick<Options, "schema"> = {}
+): Stream.Stream<Change, MirrorDatabaseError, SqlClient.SqlClient> => Sync.changes(options)
 
 /**
  * The mirror: provide it with `layer`, over a `SqlClient` (`layerSqlite`, `layerPostgres`, or the
