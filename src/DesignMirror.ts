@@ -86,9 +86,10 @@ export interface Options {
 
 /**
  * Builds the mirror over the ambient `SqlClient` and `DesignSearchClient`, creating or migrating its
- * tables first, in one transaction. Fails with `MirrorDatabaseError` if they cannot be (the engine's
- * words name a table in the way), or for a `batchSize` out of range. One sync runs at a time: another,
- * in any process, fails `MirrorDatabaseError` with `locked` (docs/mirror.md).
+ * tables first, in one transaction (a SQLite file is put in WAL mode). Fails with
+ * `MirrorDatabaseError` if they cannot be (the engine's words name a table in the way), or for a
+ * `batchSize` out of range. One sync runs at a time: another, in any process, fails
+ * `MirrorDatabaseError` with `locked` (docs/mirror.md).
  *
  * @since 0.3.0
  * @category constructors
@@ -122,8 +123,9 @@ export interface SqliteOptions {
   /** The libSQL server's token, if it wants one. */
   readonly authToken?: Redacted.Redacted | undefined
   /**
-   * How long a statement on a local file waits for its lock while another process holds it (an open
-   * `sqlite3` shell reading it, say), in milliseconds (default 5000); then `MirrorDatabaseError`, `locked`.
+   * How long a statement on a local file waits for its lock while another process writes to it (a
+   * mirror's file is in WAL mode: readers hold up no one), in milliseconds (default 5000); then
+   * `MirrorDatabaseError`, `locked`.
    */
   readonly busyTimeoutMillis?: number | undefined
 }

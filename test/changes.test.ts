@@ -199,14 +199,17 @@ layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a database that
       const db = yield* inFolder
       expect(yield* refused(db)).toEqual(notAMirror(`${db} does not exist`))
       expect(fs.existsSync(db)).toBe(false)
-      const tables = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT name FROM sqlite_master`).pipe(
+      const tables = Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => Effect.zip(sql`SELECT name FROM sqlite_master`, sql`PRAGMA journal_mode`)
+      ).pipe(
         Effect.provide(DesignMirror.layerSqlite({ url: `file:${db}` }))
       )
       yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`CREATE TABLE designs (x TEXT)`).pipe(
         Effect.provide(DesignMirror.layerSqlite({ url: `file:${db}` }))
       )
       expect(yield* refused(db)).toEqual(notAMirror("no design_changes table"))
-      expect(yield* tables).toEqual([{ name: "designs" }])
+      expect(yield* tables).toEqual([[{ name: "designs" }], [{ journal_mode: "delete" }]])
     }))
 
   it.scoped("a PostgreSQL database without the mirror's tables is one line, and is left without them", () =>

@@ -335,6 +335,15 @@ export const make = (batchSize: number, schema?: string) =>
     const client = yield* DesignSearchClient
     const tablesSchema = yield* schemaOf(schema)
     yield* migrateLocked(tablesSchema, migrate(tablesSchema))
+    const sql = yield* SqlClient.SqlClient
+    // A SQLite file in WAL: a batch commits without waiting for the disk, and readers do not block a sync.
+    yield* sql.onDialectOrElse({
+      sqlite: () =>
+        Effect.ignore(Effect.flatMap(sql<{ journal_mode: string }>`PRAGMA journal_mode = WAL`, ([row]) =>
+          row?.journal_mode === "wal" ? sql`PRAGMA synchronous = NORMAL` : Effect.void)),
+      orElse: () =>
+        Effect.void
+    })
     const deps: Deps = { client, tables: yield* makeTables(tablesSchema), batchSize }
     const state = (criteria: Criteria) =>
       Either.match(criteriaKey(criteria), {
@@ -351,7 +360,6 @@ export const make = (batchSize: number, schema?: string) =>
           )
       })
     const exclusive = yield* exclusively(tablesSchema)
-    const sql = yield* SqlClient.SqlClient
     return {
       sync: (criteria: Criteria, options?: SyncOptions) => exclusive(sync(deps, criteria, options)),
       state,

@@ -291,9 +291,6 @@ export const make = (schema?: string) =>
 /** The statements of the mirror. */
 export type Tables = Effect.Effect.Success<ReturnType<typeof make>>
 
-/** A page of changes, newest first; the next one starts after the last (`synced_at`, `number`, `kind`). */
-const pageSize = 500
-
 /**
  * The changes of the mirror in `schema` (see `DesignMirror.changes`), read a page at a time; a
  * database without `design_changes` is not a mirror, and is told so before anything is read or made.
@@ -310,7 +307,6 @@ export const changes = (schema: string | undefined, { kind, since }: ChangesOpti
         return yield* new MirrorDatabaseError({ detail: `not a mirror: no ${tables.changes} table` })
       }
       const [last] = yield* sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`
-      // By default, from the start of the latest complete run of any criteria (the epoch before one).
       const from = since === undefined ? new Date(last?.at ?? 0).toISOString() : DateTime.formatIso(since)
       return Stream.paginateChunkEffect(undefined as readonly [string, string, string] | undefined, (after) =>
         Effect.map(
@@ -321,7 +317,7 @@ export const changes = (schema: string | undefined, { kind, since }: ChangesOpti
               ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
               ...(after === undefined ? [] : [sql`(synced_at, number, kind) < (${after[0]}, ${after[1]}, ${after[2]})`])
             ])
-          } ORDER BY synced_at DESC, number DESC, kind DESC LIMIT ${pageSize}`,
+          } ORDER BY synced_at DESC, number DESC, kind DESC LIMIT 500`,
           (rows) => {
             const page = rows.map((row): Change => ({
               number: row.number,
@@ -330,7 +326,7 @@ export const changes = (schema: string | undefined, { kind, since }: ChangesOpti
               fields: parsed(row.fields) as Change["fields"]
             }))
             const end = page.at(-1)
-            const next = end === undefined || page.length < pageSize
+            const next = end === undefined || page.length < 500
               ? Option.none()
               : Option.some([end.syncedAt, end.number, end.kind] as const)
             return [Chunk.unsafeFromArray(page), next] as const
