@@ -51,9 +51,8 @@ export interface Service {
 }
 
 /**
- * The changes syncs saw, as `Service.changes` reads them, with nothing but the `SqlClient` of a
- * mirror (tables in `schema` on PostgreSQL, as `Options`): nothing is created or migrated, and a
- * database without the mirror's `design_changes` fails `MirrorDatabaseError`, `not a mirror`.
+ * `Service.changes` with nothing but a mirror's `SqlClient` (its PostgreSQL `schema` as in `Options`),
+ * creating nothing: a database without `design_changes` fails `MirrorDatabaseError`, `not a mirror`.
  *
  * @since 0.3.0
  * @category accessors

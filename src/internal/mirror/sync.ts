@@ -336,14 +336,10 @@ export const make = (batchSize: number, schema?: string) =>
     const tablesSchema = yield* schemaOf(schema)
     yield* migrateLocked(tablesSchema, migrate(tablesSchema))
     const sql = yield* SqlClient.SqlClient
-    // A SQLite file in WAL: a batch commits without waiting for the disk, and readers do not block a sync.
-    yield* sql.onDialectOrElse({
-      sqlite: () =>
-        Effect.ignore(Effect.flatMap(sql<{ journal_mode: string }>`PRAGMA journal_mode = WAL`, ([row]) =>
-          row?.journal_mode === "wal" ? sql`PRAGMA synchronous = NORMAL` : Effect.void)),
-      orElse: () =>
-        Effect.void
-    })
+    // A SQLite file in WAL: a batch commits without waiting for the disk, and readers do not hold up a sync.
+    const wal = sql.onDialectOrElse({ sqlite: () => sql`PRAGMA journal_mode = WAL`, orElse: () => Effect.succeed([]) })
+    const [mode] = yield* Effect.orElseSucceed(wal, () => [])
+    if (mode?.journal_mode === "wal") yield* Effect.ignore(sql`PRAGMA synchronous = NORMAL`)
     const deps: Deps = { client, tables: yield* makeTables(tablesSchema), batchSize }
     const state = (criteria: Criteria) =>
       Either.match(criteriaKey(criteria), {

@@ -303,9 +303,7 @@ export const changes = (schema: string | undefined, { kind, since }: ChangesOpti
           sql`SELECT 1 WHERE to_regclass(format('%I.%I', ${schema ?? ""}::text, ${tables.changes}::text)) IS NOT NULL`,
         orElse: () => sql`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ${tables.changes}`
       })
-      if (found.length === 0) {
-        return yield* new MirrorDatabaseError({ detail: `not a mirror: no ${tables.changes} table` })
-      }
+      if (found.length === 0) return yield* new MirrorDatabaseError({ detail: "not a mirror: no design_changes table" })
       const [last] = yield* sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`
       const from = since === undefined ? new Date(last?.at ?? 0).toISOString() : DateTime.formatIso(since)
       return Stream.paginateChunkEffect(undefined as readonly [string, string, string] | undefined, (after) =>
@@ -325,13 +323,9 @@ export const changes = (schema: string | undefined, { kind, since }: ChangesOpti
               syncedAt: new Date(row.synced_at).toISOString(),
               fields: parsed(row.fields) as Change["fields"]
             }))
-            const end = page.at(-1)
-            const next = end === undefined || page.length < 500
-              ? Option.none()
-              : Option.some([end.syncedAt, end.number, end.kind] as const)
+            const end = page.length < 500 ? undefined : page.at(-1)
+            const next = Option.map(Option.fromNullable(end), (c) => [c.syncedAt, c.number, c.kind] as const)
             return [Chunk.unsafeFromArray(page), next] as const
           }
         ))
-    }))).pipe(
-      Stream.catchTag("SqlError", (e) => Stream.fail(databaseError("reading changes")(e)))
-    )
+    }))).pipe(Stream.catchTag("SqlError", (e) => Stream.fail(databaseError("reading changes")(e))))
