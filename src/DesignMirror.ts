@@ -46,12 +46,20 @@ export interface Service {
   readonly sync: (criteria: Criteria, options?: SyncOptions) => Effect.Effect<SyncReport, SyncError>
   /** The stored sync state of `criteria`, if it was ever synced. Fails with `MirrorDatabaseError`. */
   readonly state: (criteria: Criteria) => Effect.Effect<Option.Option<SyncState>, MirrorDatabaseError>
-  /**
-   * The changes syncs saw (`design_changes`), newest first, read a page at a time. Fails with
-   * `MirrorDatabaseError`.
-   */
+  /** The changes syncs saw (`design_changes`), newest first, read a page at a time: see `changes`. */
   readonly changes: (options?: ChangesOptions) => Stream.Stream<Change, MirrorDatabaseError>
 }
+
+/**
+ * `Service.changes` with nothing but a mirror's `SqlClient` (its PostgreSQL `schema` as in `Options`),
+ * creating nothing: a database without `design_changes` fails `MirrorDatabaseError`, `not a mirror`.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
+export const changes = (
+  options: ChangesOptions & Pick<Options, "schema"> = {}
+): Stream.Stream<Change, MirrorDatabaseError, SqlClient.SqlClient> => Sync.changes(options)
 
 /**
  * The mirror: provide it with `layer`, over a `SqlClient` (`layerSqlite`, `layerPostgres`, or the
@@ -77,9 +85,10 @@ export interface Options {
 
 /**
  * Builds the mirror over the ambient `SqlClient` and `DesignSearchClient`, creating or migrating its
- * tables first, in one transaction. Fails with `MirrorDatabaseError` if they cannot be (the engine's
- * words name a table in the way), or for a `batchSize` out of range. One sync runs at a time: another,
- * in any process, fails `MirrorDatabaseError` with `locked` (docs/mirror.md).
+ * tables first, in one transaction (a SQLite file is put in WAL mode). Fails with
+ * `MirrorDatabaseError` if they cannot be (the engine's words name a table in the way), or for a
+ * `batchSize` out of range. One sync runs at a time: another, in any process, fails
+ * `MirrorDatabaseError` with `locked` (docs/mirror.md).
  *
  * @since 0.3.0
  * @category constructors
@@ -113,8 +122,9 @@ export interface SqliteOptions {
   /** The libSQL server's token, if it wants one. */
   readonly authToken?: Redacted.Redacted | undefined
   /**
-   * How long a statement on a local file waits for its lock while another process holds it (an open
-   * `sqlite3` shell reading it, say), in milliseconds (default 5000); then `MirrorDatabaseError`, `locked`.
+   * How long a statement on a local file waits for its lock while another process writes to it (a
+   * mirror's file is in WAL mode: readers hold up no one), in milliseconds (default 5000); then
+   * `MirrorDatabaseError`, `locked`.
    */
   readonly busyTimeoutMillis?: number | undefined
 }

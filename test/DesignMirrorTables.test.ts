@@ -207,6 +207,34 @@ WHERE lower(o.name) LIKE ${`%${word}%`} AND c.code LIKE ${`${prefix}%`} AND d.st
         })
       ))
 
+    it.effect(`${engine}: DesignMirror.changes reads a mirror with its SqlClient alone, in its schema; a database that is not a mirror is told so and left as it was`, () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(dec1)
+        const sql = yield* SqlClient.SqlClient
+        const read = (options?: Parameters<typeof DesignMirror.changes>[0]) =>
+          Effect.map(Stream.runCollect(DesignMirror.changes(options)), Chunk.toReadonlyArray)
+        const tablesNow = engine === "sqlite"
+          ? sql`SELECT name FROM sqlite_master`
+          : sql`SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\_%' AND nspname <> 'information_schema'
+  UNION ALL SELECT tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`
+        const before = yield* tablesNow
+        const notAMirror = new DesignMirror.MirrorDatabaseError({ detail: "not a mirror: no design_changes table" })
+        expect(yield* Effect.flip(read())).toEqual(notAMirror)
+        expect(yield* tablesNow).toEqual(before)
+        // On PostgreSQL, a mirror in a schema of its own is read there, and only there.
+        const schema = engine === "postgres" ? "watch" : undefined
+        const mirror = yield* DesignMirror.make({ schema })
+        yield* mirror.sync(everything)
+        const seen = Chunk.toReadonlyArray(yield* Stream.runCollect(mirror.changes()))
+        expect(seen).toHaveLength(designs)
+        expect(yield* read({ schema })).toEqual(seen)
+        expect(yield* read({ schema, since: DateTime.unsafeMake(dec1 + 1) })).toEqual([])
+        if (schema !== undefined) expect(yield* Effect.flip(read())).toEqual(notAMirror)
+      }).pipe(
+        Effect.provide(Layer.merge(Layer.unwrapScoped(database(engine)), clientLayer({ sandbox: { designs } }))),
+        Effect.scoped
+      ))
+
     it.effect(`${engine}: changes are read a page at a time, newest first, every one once`, () =>
       onEngine(
         engine,

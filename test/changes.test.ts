@@ -185,6 +185,45 @@ layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a mirror a sync
   }
 })
 
+layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a database that is not a mirror", (it) => {
+  const refused = (db: string) =>
+    Effect.map(run(["changes", "--db", db]), (o) => ({ code: o.code, stdout: o.stdout, stderr: o.stderr.trimEnd() }))
+  const notAMirror = (detail: string) => ({
+    code: 1,
+    stdout: "",
+    stderr: `design-search: the mirror's database failed: not a mirror: ${detail}`
+  })
+
+  it.scoped("an absent SQLite file, or one without the mirror's tables, is one line, and stays as it was", () =>
+    Effect.gen(function*() {
+      const db = yield* inFolder
+      expect(yield* refused(db)).toEqual(notAMirror(`${db} does not exist`))
+      expect(fs.existsSync(db)).toBe(false)
+      const tables = Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => Effect.zip(sql`SELECT name FROM sqlite_master`, sql`PRAGMA journal_mode`)
+      ).pipe(
+        Effect.provide(DesignMirror.layerSqlite({ url: `file:${db}` }))
+      )
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`CREATE TABLE designs (x TEXT)`).pipe(
+        Effect.provide(DesignMirror.layerSqlite({ url: `file:${db}` }))
+      )
+      expect(yield* refused(db)).toEqual(notAMirror("no design_changes table"))
+      expect(yield* tables).toEqual([[{ name: "designs" }], [{ journal_mode: "delete" }]])
+    }))
+
+  it.scoped("a PostgreSQL database without the mirror's tables is one line, and is left without them", () =>
+    Effect.gen(function*() {
+      const db = yield* (yield* Pg.Postgres).database(`not_a_mirror_${process.pid}`)
+      expect(yield* refused(db)).toEqual(notAMirror("no design_changes table"))
+      const schemas = yield* Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`SELECT nspname FROM pg_namespace WHERE nspname = 'design_search'`
+      ).pipe(Effect.provide(DesignMirror.layerPostgres({ url: db })))
+      expect(schemas).toEqual([])
+    }))
+})
+
 describe("the design watch", () => {
   it.scopedLive("the design watch's cron line of docs/cli.md runs: a sync, then the designs it saw since yesterday", () =>
     Effect.gen(function*() {

@@ -376,7 +376,8 @@ describe("design-search sync", () => {
       // Every page is held: the run has started (its state is committed) and waits for its first page.
       yield* served.control.injectFault({ target: "page", status: 503, count: 1_000_000, delayMs: 60_000 })
       const child = yield* start(["sync", "--owner", "ltd", "--db", file, "--concurrency", "1"], env)
-      yield* waitForFile(file, (content) => content.includes(`"kind":"advanced"`))
+      // Its state is in the write-ahead log of the mirror's file (WAL mode).
+      yield* waitForFile(`${file}-wal`, (content) => content.includes(`"kind":"advanced"`))
       yield* child.kill("SIGINT")
       const outcome = yield* child.exit()
       expect(outcome.code, outcome.stderr).toBe(130)

@@ -1,28 +1,22 @@
 /**
- * A reader of a SQLite file in a process of its own, as an analyst's `sqlite3` shell is: it opens
- * the file, holds a read transaction, and prints `held`. With `until-writer MILLIS`, it lets go
- * MILLIS after a writer shows it is waiting (the file's rollback journal appears), and prints
- * `released`; otherwise it holds until it is killed.
+ * Another process on a SQLite file: a reader, as an analyst's `sqlite3` shell is, holding a read
+ * transaction (`read`), or a writer holding the file's write lock (`write`), as another program
+ * writing to it does. It prints `held` once it holds; with MILLIS, it lets go MILLIS later and
+ * prints `released`; otherwise it holds until it is killed.
  */
 import Database from "libsql"
-import { watch } from "node:fs"
-import { basename, dirname } from "node:path"
 import process from "node:process"
 import { setInterval, setTimeout } from "node:timers"
 
 const [file, mode, millis] = process.argv.slice(2)
 const db = new Database(file)
-db.exec("BEGIN")
+db.exec(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN")
 db.prepare("SELECT count(*) FROM sqlite_master").all()
-if (mode === "until-writer") {
-  const watcher = watch(dirname(file), (_event, name) => {
-    if (name !== `${basename(file)}-journal`) return
-    watcher.close()
-    setTimeout(() => {
-      db.exec("ROLLBACK")
-      process.stdout.write("released\n")
-    }, Number(millis ?? 0))
-  })
+if (Number(millis ?? 0) > 0) {
+  setTimeout(() => {
+    db.exec("ROLLBACK")
+    process.stdout.write("released\n")
+  }, Number(millis))
 } else {
   setInterval(() => {}, 60_000)
 }

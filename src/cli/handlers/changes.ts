@@ -3,9 +3,9 @@
  * a change for people or a JSON object a change for programs. Nothing changed prints nothing, so a
  * cron line mails only when something did.
  */
-import { DateTime, Effect, Layer, Option, Stream } from "effect"
+import { DateTime, Effect, Option, Stream } from "effect"
+import * as fs from "node:fs"
 import * as DesignMirror from "../../DesignMirror.js"
-import { DesignSearchClient, Sandbox } from "../../index.js"
 import type { ChangesInput } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { databaseOf } from "./sync.js"
@@ -48,16 +48,15 @@ export const changeLine = (change: DesignMirror.Change): string => {
 export const handle = (args: ChangesInput) =>
   Effect.gen(function*() {
     const database = yield* databaseOf(args.db)
+    if (database.file !== undefined && !fs.existsSync(database.file)) {
+      return yield* new DesignMirror.MirrorDatabaseError({ detail: `not a mirror: ${database.label} does not exist` })
+    }
     const now = yield* DateTime.now
-    const list = Effect.flatMap(DesignMirror.DesignMirror, (mirror) =>
-      mirror.changes({
-        since: Option.getOrUndefined(Option.map(args.since, (at) => at(now))),
-        kind: Option.getOrUndefined(args.kind)
-      }).pipe(Stream.runForEach((change) => args.json ? Output.json(change) : Output.stdout(changeLine(change)))))
-    // The mirror is made with a client, which reading its changes never calls: the embedded
-    // sandbox's, which reads no credentials and sends nothing.
-    const unused = DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer({ designs: 1 })))
-    return yield* list.pipe(
-      Effect.provide(DesignMirror.layer().pipe(Layer.provide(Layer.merge(database.layer, unused))))
+    return yield* DesignMirror.changes({
+      since: Option.getOrUndefined(Option.map(args.since, (at) => at(now))),
+      kind: Option.getOrUndefined(args.kind)
+    }).pipe(
+      Stream.runForEach((change) => args.json ? Output.json(change) : Output.stdout(changeLine(change))),
+      Effect.provide(database.layer)
     )
   })

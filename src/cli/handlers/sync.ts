@@ -21,6 +21,8 @@ import { toSearch } from "../Search.js"
 interface Database {
   readonly layer: Layer.Layer<SqlClient, DesignMirror.SqlDriverMissingError | DesignMirror.MirrorDatabaseError>
   readonly label: string
+  /** The local SQLite file, which opening it creates if absent. */
+  readonly file?: string
 }
 
 const badDb = (detail: string) =>
@@ -63,7 +65,7 @@ const sqliteFile = (value: string, given: string): Effect.Effect<Database, Usage
   const stat = Option.getOrUndefined(Option.liftThrowable(() => fs.statSync(file))())
   if (stat !== undefined && !stat.isFile()) return Effect.fail(badDb(`${value} is not a regular file`))
   if (!fs.existsSync(path.dirname(file))) return Effect.fail(badDb(`${value}: no such directory`))
-  return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: pathToFileURL(file).href }), label: value })
+  return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: pathToFileURL(file).href }), label: value, file })
 }
 
 const syncInto = (args: SyncInput, database: Database, requests: () => number) =>

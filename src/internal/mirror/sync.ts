@@ -6,6 +6,7 @@
  * Designs pass through in batches, and the listing is compared with the rows by SQL: a run holds no
  * design past its batch, and no set of the numbers it listed (docs/mirror.md).
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
@@ -20,7 +21,7 @@ import type { ChangeRow, DesignRows } from "./rows.js"
 import { columnsOf, differences, parsed } from "./rows.js"
 import { exclusively, migrateLocked, retryLocked, schemaOf } from "./sharing.js"
 import type { SyncRow, Tables } from "./tables.js"
-import { make as makeTables, migrate } from "./tables.js"
+import { changes as readChanges, make as makeTables, migrate } from "./tables.js"
 
 /** What every run uses: the client, the statements, and the designs a batch holds. */
 type Deps = { readonly client: Client; readonly tables: Tables; readonly batchSize: number }
@@ -334,6 +335,11 @@ export const make = (batchSize: number, schema?: string) =>
     const client = yield* DesignSearchClient
     const tablesSchema = yield* schemaOf(schema)
     yield* migrateLocked(tablesSchema, migrate(tablesSchema))
+    const sql = yield* SqlClient.SqlClient
+    // A SQLite file in WAL: a batch commits without waiting for the disk, and readers do not hold up a sync.
+    const wal = sql.onDialectOrElse({ sqlite: () => sql`PRAGMA journal_mode = WAL`, orElse: () => Effect.succeed([]) })
+    const [mode] = yield* Effect.orElseSucceed(wal, () => [])
+    if (mode?.journal_mode === "wal") yield* Effect.ignore(sql`PRAGMA synchronous = NORMAL`)
     const deps: Deps = { client, tables: yield* makeTables(tablesSchema), batchSize }
     const state = (criteria: Criteria) =>
       Either.match(criteriaKey(criteria), {
@@ -353,10 +359,11 @@ export const make = (batchSize: number, schema?: string) =>
     return {
       sync: (criteria: Criteria, options?: SyncOptions) => exclusive(sync(deps, criteria, options)),
       state,
-      changes: ({ kind, since }: ChangesOptions = {}) =>
-        Stream.unwrap(Effect.map(
-          since === undefined ? deps.tables.lastRun : Effect.succeed(DateTime.formatIso(since)),
-          (from) => deps.tables.changes(from, kind)
-        )).pipe(Stream.mapError(databaseError("reading changes")))
+      changes: (options: ChangesOptions = {}) =>
+        Stream.provideService(readChanges(tablesSchema, options), SqlClient.SqlClient, sql)
     }
   })
+
+/** The changes the mirror over the ambient `SqlClient` holds, its tables in `schema` (on PostgreSQL). */
+export const changes = ({ schema, ...options }: ChangesOptions & { readonly schema?: string | undefined }) =>
+  Stream.unwrap(Effect.map(schemaOf(schema), (tablesSchema) => readChanges(tablesSchema, options)))

@@ -5,9 +5,10 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Array as Arr, Chunk, Effect, Option, Stream } from "effect"
+import { Array as Arr, Chunk, DateTime, Effect, Option, Stream } from "effect"
 import type { DesignNumber } from "../../Designs.js"
-import type { Change, ChangeKind, DesignState } from "./model.js"
+import { databaseError, MirrorDatabaseError } from "./model.js"
+import type { Change, ChangesOptions, DesignState } from "./model.js"
 import type { ChangeRow, DesignRows, SyncColumns } from "./rows.js"
 import { columnsOf, parsed } from "./rows.js"
 
@@ -283,42 +284,48 @@ export const make = (schema?: string) =>
   ORDER BY l.number LIMIT ${limit}`,
           (rows) => rows.map((r) => r.number)
         ),
-      recordChanges: (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows),
-      /** The changes from `since` (ISO) on, of `kind` if one is given, newest first, read 500 at a time. */
-      changes: (since: string, kind: ChangeKind | undefined) =>
-        Stream.paginateChunkEffect(undefined as readonly [string, string, string] | undefined, (after) =>
-          Effect.map(
-            sql<ChangeRow & { synced_at: string | Date }>`SELECT number, synced_at, kind, CAST(fields AS TEXT) AS fields
-  FROM ${t.changes} WHERE ${
-              sql.and([
-                sql`synced_at >= ${since}`,
-                ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
-                ...(after === undefined
-                  ? []
-                  : [sql`(synced_at, number, kind) < (${after[0]}, ${after[1]}, ${after[2]})`])
-              ])
-            } ORDER BY synced_at DESC, number DESC, kind DESC LIMIT 500`,
-            (rows) => {
-              const page = rows.map((row): Change => ({
-                number: row.number,
-                kind: row.kind,
-                syncedAt: new Date(row.synced_at).toISOString(),
-                fields: parsed(row.fields) as Change["fields"]
-              }))
-              const last = page.at(-1)
-              const next = last === undefined || page.length < 500
-                ? Option.none()
-                : Option.some([last.syncedAt, last.number, last.kind] as const)
-              return [Chunk.unsafeFromArray(page), next] as const
-            }
-          )),
-      /** When the latest complete run of any criteria started (ISO), or the epoch before one did. */
-      lastRun: Effect.map(
-        sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`,
-        (rows) => new Date(rows[0]?.at ?? 0).toISOString()
-      )
+      recordChanges: (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows)
     }
   })
 
 /** The statements of the mirror. */
 export type Tables = Effect.Effect.Success<ReturnType<typeof make>>
+
+/**
+ * The changes of the mirror in `schema` (see `DesignMirror.changes`), read a page at a time; a
+ * database without `design_changes` is not a mirror, and is told so before anything is read or made.
+ */
+export const changes = (schema: string | undefined, { kind, since }: ChangesOptions) =>
+  Stream.unwrap(withTables(schema, (sql, t) =>
+    Effect.gen(function*() {
+      const found = yield* sql.onDialectOrElse({
+        pg: () =>
+          sql`SELECT 1 WHERE to_regclass(format('%I.%I', ${schema ?? ""}::text, ${tables.changes}::text)) IS NOT NULL`,
+        orElse: () => sql`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ${tables.changes}`
+      })
+      if (found.length === 0) return yield* new MirrorDatabaseError({ detail: "not a mirror: no design_changes table" })
+      const [last] = yield* sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`
+      const from = since === undefined ? new Date(last?.at ?? 0).toISOString() : DateTime.formatIso(since)
+      return Stream.paginateChunkEffect(undefined as readonly [string, string, string] | undefined, (after) =>
+        Effect.map(
+          sql<ChangeRow & { synced_at: string | Date }>`SELECT number, synced_at, kind, CAST(fields AS TEXT) AS fields
+  FROM ${t.changes} WHERE ${
+            sql.and([
+              sql`synced_at >= ${from}`,
+              ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
+              ...(after === undefined ? [] : [sql`(synced_at, number, kind) < (${after[0]}, ${after[1]}, ${after[2]})`])
+            ])
+          } ORDER BY synced_at DESC, number DESC, kind DESC LIMIT 500`,
+          (rows) => {
+            const page = rows.map((row): Change => ({
+              number: row.number,
+              kind: row.kind,
+              syncedAt: new Date(row.synced_at).toISOString(),
+              fields: parsed(row.fields) as Change["fields"]
+            }))
+            const end = page.length < 500 ? undefined : page.at(-1)
+            const next = Option.map(Option.fromNullable(end), (c) => [c.syncedAt, c.number, c.kind] as const)
+            return [Chunk.unsafeFromArray(page), next] as const
+          }
+        ))
+    }))).pipe(Stream.catchTag("SqlError", (e) => Stream.fail(databaseError("reading changes")(e))))
