@@ -10,7 +10,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Redacted, Schedule, Stream } from "effect"
 import type { Scope } from "effect"
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -78,6 +78,10 @@ const holder = (file: string, mode: "read" | "write", millis = 0) =>
     }
   })
 
+/** What another process sees of `file`: its number of designs, and whether it can take the write lock. */
+const seenByAnother = (file: string) =>
+  Effect.sync(() => execFileSync(process.execPath, [readerScript, file, "count"], { encoding: "utf8" }).trim())
+
 /** The tables a mirror keeps, by name. */
 const mirrorTables = [
   "design_changes",
@@ -131,6 +135,36 @@ layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sh
       )
       yield* other.kill
       expect((yield* Effect.provide(syncAll, context)).inserted).toBe(designs)
+      // Committed: another process sees the rows, and the file's write lock is free.
+      expect(yield* seenByAnother(file)).toBe(`${designs} writable`)
+    }))
+
+  it.scoped("sqlite: a write retried after the file was locked is committed", () =>
+    Effect.gen(function*() {
+      const file = path.join(yield* tempDir, "mirror.db")
+      const sql = DesignMirror.layerSqlite({ url: `file:${file}`, busyTimeoutMillis: 50 })
+      const context = yield* Layer.build(mirrorOver(sql))
+      // Let go after the first try: a retry gets the lock.
+      const other = yield* holder(file, "write", 120)
+      expect((yield* Effect.provide(syncAll, context)).inserted).toBe(designs)
+      yield* other.released
+      expect(yield* seenByAnother(file)).toBe(`${designs} writable`)
+    }))
+
+  it.scoped("sqlite: building the mirror while another process writes to its file waits the busy timeout, then fails locked", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      for (const [name, existing] of [["new.db", false], ["mirror.db", true]] as const) {
+        const file = path.join(dir, name)
+        const sql = DesignMirror.layerSqlite({ url: `file:${file}`, busyTimeoutMillis: 50 })
+        if (existing) yield* Effect.scoped(Layer.build(mirrorOver(sql)))
+        const other = yield* holder(file, "write")
+        const error = yield* Effect.flip(Effect.scoped(Layer.build(mirrorOver(sql))))
+        expect(error).toMatchObject({ _tag: "MirrorDatabaseError", locked: true })
+        expect(error.message).toMatch(/: the mirror file is locked by another process$/)
+        yield* other.kill
+        expect((yield* Effect.scoped(Effect.provide(syncAll, mirrorOver(sql)))).inserted).toBe(designs)
+      }
     }))
 
   const sqlFor = (engine: Engine) =>

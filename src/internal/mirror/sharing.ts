@@ -27,9 +27,28 @@ const sqlFailures = (doing: string) => <A, E, R>(effect: Effect.Effect<A, E, R>)
       ? Option.some(Effect.fail(databaseError(doing)(defect)))
       : Option.none())
 
+/** The part of `@effect/sql-libsql`'s client used here: its `@libsql/client`, whose `transaction` takes its connection. */
+type Libsql = { readonly sdk: { transaction(mode: "deferred"): Promise<{ close(): void }> } }
+
+/**
+ * A statement that could not get a SQLite file's lock, its connection replaced (same busy timeout):
+ * libSQL leaves the statement in progress, and every later write on that connection uncommitted.
+ */
+const renewing = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(effect, (e) =>
+    !isLocked(e) || !("sdk" in sql) ? Effect.void : Effect.ignore(Effect.gen(function*() {
+      const [busy] = yield* sql<{ readonly timeout: number }>`PRAGMA busy_timeout`
+      yield* Effect.tryPromise(() => (sql as unknown as Libsql).sdk.transaction("deferred").then((tx) => tx.close()))
+      yield* sql.unsafe(`PRAGMA busy_timeout = ${busy?.timeout ?? 0}`)
+    })))
+
 /** A statement that could not get a SQLite file's lock tried twice more: SQLite does not wait where two writers could deadlock. */
 export const retryLocked = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.retry(effect, { schedule: Schedule.exponential("100 millis"), times: 2, while: isLocked })
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      Effect.retry(renewing(sql, effect), { schedule: Schedule.exponential("100 millis"), times: 2, while: isLocked })
+  )
 
 /**
  * `migrate` in one transaction: one that fails (a table in the way) leaves nothing behind. On
@@ -56,8 +75,13 @@ export const migrateLocked = <E extends { readonly message: string }>(
   migration_id integer primary key, created_at timestamp with time zone not null default now(), name text not null
 )`
     })
+    // libSQL's transaction that cannot begin keeps the client's connection for good: the lock is waited for first.
+    const free = sql.onDialectOrElse({
+      sqlite: () => renewing(sql, Effect.zipRight(sql`BEGIN IMMEDIATE`, sql`ROLLBACK`)),
+      orElse: () => Effect.void
+    })
     const creating = "creating the mirror's tables"
-    return sql.withTransaction(Effect.zipRight(prepare, migrate)).pipe(
+    return Effect.zipRight(free, sql.withTransaction(Effect.zipRight(prepare, migrate))).pipe(
       Effect.mapError(databaseError(creating)),
       sqlFailures(creating)
     )

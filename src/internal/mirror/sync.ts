@@ -99,7 +99,7 @@ type Run = Effect.Effect.Success<ReturnType<typeof plan>>
  * The designs of `numbers`, a `getDesign` each, through the client's one "then get each"; a number
  * the service answers 404 for joins `run.gone`.
  */
-const getEach = (run: Run, numbers: Stream.Stream<DesignNumber, SyncError>) =>
+const getEach = <R>(run: Run, numbers: Stream.Stream<DesignNumber, SyncError, R>) =>
   Stream.filterMap(
     Paged.getEach(numbers, (n) =>
       run.client.getDesign(n).pipe(
@@ -198,7 +198,7 @@ const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray
  * run's own search (`from` given), its new position, then the progress. A last empty batch commits
  * the numbers not found after the last design.
  */
-const commit = (run: Run, designs: Stream.Stream<Design, SyncError>, from?: number) =>
+const commit = <R>(run: Run, designs: Stream.Stream<Design, SyncError, R>, from?: number) =>
   Stream.runFoldEffect(
     Stream.concat(Stream.grouped(designs, run.batchSize), Stream.succeed(Chunk.empty<Design>())),
     from ?? 0,
@@ -312,7 +312,11 @@ const finish = (run: Run) =>
   })
 
 /** One run of `sync`, phase by phase. */
-export const sync = (deps: Deps, criteria: unknown, options: unknown): Effect.Effect<SyncReport, SyncError> =>
+export const sync = (
+  deps: Deps,
+  criteria: unknown,
+  options: unknown
+): Effect.Effect<SyncReport, SyncError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const run = yield* plan(deps, criteria, options)
     const { changed } = run
@@ -338,7 +342,7 @@ export const make = (batchSize: number, schema?: string) =>
     const sql = yield* SqlClient.SqlClient
     // A SQLite file in WAL: a batch commits without waiting for the disk, and readers do not hold up a sync.
     const wal = sql.onDialectOrElse({ sqlite: () => sql`PRAGMA journal_mode = WAL`, orElse: () => Effect.succeed([]) })
-    const [mode] = yield* Effect.orElseSucceed(wal, () => [])
+    const [mode] = yield* Effect.orElseSucceed(retryLocked(wal), () => [])
     if (mode?.journal_mode === "wal") yield* Effect.ignore(sql`PRAGMA synchronous = NORMAL`)
     const deps: Deps = { client, tables: yield* makeTables(tablesSchema), batchSize }
     const state = (criteria: Criteria) =>
@@ -357,8 +361,9 @@ export const make = (batchSize: number, schema?: string) =>
       })
     const exclusive = yield* exclusively(tablesSchema)
     return {
-      sync: (criteria: Criteria, options?: SyncOptions) => exclusive(sync(deps, criteria, options)),
-      state,
+      sync: (criteria: Criteria, options?: SyncOptions) =>
+        exclusive(Effect.provideService(sync(deps, criteria, options), SqlClient.SqlClient, sql)),
+      state: (criteria: Criteria) => Effect.provideService(state(criteria), SqlClient.SqlClient, sql),
       changes: (options: ChangesOptions = {}) =>
         Stream.provideService(readChanges(tablesSchema, options), SqlClient.SqlClient, sql)
     }
