@@ -12,7 +12,7 @@ import { setInterval, setTimeout } from "node:timers"
 const [file, mode, millis] = process.argv.slice(2)
 const db = new Database(file)
 if (mode === "count") {
-  const [count] = db.prepare("SELECT count(*) FROM " + (process.env.T ?? "designs") + "").raw(true).all()[0]
+  const [count] = db.prepare("SELECT count(*) FROM designs").raw(true).all()[0]
   let lock = "writable"
   try {
     db.exec("BEGIN IMMEDIATE")

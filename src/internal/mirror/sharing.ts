@@ -42,13 +42,11 @@ const renewing = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E,
       yield* sql.unsafe(`PRAGMA busy_timeout = ${busy?.timeout ?? 0}`)
     })))
 
+const retries = { schedule: Schedule.exponential("100 millis"), times: 2, while: isLocked }
+
 /** A statement that could not get a SQLite file's lock tried twice more: SQLite does not wait where two writers could deadlock. */
 export const retryLocked = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) =>
-      Effect.retry(renewing(sql, effect), { schedule: Schedule.exponential("100 millis"), times: 2, while: isLocked })
-  )
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.retry(renewing(sql, effect), retries))
 
 /**
  * `migrate` in one transaction: one that fails (a table in the way) leaves nothing behind. On

@@ -312,11 +312,7 @@ const finish = (run: Run) =>
   })
 
 /** One run of `sync`, phase by phase. */
-export const sync = (
-  deps: Deps,
-  criteria: unknown,
-  options: unknown
-): Effect.Effect<SyncReport, SyncError, SqlClient.SqlClient> =>
+export const sync = (deps: Deps, criteria: unknown, options: unknown) =>
   Effect.gen(function*() {
     const run = yield* plan(deps, criteria, options)
     const { changed } = run
