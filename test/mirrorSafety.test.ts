@@ -156,7 +156,10 @@ layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sh
       const dir = yield* tempDir
       for (const [name, existing] of [["new.db", false], ["mirror.db", true]] as const) {
         const file = path.join(dir, name)
-        const sql = DesignMirror.layerSqlite({ url: `file:${file}`, busyTimeoutMillis: 50 })
+        // One client throughout: a build that failed locked leaves it whole.
+        const sql = Layer.succeedContext(
+          yield* Layer.build(DesignMirror.layerSqlite({ url: `file:${file}`, busyTimeoutMillis: 50 }))
+        )
         if (existing) yield* Effect.scoped(Layer.build(mirrorOver(sql)))
         const other = yield* holder(file, "write")
         const error = yield* Effect.flip(Effect.scoped(Layer.build(mirrorOver(sql))))
@@ -164,6 +167,7 @@ layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sh
         expect(error.message).toMatch(/: the mirror file is locked by another process$/)
         yield* other.kill
         expect((yield* Effect.scoped(Effect.provide(syncAll, mirrorOver(sql)))).inserted).toBe(designs)
+        expect(yield* seenByAnother(file)).toBe(`${designs} writable`)
       }
     }))
 
