@@ -73,7 +73,8 @@ export const migrateLocked = <E extends { readonly message: string }>(
   migration_id integer primary key, created_at timestamp with time zone not null default now(), name text not null
 )`
     })
-    // libSQL's transaction that cannot begin keeps the client's connection for good: the lock is waited for first.
+    // A libSQL transaction that cannot begin never gives its client back (every later statement would
+    // wait for ever): the write lock is waited for first.
     const free = sql.onDialectOrElse({
       sqlite: () => renewing(sql, Effect.zipRight(sql`BEGIN IMMEDIATE`, sql`ROLLBACK`)),
       orElse: () => Effect.void
