@@ -137,6 +137,69 @@ layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
         })
       ))
 
+    it.effect(`${engine}: a sync stopped between its history and its rows, then resumed the next day, writes each change once, at the run's start`, () =>
+      onEngine(
+        engine,
+        Effect.gen(function*() {
+          const mirror = yield* DesignMirror.DesignMirror
+          const control = yield* Sandbox.SandboxControl
+          const sql = yield* SqlClient.SqlClient
+          // A trigger that fails a write of `designs` (on `event`, where `when` holds), as a crash between statements would.
+          const stopWrites = (event: "INSERT" | "UPDATE", when: string) =>
+            engine === "sqlite"
+              ? sql.unsafe(`CREATE TRIGGER stop BEFORE ${event} ON designs WHEN ${when}
+  BEGIN SELECT RAISE(ABORT, 'stopped'); END`)
+              : Effect.zipRight(
+                sql.unsafe(`CREATE OR REPLACE FUNCTION stop() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN IF ${when} THEN RAISE EXCEPTION 'stopped'; END IF; RETURN NEW; END $$`),
+                sql.unsafe(`CREATE TRIGGER stop BEFORE ${event} ON designs FOR EACH ROW EXECUTE FUNCTION stop()`)
+              )
+          const stoppedThenResumed = <A, E, R>(sync: Effect.Effect<A, E, R>) =>
+            Effect.gen(function*() {
+              expect((yield* Effect.flip(sync))._tag).toBe("MirrorDatabaseError")
+              yield* sql.unsafe(engine === "sqlite" ? "DROP TRIGGER stop" : "DROP TRIGGER stop ON designs")
+              yield* TestClock.adjust(day)
+              expect(yield* sync).toMatchObject({ resumed: true })
+            })
+          const history = (kind: string) =>
+            Effect.map(
+              sql<{ n: number | string; runs: number | string }>`SELECT COUNT(*) AS n, COUNT(DISTINCT synced_at) AS runs
+  FROM design_changes WHERE kind = ${kind}`,
+              ([row]) => [Number(row!.n), Number(row!.runs)]
+            )
+          const listed = (kind: "new" | "changed" | "no_longer_matching") =>
+            Effect.map(Stream.runCollect(mirror.changes({ kind })), (c) => c.length)
+
+          // The first batch is in; the second's history is written, its rows are not.
+          yield* stopWrites("INSERT", "(SELECT COUNT(*) FROM designs) >= 100")
+          yield* stoppedThenResumed(mirror.sync(everything))
+          expect(yield* rows).toHaveLength(designs)
+          expect(yield* history("new")).toEqual([designs, 1])
+          // By default `changes` starts at the run's start, which is the first attempt's.
+          expect(yield* listed("new")).toBe(designs)
+
+          // A changed design's stopped write leaves its old record: the same difference is seen again.
+          const touched = (yield* rows).slice(0, 3).map((r) => r.number)
+          yield* TestClock.adjust(day)
+          yield* control.touch(touched)
+          yield* stopWrites("UPDATE", "true")
+          yield* stoppedThenResumed(mirror.sync(everything))
+          expect(yield* history("changed")).toEqual([3, 1])
+          expect(yield* listed("changed")).toBe(3)
+
+          // Rows marked no longer matching: the history of the stopped mark is not written twice.
+          const unchanged: Designs.AdvancedSearchRequest = {
+            rows: [{ op: "AND", query: { date: { type: "LAST_CHANGED", to: "2026-11-30" } } }]
+          }
+          yield* mirror.sync(unchanged)
+          yield* control.touch((yield* rows).slice(3, 5).map((r) => r.number))
+          yield* stopWrites("UPDATE", "true")
+          yield* stoppedThenResumed(mirror.sync(unchanged))
+          expect(yield* history("no_longer_matching")).toEqual([2, 1])
+          expect(yield* listed("no_longer_matching")).toBe(2)
+        })
+      ))
+
     it.effect(`${engine}: designs that no longer match are marked no_longer_matching, and current again when they match`, () =>
       onEngine(
         engine,

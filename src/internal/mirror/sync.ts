@@ -51,9 +51,12 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
     const { json, search } = yield* readCriteria(criteria)
     const { concurrency, history, onProgress } = yield* readOptions(options)
     const key = keyOf(json)
-    const at = iso(yield* Clock.currentTimeMillis)
     const previous = Option.getOrUndefined(yield* db("reading the sync state", deps.tables.syncRow(key)))
     const resumed = previous !== undefined && previous.run_day !== null
+    // A resumed run keeps its first start: what it wrote before is of the same run, once.
+    const at = resumed && previous.run_at !== null
+      ? new Date(previous.run_at).toISOString()
+      : iso(yield* Clock.currentTimeMillis)
     const row: SyncRow = previous !== undefined && resumed ? previous : {
       criteria_key: key,
       criteria: json,
@@ -62,7 +65,8 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
       run_since: previous?.watermark ?? null,
       run_position: 0,
       updated_at: at,
-      last_run_at: previous?.last_run_at ?? null
+      last_run_at: previous?.last_run_at ?? null,
+      run_at: at
     }
     if (!resumed) yield* db("starting the run", deps.tables.putSyncRow(row))
     const since = row.run_since ?? undefined
@@ -217,7 +221,8 @@ const commit = <R>(run: Run, designs: Stream.Stream<Design, SyncError, R>, from?
         yield* Effect.uninterruptible(db(
           "writing designs",
           Effect.all([
-            // History first: a write stopped after it is written again, and its change with it.
+            // History first: a write stopped after it is written again by the resumed run, which keeps
+            // the run's start, so its change is kept once.
             tables.recordChanges(changes),
             tables.writeDesigns(changed),
             tables.notFound(notFound, run.at, run.history),
@@ -289,6 +294,7 @@ const finish = (run: Run) =>
         run_day: null,
         run_since: null,
         run_position: 0,
+        run_at: null,
         updated_at: iso(yield* Clock.currentTimeMillis),
         last_run_at: run.short === undefined ? run.at : run.row.last_run_at
       })

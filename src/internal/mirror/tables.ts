@@ -81,6 +81,7 @@ const typedTables = (schema: string | undefined) =>
       retype,
       ...added.split(",").map((column) => sql`ALTER TABLE ${t.designs} ADD COLUMN ${sql.literal(column)}`),
       sql`ALTER TABLE ${t.syncState} ADD COLUMN last_run_at ${timeType}`,
+      sql`ALTER TABLE ${t.syncState} ADD COLUMN run_at ${timeType}`,
       party(t.owners),
       party(t.designers),
       sql`CREATE TABLE ${t.classifications} (number TEXT NOT NULL, code TEXT NOT NULL, title TEXT,
@@ -88,7 +89,7 @@ const typedTables = (schema: string | undefined) =>
       sql`CREATE TABLE ${t.products} (number TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
   PRIMARY KEY (number, position))`,
       sql`CREATE TABLE ${t.changes} (number TEXT NOT NULL, synced_at ${timeType} NOT NULL, kind TEXT NOT NULL,
-  fields ${jsonType})`,
+  fields ${jsonType}, PRIMARY KEY (number, synced_at, kind))`,
       sql`CREATE INDEX design_changes_synced_at ON ${t.changes} (synced_at)`,
       sql`CREATE TABLE ${t.listing} (criteria_key TEXT NOT NULL, number TEXT NOT NULL, PRIMARY KEY (criteria_key, number))`,
       ...["status", "filing_date", "registration_date", "expiry_date", "last_changed"].map((column) =>
@@ -164,6 +165,8 @@ export interface SyncRow {
   readonly updated_at: string
   /** When the last complete run started. */
   readonly last_run_at: string | Date | null
+  /** When the run in progress started: the `synced_at` of all it writes, resumed or not. */
+  readonly run_at: string | Date | null
 }
 
 /** Rows a statement writes or names at most (well under both engines' parameter caps). */
@@ -171,10 +174,14 @@ const chunks = <A>(items: ReadonlyArray<A>) => Arr.chunksOf(items, 500)
 
 /** The statements of the mirror on the tables `t`. */
 const statements = (sql: SqlClient.SqlClient, t: Names) => {
-  const insert = (table: typeof t.designs, rows: ReadonlyArray<object>) =>
-    Effect.forEach(chunks(rows), (chunk) => sql`INSERT INTO ${table} ${sql.insert(chunk.map((r) => ({ ...r })))}`, {
-      discard: true
-    })
+  const insert = (table: typeof t.designs, rows: ReadonlyArray<object>, then = sql``) =>
+    Effect.forEach(
+      chunks(rows),
+      (chunk) => sql`INSERT INTO ${table} ${sql.insert(chunk.map((r) => ({ ...r })))} ${then}`,
+      {
+        discard: true
+      }
+    )
 
   /**
    * Writes designs with the rows of their parties, classes and products, which replace any the
@@ -228,7 +235,8 @@ export const make = (schema?: string) =>
         Effect.map(sql<{ n: number | string }>`SELECT COUNT(*) AS n ${selected}`, ([row]) => Number(row?.n ?? 0)),
         Effect.all([
           history
-            ? sql`INSERT INTO ${t.changes} (number, synced_at, kind) SELECT number, CAST(${at} AS ${time}), ${state} ${selected}`
+            ? sql`INSERT INTO ${t.changes} (number, synced_at, kind) SELECT number, CAST(${at} AS ${time}), ${state} ${selected}
+  ON CONFLICT DO NOTHING`
             : Effect.void,
           sql`UPDATE ${t.designs} SET state = ${state}, synced_at = ${at} WHERE ${where} AND state <> ${state}`
         ])
@@ -246,7 +254,7 @@ export const make = (schema?: string) =>
         Effect.asVoid(sql`INSERT INTO ${t.syncState} ${sql.insert({ ...row })}
   ON CONFLICT (criteria_key) DO UPDATE SET criteria = excluded.criteria, watermark = excluded.watermark,
     run_day = excluded.run_day, run_since = excluded.run_since, run_position = excluded.run_position,
-    updated_at = excluded.updated_at, last_run_at = excluded.last_run_at`),
+    updated_at = excluded.updated_at, last_run_at = excluded.last_run_at, run_at = excluded.run_at`),
       /** The rows of `numbers` that exist, with what decides whether a write changes them. */
       existing: (numbers: ReadonlyArray<string>) =>
         Effect.map(
@@ -284,7 +292,8 @@ export const make = (schema?: string) =>
   ORDER BY l.number LIMIT ${limit}`,
           (rows) => rows.map((r) => r.number)
         ),
-      recordChanges: (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows)
+      /** Writes history; a change the run already wrote (a write stopped, then resumed) is kept once. */
+      recordChanges: (rows: ReadonlyArray<ChangeRow>) => insert(t.changes, rows, sql`ON CONFLICT DO NOTHING`)
     }
   })
 
