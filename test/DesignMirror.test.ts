@@ -154,7 +154,7 @@ layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
   BEGIN IF ${when} THEN RAISE EXCEPTION 'stopped'; END IF; RETURN NEW; END $$`),
                 sql.unsafe(`CREATE TRIGGER stop BEFORE ${event} ON designs FOR EACH ROW EXECUTE FUNCTION stop()`)
               )
-          const stoppedThenResumed = <A, E, R>(sync: Effect.Effect<A, E, R>) =>
+          const stoppedThenResumed = <A, E extends { readonly _tag: string }, R>(sync: Effect.Effect<A, E, R>) =>
             Effect.gen(function*() {
               expect((yield* Effect.flip(sync))._tag).toBe("MirrorDatabaseError")
               yield* sql.unsafe(engine === "sqlite" ? "DROP TRIGGER stop" : "DROP TRIGGER stop ON designs")

@@ -221,8 +221,7 @@ const commit = <R>(run: Run, designs: Stream.Stream<Design, SyncError, R>, from?
         yield* Effect.uninterruptible(db(
           "writing designs",
           Effect.all([
-            // History first: a write stopped after it is written again by the resumed run, which keeps
-            // the run's start, so its change is kept once.
+            // History first: a stopped write is written again, its change kept once (the run keeps its start).
             tables.recordChanges(changes),
             tables.writeDesigns(changed),
             tables.notFound(notFound, run.at, run.history),

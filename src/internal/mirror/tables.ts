@@ -175,13 +175,9 @@ const chunks = <A>(items: ReadonlyArray<A>) => Arr.chunksOf(items, 500)
 /** The statements of the mirror on the tables `t`. */
 const statements = (sql: SqlClient.SqlClient, t: Names) => {
   const insert = (table: typeof t.designs, rows: ReadonlyArray<object>, then = sql``) =>
-    Effect.forEach(
-      chunks(rows),
-      (chunk) => sql`INSERT INTO ${table} ${sql.insert(chunk.map((r) => ({ ...r })))} ${then}`,
-      {
-        discard: true
-      }
-    )
+    Effect.forEach(chunks(rows), (c) => sql`INSERT INTO ${table} ${sql.insert(c.map((r) => ({ ...r })))} ${then}`, {
+      discard: true
+    })
 
   /**
    * Writes designs with the rows of their parties, classes and products, which replace any the
