@@ -31,9 +31,8 @@ const badDb = (detail: string) =>
   })
 
 /**
- * The database of a `--db` value, or the usage error of why it names none. Every command that opens
- * one goes through here: a driver's warnings (the PostgreSQL driver's about `sslmode`, say) are for
- * its own users, not ours, and are silenced.
+ * The database of a `--db` value, or the usage error of why it names none. Every command opening one
+ * silences here a driver's warnings (PostgreSQL's about `sslmode`, say): they are for its own users.
  */
 export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =>
   Effect.suspend(() => {

@@ -123,7 +123,7 @@ export const encodedOf = (
 
 /**
  * A design as the `record` column holds it: its wire form as JSON, exactly as
- * `design-search get --json` prints it.
+ * `design-search get --json` prints it, a NUL (U+0000) as U+FFFD.
  *
  * @since 0.3.0
  * @category utils
