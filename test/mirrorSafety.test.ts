@@ -347,6 +347,10 @@ layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sh
       expect(tls.stderr).toBe(
         "design-search: the mirror's database failed: connecting to PostgreSQL: The server does not support SSL connections\n"
       )
+      // Every command that opens a database, `changes` too.
+      const read = yield* run(["changes", "--db", `${yield* pgDatabase}?sslmode=require`], env)
+      expect(read.code, read.stderr).toBe(1)
+      expect(read.stderr).toMatch(/^design-search: [^\n]*The server does not support SSL connections\n$/)
 
       // A mirror file that refuses writes, as a read-only one does (tests may run as root, whom modes do not stop).
       const file = path.join(yield* tempDir, "mirror.db")
@@ -362,5 +366,16 @@ layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sh
       const refused = yield* run(["sync", "chair", "--db", file], env)
       expect(refused.code, refused.stderr).toBe(1)
       expect(refused.stderr).toBe("design-search: the mirror's database failed: starting the run: read only\n")
+
+      // A lock file beside the mirror that cannot be made (a directory in its place, as root is not stopped
+      // by a read-only folder) is named.
+      const fresh = path.join(path.dirname(file), "fresh.db")
+      fs.copyFileSync(file, fresh)
+      fs.mkdirSync(`${fresh}-lock`)
+      const unlockable = yield* run(["sync", "chair", "--db", fresh], env)
+      expect(unlockable.code, unlockable.stderr).toBe(1)
+      expect(unlockable.stderr).toMatch(
+        new RegExp(`^design-search: the mirror's database failed: locking the mirror with ${fresh}-lock: [^\\n]+\\n$`)
+      )
     }))
 })

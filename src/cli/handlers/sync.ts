@@ -30,9 +30,13 @@ const badDb = (detail: string) =>
     detail: `--db ${detail}: give a file path or file: URL, or a libsql://, http(s):// or postgres:// URL`
   })
 
-/** The database of a `--db` value, or the usage error of why it names none. */
+/**
+ * The database of a `--db` value, or the usage error of why it names none. Every command opening one
+ * silences here a driver's warnings (PostgreSQL's about `sslmode`, say): they are for its own users.
+ */
 export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =>
   Effect.suspend(() => {
+    process.removeAllListeners("warning")
     if (value.trim() === "") return Effect.fail(badDb("is empty"))
     // A file: URL names a SQLite file, as libSQL reads it: file:x.db relative, file:/x.db and file:///x.db absolute.
     if (/^file:/i.test(value)) {
@@ -119,8 +123,6 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
 export const handle = (args: SyncInput) =>
   Effect.gen(function*() {
     const database = yield* databaseOf(args.db)
-    // A driver's warnings (the PostgreSQL driver's about `sslmode`, say) are for its own users, not ours.
-    process.removeAllListeners("warning")
     const counted = yield* budgetFor(args.rate, args.env)
     return yield* syncInto(args, database, counted.requests).pipe(
       Effect.provide(DesignMirror.layer().pipe(Layer.provide(database.layer))),

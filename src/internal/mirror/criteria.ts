@@ -22,6 +22,9 @@ const invalid = (parameter: string, detail: string): Either.Either<never, Valida
 const decodeAdvanced = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })
 const decodeQuick = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
 
+/** JSON with each NUL (U+0000) of its strings and keys as U+FFFD: PostgreSQL's text and JSONB hold no NUL. */
+const withoutNul = (json: string) => json.replace(/\\\\|\\u0000/g, (escape) => escape === "\\u0000" ? "\ufffd" : escape)
+
 /** Objects with their keys in order, so that equal criteria are written alike. */
 const canonical = (value: unknown): unknown =>
   Array.isArray(value)
@@ -49,7 +52,10 @@ export const readCriteria = (
   const { changedSinceDate: _, ...rest } = request
   return Either.match(Either.try(() => JSON.stringify({ kind: _tag, search: canonical(rest) })), {
     onLeft: () => invalid("criteria", "the criteria cannot be written as JSON"),
-    onRight: (json) => Either.right({ json, search: { _tag, request: JSON.parse(json).search } as Search })
+    onRight: (json) =>
+      withoutNul(json) === json
+        ? Either.right({ json, search: { _tag, request: JSON.parse(json).search } as Search })
+        : invalid("criteria", "a text holds NUL (U+0000), which a mirror cannot store")
   })
 }
 
@@ -92,7 +98,10 @@ export const criteriaKey = (criteria: Criteria): Either.Either<string, Validatio
 
 const encodeDesign = Schema.encodeEither(Design)
 
-/** A design's wire form, and that form as the `record` column holds it (JSON). */
+/**
+ * A design's wire form, and that form as the `record` column holds it (JSON), both with NUL as
+ * U+FFFD on every engine, so that the columns, the record and the comparison of records agree.
+ */
 export const encodedOf = (
   design: Design
 ): Either.Either<{ readonly encoded: typeof Design.Encoded; readonly record: string }, UnexpectedResponseError> => {
@@ -102,7 +111,11 @@ export const encodedOf = (
     Either.mapLeft(encodeDesign(design), () => unwritable("it does not fit the Design schema")),
     (encoded) =>
       Either.try({
-        try: () => ({ encoded, record: JSON.stringify(encoded) }),
+        try: () => {
+          const json = JSON.stringify(encoded)
+          const record = withoutNul(json)
+          return { encoded: record === json ? encoded : JSON.parse(record) as typeof Design.Encoded, record }
+        },
         catch: () => unwritable("it is nested too deeply")
       })
   )
@@ -110,7 +123,7 @@ export const encodedOf = (
 
 /**
  * A design as the `record` column holds it: its wire form as JSON, exactly as
- * `design-search get --json` prints it.
+ * `design-search get --json` prints it, a NUL (U+0000) as U+FFFD.
  *
  * @since 0.3.0
  * @category utils

@@ -118,7 +118,7 @@ const syncLock = (
           Effect.provide(Reactivity.layer),
           // the driver throws if it cannot open the file
           Effect.catchAllDefect((cause) => Effect.fail(new SqlError({ cause, message: "cannot open" }))),
-          Effect.mapError((e) => isLocked(e) ? running : databaseError("locking the mirror")(e))
+          Effect.mapError((e) => isLocked(e) ? running : databaseError(`locking the mirror with ${main.file}-lock`)(e))
         )
       }),
     orElse: () => Effect.void
