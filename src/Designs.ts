@@ -16,8 +16,10 @@ import { unwritableAt } from "./internal/json.js"
  * @since 0.1.0
  * @category schemas
  */
+const designNumberPattern = /^[A-Za-z0-9]{1,12}$/
+
 export const DesignNumber = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9]{1,12}$/, { message: () => "expected a design number: 1 to 12 letters or digits" }),
+  Schema.pattern(designNumberPattern, { message: () => "expected a design number: 1 to 12 letters or digits" }),
   Schema.brand("DesignNumber")
 )
 
@@ -292,6 +294,18 @@ const resultFields = {
 }
 
 /**
+ * A listing of design numbers, which may hold the whole register: a valid one is checked in one
+ * pass and kept as it is; only an invalid one is decoded element by element, to say where.
+ */
+const DesignNumbers = Schema.declare([Schema.Array(DesignNumber)], {
+  decode: (list) => (u, options) =>
+    Array.isArray(u) && u.every((n) => typeof n === "string" && designNumberPattern.test(n))
+      ? ParseResult.succeed(u as ReadonlyArray<DesignNumber>)
+      : ParseResult.decodeUnknown(list)(u, options),
+  encode: (list) => ParseResult.encodeUnknown(list)
+})
+
+/**
  * A search result (quick or advanced): how many designs match, and their numbers; the request as
  * the service read it and the aggregations, when it sends them. The client reads the numbers from
  * `designNumbers` or, failing that, `designIds` (as the sibling trade mark API's `trademarkIds`
@@ -300,7 +314,7 @@ const resultFields = {
  * @since 0.3.0
  * @category schemas
  */
-export const SearchResult = Schema.Struct({ ...resultFields, designNumbers: Schema.Array(DesignNumber) }, Extensions)
+export const SearchResult = Schema.Struct({ ...resultFields, designNumbers: DesignNumbers }, Extensions)
 
 /**
  * @since 0.3.0

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
-import { Design, IsoDate, WireDate } from "../src/Designs.js"
+import { DateTime, Either, FastCheck as fc, Option, ParseResult, Schema } from "effect"
+import { Design, DesignNumber, IsoDate, WireDate } from "../src/Designs.js"
 import { decodeSearchResult } from "../src/internal/client/operations.js"
 import { checkAdvancedSearch, checkDesignNumber, checkPage, checkQuickSearch } from "../src/internal/client/requests.js"
 
@@ -99,6 +99,29 @@ describe("decodeSearchResult: tolerant of the service's names", () => {
     }))
     expect(Either.isLeft(decodeSearchResult({ count: 1, designIds: ["not a number!"] }))).toBe(true)
     expect(Either.isLeft(decodeSearchResult({ count: 1 }))).toBe(true)
+  })
+
+  it("fails a listing with a bad number as an element-by-element decode does, naming where; keeps a good one as sent", () => {
+    const elementwise = Schema.decodeUnknownEither(
+      Schema.Struct({ count: Schema.NonNegativeInt, designNumbers: Schema.Array(DesignNumber) })
+    )
+    const issue = (u: unknown) =>
+      Either.match(u as Either.Either<unknown, ParseResult.ParseError>, {
+        onLeft: (e) => ParseResult.ArrayFormatter.formatErrorSync(e),
+        onRight: () => []
+      })
+    const bad = fc.oneof(fc.constant("not a number!"), fc.constant(""), fc.constant(7), fc.constant(null))
+    fc.assert(fc.property(numbers, fc.nat(4), bad, (listed, at, wrong) => {
+      const designNumbers = [...listed.slice(0, at), wrong, ...listed.slice(at)]
+      const failed = issue(decodeSearchResult({ count: 1, designNumbers }))
+      expect(failed).toEqual(issue(elementwise({ count: 1, designNumbers })))
+      expect(failed[0]?.path).toEqual(["designNumbers", Math.min(at, listed.length)])
+    }))
+    expect(issue(decodeSearchResult({ count: 1, designNumbers: "1" }))).toEqual(
+      issue(elementwise({ count: 1, designNumbers: "1" }))
+    )
+    const listed = ["201915000", "A1"]
+    expect(Either.getOrThrow(decodeSearchResult({ count: 2, designNumbers: listed })).designNumbers).toBe(listed)
   })
 
   it("keeps the request as read and the aggregations, and holds aggregations to their shape", () => {

@@ -70,7 +70,11 @@ const tooDeepAt = (value: unknown): string | undefined => {
     const [v, depth, field] = next
     if (typeof v !== "object" || v === null) continue
     if (depth >= maxNesting) return field
-    for (const [key, child] of Object.entries(v)) stack.push([child, depth + 1, depth === 0 ? key : field])
+    // only objects go on the stack, and no entry is made of each child: a listing holds thousands
+    const keys = depth === 0 ? Object.keys(v) : []
+    Object.values(v).forEach((child, i) => {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1, keys[i] ?? field])
+    })
   }
   return undefined
 }
