@@ -7,7 +7,7 @@
  * design past its batch, and no set of the numbers it listed (docs/mirror.md).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Array as Arr, Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
+import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
 import type { Service as Client } from "../../DesignSearchClient.js"
@@ -252,8 +252,9 @@ const list = (run: Run) =>
     run.tally.matching = count
     if (designNumbers.length < count) return false
     yield* db("writing the listing", run.tables.clearListing(run.key))
-    for (const numbers of Arr.chunksOf(designNumbers, listingChunk)) {
-      yield* db("writing the listing", run.tables.list(run.key, numbers))
+    // Sliced, not `Arr.chunksOf`, which copies the rest of the listing at every chunk.
+    for (let i = 0; i < designNumbers.length; i += listingChunk) {
+      yield* db("writing the listing", run.tables.list(run.key, designNumbers.slice(i, i + listingChunk)))
     }
     return true
   })

@@ -262,10 +262,19 @@ export const make = (schema?: string) =>
       /** Marks the rows of `numbers` not found. */
       notFound: (numbers: ReadonlyArray<string>, at: string, history: boolean) =>
         Effect.forEach(chunks(numbers), (chunk) => mark(sql.and([sql.in("number", chunk)]), "not_found", at, history)),
-      /** Writes `numbers` to the listing of `key`, which holds the numbers its last search listed. */
-      list: (key: string, numbers: ReadonlyArray<string>) =>
-        sql`INSERT INTO ${t.listing} ${sql.insert(numbers.map((number) => ({ criteria_key: key, number })))}
-  ON CONFLICT DO NOTHING`,
+      /**
+       * Writes `numbers` to the listing of `key`, which holds the numbers its last search listed: as
+       * one JSON parameter, as a statement of a parameter a number stays in libSQL's memory until collected.
+       */
+      list: (key: string, numbers: ReadonlyArray<string>) => {
+        const json = JSON.stringify(numbers)
+        return sql`INSERT INTO ${t.listing} (criteria_key, number) SELECT ${key}, value FROM ${
+          sql.onDialectOrElse({
+            pg: () => sql`json_array_elements_text(${json}::json) AS value`,
+            orElse: () => sql`json_each(${json}) WHERE true`
+          })
+        } ON CONFLICT DO NOTHING`
+      },
       clearListing: (key: string) => sql`DELETE FROM ${t.listing} WHERE criteria_key = ${key}`,
       /** Marks the current rows of `key` its listing leaves out; tells how many. */
       unlisted: (key: string, at: string, history: boolean) =>
