@@ -124,7 +124,7 @@ export interface SqliteOptions {
   /**
    * How long a statement on a local file waits for its lock while another process writes to it (a
    * mirror's file is in WAL mode: readers hold up no one), in milliseconds (default 5000); then
-   * `MirrorDatabaseError`, `locked`.
+   * `MirrorDatabaseError`, `locked`. A value that is not a whole number of 0 or more fails the layer.
    */
   readonly busyTimeoutMillis?: number | undefined
 }
@@ -169,8 +169,12 @@ export const layerSqlite = (
 ): Layer.Layer<SqlClient.SqlClient, SqlDriverMissingError | MirrorDatabaseError> =>
   reachable(
     Effect.gen(function*() {
-      const { LibsqlClient } = yield* loadDriver("@effect/sql-libsql", () => import("@effect/sql-libsql"))
       const opening = databaseError("opening the SQLite database")
+      const busy = options.busyTimeoutMillis ?? 5000
+      if (!Number.isSafeInteger(busy) || busy < 0) {
+        return yield* opening({ message: `busyTimeoutMillis must be a whole number of milliseconds, got ${busy}` })
+      }
+      const { LibsqlClient } = yield* loadDriver("@effect/sql-libsql", () => import("@effect/sql-libsql"))
       const client = yield* LibsqlClient.make({
         url: options.url,
         ...(options.authToken === undefined ? {} : { authToken: options.authToken })
@@ -180,7 +184,7 @@ export const layerSqlite = (
       )
       if (!/^file:/i.test(options.url)) return client
       // The driver opens a connection after each transaction: the timeout, a connection's, is set again.
-      const arm = Effect.ignore(client.unsafe(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMillis ?? 5000)}`))
+      const arm = Effect.ignore(client.unsafe(`PRAGMA busy_timeout = ${busy}`))
       yield* arm
       const { withTransaction } = client
       return Object.assign(client, {

@@ -139,6 +139,20 @@ layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sh
       expect(yield* seenByAnother(file)).toBe(`${designs} writable`)
     }))
 
+  it.scoped("sqlite: a busy timeout that is not a whole number of milliseconds fails the layer, naming it", () =>
+    Effect.gen(function*() {
+      const url = `file:${path.join(yield* tempDir, "mirror.db")}`
+      for (const busyTimeoutMillis of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        const error = yield* Effect.flip(Layer.build(DesignMirror.layerSqlite({ url, busyTimeoutMillis })))
+        expect(error).toMatchObject({ _tag: "MirrorDatabaseError" })
+        expect(error.message).toContain(
+          `busyTimeoutMillis must be a whole number of milliseconds, got ${busyTimeoutMillis}`
+        )
+      }
+      // Refused before the file is opened: nothing is made.
+      expect(fs.existsSync(new URL(url))).toBe(false)
+    }))
+
   it.scoped("sqlite: a write retried after the file was locked is committed", () =>
     Effect.gen(function*() {
       const file = path.join(yield* tempDir, "mirror.db")
