@@ -10,14 +10,14 @@ import { ParseResult, Schema } from "effect"
 import { isCalendarDate, wireDate, wireDateText } from "./internal/calendarDate.js"
 import { unwritableAt } from "./internal/json.js"
 
+const designNumberPattern = /^[A-Za-z0-9]{1,12}$/
+
 /**
  * Design numbers: 1 to 12 ASCII letters or digits (e.g. `201915000`).
  *
  * @since 0.1.0
  * @category schemas
  */
-const designNumberPattern = /^[A-Za-z0-9]{1,12}$/
-
 export const DesignNumber = Schema.String.pipe(
   Schema.pattern(designNumberPattern, { message: () => "expected a design number: 1 to 12 letters or digits" }),
   Schema.brand("DesignNumber")
