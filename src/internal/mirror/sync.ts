@@ -271,13 +271,8 @@ const reconcile = (run: Run) =>
     const { tables } = run
     run.tally.noLongerMatching = yield* db("writing designs", tables.unlisted(run.key, run.at, run.history))
     const missing = Stream.paginateChunkEffect("", (after) =>
-      Effect.gen(function*() {
-        const listed = yield* tables.listedNotCurrent(run.key, after, listingChunk)
-        const rows = yield* tables.existing(listed)
-        const got = listed.filter((n) => (rows.get(n)?.state ?? "no_longer_matching") === "no_longer_matching")
-        const last = listed.at(-1)
-        return [Chunk.unsafeFromArray(got), last === undefined ? Option.none() : Option.some(last)] as const
-      }).pipe((effect) => db("reading designs", effect)))
+      Effect.map(db("reading designs", tables.listedToGet(run.key, after, listingChunk)), (listed) =>
+        [Chunk.unsafeFromArray(listed), Option.fromNullable(listed.at(-1))] as const))
     yield* commit(run, getEach(run, missing))
     yield* db("writing the listing", tables.clearListing(run.key))
   })

@@ -199,11 +199,10 @@ const statements = (sql: SqlClient.SqlClient, t: Names) => {
           Effect.forEach(chunks(replaced), (chunk) => sql`DELETE FROM ${table} WHERE ${sql.in("number", chunk)}`),
           insert(table, rows)
         )),
-      Effect.forEach(
-        chunks(designs.map((d) => d.columns)),
-        (chunk) =>
-          sql`INSERT INTO ${t.designs} ${sql.insert(chunk.map((c) => ({ ...c })))}
-ON CONFLICT (number) DO UPDATE SET title = excluded.title, status = excluded.status,
+      insert(
+        t.designs,
+        designs.map((d) => d.columns),
+        sql`ON CONFLICT (number) DO UPDATE SET title = excluded.title, status = excluded.status,
   filing_date = excluded.filing_date, registration_date = excluded.registration_date,
   expiry_date = excluded.expiry_date, last_changed = excluded.last_changed,
   statement_of_newness = excluded.statement_of_newness, record = excluded.record, synced_at = excluded.synced_at,
@@ -288,12 +287,15 @@ export const make = (schema?: string) =>
           at,
           history
         ),
-      /** Up to `limit` numbers of the listing of `key` after `after`, in order, without a current row of `key`. */
-      listedNotCurrent: (key: string, after: string, limit: number) =>
+      /**
+       * Up to `limit` numbers of the listing of `key` after `after`, in order, without a row or whose
+       * row no longer matched: a row current (for any criteria) or not found is left as it is.
+       */
+      listedToGet: (key: string, after: string, limit: number) =>
         Effect.map(
           sql<{ number: DesignNumber }>`SELECT l.number FROM ${t.listing} l WHERE l.criteria_key = ${key}
     AND l.number > ${after} AND NOT EXISTS (SELECT 1 FROM ${t.designs} d
-      WHERE d.criteria_key = ${key} AND d.state = 'current' AND d.number = l.number)
+      WHERE d.number = l.number AND d.state <> 'no_longer_matching')
   ORDER BY l.number LIMIT ${limit}`,
           (rows) => rows.map((r) => r.number)
         ),
