@@ -8,7 +8,9 @@
  *   machine's load cancels, each on a heap just collected (`npm run bench` exposes `gc`), and the
  *   figure is the median of many short rounds' ratios;
  * - `cpuMsPerRequest`: this process's CPU (`process.cpuUsage`) per `getDesign` at concurrency 1; the
- *   server's CPU is its own process's and is not counted.
+ *   server's CPU is its own process's and is not counted. Its rounds are long and start on the heap
+ *   as it is: a collection forced before each short round doubled the figure, and no long-running
+ *   process is collected by force every few hundred requests.
  *
  * Both over `FetchHttpClient.layer`, the default; the same pair at 64 over
  * `NodeHttpClient.layerUndici` is a reference.
@@ -119,7 +121,12 @@ export interface Comparison {
 /** `rounds` rounds of both contenders, alternating which goes first, after a warm-up of each. */
 const compare = (
   calls: Record<Contender, Call>,
-  options: { readonly rounds: number; readonly requests: number; readonly concurrency: number }
+  options: {
+    readonly rounds: number
+    readonly requests: number
+    readonly concurrency: number
+    readonly collect: boolean
+  }
 ) =>
   Effect.gen(function*() {
     const { concurrency, requests, rounds } = options
@@ -129,7 +136,7 @@ const compare = (
       const order: ReadonlyArray<Contender> = r % 2 === 0 ? ["toolkit", "handwritten"] : ["handwritten", "toolkit"]
       for (const contender of order) {
         // each contender starts its round on a collected heap, so that neither pays for the other's garbage
-        ;(globalThis as { gc?: () => void }).gc?.()
+        if (options.collect) (globalThis as { gc?: () => void }).gc?.()
         samples[contender].push(yield* measure(calls[contender], requests, concurrency))
       }
     }
@@ -173,9 +180,14 @@ export const run = (options: Options = {}): Promise<ThroughputResult> => {
       const overFetch = yield* contenders(origin, FetchHttpClient.layer)
       const overUndici = yield* contenders(origin, NodeHttpClient.layerUndici)
       return {
-        fetchC64: yield* compare(overFetch, { rounds, requests, concurrency: 64 }),
-        fetchC1: yield* compare(overFetch, { rounds: Math.ceil(rounds / 3), requests: requests / 5, concurrency: 1 }),
-        undiciC64: yield* compare(overUndici, { rounds: Math.ceil(rounds / 3), requests, concurrency: 64 })
+        fetchC64: yield* compare(overFetch, { rounds, requests, concurrency: 64, collect: true }),
+        fetchC1: yield* compare(overFetch, { rounds: Math.ceil(rounds / 3), requests, concurrency: 1, collect: false }),
+        undiciC64: yield* compare(overUndici, {
+          rounds: Math.ceil(rounds / 3),
+          requests,
+          concurrency: 64,
+          collect: true
+        })
       }
     })))
   )
