@@ -6,11 +6,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
+import { createHmac } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
 import { generateDesigns } from "../src/core/dataset.js"
+import * as Jwt from "../src/core/jwt.js"
 import type * as Wire from "../src/core/wire.js"
 import * as Designs from "../src/Designs.js"
 
@@ -71,5 +73,31 @@ describe("src/core", () => {
     for (const design of generateDesigns(300, 7)) {
       expect(rewrite(Schema.decodeUnknownSync(Designs.Design)(design))).toBe(JSON.stringify(design))
     }
+  })
+})
+
+describe("core/jwt", () => {
+  const key = new Uint8Array(32).fill(7)
+  const token = Jwt.issue(key, { clientId: "c", issuer: "https://i", jti: "t-1", lifetime: 60, now: 1000 })
+  const [header, , signature] = token.split(".")
+
+  it("reads back the expiry and id of a token it signed, and refuses any other", () => {
+    expect(Jwt.verify(key, token)).toEqual({ exp: 1060, jti: "t-1" })
+    expect(Jwt.verify(new Uint8Array(32), token)).toBe("invalid signature")
+    expect(Jwt.verify(key, `${token}.x`)).toBe("malformed token")
+    expect(Jwt.verify(key, `${header}.${Buffer.from("{}").toString("base64url")}.${signature}`)).toBe(
+      "invalid signature"
+    )
+  })
+
+  it("refuses a token signed with its key whose claims are not JSON or lack a numeric exp and a jti", () => {
+    const signed = (claims: string) => {
+      const body = `${header}.${Buffer.from(claims).toString("base64url")}`
+      return `${body}.${createHmac("sha256", key).update(body).digest("base64url")}`
+    }
+    for (const claims of ["not json", "null", `{"exp":"1","jti":"a"}`, `{"exp":1}`, `[1]`]) {
+      expect(Jwt.verify(key, signed(claims))).toBe("invalid claims")
+    }
+    expect(Jwt.verify(key, signed(`{"exp":1,"jti":"a","x":2}`))).toEqual({ exp: 1, jti: "a" })
   })
 })
