@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Duration, Schema } from "effect"
-import { cap } from "./internal/mask/mask.js"
+import { cap } from "./core/mask.js"
 
 /** Extension attributes (spec 7.1.3) are kept, not dropped. */
 const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })

@@ -6,9 +6,12 @@
  *
  * @since 0.1.0
  */
-import { ParseResult, Schema } from "effect"
-import { isCalendarDate, wireDate, wireDateText } from "./internal/calendarDate.js"
-import { unwritableAt } from "./internal/json.js"
+import { DateTime, ParseResult, Schema } from "effect"
+import { isCalendarDate, wireDate, wireDateText } from "./core/calendarDate.js"
+import { unwritableAt } from "./core/json.js"
+import { knownDateTypes, knownStatuses } from "./core/wire.js"
+
+export { knownDateTypes, knownStatuses } from "./core/wire.js"
 
 const designNumberPattern = /^[A-Za-z0-9]{1,12}$/
 
@@ -51,30 +54,13 @@ export const IsoDate = Schema.String.pipe(
 export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtcFromSelf, {
   strict: true,
   decode: (s, _, ast) => {
-    const date = wireDate(s)
-    return date === undefined
+    const millis = wireDate(s)
+    return millis === undefined
       ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an ISO 8601 date"))
-      : ParseResult.succeed(date)
+      : ParseResult.succeed(DateTime.unsafeMake(millis))
   },
-  encode: (d) => ParseResult.succeed(wireDateText(d))
+  encode: (d) => ParseResult.succeed(wireDateText(DateTime.toEpochMillis(d)))
 })
-
-/**
- * Known design statuses, for autocompletion; any other string is accepted.
- *
- * @since 0.1.0
- * @category constants
- */
-export const knownStatuses = [
-  "FILED",
-  "REGISTERED",
-  "CERTIFIED",
-  "LAPSED",
-  "CEASED",
-  "EXPIRED",
-  "REFUSED",
-  "WITHDRAWN"
-] as const
 
 /**
  * A design's status: the known ones, or any other string as sent.
@@ -143,14 +129,6 @@ export const QuickSearchRequest = Schema.Struct({
  * @category models
  */
 export type QuickSearchRequest = typeof QuickSearchRequest.Type
-
-/**
- * Known kinds of date a criterion ranges over, for autocompletion; any other string is sent as is.
- *
- * @since 0.3.0
- * @category constants
- */
-export const knownDateTypes = ["FILING", "REGISTRATION", "PRIORITY", "EXPIRY", "LAST_CHANGED"] as const
 
 /**
  * A range of one kind of date, `from` and `to` inclusive; at least one of them.

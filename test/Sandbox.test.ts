@@ -2,9 +2,10 @@ import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, FastCheck as fc, Schema, TestClock } from "effect"
+import { generateDesigns } from "../src/core/dataset.js"
+import * as SearchIndex from "../src/core/searchIndex.js"
+import type { Design } from "../src/core/wire.js"
 import { Designs, DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
-import { generateDesigns } from "../src/sandbox/Dataset.js"
-import * as SearchIndex from "../src/sandbox/SearchIndex.js"
 import { clientLayer } from "./support/layers.js"
 
 const base = Sandbox.inProcessUrl
@@ -380,23 +381,22 @@ describe("Sandbox advanced and paged search", () => {
   const designs = generateDesigns(400, 7)
   const index = SearchIndex.make(designs)
   const ordered = designs.map((d) => d.number).sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
-  const byNumber = new Map(designs.map((d) => [d.number as string, d]))
+  const byNumber = new Map(designs.map((d) => [d.number, d]))
 
   /** The criteria of a row, evaluated on one design as the README says, with no index. */
-  const holds = (design: Designs.Design, criteria: Designs.Criteria): boolean => {
+  const holds = (design: Design, criteria: Designs.Criteria): boolean => {
     const hasWords = (texts: ReadonlyArray<string>, wanted: string) => {
       const have = new Set(SearchIndex.words(texts.join(" ")))
       return SearchIndex.words(wanted).every((w) => have.has(w))
     }
-    const dateOf: Record<string, DateTime.Utc | undefined> = {
+    const dateOf: Record<string, string | undefined> = {
       FILING: design.filingDate,
       PRIORITY: design.filingDate,
       REGISTRATION: design.registrationDate,
       EXPIRY: design.expiryDate,
       LAST_CHANGED: design.lastChanged
     }
-    const day = (date: DateTime.Utc | undefined) =>
-      date === undefined ? undefined : DateTime.formatIso(date).slice(0, 10)
+    const day = (date: string | undefined) => date?.slice(0, 10)
     const code = (c: string) => c.toLowerCase().replace(/[^0-9a-z]/g, "")
     const { classification, date, designNumber, designer, owner, productName, statuses } = criteria
     const onDay = date === undefined ? undefined : day(dateOf[date.type])
@@ -431,14 +431,14 @@ describe("Sandbox advanced and paged search", () => {
           : kept && !m
       })
       const since = request.changedSinceDate
-      return kept && (since === undefined || DateTime.formatIso(design.lastChanged!).slice(0, 10) >= since)
+      return kept && (since === undefined || design.lastChanged!.slice(0, 10) >= since)
     })
     return request.sort?.direction === "DESCENDING" ? numbers.reverse() : numbers
   }
 
   // Days of the dataset's own dates (a range's bounds are inclusive), and days between them.
   const days = [...new Set(designs.flatMap((d) => [d.filingDate, d.registrationDate, d.expiryDate, d.lastChanged]))]
-    .flatMap((date) => date === undefined ? [] : [DateTime.formatIso(date).slice(0, 10)])
+    .flatMap((date) => date === undefined ? [] : [date.slice(0, 10)])
   const year = fc.oneof(
     fc.integer({ min: 1999, max: 2036 }).map((y) => `${y}-0${1 + (y % 9)}-1${y % 10}`),
     fc.constantFrom(...days)

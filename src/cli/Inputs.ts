@@ -4,11 +4,11 @@
  * imports only the library's lightest modules.
  */
 import { DateTime, Option } from "effect"
+import { isCalendarDate, wireDate } from "../core/calendarDate.js"
+import { samples } from "../core/dataset.js"
 import type { ChangeKind } from "../DesignMirror.js"
 import { isLoopbackHost } from "../DesignSearchConfig.js"
-import { isCalendarDate, wireDate } from "../internal/calendarDate.js"
 import * as RequestBudget from "../RequestBudget.js"
-import { samples } from "../sandbox/Dataset.js"
 import { defaults, listenDefaults, resultFields } from "../sandbox/Defaults.js"
 import type { Command, Fields, Input, Parser } from "./CommandLine.js"
 import {
@@ -222,7 +222,7 @@ const since: Parser<(now: DateTime.Utc) => DateTime.Utc> = {
   parse: (s) =>
     s === "today" || s === "yesterday"
       ? Option.some((now) => DateTime.subtract(DateTime.startOf(now, "day"), { days: s === "today" ? 0 : 1 }))
-      : Option.map(Option.fromNullable(wireDate(s)), (at) => () => at)
+      : Option.map(Option.fromNullable(wireDate(s)), (millis) => () => DateTime.unsafeMake(millis))
 }
 
 export const changes = make({

@@ -5,8 +5,8 @@
  * before a formatter sees it, and the whole description is capped.
  */
 import { Array as Arr, ParseResult } from "effect"
-import type { Mask } from "./mask/mask.js"
-import { cap, keptText } from "./mask/mask.js"
+import type { Mask } from "../core/mask.js"
+import { cap, keptText } from "../core/mask.js"
 
 /** Longest string, key or description a preview shows. */
 const previewLength = 60

@@ -6,7 +6,7 @@
 import { ParseResult } from "effect"
 import { ValidationError } from "../ApiError.js"
 import type { ErrorObject } from "../ApiError.js"
-import { noMask } from "./mask/mask.js"
+import { noMask } from "../core/mask.js"
 import { bounded, isUndefinedBranch } from "./schemaIssues.js"
 
 const escapeToken = (token: PropertyKey): string => String(token).replace(/~/g, "~0").replace(/\//g, "~1")

@@ -7,14 +7,15 @@ import type { HttpApp } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Schema } from "effect"
 import type { ParseResult } from "effect"
 import type { Message } from "../ApiError.js"
-import { AdvancedSearchRequest, Design, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
+import * as Jwt from "../core/jwt.js"
+import { unknownCriteria, unknownDateTypes } from "../core/searchIndex.js"
+import type { SearchIndex } from "../core/searchIndex.js"
+import type { Design } from "../core/wire.js"
+import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { parameterError } from "../internal/validation.js"
 import type { ResultField } from "./Defaults.js"
 import * as Http from "./Http.js"
-import * as Jwt from "./Jwt.js"
-import { unknownCriteria, unknownDateTypes } from "./SearchIndex.js"
-import type { SearchIndex } from "./SearchIndex.js"
 import { receive, resetHeader } from "./State.js"
 import type { Endpoint, Fault, State } from "./State.js"
 
@@ -47,7 +48,6 @@ type Context = AppConfig & { readonly nextId: () => string; readonly errors: Htt
 const decodeQuick = Schema.decodeUnknown(QuickSearchRequest, { errors: "all" })
 const decodeAdvanced = Schema.decodeUnknown(AdvancedSearchRequest, { errors: "all" })
 const decodePage = Schema.decodeUnknown(PageRequest, { errors: "all" })
-const encodeDesign = Schema.encodeSync(Design)
 const isDesignNumber = Schema.is(DesignNumber)
 const designPrefix = `${apiPath}/design/`
 
@@ -122,11 +122,11 @@ const authenticate = (ctx: Context, header: string | undefined) =>
       ? "missing access token"
       : claims === undefined
       ? "malformed Authorization header"
-      : Either.isLeft(claims)
-      ? `invalid access token: ${claims.left}`
-      : claims.right.exp * 1000 <= now
+      : typeof claims === "string"
+      ? `invalid access token: ${claims}`
+      : claims.exp * 1000 <= now
       ? "access token expired"
-      : !ctx.state.activeTokens.has(claims.right.jti)
+      : !ctx.state.activeTokens.has(claims.jti)
       ? "access token revoked"
       : undefined
     return refusal === undefined
@@ -198,7 +198,7 @@ const getDesign = (ctx: Context) => (_: string, request: HttpServerRequest.HttpS
   const design = ctx.index.get(number)
   return design === undefined
     ? fail(ctx, 404, "NOT_FOUND", `no design numbered ${number}`)
-    : Effect.succeed(Http.json(encodeDesign(design), 200))
+    : Effect.succeed(Http.json(design, 200))
 }
 
 /** The routes at fixed paths. */
@@ -231,7 +231,7 @@ const routes = (ctx: Context): Record<string, Route> => ({
         const hits = ctx.index.advanced(query, query.pageNumber * query.pageSize, query.pageSize)
         const page = {
           count: hits.count,
-          designs: hits.designs.map((design) => encodeDesign(design)),
+          designs: hits.designs,
           aggregations: { status: hits.statuses }
         }
         return withMessages(page, messages)

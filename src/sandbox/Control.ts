@@ -1,8 +1,8 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
 import type { HttpApp } from "@effect/platform"
-import { Clock, Context, DateTime, Effect, Schema } from "effect"
+import { Clock, Context, Effect, Schema } from "effect"
 import type { ParseResult } from "effect"
-import type { SearchIndex } from "./SearchIndex.js"
+import type { SearchIndex } from "../core/searchIndex.js"
 import * as State from "./State.js"
 
 /**
@@ -78,8 +78,7 @@ export const make = (state: State.State, index: SearchIndex): Control => ({
   reset: Effect.sync(() => State.reset(state)),
   touch: (numbers) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const today = DateTime.startOf(DateTime.unsafeMake(now), "day")
-      const unknown = index.touch(numbers, today)
+      const unknown = index.touch(numbers, now)
       return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
     })
 })

@@ -19,8 +19,8 @@ import {
   ValidationError
 } from "../../ApiError.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
-import { keptExcerpt, keptJson, keptText } from "../mask/mask.js"
-import type { Mask } from "../mask/mask.js"
+import { keptExcerpt, keptJson, keptText } from "../../core/mask.js"
+import type { Mask } from "../../core/mask.js"
 import { describe } from "../schemaIssues.js"
 import type { Answer } from "./http.js"
 

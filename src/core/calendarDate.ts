@@ -1,9 +1,8 @@
 /**
  * Dates as the wire writes them: calendar dates `YYYY-MM-DD` (midnight UTC) and ISO 8601
- * timestamps. Plain functions, so that the CLI checks `--changed-since` without loading the
- * domain schemas.
+ * timestamps, in epoch milliseconds. Plain functions, so that the CLI checks `--changed-since`
+ * without loading the domain schemas.
  */
-import { DateTime, Option } from "effect"
 
 /**
  * Midnight UTC of `YYYY-MM-DD` in epoch milliseconds, or `undefined` when `s` is not a real
@@ -22,16 +21,20 @@ export const calendarMillis = (s: string): number | undefined => {
 /** Whether `s` is a real calendar date written `YYYY-MM-DD`. */
 export const isCalendarDate = (s: string): boolean => calendarMillis(s) !== undefined
 
+/** Whether a timestamp names its offset; one that does not is read as UTC, as `DateTime.make` reads it. */
+const hasZone = /Z|[+-]\d{2}$|[+-]\d{2}:?\d{2}$|\]$/
+
 /** A wire date read: a calendar date at midnight UTC, or an ISO 8601 timestamp; else `undefined`. */
-export const wireDate = (s: string): DateTime.Utc | undefined => {
+export const wireDate = (s: string): number | undefined => {
   const midnight = calendarMillis(s)
-  if (midnight !== undefined) return DateTime.unsafeMake(midnight)
+  if (midnight !== undefined) return midnight
   if (!/^\d{4}-\d{2}-\d{2}T/.test(s)) return undefined
-  return Option.getOrUndefined(Option.map(DateTime.make(s), DateTime.toUtc))
+  const millis = new Date(hasZone.test(s) ? s : `${s}Z`).getTime()
+  return Number.isNaN(millis) ? undefined : millis
 }
 
 /** A date as the wire writes it: midnight UTC as `YYYY-MM-DD`, anything else as an ISO 8601 timestamp. */
-export const wireDateText = (d: DateTime.Utc): string => {
-  const iso = DateTime.formatIso(d)
+export const wireDateText = (millis: number): string => {
+  const iso = new Date(millis).toISOString()
   return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso
 }

@@ -4,10 +4,10 @@
  * designers, statuses, and dates where filing ≤ registration ≤ expiry ≤ … and `lastChanged` after
  * them all), plus fixed records that docs and tests can name.
  */
-import { DateTime } from "effect"
-import type { Design, DesignNumber } from "../Designs.js"
-import { subclasses } from "./Locarno.js"
-import type { LocarnoSubclass } from "./Locarno.js"
+import { wireDateText } from "./calendarDate.js"
+import { subclasses } from "./locarno.js"
+import type { LocarnoSubclass } from "./locarno.js"
+import type { Design } from "./wire.js"
 
 /** A small, fast, seedable PRNG (mulberry32): the same seed gives the same dataset everywhere. */
 export const prng = (seed: number): () => number => {
@@ -59,7 +59,8 @@ const dayMillis = 86_400_000
 /** The dataset's "today": nothing changes after it, so the data is the same whenever it is made. */
 export const datasetToday = Date.UTC(2026, 10, 1)
 
-const utc = (millis: number) => DateTime.unsafeMake(Math.floor(millis / dayMillis) * dayMillis)
+/** The day (UTC) of `millis`, written `YYYY-MM-DD`. */
+const day = (millis: number) => wireDateText(Math.floor(millis / dayMillis) * dayMillis)
 const addYears = (millis: number, years: number) => {
   const d = new Date(millis)
   d.setUTCFullYear(d.getUTCFullYear() + years)
@@ -96,17 +97,17 @@ const generate = (random: () => number, year: number, sequence: number): Design 
   const products = random() < 0.3 ? [product, pick(random, subclass.products)] : [product]
   const title = capitalize(pick(random, qualifiers) + product)
   return {
-    number: String(year * 100000 + sequence) as DesignNumber,
+    number: String(year * 100000 + sequence),
     title,
     productNames: [...new Set(products)],
     status,
     classifications: [{ code: subclass.code, title: subclass.title }],
     owners: [{ name: owner }],
     designers,
-    filingDate: utc(filing),
-    ...(registration === undefined ? {} : { registrationDate: utc(registration) }),
-    ...(expiry === undefined ? {} : { expiryDate: utc(expiry) }),
-    lastChanged: utc(lastChanged),
+    filingDate: day(filing),
+    ...(registration === undefined ? {} : { registrationDate: day(registration) }),
+    ...(expiry === undefined ? {} : { expiryDate: day(expiry) }),
+    lastChanged: day(lastChanged),
     statementOfNewness:
       `Newness and distinctiveness is claimed in the shape and configuration of the ${product} as shown in the representations.`
   }
@@ -117,17 +118,17 @@ const fixedDesign = (
   [number, title, code, status, owner, designer]: readonly [string, string, string, string, string, string],
   [filing, lastChanged, registration, expiry]: readonly [string, string, string?, string?]
 ): Design => ({
-  number: number as DesignNumber,
+  number,
   title,
   productNames: [title.toLowerCase()],
   status,
   classifications: [{ code, title: subclasses.find((s) => s.code === code)!.title }],
   owners: [{ name: owner }],
   designers: [{ name: designer }],
-  filingDate: DateTime.unsafeMake(filing),
-  ...(registration === undefined ? {} : { registrationDate: DateTime.unsafeMake(registration) }),
-  ...(expiry === undefined ? {} : { expiryDate: DateTime.unsafeMake(expiry) }),
-  lastChanged: DateTime.unsafeMake(lastChanged),
+  filingDate: filing,
+  ...(registration === undefined ? {} : { registrationDate: registration }),
+  ...(expiry === undefined ? {} : { expiryDate: expiry }),
+  lastChanged,
   statementOfNewness:
     `Newness and distinctiveness is claimed in the shape and configuration of the ${title.toLowerCase()}.`
 })

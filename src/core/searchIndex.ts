@@ -6,10 +6,9 @@
  * lists of their own) and joins them left to right. `touch` amends designs in place, so that a
  * mirror's incremental sync has changes to find.
  */
-import { DateTime } from "effect"
-import type { AdvancedSearchRequest, Criteria, Design, QuickSearchRequest } from "../Designs.js"
-import type { knownDateTypes } from "../Designs.js"
-import { normalizeCode } from "./Locarno.js"
+import { wireDate, wireDateText } from "./calendarDate.js"
+import { normalizeCode } from "./locarno.js"
+import type { AdvancedSearchRequest, Criteria, Design, knownDateTypes, QuickSearchRequest } from "./wire.js"
 
 /** A word as indexed and as searched: lower-case letters and digits, a plural `s` dropped. */
 const normalizeWord = (word: string): string => word.length > 3 && word.endsWith("s") ? word.slice(0, -1) : word
@@ -52,10 +51,11 @@ export interface SearchIndex {
    */
   readonly advanced: (request: AdvancedSearchRequest, offset: number, limit: number) => Hits
   /**
-   * Appends " (amended)" to each design's title, sets its `lastChanged` and indexes its new title
-   * words. Touches nothing and returns the numbers it does not hold if there are any.
+   * Appends " (amended)" to each design's title, sets its `lastChanged` to the day (UTC) of `now`
+   * (epoch milliseconds) and indexes its new title words. Touches nothing and returns the numbers
+   * it does not hold if there are any.
    */
-  readonly touch: (numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc) => ReadonlyArray<string>
+  readonly touch: (numbers: ReadonlyArray<string>, now: number) => ReadonlyArray<string>
 }
 
 /** The fields an advanced search matches words against, indexed under `field:word`, and their texts. */
@@ -93,7 +93,7 @@ const intersect = (a: Int32Array, b: Int32Array): Int32Array => {
 
 const empty = new Int32Array(0)
 const dayMillis = 86_400_000
-const millisOf = (date: DateTime.Utc | undefined): number => date === undefined ? NaN : DateTime.toEpochMillis(date)
+const millisOf = (date: string | undefined): number => (date === undefined ? undefined : wireDate(date)) ?? NaN
 const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`)
 
 /** The positions holding every word of `text` (under `prefix`), by the shortest list first. */
@@ -222,15 +222,17 @@ const advanced = (t: Tables, request: AdvancedSearchRequest, offset: number, lim
   return collect(t, t.all, keep, request, { offset, limit, statuses: true })
 }
 
-const touch = (t: Tables, numbers: ReadonlyArray<string>, lastChanged: DateTime.Utc): ReadonlyArray<string> => {
+const touch = (t: Tables, numbers: ReadonlyArray<string>, now: number): ReadonlyArray<string> => {
   const unknown = [...new Set(numbers.filter((n) => !t.positionOf.has(n)))]
   if (unknown.length > 0) return unknown
+  const today = Math.floor(now / dayMillis) * dayMillis
+  const lastChanged = wireDateText(today)
   for (const number of new Set(numbers)) {
     const position = t.positionOf.get(number)!
     const before = t.sorted[position]!
     const after: Design = { ...before, title: `${before.title ?? ""} (amended)`.trimStart(), lastChanged }
     t.sorted[position] = after
-    t.dates.LAST_CHANGED[position] = DateTime.toEpochMillis(lastChanged)
+    t.dates.LAST_CHANGED[position] = today
     // The new title's words, each added to its posting list in order unless it is there already.
     for (const word of new Set(words(after.title ?? ""))) {
       const list = t.postings.get(word) ?? empty
@@ -254,6 +256,6 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     },
     search: (request, limit) => search(t, request, limit),
     advanced: (request, offset, limit) => advanced(t, request, offset, limit),
-    touch: (numbers, lastChanged) => touch(t, numbers, lastChanged)
+    touch: (numbers, now) => touch(t, numbers, now)
   }
 }
