@@ -1,7 +1,9 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
 import type { HttpApp } from "@effect/platform"
-import { Clock, Context, DateTime, Effect, Schema } from "effect"
+import { Cause, Clock, Context, DateTime, Effect, Schema } from "effect"
 import type { ParseResult } from "effect"
+import { applies, type Filter } from "../core/faultMatch.js"
+import { contents } from "../core/journal.js"
 import type { SearchIndex } from "./SearchIndex.js"
 import * as State from "./State.js"
 
@@ -20,20 +22,53 @@ export class UnknownDesignsError extends Schema.TaggedError<UnknownDesignsError>
 }
 
 /**
+ * Which requests of the journal to read: those to `target` (absent or `"any"`, all) that the fields
+ * of a fault's `match` name.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface RequestFilter extends Filter {
+  readonly target?: State.FaultTarget | undefined
+}
+
+/**
+ * The journal: the requests the sandbox received, oldest first, and how many older ones it dropped
+ * to keep at most `journalSize`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Journal {
+  readonly entries: ReadonlyArray<State.Entry>
+  readonly dropped: number
+}
+
+/**
  * Drives a sandbox from a test or a tool.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Control {
-  /** Serves a fault to the next `count` requests to its target (faults queue in order); fails on a malformed fault. */
+  /**
+   * Serves a fault to the next `times` (or `count`) requests to its target that its `match` names,
+   * after letting `after` of them through (faults apply in injection order); fails on a malformed fault.
+   */
   readonly injectFault: (fault: typeof State.Fault.Encoded) => Effect.Effect<void, ParseResult.ParseError>
   /** Revokes every token issued so far: the API answers them with 401. Never fails. */
   readonly revokeTokens: Effect.Effect<void>
   /** The sandbox's counters: tokens issued, requests per endpoint, abandoned answers. Never fails. */
   readonly stats: Effect.Effect<State.Stats>
-  /** Drops faults, tokens and counters. Never fails. */
+  /** Drops faults, tokens, counters and the journal. Never fails. */
   readonly reset: Effect.Effect<void>
+  /** The journal, only the requests `filter` names if given (`core/journal.ts` says what an entry keeps). Never fails. */
+  readonly requests: (filter?: RequestFilter) => Effect.Effect<Journal>
+  /**
+   * The last journaled request `filter` names: a one-line assertion in a test. Fails with a
+   * `NoSuchElementException` naming the filter and the last request received.
+   */
+  readonly expectRequest: (filter: RequestFilter) => Effect.Effect<State.Entry, Cause.NoSuchElementException>
   /**
    * Changes designs as the register would: appends " (amended)" to each title and sets its
    * `lastChanged` to today (UTC midnight, by the sandbox's clock), so searches by `changedSinceDate`
@@ -67,19 +102,33 @@ export interface Sandbox {
 const decodeFault = Schema.decodeUnknown(State.Fault)
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
-export const make = (state: State.State, index: SearchIndex): Control => ({
-  injectFault: (fault) =>
-    Effect.flatMap(
-      decodeFault(fault),
-      (f) => Effect.sync(() => void state.faults.push({ fault: f, remaining: f.count }))
-    ),
-  revokeTokens: Effect.sync(() => state.activeTokens.clear()),
-  stats: Effect.sync(() => State.stats(state)),
-  reset: Effect.sync(() => State.reset(state)),
-  touch: (numbers) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const today = DateTime.startOf(DateTime.unsafeMake(now), "day")
-      const unknown = index.touch(numbers, today)
-      return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
-    })
-})
+export const make = (state: State.State, index: SearchIndex): Control => {
+  const requests = (filter: RequestFilter = {}) =>
+    Effect.sync(() => ({
+      entries: contents(state.journal).filter((entry) => applies(filter, entry)),
+      dropped: state.journal.dropped
+    }))
+  return {
+    injectFault: (fault) => Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => State.inject(state, f))),
+    revokeTokens: Effect.sync(() => state.activeTokens.clear()),
+    stats: Effect.sync(() => State.stats(state)),
+    reset: Effect.sync(() => State.reset(state)),
+    requests,
+    expectRequest: (filter) =>
+      Effect.flatMap(requests(filter), ({ entries }) => {
+        const last = contents(state.journal).at(-1)
+        const body = JSON.stringify(last?.body ?? null).slice(0, 200)
+        const seen = last === undefined ? "none was received" : `the last was ${last.method} ${last.path} ${body}`
+        return Effect.mapError(
+          Effect.fromNullable(entries.at(-1)),
+          () => new Cause.NoSuchElementException(`no request matches ${JSON.stringify(filter)}: ${seen}`)
+        )
+      }),
+    touch: (numbers) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const today = DateTime.startOf(DateTime.unsafeMake(now), "day")
+        const unknown = index.touch(numbers, today)
+        return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
+      })
+  }
+}
