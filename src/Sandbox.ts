@@ -12,7 +12,6 @@ import { ConfigError, Duration, Effect, Either, Layer } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
-import { maskOf } from "./internal/mask/mask.js"
 import * as OptionalPeer from "./internal/optionalPeer.js"
 import { nonNegative, positiveInt } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
@@ -138,10 +137,10 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
     const latency = yield* latencyOf(options.latency, seed)
     const index = SearchIndex.make(generateDesigns(designs, seed))
     const state = State.make(yield* positiveInt("journalSize", options.journalSize ?? defaults.journalSize))
-    const mask = maskOf([clientSecret, `${clientId}:${clientSecret}`])
+    const secrets = [clientSecret, `${clientId}:${clientSecret}`]
     const signingKey = randomBytes(32)
     const config = { clientId, clientSecret, tokenLifetimeSeconds, resultCap, resultField, maxRequestBytes }
-    const app = App.make({ ...config, signingKey, issuer: inProcessUrl, index, state, mask, latency })
+    const app = App.make({ ...config, signingKey, issuer: inProcessUrl, index, state, secrets, latency })
     return { app, control: Control.make(state, index), clientId, clientSecret, designCount: index.size }
   })
 

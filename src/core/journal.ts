@@ -3,8 +3,7 @@
  * request (no client secret, no token, in any form the mask knows), and the ring that keeps the
  * last entries and counts the ones it dropped.
  */
-import { masked } from "../internal/mask/mask.js"
-import type { Mask } from "../internal/mask/mask.js"
+import { masked, maskOf } from "../internal/mask/mask.js"
 
 /**
  * A request the sandbox received, as it keeps it: `Authorization` shows only its scheme, a form's
@@ -72,13 +71,18 @@ const parsed = (text: string): unknown => {
 const formOf = (fields: URLSearchParams, scrub: (text: string) => string) =>
   Object.fromEntries(Array.from(fields, ([k, v]) => [scrub(k), k === "client_secret" ? masked : scrub(v)]))
 
-/** The journal entry of `request`, with `mask`'s secrets and every token masked. */
+/**
+ * The journal entry of `request`, masked of `secrets`, of the credentials of its `Authorization`
+ * and of anything shaped like a token.
+ */
 export const entryOf = <Target extends string, Fault>(
-  mask: Mask,
+  secrets: ReadonlyArray<string>,
   request: Received<Target>
 ): JournalEntry<Target, Fault> => {
-  const scrub = (text: string) => mask.text(text).replace(jwt, masked)
   const { body, headers } = request
+  const credentials = (headers["authorization"] ?? "").split(" ").slice(1).join(" ").trim()
+  const mask = maskOf([...secrets, credentials])
+  const scrub = (text: string) => mask.text(text).replace(jwt, masked)
   const url = URL.canParse(request.url, "http://sandbox.invalid")
     ? new URL(request.url, "http://sandbox.invalid")
     : undefined

@@ -10,7 +10,6 @@ import type { Message } from "../ApiError.js"
 import { entryOf } from "../core/journal.js"
 import { AdvancedSearchRequest, Design, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
-import type { Mask } from "../internal/mask/mask.js"
 import { parameterError } from "../internal/validation.js"
 import type { ResultField } from "./Defaults.js"
 import * as Http from "./Http.js"
@@ -32,8 +31,8 @@ export interface AppConfig {
   readonly issuer: string
   readonly index: SearchIndex
   readonly state: State
-  /** The client secret, for the journal to mask. */
-  readonly mask: Mask
+  /** What the journal masks: the client secret, and `id:secret`. */
+  readonly secrets: ReadonlyArray<string>
   /** The latency of the next answer, in milliseconds. */
   readonly latency: () => number
 }
@@ -271,7 +270,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
     const { headers, method, url } = request
     const body = Option.getOrUndefined(Either.getRight(read))
     const time = yield* Clock.currentTimeMillis
-    const entry = entryOf<Endpoint, Fault>(config.mask, {
+    const entry = entryOf<Endpoint, Fault>(config.secrets, {
       time,
       method,
       url,
