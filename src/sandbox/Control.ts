@@ -99,7 +99,7 @@ export interface Sandbox {
   readonly designCount: number
 }
 
-const decodeFault = Schema.decodeUnknown(State.Fault)
+const decodeFault = Schema.decodeUnknown(State.Fault, { onExcessProperty: "error" })
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
 export const make = (state: State.State, index: SearchIndex): Control => {

@@ -49,10 +49,16 @@ export const Match = Schema.Struct({
   path: Schema.optional(Schema.String),
   designNumber: Schema.optional(Schema.String),
   pageNumber: Schema.optional(Schema.NonNegativeInt),
-  body: Schema.optional(Schema.Record({
-    key: Schema.String.pipe(Schema.pattern(fieldPath, { message: () => "expected a field path: rows[0].query.owner" })),
-    value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
-  }))
+  body: Schema.optional(
+    Schema.Record({
+      key: Schema.String,
+      value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
+    })
+      .pipe(Schema.filter((fields) => {
+        const bad = Object.keys(fields).find((path) => !fieldPath.test(path))
+        return bad === undefined || { path: [bad], message: "expected a field path: rows[0].query.owner" }
+      }))
+  )
 })
 
 const Uses = Schema.Int.pipe(Schema.between(1, 1_000_000))
