@@ -25,14 +25,9 @@ import { httpClient } from "./sandbox/InProcessClient.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as State from "./sandbox/State.js"
 
-export {
-  type Control,
-  type Journal,
-  type RequestFilter,
-  type Sandbox,
-  SandboxControl,
-  UnknownDesignsError
-} from "./sandbox/Control.js"
+export type { RequestFilter } from "./core/faultMatch.js"
+export type { Journal } from "./core/journal.js"
+export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export { fixedNumbers, samples } from "./sandbox/Dataset.js"
 export {
   defaults,
@@ -43,7 +38,7 @@ export {
   type Served
 } from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
-export { type Entry, Fault, FaultTarget, Match, type Stats } from "./sandbox/State.js"
+export { type Entry, Fault, FaultTarget, type Stats } from "./sandbox/State.js"
 
 /**
  * Options of `make`, `layer` and `serve`.
@@ -93,22 +88,16 @@ export const inProcessUrl = "https://sandbox.design-search.invalid"
 
 const invalid = (name: string, message: string) => Effect.fail(ConfigError.InvalidData([name], message))
 
-/** The latency of each answer in milliseconds, fixed or drawn from `[min, max]` by a source seeded by `seed`. */
+/** Each answer's latency in milliseconds: fixed, or drawn from `[min, max]` by a source seeded by `seed`. */
 const latencyOf = (latency: Options["latency"], seed: number) => {
-  const range = typeof latency === "object" && latency !== null && "min" in latency
-    ? latency
-    : { min: latency, max: latency }
-  const zero = Duration.zero
-  return Either.flatMap(
-    Either.all([nonNegative("latency", range.min, zero), nonNegative("latency", range.max, zero)]),
-    ([min, max]) => {
-      const [low, high] = [Duration.toMillis(min), Duration.toMillis(max)]
-      const random = prng(seed)
-      return low > high
-        ? Either.left(ConfigError.InvalidData(["latency"], "latency's min must be at most its max"))
-        : Either.right(() => low + Math.floor(random() * (high - low + 1)))
-    }
-  )
+  const { max, min } = typeof latency === "object" && "min" in latency ? latency : { min: latency, max: latency }
+  const range = [nonNegative("latency", min, Duration.zero), nonNegative("latency", max, Duration.zero)] as const
+  return Either.flatMap(Either.all(range), ([low, high]) => {
+    const [from, span, random] = [Duration.toMillis(low), Duration.toMillis(high) - Duration.toMillis(low), prng(seed)]
+    return span < 0
+      ? Either.left(ConfigError.InvalidData(["latency"], "latency's min must be at most its max"))
+      : Either.right(() => from + Math.floor(random() * (span + 1)))
+  })
 }
 
 /**

@@ -125,7 +125,7 @@ describe("the journal never holds the client secret or a token", () => {
     "whatever form a request carries them in",
     {
       secret: secretOf,
-      encode: fc.constantFrom<ReadonlyArray<(s: string) => string>>(
+      encode: fc.constantFrom<(s: string) => string>(
         (s) => s,
         encodeURIComponent,
         (s) => new URLSearchParams({ s }).toString().slice(2),
@@ -193,7 +193,7 @@ describe("the journal, served", () => {
       const all = yield* get("")
       expect(all.status).toBe(200)
       expect(all.body).toEqual(JSON.parse(JSON.stringify(yield* served.control.requests())))
-      const { body } = all as { body: Sandbox.Journal }
+      const { body } = all as { body: Sandbox.Journal<Sandbox.Entry> }
       expect(body.entries.map((e) => e.target)).toEqual(["token", "search"])
       expect(body.entries[1]?.headers["authorization"]).toBe("Bearer")
       expect(body.entries[0]?.body).toMatchObject({ client_secret: masked })

@@ -21,7 +21,7 @@ const byOwner = (name: string) => ({ rows: [{ op: "AND" as const, query: { owner
 const designPath = (n: string) => `${DesignSearchConfig.apiPath}/design/${n}`
 
 /** The tag of each outcome: `ok`, or the error's. */
-const outcomes = <A, E extends { readonly _tag: string }, R>(effects: ReadonlyArray<Effect.Effect<A, E, R>>) =>
+const outcomes = (effects: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string }>>) =>
   Effect.forEach(effects, (effect) => Effect.match(effect, { onFailure: (e) => e._tag, onSuccess: () => "ok" }))
 
 describe("matched faults, in process", () => {

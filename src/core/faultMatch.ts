@@ -15,9 +15,15 @@ export interface Match {
   readonly body?: { readonly [path: string]: string | number | boolean | null } | undefined
 }
 
-/** A match and the target it applies to: an endpoint, `any`, or (absent) any. */
-export interface Filter extends Match {
-  readonly target?: string | undefined
+/**
+ * Which requests of the journal to read: those to `target` (absent or `"any"`, all) that the fields
+ * of a fault's `match` name.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface RequestFilter<Target extends string = string> extends Match {
+  readonly target?: Target | "any" | undefined
 }
 
 /** A request as matching sees it: its target (absent when it has no route), path and parsed body. */
@@ -50,7 +56,7 @@ const designNumberOf = (path: string): string => {
 }
 
 /** Whether `request` is one `filter` names. */
-export const applies = (filter: Filter, request: Seen): boolean =>
+export const applies = (filter: RequestFilter, request: Seen): boolean =>
   (filter.target === undefined || filter.target === "any" || filter.target === request.target) &&
   (filter.path === undefined || filter.path === request.path) &&
   (filter.designNumber === undefined ||
@@ -58,30 +64,54 @@ export const applies = (filter: Filter, request: Seen): boolean =>
   (filter.pageNumber === undefined || fieldAt(request.body, "pageNumber") === filter.pageNumber) &&
   Object.entries(filter.body ?? {}).every(([path, value]) => fieldAt(request.body, path) === value)
 
-/** A fault waiting in the queue: its place in injection order, requests still let through, uses left. */
-export interface Queued<F> {
+/** A fault waiting: its place in injection order, matching requests it still lets through, uses left. */
+interface Queued<F> {
   readonly index: number
   readonly fault: F
-  waiting: number
+  letThrough: number
   remaining: number
 }
+
+/** What a queue needs of a fault. */
+interface Queueable {
+  readonly target: string
+  readonly match?: Match | undefined
+  readonly after?: number | undefined
+  readonly times?: number | undefined
+  readonly count: number
+}
+
+/** Faults in the order they were injected; a fault leaves once its uses are spent. */
+export interface FaultQueue<F> {
+  readonly waiting: Array<Queued<F>>
+  /** Faults injected so far. */
+  injected: number
+}
+
+export const faultQueue = <F>(): FaultQueue<F> => ({ waiting: [], injected: 0 })
+
+/** Queues `fault`: it lets `after` matching requests through, then answers `times` (or `count`). */
+export const enqueue = <F extends Queueable>(queue: FaultQueue<F>, fault: F): void =>
+  void queue.waiting.push({
+    index: queue.injected++,
+    fault,
+    letThrough: fault.after ?? 0,
+    remaining: fault.times ?? fault.count
+  })
 
 /**
  * The fault that answers `request`: the first, in injection order, that applies to it and has let
  * its `after` requests through. Each earlier one that applies and still lets requests through counts
  * this one. Takes one use of the answering fault, and drops it once spent.
  */
-export const take = <F extends { readonly target: string; readonly match?: Match | undefined }>(
-  queue: Array<Queued<F>>,
-  request: Seen
-): Queued<F> | undefined => {
-  for (const [i, queued] of queue.entries()) {
+export const take = <F extends Queueable>(queue: FaultQueue<F>, request: Seen): Queued<F> | undefined => {
+  for (const [i, queued] of queue.waiting.entries()) {
     if (!applies({ ...queued.fault.match, target: queued.fault.target }, request)) continue
-    if (queued.waiting > 0) {
-      queued.waiting--
+    if (queued.letThrough > 0) {
+      queued.letThrough--
       continue
     }
-    if (--queued.remaining === 0) queue.splice(i, 1)
+    if (--queued.remaining === 0) queue.waiting.splice(i, 1)
     return queued
   }
   return undefined

@@ -29,14 +29,30 @@ export interface JournalEntry<Target extends string = string, Fault = unknown> {
   fault?: { readonly index: number; readonly fault: Fault }
 }
 
-/** What a request is recorded from. */
-export interface Received<Target extends string> {
-  readonly time: number
+/**
+ * The journal: the requests the sandbox received, oldest first, and how many older ones it dropped
+ * to keep at most `journalSize`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Journal<Entry = JournalEntry> {
+  readonly entries: ReadonlyArray<Entry>
+  readonly dropped: number
+}
+
+/** A request as it arrived. */
+export interface Request {
   readonly method: string
   readonly url: string
+  readonly headers: { readonly [name: string]: string }
+}
+
+/** What the sandbox knows of a request beside what it sent. */
+export interface Received<Target extends string> {
+  readonly time: number
   readonly path: string
   readonly target: Target | undefined
-  readonly headers: { readonly [name: string]: string }
   readonly body: string | undefined
 }
 
@@ -58,7 +74,7 @@ export const nestsWithin = (value: unknown): boolean => {
   return true
 }
 
-const parsed = (text: string): unknown => {
+const jsonOrText = (text: string): unknown => {
   try {
     const value: unknown = JSON.parse(text)
     return nestsWithin(value) ? value : text
@@ -77,22 +93,20 @@ const formOf = (fields: URLSearchParams, scrub: (text: string) => string) =>
  */
 export const entryOf = <Target extends string, Fault>(
   secrets: ReadonlyArray<string>,
-  request: Received<Target>
+  { headers, method, url }: Request,
+  { body, path, target, time }: Received<Target>
 ): JournalEntry<Target, Fault> => {
-  const { body, headers } = request
   const credentials = (headers["authorization"] ?? "").split(" ").slice(1).join(" ").trim()
   const mask = maskOf([...secrets, credentials])
   const scrub = (text: string) => mask.text(text).replace(jwt, masked)
-  const url = URL.canParse(request.url, "http://sandbox.invalid")
-    ? new URL(request.url, "http://sandbox.invalid")
-    : undefined
+  const parsed = URL.canParse(url, "http://sandbox.invalid") ? new URL(url, "http://sandbox.invalid") : undefined
   const isForm = (headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")
   return {
-    time: request.time,
-    method: request.method,
-    path: scrub(request.path),
-    query: url === undefined ? {} : formOf(url.searchParams, scrub),
-    target: request.target,
+    time,
+    method,
+    path: scrub(path),
+    query: parsed === undefined ? {} : formOf(parsed.searchParams, scrub),
+    target,
     headers: Object.fromEntries(
       Object.entries(headers).map(([name, value]) => [
         name,
@@ -101,8 +115,15 @@ export const entryOf = <Target extends string, Fault>(
     ),
     ...(body === undefined || body === ""
       ? {}
-      : { body: isForm ? formOf(new URLSearchParams(body), scrub) : parsed(scrub(body)) })
+      : { body: isForm ? formOf(new URLSearchParams(body), scrub) : jsonOrText(scrub(body)) })
   }
+}
+
+/** What `expectRequest` says when no request matches `filter`: the filter, and the last request received. */
+export const noMatch = (filter: object, last: JournalEntry | undefined): string => {
+  const body = JSON.stringify(last?.body ?? null).slice(0, 200)
+  const seen = last === undefined ? "none was received" : `the last was ${last.method} ${last.path} ${body}`
+  return `no request matches ${JSON.stringify(filter)}: ${seen}`
 }
 
 /** A ring of at most `size` items: the last ones pushed, and how many older ones it dropped. */

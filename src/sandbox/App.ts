@@ -4,7 +4,7 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Schema } from "effect"
 import type { ParseResult } from "effect"
 import type { Message } from "../ApiError.js"
 import { entryOf } from "../core/journal.js"
@@ -267,26 +267,17 @@ export const make = (config: AppConfig): HttpApp.Default => {
     const path = Http.pathOf(request.url)
     const target = route(path)
     const read = yield* Effect.either(Http.readBody(request, config.maxRequestBytes, ctx.errors))
-    const { headers, method, url } = request
-    const body = Option.getOrUndefined(Either.getRight(read))
     const time = yield* Clock.currentTimeMillis
-    const entry = entryOf<Endpoint, Fault>(config.secrets, {
-      time,
-      method,
-      url,
-      path,
-      target: target?.endpoint,
-      headers,
-      body
-    })
+    const received = { time, path, target: target?.endpoint, body: Either.getOrUndefined(read) }
+    const entry = entryOf<Endpoint, Fault>(config.secrets, request, received)
     const fault = receive(state, entry)
     const latency = config.latency()
     if (latency > 0) yield* abandonable(Effect.sleep(Duration.millis(latency)))
     const response = yield* Effect.merge(Effect.gen(function*() {
-      if (target === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${method} ${path}`)
+      if (target === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
       if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
-      if (target.endpoint !== "token") yield* authenticate(ctx, headers["authorization"])
-      yield* Http.allowMethod(ctx.errors, target.method, method)
+      if (target.endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
+      yield* Http.allowMethod(ctx.errors, target.method, request.method)
       return yield* target.handle(yield* read, request)
     }))
     entry.status = response.status

@@ -2,8 +2,10 @@
 import type { HttpApp } from "@effect/platform"
 import { Cause, Clock, Context, DateTime, Effect, Schema } from "effect"
 import type { ParseResult } from "effect"
-import { applies, type Filter } from "../core/faultMatch.js"
-import { contents } from "../core/journal.js"
+import { applies, enqueue } from "../core/faultMatch.js"
+import type { RequestFilter } from "../core/faultMatch.js"
+import { contents, noMatch } from "../core/journal.js"
+import type { Journal } from "../core/journal.js"
 import type { SearchIndex } from "./SearchIndex.js"
 import * as State from "./State.js"
 
@@ -19,29 +21,6 @@ export class UnknownDesignsError extends Schema.TaggedError<UnknownDesignsError>
   override get message(): string {
     return `no design numbered ${this.numbers.join(", ")}`
   }
-}
-
-/**
- * Which requests of the journal to read: those to `target` (absent or `"any"`, all) that the fields
- * of a fault's `match` name.
- *
- * @since 0.3.0
- * @category models
- */
-export interface RequestFilter extends Filter {
-  readonly target?: State.FaultTarget | undefined
-}
-
-/**
- * The journal: the requests the sandbox received, oldest first, and how many older ones it dropped
- * to keep at most `journalSize`.
- *
- * @since 0.3.0
- * @category models
- */
-export interface Journal {
-  readonly entries: ReadonlyArray<State.Entry>
-  readonly dropped: number
 }
 
 /**
@@ -63,12 +42,14 @@ export interface Control {
   /** Drops faults, tokens, counters and the journal. Never fails. */
   readonly reset: Effect.Effect<void>
   /** The journal, only the requests `filter` names if given (`core/journal.ts` says what an entry keeps). Never fails. */
-  readonly requests: (filter?: RequestFilter) => Effect.Effect<Journal>
+  readonly requests: (filter?: RequestFilter<State.Endpoint>) => Effect.Effect<Journal<State.Entry>>
   /**
    * The last journaled request `filter` names: a one-line assertion in a test. Fails with a
    * `NoSuchElementException` naming the filter and the last request received.
    */
-  readonly expectRequest: (filter: RequestFilter) => Effect.Effect<State.Entry, Cause.NoSuchElementException>
+  readonly expectRequest: (
+    filter: RequestFilter<State.Endpoint>
+  ) => Effect.Effect<State.Entry, Cause.NoSuchElementException>
   /**
    * Changes designs as the register would: appends " (amended)" to each title and sets its
    * `lastChanged` to today (UTC midnight, by the sandbox's clock), so searches by `changedSinceDate`
@@ -109,21 +90,17 @@ export const make = (state: State.State, index: SearchIndex): Control => {
       dropped: state.journal.dropped
     }))
   return {
-    injectFault: (fault) => Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => State.inject(state, f))),
+    injectFault: (fault) => Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => enqueue(state.faults, f))),
     revokeTokens: Effect.sync(() => state.activeTokens.clear()),
     stats: Effect.sync(() => State.stats(state)),
     reset: Effect.sync(() => State.reset(state)),
     requests,
     expectRequest: (filter) =>
-      Effect.flatMap(requests(filter), ({ entries }) => {
-        const last = contents(state.journal).at(-1)
-        const body = JSON.stringify(last?.body ?? null).slice(0, 200)
-        const seen = last === undefined ? "none was received" : `the last was ${last.method} ${last.path} ${body}`
-        return Effect.mapError(
+      Effect.flatMap(requests(filter), ({ entries }) =>
+        Effect.mapError(
           Effect.fromNullable(entries.at(-1)),
-          () => new Cause.NoSuchElementException(`no request matches ${JSON.stringify(filter)}: ${seen}`)
-        )
-      }),
+          () => new Cause.NoSuchElementException(noMatch(filter, contents(state.journal).at(-1)))
+        )),
     touch: (numbers) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const today = DateTime.startOf(DateTime.unsafeMake(now), "day")
