@@ -8,10 +8,10 @@
  */
 import { HttpClient } from "@effect/platform"
 import type { HttpServerError } from "@effect/platform"
-import { ConfigError, Duration, Effect, Layer } from "effect"
+import { ConfigError, Duration, Effect, Either, Layer } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
-import { generateDesigns } from "./core/dataset.js"
+import { generateDesigns, prng } from "./core/dataset.js"
 import * as SearchIndex from "./core/searchIndex.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as OptionalPeer from "./internal/optionalPeer.js"
@@ -26,6 +26,8 @@ import { httpClient } from "./sandbox/InProcessClient.js"
 import * as State from "./sandbox/State.js"
 
 export { fixedNumbers, samples } from "./core/dataset.js"
+export type { RequestFilter } from "./core/faultMatch.js"
+export type { Journal } from "./core/journal.js"
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export {
   defaults,
@@ -36,7 +38,7 @@ export {
   type Served
 } from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
-export { Fault, FaultTarget, type Stats } from "./sandbox/State.js"
+export { type Entry, Fault, FaultTarget, type Stats } from "./sandbox/State.js"
 
 /**
  * Options of `make`, `layer` and `serve`.
@@ -64,6 +66,16 @@ export interface Options {
    * service's name for it is not public, and the client reads either.
    */
   readonly resultField?: ResultField | undefined
+  /** How many requests the journal keeps, the last ones (default 10,000). */
+  readonly journalSize?: number | undefined
+  /**
+   * How long the sandbox waits, on its `Clock`, before each answer: a duration, or a range drawn
+   * from a random source seeded by `seed` (default none).
+   */
+  readonly latency?: Duration.DurationInput | {
+    readonly min: Duration.DurationInput
+    readonly max: Duration.DurationInput
+  } | undefined
 }
 
 /**
@@ -75,6 +87,18 @@ export interface Options {
 export const inProcessUrl = "https://sandbox.design-search.invalid"
 
 const invalid = (name: string, message: string) => Effect.fail(ConfigError.InvalidData([name], message))
+
+/** Each answer's latency in milliseconds: fixed, or drawn from `[min, max]` by a source seeded by `seed`. */
+const latencyOf = (latency: Options["latency"], seed: number) => {
+  const { max, min } = typeof latency === "object" && "min" in latency ? latency : { min: latency, max: latency }
+  const range = [nonNegative("latency", min, Duration.zero), nonNegative("latency", max, Duration.zero)] as const
+  return Either.flatMap(Either.all(range), ([low, high]) => {
+    const [from, span, random] = [Duration.toMillis(low), Duration.toMillis(high) - Duration.toMillis(low), prng(seed)]
+    return span < 0
+      ? Either.left(ConfigError.InvalidData(["latency"], "latency's min must be at most its max"))
+      : Either.right(() => from + Math.floor(random() * (span + 1)))
+  })
+}
 
 /**
  * Builds a sandbox: generates its dataset and index, and a fresh signing key.
@@ -98,11 +122,14 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.
     if (!resultFields.includes(resultField)) {
       return yield* invalid("resultField", `resultField must be designNumbers or designIds, got ${String(resultField)}`)
     }
-    const index = SearchIndex.make(generateDesigns(designs, options.seed ?? defaults.seed))
-    const state = State.make()
+    const seed = options.seed ?? defaults.seed
+    const latency = yield* latencyOf(options.latency, seed)
+    const index = SearchIndex.make(generateDesigns(designs, seed))
+    const state = State.make(yield* positiveInt("journalSize", options.journalSize ?? defaults.journalSize))
+    const secrets = [clientSecret, `${clientId}:${clientSecret}`]
     const signingKey = randomBytes(32)
     const config = { clientId, clientSecret, tokenLifetimeSeconds, resultCap, resultField, maxRequestBytes }
-    const app = App.make({ ...config, signingKey, issuer: inProcessUrl, index, state })
+    const app = App.make({ ...config, signingKey, issuer: inProcessUrl, index, state, secrets, latency })
     return { app, control: Control.make(state, index), clientId, clientSecret, designCount: index.size }
   })
 
@@ -143,7 +170,7 @@ export interface ServeOptions extends Options, ListenOptions {}
 
 /**
  * Builds a sandbox and serves it over loopback HTTP until the scope closes, with the `/__sandbox/*`
- * control routes (faults, stats, touch, revoke-tokens, reset), answering only requests addressed to
+ * control routes (faults, requests, stats, touch, revoke-tokens, reset), answering only requests addressed to
  * it and control requests from no page but its own. Needs `@effect/platform-node`, an optional peer:
  * without it, a `ConfigError.MissingData` naming the package (`make` and `layer` never need it).
  *

@@ -32,6 +32,22 @@ describe("the application against the sandbox", () => {
       const error = yield* Effect.flip(client.getDesign("100000000"))
       expect(error._tag).toBe("NotFoundError")
     }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("sends registered designs only; a failed search for bottles is retried", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      // A fault that matches requests: the next quick search for "bottle" gets a 503.
+      yield* control.injectFault({ target: "search", status: 503, match: { body: { query: "bottle" } } })
+      const client = yield* DesignSearchClient.DesignSearchClient
+      const fiber = yield* Effect.fork(
+        client.quickSearch({ query: "bottle", filters: { statusFilter: ["REGISTERED"] } })
+      )
+      yield* TestClock.adjust("10 seconds") // the retry's backoff
+      yield* Fiber.join(fiber)
+      // The journal: what the application sent, and which fault answered (none, the second time).
+      const sent = yield* control.expectRequest({ target: "search", body: { "filters.statusFilter[0]": "REGISTERED" } })
+      expect(sent.fault).toBeUndefined()
+    }).pipe(Effect.provide(TestLayer)))
 })
 // README: end
 

@@ -7,6 +7,7 @@ import type { HttpApp } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Schema } from "effect"
 import type { ParseResult } from "effect"
 import type { Message } from "../ApiError.js"
+import { entryOf } from "../core/journal.js"
 import * as Jwt from "../core/jwt.js"
 import { unknownCriteria, unknownDateTypes } from "../core/searchIndex.js"
 import type { SearchIndex } from "../core/searchIndex.js"
@@ -31,6 +32,10 @@ export interface AppConfig {
   readonly issuer: string
   readonly index: SearchIndex
   readonly state: State
+  /** What the journal masks: the client secret, and `id:secret`. */
+  readonly secrets: ReadonlyArray<string>
+  /** The latency of the next answer, in milliseconds. */
+  readonly latency: () => number
 }
 
 type Response = HttpServerResponse.HttpServerResponse
@@ -250,20 +255,32 @@ export const make = (config: AppConfig): HttpApp.Default => {
     Object.hasOwn(fixed, path) ? fixed[path] : path.startsWith(designPrefix) ? designRoute : undefined
 
   /** A (delayed) answer whose client goes away is interrupted by its transport, and counted. */
-  const abandonable = (answer: Effect.Effect<Response>) =>
+  const abandonable = <A>(answer: Effect.Effect<A>) =>
     Effect.interruptible(answer).pipe(Effect.onInterrupt(() => Effect.sync(() => void state.counts.abandoned++)))
 
-  /** Every routed request: its body read, received by the state, answered by a fault or by its route. */
+  /**
+   * Every request: its body read, journaled and received by the state, answered after the latency by
+   * a fault or by its route, and its status journaled.
+   */
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = Http.pathOf(request.url)
     const target = route(path)
-    if (target === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
     const read = yield* Effect.either(Http.readBody(request, config.maxRequestBytes, ctx.errors))
-    const fault = receive(state, target.endpoint)
-    if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
-    if (target.endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
-    yield* Http.allowMethod(ctx.errors, target.method, request.method)
-    return yield* target.handle(yield* read, request)
-  }).pipe(Effect.merge)
+    const time = yield* Clock.currentTimeMillis
+    const received = { time, path, target: target?.endpoint, body: Either.getOrUndefined(read) }
+    const entry = entryOf<Endpoint, Fault>(config.secrets, request, received)
+    const fault = receive(state, entry)
+    const latency = config.latency()
+    if (latency > 0) yield* abandonable(Effect.sleep(Duration.millis(latency)))
+    const response = yield* Effect.merge(Effect.gen(function*() {
+      if (target === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
+      if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
+      if (target.endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
+      yield* Http.allowMethod(ctx.errors, target.method, request.method)
+      return yield* target.handle(yield* read, request)
+    }))
+    entry.status = response.status
+    return response
+  })
 }

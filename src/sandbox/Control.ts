@@ -1,7 +1,11 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
 import type { HttpApp } from "@effect/platform"
-import { Clock, Context, Effect, Schema } from "effect"
+import { Cause, Clock, Context, Effect, Schema } from "effect"
 import type { ParseResult } from "effect"
+import { applies, enqueue } from "../core/faultMatch.js"
+import type { RequestFilter } from "../core/faultMatch.js"
+import { contents, noMatch } from "../core/journal.js"
+import type { Journal } from "../core/journal.js"
 import type { SearchIndex } from "../core/searchIndex.js"
 import * as State from "./State.js"
 
@@ -26,14 +30,26 @@ export class UnknownDesignsError extends Schema.TaggedError<UnknownDesignsError>
  * @category models
  */
 export interface Control {
-  /** Serves a fault to the next `count` requests to its target (faults queue in order); fails on a malformed fault. */
+  /**
+   * Serves a fault to the next `times` (or `count`) requests to its target that its `match` names,
+   * after letting `after` of them through (faults apply in injection order); fails on a malformed fault.
+   */
   readonly injectFault: (fault: typeof State.Fault.Encoded) => Effect.Effect<void, ParseResult.ParseError>
   /** Revokes every token issued so far: the API answers them with 401. Never fails. */
   readonly revokeTokens: Effect.Effect<void>
   /** The sandbox's counters: tokens issued, requests per endpoint, abandoned answers. Never fails. */
   readonly stats: Effect.Effect<State.Stats>
-  /** Drops faults, tokens and counters. Never fails. */
+  /** Drops faults, tokens, counters and the journal. Never fails. */
   readonly reset: Effect.Effect<void>
+  /** The journal, only the requests `filter` names if given (`core/journal.ts` says what an entry keeps). Never fails. */
+  readonly requests: (filter?: RequestFilter<State.Endpoint>) => Effect.Effect<Journal<State.Entry>>
+  /**
+   * The last journaled request `filter` names: a one-line assertion in a test. Fails with a
+   * `NoSuchElementException` naming the filter and the last request received.
+   */
+  readonly expectRequest: (
+    filter: RequestFilter<State.Endpoint>
+  ) => Effect.Effect<State.Entry, Cause.NoSuchElementException>
   /**
    * Changes designs as the register would: appends " (amended)" to each title and sets its
    * `lastChanged` to today (UTC midnight, by the sandbox's clock), so searches by `changedSinceDate`
@@ -64,21 +80,31 @@ export interface Sandbox {
   readonly designCount: number
 }
 
-const decodeFault = Schema.decodeUnknown(State.Fault)
+const decodeFault = Schema.decodeUnknown(State.Fault, { onExcessProperty: "error" })
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
-export const make = (state: State.State, index: SearchIndex): Control => ({
-  injectFault: (fault) =>
-    Effect.flatMap(
-      decodeFault(fault),
-      (f) => Effect.sync(() => void state.faults.push({ fault: f, remaining: f.count }))
-    ),
-  revokeTokens: Effect.sync(() => state.activeTokens.clear()),
-  stats: Effect.sync(() => State.stats(state)),
-  reset: Effect.sync(() => State.reset(state)),
-  touch: (numbers) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const unknown = index.touch(numbers, now)
-      return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
-    })
-})
+export const make = (state: State.State, index: SearchIndex): Control => {
+  const requests = (filter: RequestFilter = {}) =>
+    Effect.sync(() => ({
+      entries: contents(state.journal).filter((entry) => applies(filter, entry)),
+      dropped: state.journal.dropped
+    }))
+  return {
+    injectFault: (fault) => Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => enqueue(state.faults, f))),
+    revokeTokens: Effect.sync(() => state.activeTokens.clear()),
+    stats: Effect.sync(() => State.stats(state)),
+    reset: Effect.sync(() => State.reset(state)),
+    requests,
+    expectRequest: (filter) =>
+      Effect.flatMap(requests(filter), ({ entries }) =>
+        Effect.mapError(
+          Effect.fromNullable(entries.at(-1)),
+          () => new Cause.NoSuchElementException(noMatch(filter, contents(state.journal).at(-1)))
+        )),
+    touch: (numbers) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const unknown = index.touch(numbers, now)
+        return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
+      })
+  }
+}

@@ -6,11 +6,12 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import type { ParseResult } from "effect"
+import { pointerErrors } from "../internal/validation.js"
 import * as Address from "./Address.js"
 import type { Control } from "./Control.js"
 import { defaults } from "./Defaults.js"
 import { allowMethod, counter, decodeJson, errorAnswers, json, pathOf, readBody } from "./Http.js"
-import { Fault } from "./State.js"
+import { Fault, FaultTarget } from "./State.js"
 
 /** Every control route lives below this path. */
 const prefix = "/__sandbox"
@@ -26,6 +27,9 @@ const decodeTouch = Schema.decodeUnknown(
   Schema.Struct({ numbers: Schema.Array(Schema.String).pipe(Schema.maxItems(10_000)) }),
   strict
 )
+
+/** The query of `GET /__sandbox/requests`: the target whose requests to list, if one. */
+const decodeRequestsQuery = Schema.decodeUnknown(Schema.Struct({ target: Schema.optional(FaultTarget) }), strict)
 
 const noContent = HttpServerResponse.empty({ status: 204 })
 
@@ -84,6 +88,15 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, own: A
                 }))
               )
             ))
+        )
+    ],
+    requests: [
+      "GET",
+      (request) =>
+        decodeRequestsQuery(Object.fromEntries(new URL(request.url, "http://sandbox.invalid").searchParams)).pipe(
+          Effect.mapError((error) => errors(422, pointerErrors(error))),
+          Effect.flatMap(control.requests),
+          Effect.map((journal) => json(journal, 200))
         )
     ],
     stats: ["GET", () => Effect.map(control.stats, (stats) => json(stats, 200))],

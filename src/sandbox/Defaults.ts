@@ -39,7 +39,8 @@ export const defaults = {
   tokenLifetime: Duration.seconds(3600),
   resultCap: 10_000,
   maxRequestBytes: 1024 * 1024,
-  resultField: "designNumbers" as ResultField
+  resultField: "designNumbers" as ResultField,
+  journalSize: 10_000
 } as const
 
 /**

@@ -1,6 +1,10 @@
-/** The sandbox's mutable state (faults waiting, tokens in force, counters), changed only in `Effect.sync`. */
+/** The sandbox's mutable state (faults waiting, tokens in force, counters, journal), changed only in `Effect.sync`. */
 import { Schema } from "effect"
 import type { Types } from "effect"
+import { faultQueue, fieldPath, take } from "../core/faultMatch.js"
+import type { FaultQueue } from "../core/faultMatch.js"
+import { maxNesting, nestsWithin, push, ring } from "../core/journal.js"
+import type { JournalEntry, Ring } from "../core/journal.js"
 
 /**
  * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
@@ -34,25 +38,25 @@ const FaultHeaders = Schema.Record({
   )
 })
 
-/** How deep a fault's JSON body may nest: deeper, writing (and describing) it would overflow the stack. */
-const maxFaultBodyNesting = 1000
+/** What a fault names beside its target (`core/faultMatch.ts`); every field given must hold. */
+const Match = Schema.Struct({
+  path: Schema.optional(Schema.String),
+  designNumber: Schema.optional(Schema.String),
+  pageNumber: Schema.optional(Schema.NonNegativeInt),
+  // A key that is not a field path is one the record does not take: refused as an unknown field.
+  body: Schema.optional(Schema.Record({
+    key: Schema.String.pipe(Schema.pattern(fieldPath)),
+    value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
+  }))
+})
 
-/** Whether a fault body nests little enough, looked at with a stack of its own. */
-const writable = (body: unknown): boolean => {
-  const stack: Array<readonly [unknown, number]> = [[body, 0]]
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [v, depth] = next
-    if (typeof v !== "object" || v === null) continue
-    if (depth >= maxFaultBodyNesting) return false
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1])
-  }
-  return true
-}
+const Uses = Schema.Int.pipe(Schema.between(1, 1_000_000))
 
 /**
- * A fault: the next `count` requests to `target` get `status` with `body` (a string is sent as is,
- * anything else as JSON; absent, a spec-shaped error for the status) and `headers`, after
- * `delayMs` on the sandbox's clock, answered as `kind` says.
+ * A fault: after letting `after` requests through, the next `times` (or `count`) requests to
+ * `target` that `match` names get `status` with `body` (a string is sent as is, anything else as
+ * JSON; absent, a spec-shaped error for the status) and `headers`, after `delayMs` on the sandbox's
+ * clock, answered as `kind` says.
  *
  * @since 0.1.0
  * @category schemas
@@ -62,7 +66,11 @@ export const Fault = Schema.Struct({
   /** `reset` drops the connection before any response; `resetMidBody` after the headers and half the body. */
   kind: Schema.optional(Schema.Literal("respond", "reset", "resetMidBody")),
   status: Schema.Int.pipe(Schema.between(200, 599)),
-  count: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { default: () => 1 }),
+  count: Schema.optionalWith(Uses, { default: () => 1 }),
+  /** Another name for `count`; when given, it is the one used. */
+  times: Schema.optional(Uses),
+  after: Schema.optional(Schema.Int.pipe(Schema.between(0, 1_000_000))),
+  match: Schema.optional(Match),
   body: Schema.optional(Schema.Unknown),
   headers: Schema.optional(FaultHeaders),
   delayMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 600_000)))
@@ -70,10 +78,10 @@ export const Fault = Schema.Struct({
   Schema.filter((fault) =>
     fault.body !== undefined && (fault.status === 204 || fault.status === 304)
       ? { path: ["body"], message: `a ${fault.status} answer has no body` }
-      : writable(fault.body) ||
+      : nestsWithin(fault.body) ||
         {
           path: ["body"],
-          message: `a body nests at most ${maxFaultBodyNesting} levels as JSON; send a deeper one as a string`
+          message: `a body nests at most ${maxNesting} levels as JSON; send a deeper one as a string`
         }
   )
 )
@@ -98,9 +106,17 @@ export interface Stats {
   readonly abandoned: number
 }
 
+/**
+ * A request the sandbox received (`core/journal.ts` says what it keeps of it).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Entry = JournalEntry<Endpoint, Fault>
+
 export interface State {
-  /** Faults in the order they were injected; a fault leaves once its count is spent. */
-  faults: Array<{ fault: Fault; remaining: number }>
+  faults: FaultQueue<Fault>
+  journal: Ring<Entry>
   /** `jti` of every token in force: revocation empties it. */
   readonly activeTokens: Set<string>
   counts: Types.DeepMutable<Stats>
@@ -112,11 +128,17 @@ const zero = (): State["counts"] => ({
   abandoned: 0
 })
 
-export const make = (): State => ({ faults: [], activeTokens: new Set(), counts: zero() })
+export const make = (journalSize: number): State => ({
+  faults: faultQueue(),
+  journal: ring(journalSize),
+  activeTokens: new Set(),
+  counts: zero()
+})
 
-/** Drops faults, tokens and counters; error and token ids keep counting, so they stay unique. */
+/** Drops faults, tokens, counters and the journal; error and token ids keep counting, so they stay unique. */
 export const reset = (state: State): void => {
-  state.faults = []
+  state.faults = faultQueue()
+  state.journal = ring(state.journal.size)
   state.activeTokens.clear()
   state.counts = zero()
 }
@@ -124,16 +146,16 @@ export const reset = (state: State): void => {
 export const stats = ({ counts }: State): Stats => ({ ...counts, requests: { ...counts.requests } })
 
 /**
- * Where every routed request passes: it is counted, and takes one use of the first fault that
- * applies to it, if any.
+ * Where every request passes: it is journaled and, when routed, counted; it takes one use of the
+ * fault that answers it (`core/faultMatch.ts`), if any, and the journal names it.
  */
-export const receive = (state: State, endpoint: Endpoint): Fault | undefined => {
-  state.counts.requests[endpoint]++
-  const index = state.faults.findIndex(({ fault }) => fault.target === endpoint || fault.target === "any")
-  if (index < 0) return undefined
-  const entry = state.faults[index]!
-  if (--entry.remaining === 0) state.faults.splice(index, 1)
-  return entry.fault
+export const receive = (state: State, entry: Entry): Fault | undefined => {
+  push(state.journal, entry)
+  if (entry.target === undefined) return undefined
+  state.counts.requests[entry.target]++
+  const queued = take(state.faults, entry)
+  if (queued !== undefined) entry.fault = { index: queued.index, fault: queued.fault }
+  return queued?.fault
 }
 
 /** How the app asks its transport to drop the connection: `reset`, or `reset-mid-body` after half the body. */

@@ -1,0 +1,284 @@
+/**
+ * The sandbox's request journal (`SandboxControl.requests`, `GET /__sandbox/requests`): what it
+ * keeps of each request, in process and served, bounded, cleared by `reset`, and never a client
+ * secret or a token, whatever a request carries; and the sandbox-wide latency on its `Clock`.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Either, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
+import { masked, maskOf } from "../src/core/mask.js"
+import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
+import { clientLayer } from "./support/layers.js"
+
+const Client = DesignSearchClient.DesignSearchClient
+const chair = Sandbox.fixedNumbers.chair
+const quickPath = `${DesignSearchConfig.apiPath}/search/quick`
+
+/** One exchange with `base` through `http`: status and body text. */
+const send = (
+  http: HttpClient.HttpClient,
+  url: string,
+  options: { readonly method?: "GET" | "POST"; readonly headers?: Record<string, string>; readonly body?: string } = {}
+) =>
+  Effect.gen(function*() {
+    const base = HttpClientRequest.make(options.method ?? "POST")(url, { headers: options.headers ?? {} })
+    const request = options.body === undefined
+      ? base
+      : HttpClientRequest.bodyText(base, options.body, options.headers?.["content-type"] ?? "application/json")
+    const response = yield* http.execute(request)
+    return { status: response.status, text: yield* response.text }
+  })
+
+/** An undici `HttpClient` for the rest of the scope. */
+const undici = Effect.map(Layer.build(NodeHttpClient.layerUndici), Context.get(HttpClient.HttpClient))
+
+describe("the journal, in process", () => {
+  it.effect("keeps method, path, query, parsed body, headers with Authorization's scheme only, status, fault and time", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 11, 1))
+      const client = yield* Client
+      const control = yield* Sandbox.SandboxControl
+      yield* client.quickSearch({ query: "chair", filters: { statusFilter: ["REGISTERED"] } })
+      yield* control.injectFault({ target: "design", status: 404 })
+      yield* Effect.flip(client.getDesign(chair))
+
+      const { dropped, entries } = yield* control.requests()
+      expect(dropped).toBe(0)
+      expect(entries.map((e) => [e.method, e.target, e.status])).toEqual([
+        ["POST", "token", 200],
+        ["POST", "search", 200],
+        ["GET", "design", 404]
+      ])
+      const [token, search, design] = entries
+      expect(token?.body).toEqual({
+        grant_type: "client_credentials",
+        client_id: "sandbox-client",
+        client_secret: masked
+      })
+      expect(search).toMatchObject({
+        path: quickPath,
+        query: {},
+        body: { query: "chair", filters: { statusFilter: ["REGISTERED"] } },
+        time: Date.UTC(2026, 11, 1)
+      })
+      expect(search?.headers["authorization"]).toBe("Bearer")
+      expect(search?.fault).toBeUndefined()
+      expect(design?.fault).toEqual({ index: 0, fault: { target: "design", status: 404, count: 1 } })
+
+      // The one-line assertions: a filter over the entries, or an Effect that fails saying what it saw.
+      expect((yield* control.requests({ target: "search" })).entries).toEqual([search])
+      const sent = yield* control.expectRequest({ target: "search", body: { "filters.statusFilter[0]": "REGISTERED" } })
+      expect(sent).toEqual(search)
+      const missing = yield* Effect.flip(control.expectRequest({ target: "search", body: { query: "table" } }))
+      expect(missing._tag).toBe("NoSuchElementException")
+      expect(missing.message).toContain(`no request matches {"target":"search","body":{"query":"table"}}`)
+      expect(missing.message).toContain(`the last was GET ${DesignSearchConfig.apiPath}/design/${chair}`)
+
+      yield* control.reset
+      expect(yield* control.requests()).toEqual({ entries: [], dropped: 0 })
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("keeps the last journalSize requests, and counts those it dropped", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const control = yield* Sandbox.SandboxControl
+      for (const query of ["a", "b", "c", "d"]) yield* client.quickSearch({ query })
+      // The token, then four searches: the first two are dropped.
+      const { dropped, entries } = yield* control.requests()
+      expect(dropped).toBe(2)
+      expect(entries.map((e) => (e.body as { query: string }).query)).toEqual(["b", "c", "d"])
+      yield* control.reset
+      expect((yield* control.requests()).dropped).toBe(0)
+    }).pipe(Effect.provide(clientLayer({ sandbox: { journalSize: 3 } }))))
+
+  it.effect("keeps what has no route, what is not JSON, and a body it could not read", () =>
+    Effect.gen(function*() {
+      const http = yield* HttpClient.HttpClient
+      const control = yield* Sandbox.SandboxControl
+      yield* send(http, `${Sandbox.inProcessUrl}/nowhere?x=1&y=2`, {
+        body: "not json",
+        headers: { "content-type": "text/plain" }
+      })
+      yield* send(http, Sandbox.inProcessUrl + DesignSearchConfig.tokenPath, { body: "x".repeat(200) })
+      const [unrouted, tooLarge] = (yield* control.requests()).entries
+      expect(unrouted).toMatchObject({ path: "/nowhere", query: { x: "1", y: "2" }, body: "not json", status: 404 })
+      expect(unrouted?.target).toBeUndefined()
+      expect(tooLarge).toMatchObject({ target: "token", status: 413 })
+      expect(tooLarge?.body).toBeUndefined()
+    }).pipe(Effect.provide(clientLayer({ sandbox: { maxRequestBytes: 100 } }))))
+
+  it("refuses a journalSize that is not a positive integer", async () => {
+    for (const journalSize of [0, -1, 1.5]) {
+      const error = await Effect.runPromise(Effect.flip(Sandbox.make({ journalSize })))
+      expect(String(error)).toContain("journalSize must be a positive integer")
+    }
+  })
+})
+
+/** Characters each encoding writes its own way. */
+const tricky = [..."aZ09-._~!*'() /+=&%?#\"\\<>"].concat("é", "😀")
+const secretOf = fc.array(fc.constantFrom(...tricky), { minLength: 10, maxLength: 30 }).map((cs) => cs.join(""))
+
+describe("the journal never holds the client secret or a token", () => {
+  it.effect.prop(
+    "whatever form a request carries them in",
+    {
+      secret: secretOf,
+      encode: fc.constantFrom<(s: string) => string>(
+        (s) => s,
+        encodeURIComponent,
+        (s) => new URLSearchParams({ s }).toString().slice(2),
+        (s) => JSON.stringify(s).slice(1, -1),
+        (s) => Buffer.from(s).toString("base64")
+      ),
+      where: fc.constantFrom("body", "query", "header", "path")
+    },
+    ({ encode, secret, where }) =>
+      Effect.gen(function*() {
+        const sandbox = yield* Sandbox.make({ designs: 10, clientSecret: secret })
+        const http = Sandbox.httpClient(sandbox.app)
+        const form = { "content-type": "application/x-www-form-urlencoded" }
+        const tokenUrl = Sandbox.inProcessUrl + DesignSearchConfig.tokenPath
+        const grant = new URLSearchParams({ grant_type: "client_credentials", client_id: "sandbox-client" })
+        // The secret in the form, as is and percent-encoded by hand, and in a Basic header.
+        const answer = yield* send(http, tokenUrl, {
+          headers: form,
+          body: `${grant}&client_secret=${encodeURIComponent(secret)}`
+        })
+        yield* send(http, tokenUrl, { headers: form, body: `${grant}&client_secret=${secret}` })
+        const basic = Buffer.from(`sandbox-client:${secret}`).toString("base64")
+        yield* send(http, tokenUrl, { headers: { ...form, authorization: `Basic ${basic}` }, body: `${grant}` })
+        const token = (JSON.parse(answer.text) as { access_token: string }).access_token
+        // A search that echoes both, where the property says.
+        const echo = encode(`${secret} ${token}`)
+        const url = Sandbox.inProcessUrl + quickPath + (where === "path" ? `/${encodeURIComponent(echo)}` : "") +
+          (where === "query" ? `?q=${encodeURIComponent(echo)}` : "")
+        // A header carries Latin-1 only: other text is percent-encoded.
+        const header = /^[\x20-\x7e]*$/.test(echo) ? echo : encodeURIComponent(echo)
+        yield* send(http, url, {
+          headers: { authorization: `Bearer ${token}`, ...(where === "header" ? { "x-echo": header } : {}) },
+          body: where === "body" ? JSON.stringify({ query: echo, note: `${secret}`, token }) : `{"query":"chair"}`
+        })
+        const { entries } = yield* sandbox.control.requests()
+        expect(entries).toHaveLength(4)
+        const journal = JSON.stringify(entries)
+        expect(journal).not.toContain(token)
+        expect(maskOf([secret, `sandbox-client:${secret}`, token]).text(journal)).toBe(journal)
+      }),
+    { fastCheck: { numRuns: 60 } }
+  )
+})
+
+describe("the journal, served", () => {
+  it.scopedLive("GET /__sandbox/requests answers the journal as SandboxControl.requests does, by target if asked", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const client = Context.get(
+        yield* Layer.build(
+          DesignSearchClient.layer().pipe(
+            Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
+            Layer.provide(NodeHttpClient.layerUndici)
+          )
+        ),
+        Client
+      )
+      yield* client.quickSearch({ query: "chair" })
+      const http = yield* undici
+      const get = (query: string) =>
+        Effect.map(
+          send(http, `${served.url}/__sandbox/requests${query}`, { method: "GET" }),
+          ({ status, text }) => ({ status, body: JSON.parse(text) as unknown })
+        )
+      const all = yield* get("")
+      expect(all.status).toBe(200)
+      expect(all.body).toEqual(JSON.parse(JSON.stringify(yield* served.control.requests())))
+      const { body } = all as { body: Sandbox.Journal<Sandbox.Entry> }
+      expect(body.entries.map((e) => e.target)).toEqual(["token", "search"])
+      expect(body.entries[1]?.headers["authorization"]).toBe("Bearer")
+      expect(body.entries[0]?.body).toMatchObject({ client_secret: masked })
+      // Control requests are not journaled: the journal is what an application sent.
+      expect((yield* get("?target=search")).body).toMatchObject({ entries: [{ target: "search" }], dropped: 0 })
+      const bad = yield* get("?target=nowhere")
+      expect(bad.status).toBe(422)
+      expect(bad.body).toMatchObject({ errors: [{ source: { pointer: "/target" } }] })
+      yield* send(http, `${served.url}/__sandbox/reset`, { body: "" })
+      expect((yield* get("")).body).toEqual({ entries: [], dropped: 0 })
+    }))
+})
+
+describe("latency", () => {
+  it.effect("each answer waits the latency on the sandbox's Clock: a client timeout fires under TestClock", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const fiber = yield* Effect.fork(Effect.either(client.quickSearch({ query: "chair" })))
+      // The token's answer waits 2 seconds, the search's too: within the 5-second timeout.
+      yield* TestClock.adjust("4 seconds")
+      expect(Either.isRight(yield* Fiber.join(fiber))).toBe(true)
+    }).pipe(
+      Effect.provide(clientLayer({ sandbox: { latency: "2 seconds" }, config: { requestTimeout: "5 seconds" } }))
+    ))
+
+  it.effect("a latency over the client's timeout is a TransportError once its retries are spent", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const control = yield* Sandbox.SandboxControl
+      const fiber = yield* Effect.fork(Effect.flip(client.quickSearch({ query: "chair" })))
+      yield* TestClock.adjust("10 minutes")
+      const error = yield* Fiber.join(fiber)
+      expect(error._tag).toBe("TransportError")
+      expect(error.message).toContain("no complete response within 5s")
+      // The searches that timed out were received, none answered before the client gave up.
+      const searches = (yield* control.requests({ target: "search" })).entries
+      expect(searches.length).toBeGreaterThan(1)
+    }).pipe(
+      Effect.provide(
+        clientLayer({
+          sandbox: { latency: "30 seconds" },
+          config: { requestTimeout: "5 seconds", tokenTimeout: "60 seconds" }
+        })
+      )
+    ))
+
+  it.effect("a range is drawn from a source seeded by seed: the same seed, the same latencies, within the range", () =>
+    Effect.gen(function*() {
+      /** How long each of five answers took, on the TestClock, to 10 milliseconds. */
+      const latencies = (seed: number) =>
+        Effect.gen(function*() {
+          const sandbox = yield* Sandbox.make({ designs: 10, seed, latency: { min: "100 millis", max: "900 millis" } })
+          const http = Sandbox.httpClient(sandbox.app)
+          return yield* Effect.forEach([1, 2, 3, 4, 5], () =>
+            Effect.gen(function*() {
+              const fiber = yield* Effect.fork(send(http, `${Sandbox.inProcessUrl}/nowhere`, { method: "GET" }))
+              let waited = 0
+              while (Option.isNone(yield* Fiber.poll(fiber))) {
+                yield* TestClock.adjust("10 millis")
+                waited += 10
+              }
+              return waited
+            }))
+        })
+      const first = yield* latencies(7)
+      expect(first.every((ms) => ms >= 100 && ms <= 910), String(first)).toBe(true)
+      expect(new Set(first).size).toBeGreaterThan(1)
+      expect(yield* latencies(7)).toEqual(first)
+      expect(yield* latencies(8)).not.toEqual(first)
+    }))
+
+  it("refuses a latency that is negative, or a range whose min is over its max", async () => {
+    for (const latency of [-1, { min: "2 seconds", max: "1 second" }] as const) {
+      const error = await Effect.runPromise(Effect.flip(Sandbox.make({ latency })))
+      expect(String(error)).toContain("latency")
+    }
+  })
+
+  it.scopedLive("served, each answer waits the latency", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, latency: "300 millis" })
+      const http = yield* undici
+      const start = Date.now()
+      const { status } = yield* send(http, `${served.url}/nowhere`, { method: "GET" })
+      expect(status).toBe(404)
+      expect(Date.now() - start).toBeGreaterThanOrEqual(300)
+    }))
+})

@@ -1,0 +1,179 @@
+/**
+ * Faults that match requests: `after`, `match` (path, design number, page number, fields of the
+ * body) and `times`, applied in injection order, with the journal naming the fault that answered;
+ * in process, served, and under the mirror's sync (the third page of a sync failed).
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer, TestClock } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as DesignMirror from "../src/DesignMirror.js"
+import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
+import { clientLayer } from "./support/layers.js"
+
+const Client = DesignSearchClient.DesignSearchClient
+const { bottle, chair } = Sandbox.fixedNumbers
+const [owner] = Sandbox.samples.owners
+const byOwner = (name: string) => ({ rows: [{ op: "AND" as const, query: { owner: name } }] })
+const designPath = (n: string) => `${DesignSearchConfig.apiPath}/design/${n}`
+
+/** The tag of each outcome: `ok`, or the error's. */
+const outcomes = (effects: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string }>>) =>
+  Effect.forEach(effects, (effect) => Effect.match(effect, { onFailure: (e) => e._tag, onSuccess: () => "ok" }))
+
+describe("matched faults, in process", () => {
+  it.effect("match on a path, a design number, a body field; faults apply in injection order; the journal names which answered", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const control = yield* Sandbox.SandboxControl
+      yield* control.injectFault({ target: "design", status: 404, match: { designNumber: bottle } })
+      yield* control.injectFault({ target: "any", status: 403, match: { path: designPath(chair) } })
+      yield* control.injectFault({
+        target: "advanced",
+        status: 400,
+        match: { body: { "rows[0].query.owner": "Nobody" } }
+      })
+      const got = yield* outcomes([
+        client.getDesign(Sandbox.fixedNumbers.wristWatch),
+        client.getDesign(chair),
+        client.getDesign(bottle),
+        client.advancedSearch(byOwner(owner!)),
+        client.advancedSearch(byOwner("Nobody"))
+      ])
+      expect(got).toEqual(["ok", "ForbiddenError", "NotFoundError", "ok", "BadRequestError"])
+      const { entries } = yield* control.requests({ target: "any" })
+      expect(entries.filter((e) => e.target !== "token").map((e) => [e.status, e.fault?.index])).toEqual([
+        [200, undefined],
+        [403, 1],
+        [404, 0],
+        [200, undefined],
+        [400, 2]
+      ])
+      // Each fault was spent: the same requests pass now.
+      expect(yield* outcomes([client.getDesign(chair), client.advancedSearch(byOwner("Nobody"))])).toEqual(["ok", "ok"])
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("after lets that many matching requests through; times is count; the first fault that applies answers", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const control = yield* Sandbox.SandboxControl
+      // The third and fourth gets of the chair fail; gets of the bottle do not count.
+      yield* control.injectFault({
+        target: "design",
+        status: 400,
+        after: 2,
+        times: 2,
+        count: 5,
+        match: { designNumber: chair }
+      })
+      yield* control.injectFault({ target: "design", status: 403, count: 1 })
+      const got = yield* outcomes([chair, chair, bottle, chair, chair, chair].map((n) => client.getDesign(n)))
+      // The first two chairs pass the first fault, and the second answers the first of them.
+      expect(got).toEqual(["ForbiddenError", "ok", "ok", "BadRequestError", "BadRequestError", "ok"])
+      const answered = (yield* control.requests({ target: "design" })).entries.map((e) => e.fault?.index ?? null)
+      expect(answered).toEqual([1, null, null, 0, 0, null])
+      // A journal query takes the same match.
+      expect((yield* control.requests({ designNumber: bottle })).entries).toHaveLength(1)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a malformed or unknown field fails injectFault naming it", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      const bad = [
+        { match: { pageNumber: -1 } },
+        { match: { body: { "rows[": "x" } } },
+        { match: { body: { owner: { name: "x" } } } },
+        // A misspelt field would match every request: it is refused.
+        { match: { pagenumber: 2 } },
+        { after: -1 },
+        { times: 0 }
+      ]
+      for (const fields of bad) {
+        const error = yield* Effect.flip(control.injectFault({ target: "page", status: 500, ...fields } as never))
+        expect(error._tag).toBe("ParseError")
+        expect(error.message).toContain(Object.keys(fields)[0]!)
+      }
+    }).pipe(Effect.provide(clientLayer())))
+})
+
+describe("matched faults, served", () => {
+  it.scopedLive("POST /__sandbox/faults takes the same fields; a bad one is a 422 pointing at it", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const http = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
+      const post = (fault: unknown) =>
+        Effect.flatMap(
+          http.execute(
+            HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(`${served.url}/__sandbox/faults`), fault)
+          ),
+          (response) => Effect.map(response.json, (body) => ({ status: response.status, body }))
+        )
+      const fault = { target: "design", status: 404, after: 1, times: 1, match: { designNumber: chair } }
+      expect(yield* post(fault)).toEqual({ status: 201, body: { data: { ...fault, count: 1 } } })
+      const client = Context.get(
+        yield* Layer.build(
+          DesignSearchClient.layer().pipe(
+            Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
+            Layer.provide(NodeHttpClient.layerUndici)
+          )
+        ),
+        Client
+      )
+      expect(yield* outcomes([client.getDesign(chair), client.getDesign(chair)])).toEqual(["ok", "NotFoundError"])
+      const { entries } = yield* served.control.requests({ target: "design" })
+      expect(entries.map((e) => e.fault?.index ?? null)).toEqual([null, 0])
+
+      const bad = yield* post({
+        target: "page",
+        status: 500,
+        after: -1,
+        match: { pageNumber: 1.5, body: { "a..b": 1 } }
+      })
+      expect(bad.status).toBe(422)
+      const pointers = (bad.body as { errors: ReadonlyArray<{ source: { pointer: string } }> }).errors.map((e) =>
+        e.source.pointer
+      )
+      expect(pointers.sort()).toEqual(["/after", "/match/body/a..b", "/match/pageNumber"])
+    }))
+})
+
+describe("the mirror's sync, its third page failed", () => {
+  it.scoped("keeps the first two pages, fails with the page's error, and the next run goes on from the third", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 11, 1, 9))
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "mirror-fault-"))),
+        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      )
+      const context = yield* Layer.build(
+        DesignMirror.layer().pipe(
+          Layer.provideMerge(DesignMirror.layerSqlite({ url: `file:${join(dir, "mirror.db")}` })),
+          Layer.provideMerge(clientLayer({ sandbox: { designs: 240 } }))
+        )
+      )
+      const mirror = Context.get(context, DesignMirror.DesignMirror)
+      const control = Context.get(context, Sandbox.SandboxControl)
+      const everything = {
+        rows: [{ op: "AND" as const, query: { date: { type: "FILING" as const, from: "1900-01-01" } } }]
+      }
+
+      // Pages are numbered from 0: the third is pageNumber 2. A 400 is not retried.
+      yield* control.injectFault({ target: "page", status: 400, match: { pageNumber: 2 } })
+      const failed = yield* Effect.flip(mirror.sync(everything, { concurrency: 1 }))
+      expect(failed._tag).toBe("BadRequestError")
+      const pages = (yield* control.requests({ target: "page" })).entries
+      expect(pages.map((e) => [(e.body as { pageNumber: number }).pageNumber, e.status])).toEqual([[0, 200], [1, 200], [
+        2,
+        400
+      ]])
+      yield* control.expectRequest({ target: "page", pageNumber: 2, body: { pageSize: 100 } })
+
+      const resumed = yield* mirror.sync(everything, { concurrency: 1 })
+      expect(resumed).toMatchObject({ resumed: true, full: true, inserted: 40 })
+      const again = (yield* control.requests({ target: "page" })).entries.slice(pages.length)
+      expect(again.map((e) => [(e.body as { pageNumber: number }).pageNumber, e.status])).toEqual([[2, 200]])
+    }))
+})
