@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
+import * as Service from "./core/service.js"
 import { nonNegative, positive, positiveInt } from "./internal/optionChecks.js"
 
 /**
@@ -14,7 +15,7 @@ import { nonNegative, positive, positiveInt } from "./internal/optionChecks.js"
  * @since 0.1.0
  * @category constants
  */
-export const environments = ["test", "production"] as const
+export const environments = Service.environments
 
 /**
  * One of `environments`.
@@ -22,7 +23,7 @@ export const environments = ["test", "production"] as const
  * @since 0.1.0
  * @category models
  */
-export type Environment = (typeof environments)[number]
+export type Environment = Service.Environment
 
 /**
  * The host of each environment: it serves both the token endpoint and the APIs.
@@ -30,10 +31,7 @@ export type Environment = (typeof environments)[number]
  * @since 0.1.0
  * @category constants
  */
-export const hosts: Readonly<Record<Environment, string>> = {
-  test: "https://test.api.ipaustralia.gov.au",
-  production: "https://production.api.ipaustralia.gov.au"
-}
+export const hosts: Readonly<Record<Environment, string>> = Service.hosts
 
 /**
  * Path of the token endpoint below the auth host (spec 4.1).
@@ -41,7 +39,7 @@ export const hosts: Readonly<Record<Environment, string>> = {
  * @since 0.1.0
  * @category constants
  */
-export const tokenPath = "/public/external-token-api/v1/access_token"
+export const tokenPath = Service.tokenPath
 
 /**
  * Path of the design search API below the host.
@@ -49,7 +47,7 @@ export const tokenPath = "/public/external-token-api/v1/access_token"
  * @since 0.1.0
  * @category constants
  */
-export const apiPath = "/public/australian-design-search-api/v1"
+export const apiPath = Service.apiPath
 
 /**
  * The resolved configuration. URLs are absolute strings; `apiBaseUrl` has no trailing slash.
@@ -123,16 +121,13 @@ export const defaults = {
   maxBodyBytes: 16 * 1024 * 1024
 } as const
 
-const loopbackHosts = new Set(["localhost", "[::1]"])
-
 /**
  * True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts allowed over plain `http:`.
  *
  * @since 0.1.0
  * @category utils
  */
-export const isLoopbackHost = (hostname: string): boolean =>
-  loopbackHosts.has(hostname.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(hostname)
+export const isLoopbackHost: (hostname: string) => boolean = Service.isLoopbackHost
 
 /**
  * Parses a configured URL: it must be absolute, carry no credentials, and be `https:` unless its
@@ -142,15 +137,8 @@ export const isLoopbackHost = (hostname: string): boolean =>
  * @category utils
  */
 export const parseServiceUrl = (name: string, input: string): Either.Either<URL, ConfigError.ConfigError> => {
-  const refuse = (problem: string) => Either.left(ConfigError.InvalidData([name], `${name} ${problem}`))
-  // `process.env.X` and untyped callers can hand over anything
-  if (typeof input !== "string") return refuse(`must be a string, got ${typeof input}`)
-  if (!URL.canParse(input)) return refuse(`is not an absolute URL: ${JSON.stringify(input)}`)
-  const url = new URL(input)
-  if (url.username !== "" || url.password !== "") return refuse("must not carry credentials")
-  if (url.search !== "" || url.hash !== "") return refuse("must not carry a query or a fragment")
-  if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) return Either.right(url)
-  return refuse(`must use https: (plain http: is allowed only for loopback hosts), got ${url.protocol}//${url.host}`)
+  const url = Service.serviceUrl(input)
+  return url instanceof URL ? Either.right(url) : Either.left(ConfigError.InvalidData([name], `${name} ${url.problem}`))
 }
 
 const invalid = (path: Array<string>, message: string) => Effect.fail(ConfigError.InvalidData(path, message))

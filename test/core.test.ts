@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
+import type * as ApiError from "../src/ApiError.js"
 import { generateDesigns } from "../src/core/dataset.js"
 import * as Jwt from "../src/core/jwt.js"
 import type * as Wire from "../src/core/wire.js"
@@ -66,7 +67,10 @@ describe("src/core", () => {
       true satisfies Same<Designs.Row, Wire.Row>,
       true satisfies Same<Designs.AdvancedSearchRequest, Wire.AdvancedSearchRequest>,
       true satisfies Same<Designs.PageRequest, Wire.PageRequest>,
-      true satisfies Same<typeof Designs.Design.Encoded, Wire.Design>
+      true satisfies Same<typeof Designs.Design.Encoded, Wire.Design>,
+      true satisfies Same<ApiError.ErrorSource, Wire.ErrorSource>,
+      true satisfies Same<ApiError.ErrorObject, Wire.ErrorObject>,
+      true satisfies Same<ApiError.Message, Wire.Message>
     ]
     expect(same).not.toContain(false)
     const rewrite = Schema.encodeSync(Schema.parseJson(Designs.Design))

@@ -114,3 +114,24 @@ export interface Design {
   readonly statementOfNewness?: string | undefined
   readonly [field: string]: unknown
 }
+
+/** `source` of an error object: where in the request the error comes from. */
+export interface ErrorSource {
+  readonly pointer?: string | undefined
+  readonly parameter?: string | undefined
+  readonly [field: string]: unknown
+}
+
+/** One error object (spec 7.1); extension attributes pass through. */
+export interface ErrorObject {
+  readonly id?: string | undefined
+  readonly detail: string
+  readonly code: string
+  readonly source?: ErrorSource | undefined
+  readonly [field: string]: unknown
+}
+
+/** A warning or information message (spec 7.3): an error object with an optional `severity`. */
+export interface Message extends ErrorObject {
+  readonly severity?: string | undefined
+}

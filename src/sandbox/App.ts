@@ -6,16 +6,16 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Schema } from "effect"
 import type { ParseResult } from "effect"
-import type { Message } from "../ApiError.js"
 import { entryOf } from "../core/journal.js"
 import * as Jwt from "../core/jwt.js"
+import * as Answers from "../core/sandboxAnswers.js"
+import type { ResultField } from "../core/sandboxAnswers.js"
 import { unknownCriteria, unknownDateTypes } from "../core/searchIndex.js"
 import type { SearchIndex } from "../core/searchIndex.js"
-import type { Design } from "../core/wire.js"
+import type { Message } from "../core/wire.js"
 import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
 import { apiPath, tokenPath } from "../DesignSearchConfig.js"
 import { parameterError } from "../internal/validation.js"
-import type { ResultField } from "./Defaults.js"
 import * as Http from "./Http.js"
 import { receive, resetHeader } from "./State.js"
 import type { Endpoint, Fault, State } from "./State.js"
@@ -62,12 +62,9 @@ const fail = (ctx: Context, status: number, code: string, detail: string, header
 const oauthError = (status: number, error: string, description: string) =>
   Effect.fail(Http.json({ error, error_description: description }, status))
 
-const message = (ctx: Context, code: string, detail: string, severity: string): Message => ({
-  id: ctx.nextId(),
-  code,
-  detail,
-  severity
-})
+/** The message `m` with an id, if there is one. */
+const messages = (ctx: Context, m: Answers.Notice | undefined): ReadonlyArray<Message> =>
+  m === undefined ? [] : [{ id: ctx.nextId(), ...m }]
 
 /** The answer a fault asks for, after its delay on the sandbox's clock. */
 const faultResponse = (ctx: Context, fault: Fault): Effect.Effect<Response> => {
@@ -90,24 +87,12 @@ const faultResponse = (ctx: Context, fault: Fault): Effect.Effect<Response> => {
 /** The token endpoint: a client credentials grant, answered with a JWT or an RFC 6749 error. */
 const token = (ctx: Context) => (body: string, { headers }: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    if (!(headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) {
-      return yield* oauthError(400, "invalid_request", "expected an application/x-www-form-urlencoded body")
-    }
-    const form = new URLSearchParams(body)
-    const [grantType, clientId, clientSecret] = ["grant_type", "client_id", "client_secret"].map((k) => form.get(k))
-    if (grantType === null || clientId === null || clientSecret === null) {
-      return yield* oauthError(400, "invalid_request", "grant_type, client_id and client_secret are required")
-    }
-    if (grantType !== "client_credentials") {
-      return yield* oauthError(400, "unsupported_grant_type", "only client_credentials is supported")
-    }
-    if (clientId !== ctx.clientId || clientSecret !== ctx.clientSecret) {
-      return yield* oauthError(401, "invalid_client", "client authentication failed")
-    }
+    const grant = Answers.tokenGrant(headers["content-type"], body, ctx)
+    if ("error" in grant) return yield* oauthError(grant.status, grant.error, grant.description)
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     const jti = ctx.nextId()
     const accessToken = Jwt.issue(ctx.signingKey, {
-      clientId,
+      clientId: grant.clientId,
       issuer: ctx.issuer,
       jti,
       lifetime: ctx.tokenLifetimeSeconds,
@@ -121,47 +106,14 @@ const token = (ctx: Context) => (body: string, { headers }: HttpServerRequest.Ht
 /** Succeeds when the bearer token is good; otherwise fails with the 401 to send. */
 const authenticate = (ctx: Context, header: string | undefined) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const match = header === undefined ? null : /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header)
-    const claims = match === null ? undefined : Jwt.verify(ctx.signingKey, match[1]!)
-    const refusal = header === undefined
-      ? "missing access token"
-      : claims === undefined
-      ? "malformed Authorization header"
-      : typeof claims === "string"
-      ? `invalid access token: ${claims}`
-      : claims.exp * 1000 <= now
-      ? "access token expired"
-      : !ctx.state.activeTokens.has(claims.jti)
-      ? "access token revoked"
-      : undefined
+    const refusal = Answers.bearerRefusal(ctx.signingKey, header, now, (jti) => ctx.state.activeTokens.has(jti))
     return refusal === undefined
       ? Effect.void
       : fail(ctx, 401, "UNAUTHORIZED", refusal, { "www-authenticate": `Bearer error="invalid_token"` })
   })
 
 /** A 200 with `data`, and `messages` beside it when there are any. */
-const withMessages = (data: object, messages: ReadonlyArray<Message>) =>
-  Http.json(messages.length === 0 ? data : { data, messages }, 200)
-
-/** The warning of a search that lists only the first `resultCap` of its `count` matches. */
-const capped = (ctx: Context, count: number): ReadonlyArray<Message> =>
-  count <= ctx.resultCap
-    ? []
-    : [
-      message(
-        ctx,
-        "RESULT_LIMIT",
-        `${count} designs match; the first ${ctx.resultCap} are listed. Narrow the search to see the rest.`,
-        "warning"
-      )
-    ]
-
-/** A search result naming its numbers in the configured field. */
-const searchResult = (ctx: Context, count: number, designs: ReadonlyArray<Design>, extra: object = {}) => ({
-  count,
-  [ctx.resultField]: designs.map((d) => d.number),
-  ...extra
-})
+const withMessages = (data: object, list: ReadonlyArray<Message>) => Http.json(Answers.withMessages(data, list), 200)
 
 /**
  * An advanced request the index can answer: a 422 for a kind of date it does not hold. Criteria
@@ -174,26 +126,12 @@ const advancedRequest = <A extends AdvancedSearchRequest>(
 ) =>
   Effect.flatMap(Http.decodeJson(body, decode, ctx.errors), (query) => {
     const badDates = unknownDateTypes(query)
-    if (badDates.length > 0) {
-      return Effect.fail(ctx.errors(
-        422,
-        badDates.map((pointer) => ({
-          code: "INVALID_VALUE",
-          detail: "expected a date type: FILING, REGISTRATION, PRIORITY, EXPIRY or LAST_CHANGED",
-          source: { pointer }
-        }))
-      ))
-    }
-    const unknown = unknownCriteria(query)
-    const detail = `criteria the sandbox does not know were ignored: ${unknown.join(", ")}`
-    return Effect.succeed({
-      query,
-      messages: unknown.length === 0 ? [] : [message(ctx, "UNKNOWN_CRITERION", detail, "information")]
-    })
+    if (badDates.length > 0) return Effect.fail(ctx.errors(422, Answers.dateTypeProblems(badDates)))
+    return Effect.succeed({ query, messages: messages(ctx, Answers.ignoredCriteria(unknownCriteria(query))) })
   })
 
 const getDesign = (ctx: Context) => (_: string, request: HttpServerRequest.HttpServerRequest) => {
-  const designNumber = Http.pathOf(request.url).slice(designPrefix.length)
+  const designNumber = Answers.pathOf(request.url).slice(designPrefix.length)
   const number = Either.getOrElse(Either.try(() => decodeURIComponent(designNumber)), () => designNumber)
   if (!isDesignNumber(number)) {
     return Effect.fail(
@@ -215,17 +153,21 @@ const routes = (ctx: Context): Record<string, Route> => ({
     handle: (body) =>
       Effect.map(Http.decodeJson(body, decodeQuick, ctx.errors), (query) => {
         const hits = ctx.index.search(query, ctx.resultCap)
-        return withMessages(searchResult(ctx, hits.count, hits.designs), capped(ctx, hits.count))
+        return withMessages(
+          Answers.searchResult(ctx.resultField, hits.count, hits.designs),
+          messages(ctx, Answers.resultLimit(hits.count, ctx.resultCap))
+        )
       })
   },
   [`${apiPath}/search/advanced`]: {
     endpoint: "advanced",
     method: "POST",
     handle: (body) =>
-      Effect.map(advancedRequest(ctx, body, decodeAdvanced), ({ messages, query }) => {
+      Effect.map(advancedRequest(ctx, body, decodeAdvanced), ({ messages: ignored, query }) => {
         const hits = ctx.index.advanced(query, 0, ctx.resultCap)
-        const result = searchResult(ctx, hits.count, hits.designs, { aggregations: { status: hits.statuses } })
-        return withMessages(result, [...messages, ...capped(ctx, hits.count)])
+        const aggregations = { aggregations: { status: hits.statuses } }
+        const result = Answers.searchResult(ctx.resultField, hits.count, hits.designs, aggregations)
+        return withMessages(result, [...ignored, ...messages(ctx, Answers.resultLimit(hits.count, ctx.resultCap))])
       })
   },
   [`${apiPath}/page/advanced`]: {
@@ -247,7 +189,7 @@ const routes = (ctx: Context): Record<string, Route> => ({
 /** Builds the app over a dataset index and a state. */
 export const make = (config: AppConfig): HttpApp.Default => {
   const { state } = config
-  const nextId = Http.counter("sbx")
+  const nextId = Answers.counter("sbx")
   const ctx: Context = { ...config, nextId, errors: Http.errorAnswers(nextId) }
   const fixed = routes(ctx)
   const designRoute: Route = { endpoint: "design", method: "GET", handle: getDesign(ctx) }
@@ -264,7 +206,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
    */
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const path = Http.pathOf(request.url)
+    const path = Answers.pathOf(request.url)
     const target = route(path)
     const read = yield* Effect.either(Http.readBody(request, config.maxRequestBytes, ctx.errors))
     const time = yield* Clock.currentTimeMillis

@@ -6,11 +6,12 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import type { ParseResult } from "effect"
+import { counter, pathOf } from "../core/sandboxAnswers.js"
 import { pointerErrors } from "../internal/validation.js"
 import * as Address from "./Address.js"
 import type { Control } from "./Control.js"
 import { defaults } from "./Defaults.js"
-import { allowMethod, counter, decodeJson, errorAnswers, json, pathOf, readBody } from "./Http.js"
+import { allowMethod, decodeJson, errorAnswers, json, readBody } from "./Http.js"
 import { Fault, FaultTarget } from "./State.js"
 
 /** Every control route lives below this path. */

@@ -3,6 +3,7 @@
  * sandbox and its server: the CLI shows them in its help without loading either.
  */
 import { Duration } from "effect"
+import * as Answers from "../core/sandboxAnswers.js"
 import type * as DesignSearchConfig from "../DesignSearchConfig.js"
 import type { Control, Sandbox } from "./Control.js"
 
@@ -13,7 +14,7 @@ import type { Control, Sandbox } from "./Control.js"
  * @since 0.3.0
  * @category models
  */
-export type ResultField = "designNumbers" | "designIds"
+export type ResultField = Answers.ResultField
 
 /**
  * The names a search result may give its list of design numbers.
@@ -21,7 +22,9 @@ export type ResultField = "designNumbers" | "designIds"
  * @since 0.3.0
  * @category constants
  */
-export const resultFields: ReadonlyArray<ResultField> = ["designNumbers", "designIds"]
+export const resultFields: ReadonlyArray<ResultField> = Answers.resultFields
+
+const { tokenLifetimeSeconds, ...plainDefaults } = Answers.defaults
 
 /**
  * Defaults of `Options`. `designs` is the default of the embedded sandbox (`layer`, the CLI without
@@ -31,17 +34,7 @@ export const resultFields: ReadonlyArray<ResultField> = ["designNumbers", "desig
  * @since 0.1.0
  * @category constants
  */
-export const defaults = {
-  clientId: "sandbox-client",
-  clientSecret: "sandbox-secret",
-  designs: 500,
-  seed: 1,
-  tokenLifetime: Duration.seconds(3600),
-  resultCap: 10_000,
-  maxRequestBytes: 1024 * 1024,
-  resultField: "designNumbers" as ResultField,
-  journalSize: 10_000
-} as const
+export const defaults = { ...plainDefaults, tokenLifetime: Duration.seconds(tokenLifetimeSeconds) } as const
 
 /**
  * Where and how a sandbox is served.
@@ -60,7 +53,7 @@ export interface ListenOptions {
  * @since 0.1.0
  * @category constants
  */
-export const listenDefaults = { port: 8787, host: "127.0.0.1" } as const
+export const listenDefaults = Answers.listenDefaults
 
 /**
  * A sandbox being served, and how to reach it.

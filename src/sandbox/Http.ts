@@ -1,19 +1,16 @@
 /**
- * What the sandbox's routes share: JSON and spec-shaped error answers (spec 7.1), the path of a
- * URL, a body read within a limit. A route fails with the answer to send, so its error is a response.
+ * What the sandbox's routes share: JSON and spec-shaped error answers (spec 7.1), a body read
+ * within a limit. A route fails with the answer to send, so its error is a response.
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import type { ParseResult } from "effect"
 import { STATUS_CODES } from "node:http"
-import type { ErrorObject } from "../ApiError.js"
+import type { Problem } from "../core/sandboxAnswers.js"
 import { pointerErrors } from "../internal/validation.js"
 
 type Response = HttpServerResponse.HttpServerResponse
-
-/** One problem of a request, as an error object says it (the id is added when it is sent). */
-export type Problem = Omit<ErrorObject, "id">
 
 /** Spec-shaped error answers: one error object per problem, each with an id. */
 export type Errors = (status: number, problems: ReadonlyArray<Problem>, headers?: Record<string, string>) => Response
@@ -21,12 +18,6 @@ export type Errors = (status: number, problems: ReadonlyArray<Problem>, headers?
 /** A JSON answer that no cache keeps. */
 export const json = (body: unknown, status: number, headers: Record<string, string> = {}): Response =>
   HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
-
-/** Ids that count up under `prefix`: `sbx-1`, `sbx-2`, ... */
-export const counter = (prefix: string): () => string => {
-  let sequence = 0
-  return () => `${prefix}-${(++sequence).toString(36)}`
-}
 
 /** Error answers, each error object with an id from `nextId`. */
 export const errorAnswers = (nextId: () => string): Errors => (status, problems, headers) =>
@@ -47,10 +38,6 @@ export const allowMethod = (errors: Errors, method: "GET" | "POST", requested: s
   requested === method || (method === "GET" && requested === "HEAD")
     ? Effect.void
     : Effect.fail(errors(405, [statusProblem(405)], { allow: method === "GET" ? "GET, HEAD" : method }))
-
-/** The path of a request URL, absolute or not, with dot segments resolved. */
-export const pathOf = (url: string): string =>
-  URL.canParse(url, "http://sandbox.invalid") ? new URL(url, "http://sandbox.invalid").pathname : url
 
 /**
  * Reads a UTF-8 body of at most `maxBytes`, by `Content-Length` and by counting as it streams. Past

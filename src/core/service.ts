@@ -1,0 +1,45 @@
+/**
+ * Where the design search service lives, as plain data: its environments and hosts, the paths of
+ * its token endpoint and API, and the rules a configured URL of it must keep.
+ */
+
+/** The public environments of the service. */
+export const environments = ["test", "production"] as const
+
+/** One of `environments`. */
+export type Environment = (typeof environments)[number]
+
+/** The host of each environment: it serves both the token endpoint and the APIs. */
+export const hosts: Readonly<Record<Environment, string>> = {
+  test: "https://test.api.ipaustralia.gov.au",
+  production: "https://production.api.ipaustralia.gov.au"
+}
+
+/** Path of the token endpoint below the auth host (spec 4.1). */
+export const tokenPath = "/public/external-token-api/v1/access_token"
+
+/** Path of the design search API below the host. */
+export const apiPath = "/public/australian-design-search-api/v1"
+
+const loopbackHosts = new Set(["localhost", "[::1]"])
+
+/** True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts allowed over plain `http:`. */
+export const isLoopbackHost = (hostname: string): boolean =>
+  loopbackHosts.has(hostname.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(hostname)
+
+/**
+ * A configured URL, or what is wrong with it (to follow its setting's name): it must be absolute,
+ * carry no credentials, query or fragment, and be `https:` unless its host is loopback.
+ */
+export const serviceUrl = (input: unknown): URL | { readonly problem: string } => {
+  // `process.env.X` and untyped callers can hand over anything
+  if (typeof input !== "string") return { problem: `must be a string, got ${typeof input}` }
+  if (!URL.canParse(input)) return { problem: `is not an absolute URL: ${JSON.stringify(input)}` }
+  const url = new URL(input)
+  if (url.username !== "" || url.password !== "") return { problem: "must not carry credentials" }
+  if (url.search !== "" || url.hash !== "") return { problem: "must not carry a query or a fragment" }
+  if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) return url
+  return {
+    problem: `must use https: (plain http: is allowed only for loopback hosts), got ${url.protocol}//${url.host}`
+  }
+}
