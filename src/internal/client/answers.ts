@@ -19,65 +19,21 @@ import {
   ValidationError
 } from "../../ApiError.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
+import * as Answers from "../../core/answers.js"
+import { isRecord, maxNesting, tooDeepAt, unwrap } from "../../core/answers.js"
 import { keptExcerpt, keptJson, keptText } from "../../core/mask.js"
 import type { Mask } from "../../core/mask.js"
 import { describe } from "../schemaIssues.js"
 import type { Answer } from "./http.js"
 
-/**
- * Deletes every key named `__proto__`, which decoding would otherwise turn into a prototype. It
- * walks with a stack of its own: `JSON.parse`'s reviver recurses, and overflows on a deep body.
- */
-const withoutProto = (json: unknown): unknown => {
-  const stack = [json]
-  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
-    if (typeof value !== "object" || value === null) continue
-    if (Object.hasOwn(value, "__proto__")) delete (value as Record<string, unknown>)["__proto__"]
-    for (const child of Object.values(value)) stack.push(child)
-  }
-  return json
+/** Parses JSON without throwing; a key named `__proto__`, at any depth, is left out. */
+export const parseJson = (text: string): Option.Option<unknown> => {
+  const parsed = Answers.parseJson(text)
+  return parsed === undefined ? Option.none() : Option.some(parsed.json)
 }
-
-/**
- * Parses JSON without throwing; a key named `__proto__`, at any depth, is left out. Such a key is
- * written with its letters or with `\u` escapes, so a text with neither needs no walk.
- */
-export const parseJson = (text: string): Option.Option<unknown> =>
-  Option.map(
-    Either.getRight(Either.try(() => JSON.parse(text) as unknown)),
-    (json) => text.includes("__proto__") || text.includes("\\u") ? withoutProto(json) : json
-  )
-
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const decodeErrorObject = Schema.decodeUnknownOption(ErrorObject)
 const decodeMessage = Schema.decodeUnknownOption(Message)
-
-/**
- * How deep an error or message object may nest. Deeper, it is no error object the toolkit keeps:
- * a user who logs the error (`JSON.stringify`, Effect's formatters) would overflow the stack.
- */
-const maxNesting = 64
-
-/**
- * Where `value` nests deeper than `maxNesting` levels: the field it is under (`""` at the top), or
- * `undefined` when it does not. Looks with a stack of its own, and stops early.
- */
-const tooDeepAt = (value: unknown): string | undefined => {
-  const stack: Array<readonly [unknown, number, string]> = [[value, 0, ""]]
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [v, depth, field] = next
-    if (typeof v !== "object" || v === null) continue
-    if (depth >= maxNesting) return field
-    // only objects go on the stack, and no entry is made of each child: a listing holds thousands
-    const keys = depth === 0 ? Object.keys(v) : []
-    Object.values(v).forEach((child, i) => {
-      if (typeof child === "object" && child !== null) stack.push([child, depth + 1, keys[i] ?? field])
-    })
-  }
-  return undefined
-}
 
 /**
  * The entries of `list` that `decode` takes (and that nest within bounds), and how many it does
@@ -91,17 +47,6 @@ const wellFormed = <A>(
   const kept: Array<A> = []
   for (const entry of list) if (tooDeepAt(entry) === undefined) Option.map(decode(entry), (a) => kept.push(a))
   return { kept, dropped: list.length - kept.length }
-}
-
-/**
- * Splits a 2xx body into payload and messages: `{ "data": …, "messages": […] }` or the payload
- * itself (with any top-level `messages` taken out of it).
- */
-const unwrap = (json: unknown): { readonly data: unknown; readonly messages: unknown } => {
-  if (!isRecord(json)) return { data: json, messages: [] }
-  if ("data" in json) return { data: json.data, messages: json.messages ?? [] }
-  const { messages = [], ...data } = json
-  return { data, messages }
 }
 
 /** A decoder of a 2xx payload, as parsed from JSON. */
@@ -152,25 +97,16 @@ export const decodeSuccess = <A>(
   })
 }
 
-/**
- * The error object of a body with no `errors` but a text `error` or `message`: what the sibling
- * trade mark API's 404 (`{"error": "Trade Mark [...] not found"}`) and gateways (`{"message": ...}`)
- * send. Its code is the status, as spec 7.2 gives a 500.
- */
+/** A body with no `errors` but a text `error` or `message` (gateways): its error object's code is the status (spec 7.2). */
 const gatewayError = (status: number, json: Readonly<Record<string, unknown>>, mask: Mask) => {
-  const text = typeof json.error === "string" ? json.error : typeof json.message === "string" ? json.message : undefined
+  const text = Answers.gatewayText(json)
   return { kept: text === undefined ? [] : [{ code: String(status), detail: keptText(mask, text) }], dropped: 0 }
 }
 
 /** `Retry-After` in seconds or as an HTTP date, relative to `nowMillis`. */
 export const parseRetryAfter = (value: string | undefined, nowMillis: number): Duration.Duration | undefined => {
-  if (value === undefined) return undefined
-  const trimmed = value.trim()
-  if (/^\d+$/.test(trimmed)) return Duration.seconds(Number(trimmed))
-  // an HTTP date names its day or month in letters; `-1` or `1.5` is no date
-  if (!/[A-Za-z]/.test(trimmed)) return undefined
-  const at = Date.parse(trimmed)
-  return Number.isNaN(at) ? undefined : Duration.millis(Math.max(0, at - nowMillis))
+  const millis = Answers.retryAfterMillis(value, nowMillis)
+  return millis === undefined ? undefined : Duration.millis(millis)
 }
 
 /** Every error a non-2xx API response can become. */
@@ -202,24 +138,26 @@ export const errorFromResponse = (
     excerpt: keptExcerpt(mask, text),
     ...(unreadable > 0 ? { unreadable } : {})
   }
-  switch (status) {
-    case 400:
+  switch (Answers.statusErrorTag(status)) {
+    case "BadRequestError":
       return new BadRequestError(fields)
-    case 401:
+    case "AuthenticationError":
       return new AuthenticationError(fields)
-    case 403:
+    case "ForbiddenError":
       return new ForbiddenError(fields)
-    case 404:
+    case "NotFoundError":
       return new NotFoundError(fields)
-    case 422:
+    case "ValidationError":
       return new ValidationError({ ...fields, origin: "server" })
-    case 429: {
+    case "RateLimitError": {
       const retryAfter = parseRetryAfter(headers["retry-after"], nowMillis)
       return new RateLimitError(retryAfter === undefined ? fields : { ...fields, retryAfter })
     }
+    case "ServerError":
+      return new ServerError(fields)
+    case "UnexpectedResponseError":
+      return new UnexpectedResponseError({ status, excerpt: fields.excerpt, issue: `unexpected HTTP status ${status}` })
   }
-  if (status >= 500 && status <= 599) return new ServerError(fields)
-  return new UnexpectedResponseError({ status, excerpt: fields.excerpt, issue: `unexpected HTTP status ${status}` })
 }
 
 /**

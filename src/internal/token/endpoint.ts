@@ -8,10 +8,11 @@ import { HttpClientRequest } from "@effect/platform"
 import { DateTime, Duration, Effect, Either, Option, Redacted, Schema } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
+import { isRecord, tokenFailure } from "../../core/answers.js"
 import { cap, keptExcerpt, keptText, maskOf } from "../../core/mask.js"
 import type { Mask } from "../../core/mask.js"
 import type { Settings } from "../../DesignSearchConfig.js"
-import { isRecord, parseJson, parseRetryAfter } from "../client/answers.js"
+import { parseJson, parseRetryAfter } from "../client/answers.js"
 import { send } from "../client/http.js"
 import type { Answer, Limits, SendError } from "../client/http.js"
 import { describe, maxDescriptionLength } from "../schemaIssues.js"
@@ -72,14 +73,16 @@ export const interpret = (
   const mask = maskOf(secrets)
   const rfc = oauthFields(text, mask)
   const body = keptExcerpt(mask, text) || "no body"
-  if (status === 400 || status === 401 || status === 403) {
-    return fail("InvalidCredentials", "the token endpoint refused the client credentials", rfc)
+  switch (tokenFailure(status)) {
+    case "InvalidCredentials":
+      return fail("InvalidCredentials", "the token endpoint refused the client credentials", rfc)
+    case "Unavailable": {
+      const retryAfter = status === 429 ? parseRetryAfter(headers["retry-after"], sentAt.epochMillis) : undefined
+      return fail("Unavailable", body, retryAfter === undefined ? rfc : { ...rfc, retryAfter })
+    }
+    case "InvalidResponse":
+      return fail("InvalidResponse", `unexpected status ${status}: ${body}`, rfc)
   }
-  if (status === 408 || status === 429 || status >= 500) {
-    const retryAfter = status === 429 ? parseRetryAfter(headers["retry-after"], sentAt.epochMillis) : undefined
-    return fail("Unavailable", body, retryAfter === undefined ? rfc : { ...rfc, retryAfter })
-  }
-  return fail("InvalidResponse", `unexpected status ${status}: ${body}`, rfc)
 }
 
 /** A call that brought back no answer, as a `TokenError`: worth another try, but a body over the cap. */
