@@ -6,6 +6,7 @@
 import type * as RateLimiter from "@effect/experimental/RateLimiter"
 import { Clock, Duration, Effect, Schema } from "effect"
 import type { ConfigError } from "effect"
+import { extendBackOff, keyNames } from "../../core/redis.js"
 import type { ClientIdentity, Service as Redis } from "../../FleetRedis.js"
 import * as OptionalPeer from "../optionalPeer.js"
 import { toldWait } from "../waits.js"
@@ -52,10 +53,6 @@ const limiterOver = (redis: Redis | undefined): Effect.Effect<RateLimiter.RateLi
       (local) => Effect.provideService(RL.make, RL.RateLimiterStore, redis ? redisStore(redis, local) : local)
     ))
 
-/** Extends the back-off `KEYS[1]` to `ARGV[1]` milliseconds unless it already lasts longer. */
-const extend =
-  `if redis.call("PTTL", KEYS[1]) < tonumber(ARGV[1]) then redis.call("SET", KEYS[1], "1", "PX", ARGV[1]) end`
-
 /**
  * One client's budget: a back-off waited out (in Redis if `shared`, in this process while it is
  * away), then a slot if the budget paces.
@@ -82,7 +79,9 @@ const clientBudget = (
     const millis = Math.ceil(Math.min(Duration.toMillis(duration), pace.maxBackOffMillis))
     return millis <= 0 ? Effect.void : Effect.zipRight(
       Effect.map(Clock.currentTimeMillis, (now) => void (until = Math.max(until, now + millis))),
-      shared === undefined ? Effect.void : Effect.ignore(shared.redis.command("EVAL", extend, 1, shared.key, millis))
+      shared === undefined
+        ? Effect.void
+        : Effect.ignore(shared.redis.command("EVAL", extendBackOff, 1, shared.key, millis))
     )
   }
   return { reserve, backOff }
@@ -111,10 +110,10 @@ export const budgets = (pace: Pace, redis?: Redis) =>
     (slotAt) => {
       const made = new Map<string, ReturnType<typeof clientBudget>>()
       const forClient = (client: ClientIdentity) => {
-        const id = redis ? redis.key(client, "pace") : `${client.tokenUrl}\n${client.clientId}`
+        const id = redis ? redis.key(client, keyNames.pace) : `${client.tokenUrl}\n${client.clientId}`
         let budget = made.get(id)
         if (budget === undefined) {
-          budget = clientBudget(pace, slotAt(id), redis && { redis, key: redis.key(client, "backoff") })
+          budget = clientBudget(pace, slotAt(id), redis && { redis, key: redis.key(client, keyNames.backOff) })
           made.set(id, budget)
         }
         return budget

@@ -5,7 +5,7 @@
  */
 import { Clock, Data, Duration, Effect } from "effect"
 import type { ConfigError, Scope } from "effect"
-import { createHash } from "node:crypto"
+import * as Redis from "../../core/redis.js"
 import * as OptionalPeer from "../optionalPeer.js"
 import type { ConnectionSettings } from "./options.js"
 
@@ -39,10 +39,7 @@ export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ rea
  * @since 0.2.0
  * @category models
  */
-export interface ClientIdentity {
-  readonly tokenUrl: string
-  readonly clientId: string
-}
+export type ClientIdentity = Redis.ClientIdentity
 
 /**
  * The key of `name` for `client` under `prefix`: a digest of token URL and client id in braces, so
@@ -51,10 +48,7 @@ export interface ClientIdentity {
  * @since 0.2.0
  * @category utils
  */
-export const keyOf = (prefix: string, client: ClientIdentity, name: string): string =>
-  `${prefix}:{${
-    createHash("sha256").update(`${client.tokenUrl}\n${client.clientId}`).digest("hex").slice(0, 32)
-  }}:${name}`
+export const keyOf: (prefix: string, client: ClientIdentity, name: string) => string = Redis.keyOf
 
 const unavailable = (detail: string) => new FleetUnavailable({ detail })
 

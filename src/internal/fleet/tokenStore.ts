@@ -5,9 +5,17 @@
  * call: when it is away, the process fetches on its own. See docs/fleet.md.
  */
 import { Cause, Clock, DateTime, Duration, Effect, Option, Redacted, Schedule, Schema } from "effect"
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import * as AccessToken from "../../AccessToken.js"
 import type { TokenError } from "../../ApiError.js"
+import {
+  compareAndDelete,
+  compareAndExpire,
+  keyNames,
+  loadUnrefusedToken,
+  refusedMark,
+  refuseToken
+} from "../../core/redis.js"
 import type { ClientIdentity, Service as Redis } from "../../FleetRedis.js"
 
 type Token = AccessToken.AccessToken
@@ -22,26 +30,6 @@ const Stored = Schema.parseJson(AccessToken.Stored)
 const decode = Schema.decodeUnknownOption(Stored)
 const encode = Schema.encodeSync(Stored)
 
-/** Runs `then` only while `KEYS[1]` holds `ARGV[1]`. */
-const whileHolding = (then: string) =>
-  `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call(${then}) end return 0`
-const compareAndDelete = whileHolding(`"DEL", KEYS[1]`)
-const compareAndExpire = whileHolding(`"PEXPIRE", KEYS[1], ARGV[2]`)
-
-/** Marks a refused token (`KEYS[2]`, for `ARGV[2]` ms) and deletes it from `KEYS[1]` if stored, at once. */
-const refuse = `redis.call("SET", KEYS[2], "1", "PX", ARGV[2])\n${compareAndDelete}`
-
-/** The stored token, unless marked refused (`ARGV[1]` and the SHA-1 of its string): then it goes. */
-const loadUnrefused = `local stored = redis.call("GET", KEYS[1])
-if not stored then return false end
-local ok, value = pcall(cjson.decode, stored)
-if ok and type(value) == "table" and type(value.token) == "string"
-  and redis.call("EXISTS", ARGV[1] .. redis.sha1hex(value.token)) == 1 then
-  redis.call("DEL", KEYS[1])
-  return false
-end
-return stored`
-
 /** The store of one client's token in Redis. */
 export const clientTokens = (
   redis: Redis,
@@ -49,10 +37,10 @@ export const clientTokens = (
   client: ClientIdentity
 ) => {
   const { lockMillis, maxWaitMillis } = settings
-  const tokenKey = redis.key(client, "token")
-  const lockKey = redis.key(client, "lock")
-  const refusedPrefix = redis.key(client, "refused:")
-  const load = Effect.map(redis.command("EVAL", loadUnrefused, 1, tokenKey, refusedPrefix), decode)
+  const tokenKey = redis.key(client, keyNames.token)
+  const lockKey = redis.key(client, keyNames.lock)
+  const refusedPrefix = redis.key(client, keyNames.refused)
+  const load = Effect.map(redis.command("EVAL", loadUnrefusedToken, 1, tokenKey, refusedPrefix), decode)
   const save = (token: Token) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const remaining = DateTime.toEpochMillis(token.expiresAt) - now
@@ -111,12 +99,12 @@ export const clientTokens = (
    */
   const invalidate = (token: Token): Effect.Effect<void> => {
     const expiresAt = DateTime.toEpochMillis(token.expiresAt)
-    const mark = refusedPrefix + createHash("sha1").update(Redacted.value(token.token)).digest("hex")
+    const mark = refusedMark(refusedPrefix, Redacted.value(token.token))
     const tell = (send: Redis["command"]) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         now >= expiresAt
           ? Effect.void
-          : Effect.asVoid(send("EVAL", refuse, 2, tokenKey, mark, encode(token), expiresAt - now)))
+          : Effect.asVoid(send("EVAL", refuseToken, 2, tokenKey, mark, encode(token), expiresAt - now)))
     // an expired token is told no more: `tell` then succeeds at once
     const again = (pause: number): Effect.Effect<void> =>
       Effect.raceFirst(redis.reachable, Effect.sleep(Duration.millis(pause))).pipe(
