@@ -4,9 +4,9 @@
  */
 import { Effect, Either, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
-import { createHash } from "node:crypto"
 import { UnexpectedResponseError } from "../../ApiError.js"
 import type { ValidationError } from "../../ApiError.js"
+import { canonical, criteriaKeyOf, withoutNul } from "../../core/mirror.js"
 import { AdvancedSearchRequest, Design, QuickSearchRequest } from "../../Designs.js"
 import { clientValidation, parameterError, pointerErrors } from "../validation.js"
 import type { Criteria, SyncOptions } from "./model.js"
@@ -21,17 +21,6 @@ const invalid = (parameter: string, detail: string): Either.Either<never, Valida
 
 const decodeAdvanced = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })
 const decodeQuick = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
-
-/** JSON with each NUL (U+0000) of its strings and keys as U+FFFD: PostgreSQL's text and JSONB hold no NUL. */
-const withoutNul = (json: string) => json.replace(/\\\\|\\u0000/g, (escape) => escape === "\\u0000" ? "\ufffd" : escape)
-
-/** Objects with their keys in order, so that equal criteria are written alike. */
-const canonical = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map(canonical)
-    : typeof value === "object" && value !== null
-    ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
-    : value
 
 /**
  * The criteria, checked, as the JSON stored (without `changedSinceDate`, keys in order) and as the
@@ -82,9 +71,6 @@ export const readOptions = (options: unknown): Either.Either<
   return Either.right({ concurrency, history, onProgress: onProgress ?? (() => Effect.void) })
 }
 
-/** The key of criteria written by `readCriteria`. */
-export const keyOf = (json: string): string => createHash("sha256").update(json).digest("hex").slice(0, 32)
-
 /**
  * The stable key of `criteria` (`criteria_key` in the tables): a hash of its canonical JSON, the
  * same whatever the order of its fields and whatever its `changedSinceDate`; a client
@@ -94,7 +80,7 @@ export const keyOf = (json: string): string => createHash("sha256").update(json)
  * @category utils
  */
 export const criteriaKey = (criteria: Criteria): Either.Either<string, ValidationError> =>
-  Either.map(readCriteria(criteria), ({ json }) => keyOf(json))
+  Either.map(readCriteria(criteria), ({ json }) => criteriaKeyOf(json))
 
 const encodeDesign = Schema.encodeEither(Design)
 

@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
 import type { UnexpectedResponseError, ValidationError } from "../../ApiError.js"
+import type * as Mirror from "../../core/mirror.js"
 import type { AdvancedSearchRequest, QuickSearchRequest } from "../../Designs.js"
 import type { AdvancedDesignsError, SearchDesignsError } from "../../DesignSearchClient.js"
 
@@ -114,7 +115,7 @@ export type Criteria = AdvancedSearchRequest | QuickSearchRequest
  * @since 0.3.0
  * @category models
  */
-export type DesignState = "current" | "no_longer_matching" | "not_found"
+export type DesignState = Mirror.DesignState
 
 /**
  * What one run of `sync` did.
@@ -195,7 +196,7 @@ export interface SyncOptions {
  * @since 0.3.0
  * @category models
  */
-export type ChangeKind = "new" | "changed" | "no_longer_matching" | "not_found" | "matching_again"
+export type ChangeKind = Mirror.ChangeKind
 
 /**
  * A change a run saw, as `changes` reads it from `design_changes`.

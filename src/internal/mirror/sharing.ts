@@ -10,8 +10,8 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schedule } from "effect"
 import type { Scope } from "effect"
 import { pathToFileURL } from "node:url"
+import { migrationsTable, qualified, tables } from "../../core/mirror.js"
 import { databaseError, isLocked, MirrorDatabaseError } from "./model.js"
-import { migrationsTable, qualified, tables } from "./tables.js"
 
 /** The schema of the mirror's tables: on PostgreSQL the one named, or `design_search`; none elsewhere. */
 export const schemaOf = (named: string | undefined) =>

@@ -8,17 +8,17 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
+import { columnsOf, criteriaKeyOf, differences, parsed } from "../../core/mirror.js"
+import type { ChangeRow, DesignRows } from "../../core/mirror.js"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
 import type { Service as Client } from "../../DesignSearchClient.js"
 import { DesignSearchClient, fewerThanCounted } from "../../DesignSearchClient.js"
 import * as Paged from "../client/paged.js"
 import type { Search } from "./criteria.js"
-import { criteriaKey, encodedOf, keyOf, readCriteria, readOptions } from "./criteria.js"
+import { criteriaKey, encodedOf, readCriteria, readOptions } from "./criteria.js"
 import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
 import type { ChangesOptions, Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
-import type { ChangeRow, DesignRows } from "./rows.js"
-import { columnsOf, differences, parsed } from "./rows.js"
 import { exclusively, migrateLocked, retryLocked, schemaOf } from "./sharing.js"
 import type { SyncRow, Tables } from "./tables.js"
 import { changes as readChanges, make as makeTables, migrate } from "./tables.js"
@@ -50,7 +50,7 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
   Effect.gen(function*() {
     const { json, search } = yield* readCriteria(criteria)
     const { concurrency, history, onProgress } = yield* readOptions(options)
-    const key = keyOf(json)
+    const key = criteriaKeyOf(json)
     const previous = Option.getOrUndefined(yield* db("reading the sync state", deps.tables.syncRow(key)))
     const resumed = previous !== undefined && previous.run_day !== null
     // A resumed run keeps its first start: what it wrote before is of the same run, once.

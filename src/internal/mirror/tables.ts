@@ -6,29 +6,11 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Array as Arr, Chunk, DateTime, Effect, Option, Stream } from "effect"
+import { columnsOf, migrationsTable, parsed, qualified, tables } from "../../core/mirror.js"
+import type { ChangeRow, DesignRows, SyncColumns } from "../../core/mirror.js"
 import type { DesignNumber } from "../../Designs.js"
 import { databaseError, MirrorDatabaseError } from "./model.js"
 import type { Change, ChangesOptions, DesignState } from "./model.js"
-import type { ChangeRow, DesignRows, SyncColumns } from "./rows.js"
-import { columnsOf, parsed } from "./rows.js"
-
-/** The table where the migrator records the migrations it has run. */
-export const migrationsTable = "design_mirror_migrations"
-
-/** The names of the mirror's tables. */
-export const tables = {
-  designs: "designs",
-  owners: "design_owners",
-  designers: "design_designers",
-  classifications: "design_classifications",
-  products: "design_products",
-  changes: "design_changes",
-  listing: "design_listing",
-  syncState: "design_sync_state"
-}
-
-/** `name`, in `schema` (a PostgreSQL schema) if one is named. */
-export const qualified = (schema: string | undefined, name: string) => schema === undefined ? name : `${schema}.${name}`
 
 /** The mirror's tables (and, by `table`, its indexes), in `schema` if one is named. */
 export const names = (sql: SqlClient.SqlClient, schema: string | undefined) => {
