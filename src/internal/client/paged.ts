@@ -6,6 +6,14 @@
  */
 import { Effect, Option, Stream } from "effect"
 import type { ApiResponse, ForbiddenError, Message, NotFoundError, UnexpectedResponseError } from "../../ApiError.js"
+import {
+  fewerListedWarning,
+  firstTime,
+  pagesOf,
+  refusedWarning,
+  repeatedWarning,
+  shortPageWarning
+} from "../../core/paging.js"
 import type {
   AdvancedSearchRequest,
   Design,
@@ -59,10 +67,7 @@ export interface PagedOptions {
   readonly onNotFound?: ((designNumber: DesignNumber) => Effect.Effect<void>) | undefined
 }
 
-// The codes of the stream's warnings in `PageInfo.messages`; `DesignSearchClient` tells what each means.
-export const pagedSearchUnavailable = "PAGED_SEARCH_UNAVAILABLE"
-export const fewerThanCounted = "FEWER_THAN_COUNTED"
-export const repeatedDesigns = "REPEATED_DESIGNS"
+export { fewerThanCounted, pagedProblems, pagedSearchUnavailable, repeatedDesigns } from "../../core/paging.js"
 
 /** A refusal of the paged operation: not subscribed (403) or absent (404, 405). */
 export type Refusal = ForbiddenError | NotFoundError | UnexpectedResponseError
@@ -82,17 +87,6 @@ export interface PagedDeps<E> {
   readonly remember: (refusal: Refusal) => void
 }
 
-/** What is wrong with each option that can be. */
-export const pagedProblems = {
-  options: "expected an object of options",
-  pageSize: "expected an integer from 1 to 100",
-  startPage: "expected an integer from 0",
-  concurrency: "expected a positive integer",
-  onPage: "expected a function",
-  onNotFound: "expected a function",
-  onSearch: "expected a function"
-} as const
-
 const isOptionalFunction = (u: unknown): boolean => u === undefined || typeof u === "function"
 
 /** The options, checked: the name of the first one that is wrong, or the values to use. */
@@ -109,23 +103,6 @@ export const checkPagedOptions = (options: unknown) => {
 
 /** The options as the stream uses them: checked, each read once, the sizes given their defaults. */
 export type CheckedPagedOptions = Exclude<ReturnType<typeof checkPagedOptions>, string>
-
-const pagesOf = (count: number, pageSize: number) => Math.ceil(count / pageSize)
-
-const warning = (code: string, detail: string): Message => ({ code, detail, severity: "warning" })
-
-/**
- * The key a design number is remembered by: a number of up to nine digits without a leading zero
- * (what the register's numbers are) as an integer, which a `Set` holds in a third of a string's
- * memory; any other as itself. The set of a stream grows with the designs it emits.
- */
-const keyOf = (n: string): string | number => /^[1-9]\d{0,8}$/.test(n) ? Number(n) : n
-
-/** Whether `design` is not among those `emitted` by this run of a stream, which it joins if so. */
-const firstTime = (emitted: Set<string | number>, design: Design): boolean => {
-  const key = keyOf(design.number)
-  return !emitted.has(key) && (emitted.add(key), true)
-}
 
 /**
  * The designs of `request` from page `startPage` on, in order, each once. `E` is the operations'
@@ -148,7 +125,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
     /** A page read in order: its designs not emitted before (each is emitted once), set aside now. */
     const sift = (pageNumber: number, page: ApiResponse<DesignPage>) => {
       const { designs } = page.data
-      const kept = designs.filter((d) => firstTime(emitted, d))
+      const kept = designs.filter((d) => firstTime(emitted, d.number))
       return { pageNumber, page, kept, short: designs.length < pageSize }
     }
     type Sifted = ReturnType<typeof sift>
@@ -164,21 +141,8 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
       const held = page.data.designs.length
       const messages: Array<Message> = [...page.messages]
       const repeated = held - kept.length
-      if (repeated > 0) {
-        messages.push(warning(
-          repeatedDesigns,
-          `${repeated} of this page's designs were on an earlier page (the results changed while they were read): ` +
-            "each is emitted once, and a design may have moved onto a page read before" +
-            (kept.length === 0 && !short ? "; no later page is asked for" : "")
-        ))
-      }
-      if (short && pageNumber < pages - 1) {
-        messages.push(warning(
-          fewerThanCounted,
-          `page ${pageNumber} held ${held} designs where ${pageSize} were asked for, ` +
-            `though ${count} were counted (${pages} pages): no later page is asked for`
-        ))
-      }
+      if (repeated > 0) messages.push(repeatedWarning(repeated, kept.length === 0 && !short))
+      if (short && pageNumber < pages - 1) messages.push(shortPageWarning({ pageNumber, held, pageSize }, count, pages))
       const info: PageInfo = { pageNumber, pages, count, designs: kept.length, fallback: false, messages }
       return Stream.fromIterableEffect(Effect.as(onPage(info), kept))
     }
@@ -206,17 +170,9 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
       const pages = pagesOf(numbers.length, pageSize)
       // A get answered with a design already emitted (under another number) is not emitted again.
       const emitted = new Set<string | number>()
-      const once = (design: Option.Option<Design>) => Option.filter(design, (d) => firstTime(emitted, d))
-      const notices: Array<Message> = [warning(
-        pagedSearchUnavailable,
-        `the paged search was refused (HTTP ${refusal.status}); each design is fetched on its own`
-      )]
-      if (search.data.count > numbers.length) {
-        notices.push(warning(
-          fewerThanCounted,
-          `the search counted ${search.data.count} designs and listed ${numbers.length}: only those listed are fetched`
-        ))
-      }
+      const once = (design: Option.Option<Design>) => Option.filter(design, (d) => firstTime(emitted, d.number))
+      const notices: Array<Message> = [refusedWarning(refusal.status)]
+      if (search.data.count > numbers.length) notices.push(fewerListedWarning(search.data.count, numbers.length))
       // Like the paged operation, a page past the end is told, with no designs.
       const pageNumbers = Array.from({ length: Math.max(1, pages - startPage) }, (_, i) => startPage + i)
       const get = (n: DesignNumber): Effect.Effect<Option.Option<Design>, E | NotFoundError> => {
