@@ -14,6 +14,7 @@ import ts from "typescript"
 import type * as ApiError from "../src/ApiError.js"
 import { generateDesigns } from "../src/core/dataset.js"
 import * as Jwt from "../src/core/jwt.js"
+import * as Mirror from "../src/core/mirror.js"
 import type * as Wire from "../src/core/wire.js"
 import * as Designs from "../src/Designs.js"
 
@@ -103,5 +104,21 @@ describe("core/jwt", () => {
       expect(Jwt.verify(key, signed(claims))).toBe("invalid claims")
     }
     expect(Jwt.verify(key, signed(`{"exp":1,"jti":"a","x":2}`))).toEqual({ exp: 1, jti: "a" })
+  })
+})
+
+describe("core/mirror", () => {
+  it("a record's differences: values equal in any key order are not told; a changed, added or removed one is", () => {
+    const old = { number: "1", owners: [{ name: "A", country: "AU" }], title: "Chair", extra: { a: 1, b: [1, 2] } }
+    const now = { extra: { b: [1, 2], a: 1 }, title: "Chair", owners: [{ country: "AU", name: "A" }], number: "1" }
+    expect(Mirror.differences(old, now)).toEqual({})
+    expect(Mirror.differences(old, { ...now, title: "Table", status: "FILED", extra: { a: 1, b: [2, 1] } })).toEqual({
+      title: { old: "Chair", new: "Table" },
+      status: { old: undefined, new: "FILED" },
+      extra: { old: { a: 1, b: [1, 2] }, new: { a: 1, b: [2, 1] } }
+    })
+    expect(Object.keys(Mirror.differences({ x: [] }, { x: {} }))).toEqual(["x"])
+    expect(Object.keys(Mirror.differences({ x: { a: undefined } }, { x: {} }))).toEqual(["x"])
+    expect(Object.keys(Mirror.differences({ x: { a: 1 } }, { x: { b: 1 } }))).toEqual(["x"])
   })
 })
