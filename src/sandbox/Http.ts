@@ -10,6 +10,9 @@ import { STATUS_CODES } from "node:http"
 import type { Problem } from "../core/sandboxAnswers.js"
 import { pointerErrors } from "../internal/validation.js"
 
+/** Ids that count up under a prefix (`core/sandboxAnswers.ts`), for the sandbox's error answers. */
+export { counter } from "../core/sandboxAnswers.js"
+
 type Response = HttpServerResponse.HttpServerResponse
 
 /** Spec-shaped error answers: one error object per problem, each with an id. */
