@@ -15,6 +15,7 @@ import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as OptionalPeer from "./internal/optionalPeer.js"
 import { nonNegative, positiveInt } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
+import * as Cassette from "./sandbox/Cassette.js"
 import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
@@ -25,6 +26,7 @@ import { httpClient } from "./sandbox/InProcessClient.js"
 import * as SearchIndex from "./sandbox/SearchIndex.js"
 import * as State from "./sandbox/State.js"
 
+export { type CassetteOptions } from "./sandbox/Cassette.js"
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export { fixedNumbers, samples } from "./sandbox/Dataset.js"
 export {
@@ -119,18 +121,39 @@ export const layer = (
 ): Layer.Layer<
   HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
   ConfigError.ConfigError
-> =>
-  Layer.unwrapEffect(Effect.map(make(options), (sandbox) =>
-    Layer.mergeAll(
-      Layer.succeed(HttpClient.HttpClient, httpClient(sandbox.app)),
-      Layer.succeed(SandboxControl, sandbox.control),
-      DesignSearchConfig.layer({
-        clientId: sandbox.clientId,
-        clientSecret: sandbox.clientSecret,
-        authUrl: inProcessUrl,
-        baseUrl: inProcessUrl + DesignSearchConfig.apiPath
-      })
-    )))
+> => Layer.unwrapEffect(Effect.map(make(options), layerOf))
+
+/**
+ * `layer`, its answers a cassette's (docs/cassettes.md): `replay` answers from the file at `path`
+ * and never from the network; `record` asks the service `DesignSearchConfig.layerConfig` names (over
+ * the `HttpClient` given to the layer, else `fetch`) and writes each exchange to the file, with no
+ * secret or token in it; `auto` replays what the file holds and records what it lacks. A request a
+ * replay lacks gets a 501 (a `ServerError`) that names the closest recorded one and how it differs.
+ * `SandboxControl` injects faults and counts requests as on `layer`; `reset` replays from the start.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerCassette = (
+  path: string,
+  options: Cassette.CassetteOptions
+): Layer.Layer<
+  HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
+  ConfigError.ConfigError
+> => Layer.unwrapEffect(Effect.map(Cassette.make(path, options), layerOf))
+
+/** The services of `layer` over `sandbox`. */
+const layerOf = (sandbox: Sandbox) =>
+  Layer.mergeAll(
+    Layer.succeed(HttpClient.HttpClient, httpClient(sandbox.app)),
+    Layer.succeed(SandboxControl, sandbox.control),
+    DesignSearchConfig.layer({
+      clientId: sandbox.clientId,
+      clientSecret: sandbox.clientSecret,
+      authUrl: inProcessUrl,
+      baseUrl: inProcessUrl + DesignSearchConfig.apiPath
+    })
+  )
 
 /**
  * Options of `serve`: the sandbox's (`Options`) and where to listen (`port`, default 8787, `0` for
@@ -139,7 +162,11 @@ export const layer = (
  * @since 0.1.0
  * @category options
  */
-export interface ServeOptions extends Options, ListenOptions {}
+export interface ServeOptions extends Options, ListenOptions {
+  /** A cassette to replay (`layerCassette`) instead of a dataset; `ignore` as its option. */
+  readonly cassette?: string | undefined
+  readonly ignore?: ReadonlyArray<string> | undefined
+}
 
 /**
  * Builds a sandbox and serves it over loopback HTTP until the scope closes, with the `/__sandbox/*`
@@ -153,7 +180,13 @@ export interface ServeOptions extends Options, ListenOptions {}
 export const serve = (
   options: ServeOptions = {}
 ): Effect.Effect<Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
-  Effect.flatMap(loadServer, (Server) => Effect.flatMap(make(options), (sandbox) => Server.serve(sandbox, options)))
+  Effect.flatMap(loadServer, (Server) =>
+    Effect.flatMap(
+      options.cassette === undefined
+        ? make(options)
+        : Cassette.make(options.cassette, { mode: "replay", ignore: options.ignore }),
+      (sandbox) => Server.serve(sandbox, options)
+    ))
 
 /** The server, with `@effect/platform-node`, loaded when a sandbox is first served. */
 const loadServer = OptionalPeer.load({
