@@ -13,6 +13,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Core from "../src/core/cassette.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
+import { envFor, run, start } from "./support/cli.js"
 import { listening } from "./support/loopback.js"
 
 const tempFile: Effect.Effect<string, never, Scope.Scope> = Effect.map(
@@ -252,4 +253,50 @@ describe("a cassette holds no secret and no token", () => {
         expect(text).not.toMatch(/authorization/i)
       }))
   }
+})
+
+describe("design-search record and sandbox --cassette", () => {
+  it.scopedLive("a search and an export recorded from a served sandbox replay byte for byte once it is stopped", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const out = path.join(path.dirname(file), "chairs.jsonl")
+      const recorded = yield* Effect.scoped(Effect.gen(function*() {
+        const served = yield* Sandbox.serve({ port: 0, clientSecret: "cli-cassette-secret-77" })
+        const search = yield* run(["record", "--cassette", file, "--", "search", "chair"], envFor(served))
+        const exported = yield* run(
+          ["record", "--cassette", file, "--", "export", "chair", "--out", out],
+          envFor(served)
+        )
+        expect([search.code, exported.code], search.stderr + exported.stderr).toEqual([0, 0])
+        return { search, exported }
+      }))
+      expect(fs.readFileSync(file, "utf8")).not.toContain("cli-cassette-secret-77")
+      const exportedFile = fs.readFileSync(out)
+      fs.rmSync(out)
+
+      const sandbox = yield* start(["sandbox", "--port", "0", "--cassette", file])
+      yield* sandbox.waitForOutput(({ stderr }) => stderr.includes("Ctrl-C stops it"))
+      const env = Object.fromEntries(
+        sandbox.output().stdout.split("\n").flatMap((line) => {
+          const m = /^export (IPAUSTRALIA_[A-Z_]+)=(.*)$/.exec(line)
+          return m === null ? [] : [[m[1]!, m[2]!]]
+        })
+      )
+      expect(sandbox.output().stderr).toContain(`sandbox: cassette ${file} on http://127.0.0.1:`)
+      const search = yield* run(["search", "chair"], env)
+      expect(search).toEqual(recorded.search)
+      const exported = yield* run(["export", "chair", "--out", out], env)
+      const timeless = (text: string) => text.replace(/ in \d+\.\d+s/, "")
+      expect({ ...exported, stderr: timeless(exported.stderr) }).toEqual({
+        ...recorded.exported,
+        stderr: timeless(recorded.exported.stderr)
+      })
+      expect(exported.stderr).toMatch(/^exported 4 designs/)
+      expect(fs.readFileSync(out)).toEqual(exportedFile)
+      const missed = yield* run(["search", "table"], env)
+      expect(missed.code).toBe(1)
+      expect(missed.stderr).toContain(`differs at query: recorded "chair", sent "table"`)
+      yield* sandbox.kill("SIGTERM")
+      expect((yield* sandbox.exit()).code).toBe(0)
+    }))
 })

@@ -4,7 +4,7 @@
  * its token kept between runs (`TokenCache.ts`). Loaded with a handler, never by `--help`.
  */
 import { FetchHttpClient } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as DesignSearchClient from "../DesignSearchClient.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { target } from "./Environment.js"
@@ -29,6 +29,12 @@ const serviceClient = (named: Option.Option<Environment>, tokenCache: boolean) =
       )
   )
 
+/** Set by `record`: the commands' client talks to the service through this cassette (`auto`). */
+export class Recording extends Context.Tag("design-search/Recording")<Recording, {
+  readonly cassette: string
+  readonly ignore: ReadonlyArray<string>
+}>() {}
+
 /** The options of a command that talks to the service. */
 export interface ServiceOptions {
   readonly env: Option.Option<Environment>
@@ -44,6 +50,12 @@ export const provideClient = (options: ServiceOptions) => <A, E, R>(effect: Effe
   Effect.provide(
     effect,
     Layer.unwrapEffect(Effect.gen(function*() {
+      const recording = yield* Effect.serviceOption(Recording)
+      if (Option.isSome(recording)) {
+        const { cassette, ignore } = recording.value
+        const Sandbox = yield* Effect.promise(() => import("../Sandbox.js"))
+        return DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layerCassette(cassette, { mode: "auto", ignore })))
+      }
       const to = yield* target(options.env)
       if (to._tag === "service") return yield* serviceClient(to.named, !options.noTokenCache)
       yield* Output.stderr(
