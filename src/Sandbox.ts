@@ -125,9 +125,9 @@ export const layer = (
 
 /**
  * `layer`, its answers a cassette's (docs/cassettes.md): `replay` answers from the file at `path`
- * and never from the network; `record` asks the service `DesignSearchConfig.layerConfig` names (over
- * the `HttpClient` given to the layer, else `fetch`) and writes each exchange to the file, with no
- * secret or token in it; `auto` replays what the file holds and records what it lacks. A request a
+ * and never from the network; `record` asks the service that the `DesignSearchConfig` given to the
+ * layer names (else `DesignSearchConfig.layerConfig`), over the `HttpClient` given to it (else
+ * `fetch`), and writes each exchange to the file, with no secret or token in it; `auto` replays what the file holds and records what it lacks. A request a
  * replay lacks gets a 501 (a `ServerError`) that names the closest recorded one and how it differs.
  * `SandboxControl` injects faults and counts requests as on `layer`; `reset` replays from the start.
  *

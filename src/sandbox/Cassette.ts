@@ -11,7 +11,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { ConfigError, Effect, Option, Redacted } from "effect"
+import { ConfigError, Effect, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as Core from "../core/cassette.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
@@ -71,8 +71,9 @@ interface Upstream {
 }
 
 /**
- * The sandbox of the cassette at `file`. Recording, the credentials are the configuration's and the
- * service is reached through the `HttpClient` in context, else `fetch`; replaying, nothing is.
+ * The sandbox of the cassette at `file`. Recording, the service is the `DesignSearchConfig` in
+ * context (else the `IPAUSTRALIA_*` variables'), reached through the `HttpClient` in context (else
+ * `fetch`); replaying, neither is read.
  *
  * @since 0.3.0
  * @category constructors
@@ -82,13 +83,13 @@ export const make = (file: string, options: CassetteOptions): Effect.Effect<Sand
     const ignore = new Set(options.ignore ?? [])
     const player = Core.player(yield* load(file, options.mode), ignore)
     const upstream: Upstream | undefined = options.mode === "replay" ? undefined : {
-      settings: yield* DesignSearchConfig.fromEnv,
-      client: yield* Effect.flatMap(
-        Effect.serviceOption(HttpClient.HttpClient),
-        Option.match({
-          onNone: () => Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer),
-          onSome: Effect.succeed
-        })
+      settings: yield* Effect.orElse(
+        Effect.serviceOptional(DesignSearchConfig.DesignSearchConfig),
+        () => DesignSearchConfig.fromEnv
+      ),
+      client: yield* Effect.orElse(
+        Effect.serviceOptional(HttpClient.HttpClient),
+        () => Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
       )
     }
     const state = State.make()
