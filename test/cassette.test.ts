@@ -4,6 +4,7 @@
  * lacks names the closest recorded one, and no cassette holds the secret or a token, whatever the
  * service echoes.
  */
+import { HttpClient, HttpClientError } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Schedule } from "effect"
 import type { Scope } from "effect"
@@ -111,8 +112,16 @@ describe("Sandbox.layerCassette", () => {
       expect(text).toContain(`"access_token": "${Core.placeholderToken}"`)
       expect(text).not.toMatch(/authorization/i)
 
-      // Replayed with no configuration and the service still up: it is asked nothing more.
-      const replay = clientOver(Sandbox.layerCassette(file, { mode: "replay" }))
+      // Replayed with the service still up and a network client at hand: neither is asked anything.
+      let sent = 0
+      const network = HttpClient.make((request) =>
+        Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", description: `${++sent}` }))
+      )
+      const replay = clientOver(
+        Sandbox.layerCassette(file, { mode: "replay" }).pipe(
+          Layer.provide(Layer.merge(env, Layer.succeed(HttpClient.HttpClient, network)))
+        )
+      )
       expect(yield* Effect.provide(work, replay)).toEqual(recorded)
       const missed = yield* Effect.exit(
         Effect.provide(Effect.flatMap(client, (c) => c.quickSearch({ query: "table" })), replay)
@@ -126,6 +135,7 @@ describe("Sandbox.layerCassette", () => {
         }]
       }))
       expect(yield* served.control.stats).toEqual(asked)
+      expect(sent).toBe(0)
 
       // Faults and counters work over the replayed answers.
       yield* Effect.gen(function*() {

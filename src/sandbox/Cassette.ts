@@ -64,12 +64,6 @@ const answer = ({ headers, status }: Core.RecordedResponse, text: string) =>
     ? HttpServerResponse.empty({ status, headers })
     : HttpServerResponse.text(text, { status, headers, contentType: headers["content-type"] ?? "text/plain" })
 
-/** The service a recording asks: its settings, and the client to reach it through. */
-interface Upstream {
-  readonly settings: DesignSearchConfig.Settings
-  readonly client: HttpClient.HttpClient
-}
-
 /**
  * The sandbox of the cassette at `file`. Recording, the service is the `DesignSearchConfig` in
  * context (else the `IPAUSTRALIA_*` variables'), reached through the `HttpClient` in context (else
@@ -82,7 +76,7 @@ export const make = (file: string, options: CassetteOptions): Effect.Effect<Sand
   Effect.gen(function*() {
     const ignore = new Set(options.ignore ?? [])
     const player = Core.player(yield* load(file, options.mode), ignore)
-    const upstream: Upstream | undefined = options.mode === "replay" ? undefined : {
+    const upstream = options.mode === "replay" ? undefined : {
       settings: yield* Effect.orElse(
         Effect.serviceOptional(DesignSearchConfig.DesignSearchConfig),
         () => DesignSearchConfig.fromEnv
@@ -98,7 +92,7 @@ export const make = (file: string, options: CassetteOptions): Effect.Effect<Sand
 
     /** `sent` asked of the service; its answer sent on, and recorded without a secret or a token. */
     const record = (
-      { client, settings }: Upstream,
+      { client, settings }: NonNullable<typeof upstream>,
       request: HttpServerRequest.HttpServerRequest,
       sent: Core.RecordedRequest,
       text: string
