@@ -144,6 +144,13 @@ describe("Sandbox.layerCassette", () => {
         const failed = yield* Effect.exit(Effect.flatMap(client, (c) => c.quickSearch({ query: "chair" })))
         expect(failed).toMatchObject(Exit.fail({ _tag: "ServerError", status: 503 }))
         expect((yield* control.stats).requests.search).toBe(1)
+        expect(yield* Effect.flip(control.touch([Sandbox.fixedNumbers.chair]))).toMatchObject({
+          _tag: "UnknownDesignsError"
+        })
+        yield* control.revokeTokens
+        yield* control.reset
+        expect((yield* control.stats).requests.search).toBe(0)
+        expect((yield* work)[0]).toEqual(recorded[0])
       }).pipe(Effect.provide(replay))
     }))
 
@@ -161,6 +168,28 @@ describe("Sandbox.layerCassette", () => {
       yield* Effect.provide(Effect.zip(quick, Effect.flatMap(client, (c) => c.quickSearch({ query: "lamp" }))), auto)
       expect((yield* served.control.stats).requests.search).toBe(2)
       expect((Core.read(fs.readFileSync(file, "utf8")) as Core.Cassette).exchanges).toHaveLength(3)
+    }))
+
+  it.scopedLive("a recording that cannot reach the service, or write its file, says so and records nothing", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const port = yield* Effect.scoped(listening(createServer()))
+      const unreachable = Sandbox.layerCassette(file, { mode: "record" }).pipe(
+        Layer.provide(envAt(`http://127.0.0.1:${port}`, "id", "secret"))
+      )
+      const quick = Effect.flatMap(client, (c) => c.quickSearch({ query: "chair" }))
+      expect(yield* Effect.flip(Effect.provide(quick, clientOver(unreachable)))).toMatchObject({
+        _tag: "TokenError",
+        detail: expect.stringContaining("CASSETTE_UPSTREAM")
+      })
+      expect(fs.existsSync(file)).toBe(false)
+      const served = yield* Sandbox.serve({ port: 0 })
+      const unwritable = Sandbox.layerCassette(path.join(file, "no-such-folder", "c.json"), { mode: "record" }).pipe(
+        Layer.provide(envAt(served.url, served.sandbox.clientId, served.sandbox.clientSecret))
+      )
+      expect(yield* Effect.flip(Effect.provide(quick, clientOver(unwritable)))).toMatchObject({
+        detail: expect.stringContaining("CASSETTE_UNWRITABLE")
+      })
     }))
 
   it.scopedLive("a replay of a missing or malformed file is a ConfigError naming it", () =>
