@@ -80,6 +80,12 @@ export const requestOf = (method: string, path: string, text: string): RecordedR
   return body === undefined ? { method, path } : { method, path, body }
 }
 
+/** The `access_token` a token answer's text holds, if it holds one. */
+export const accessTokenOf = (text: string): string | undefined => {
+  const body = parseJson(text)
+  return isRecord(body) && typeof body["access_token"] === "string" ? body["access_token"] : undefined
+}
+
 /** An answer as recorded: a JSON body as JSON (a token answer's `access_token` the placeholder). */
 export const responseOf = (status: number, headers: Readonly<Record<string, string>>, text: string) => {
   const body = parseJson(text)

@@ -109,8 +109,7 @@ export const make = (file: string, options: CassetteOptions): Effect.Effect<Sand
         Effect.flatMap((response) => Effect.map(response.text, (body) => ({ response, body }))),
         Effect.flatMap(({ body, response }) => {
           const live = Core.responseOf(response.status, Core.keptHeaders(response.headers), body)
-          const token = (Core.parseJson(body) as { access_token?: unknown } | undefined)?.access_token
-          if (typeof token === "string") tokens.add(token)
+          tokens.add(Core.accessTokenOf(body) ?? "")
           const secret = Redacted.value(settings.clientSecret)
           const mask = maskOf([secret, `${settings.clientId}:${secret}`, ...tokens])
           return (player.add(Core.scrub({ request: sent, response: live }, mask.text))
