@@ -127,9 +127,10 @@ export const layer = (
  * `layer`, its answers a cassette's (docs/cassettes.md): `replay` answers from the file at `path`
  * and never from the network; `record` asks the service that the `DesignSearchConfig` given to the
  * layer names (else `DesignSearchConfig.layerConfig`), over the `HttpClient` given to it (else
- * `fetch`), and writes each exchange to the file, with no secret or token in it; `auto` replays what the file holds and records what it lacks. A request a
- * replay lacks gets a 501 (a `ServerError`) that names the closest recorded one and how it differs.
- * `SandboxControl` injects faults and counts requests as on `layer`; `reset` replays from the start.
+ * `fetch`), and writes each exchange to the file, with no secret or token in it; `auto` replays what
+ * the file holds and records what it lacks. A request a replay lacks gets a 501 (a `ServerError`)
+ * naming the closest recorded one and how it differs. `SandboxControl` injects faults and counts
+ * requests as on `layer`; its `reset` also replays from the start.
  *
  * @since 0.3.0
  * @category layers
@@ -163,8 +164,9 @@ const layerOf = (sandbox: Sandbox) =>
  * @category options
  */
 export interface ServeOptions extends Options, ListenOptions {
-  /** A cassette to replay (`layerCassette`) instead of a dataset; `ignore` as its option. */
+  /** The file of a cassette to replay (`layerCassette`) instead of a dataset. */
   readonly cassette?: string | undefined
+  /** The cassette's `ignore` option. */
   readonly ignore?: ReadonlyArray<string> | undefined
 }
 

@@ -4,9 +4,7 @@
  * its token kept between runs (`TokenCache.ts`). Loaded with a handler, never by `--help`.
  */
 import { FetchHttpClient } from "@effect/platform"
-import type { HttpClient } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
-import type { ConfigError } from "effect"
 import * as DesignSearchClient from "../DesignSearchClient.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { target } from "./Environment.js"
@@ -66,10 +64,9 @@ export const provideClient = (options: ServiceOptions) => <A, E, R>(effect: Effe
         )
       }
       const Sandbox = yield* Effect.promise(() => import("../Sandbox.js"))
-      const upstream: Layer.Layer<
-        HttpClient.HttpClient | DesignSearchConfig.DesignSearchConfig,
-        ConfigError.ConfigError
-      > = to._tag === "service" ? Layer.merge(yield* serviceConfig(to.named), FetchHttpClient.layer) : Sandbox.layer()
+      const upstream = to._tag === "service"
+        ? Layer.merge(yield* serviceConfig(to.named), FetchHttpClient.layer)
+        : Sandbox.layer()
       return DesignSearchClient.layer().pipe(Layer.provide(Option.match(recording, {
         onNone: () => upstream,
         onSome: ({ cassette, ignore }) =>

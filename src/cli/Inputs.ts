@@ -270,7 +270,7 @@ const ignore = repeatable(
 
 export const record = make({
   name: "record",
-  summary: "run a command against the service and add what it asks to a cassette, to replay offline",
+  summary: "run a command through a cassette that records what it asks, to replay offline",
   fields: {
     cassette: required(
       "cassette",
@@ -281,8 +281,9 @@ export const record = make({
     ignore
   },
   notes: [
-    "The command after -- talks to the service the IPAUSTRALIA_* variables name. The cassette holds no",
-    "secret and no token; `sandbox --cassette` serves it. See docs/cassettes.md."
+    "After --, the command to run: it talks to its environment (the service, or the embedded sandbox)",
+    "through the cassette, which keeps no secret and no token. `sandbox --cassette` serves the cassette;",
+    "see docs/cassettes.md."
   ],
   examples: [
     "record --cassette chairs.json -- search chair",
