@@ -199,22 +199,28 @@ export interface Player {
 }
 
 export const player = (start: Cassette, ignore: ReadonlySet<string>): Player => {
-  const exchanges = [...start.exchanges]
+  const exchanges: Array<Exchange> = []
+  const keys: Array<string> = []
+  const held = new Set<string>()
   const played = new Map<string, number>()
+  const add = (exchange: Exchange) => {
+    const text = canonical(exchange)
+    if (held.has(text)) return false
+    held.add(text)
+    exchanges.push(exchange)
+    keys.push(keyOf(exchange.request, ignore))
+    return true
+  }
+  start.exchanges.forEach(add)
   return {
     play: (sent) => {
       const key = keyOf(sent, ignore)
-      const matching = exchanges.filter((e) => keyOf(e.request, ignore) === key)
+      const matching = exchanges.filter((_, i) => keys[i] === key)
       const n = played.get(key) ?? 0
       played.set(key, n + 1)
       return matching[Math.min(n, matching.length - 1)]
     },
-    add: (exchange) => {
-      const text = canonical(exchange)
-      if (exchanges.some((e) => canonical(e) === text)) return false
-      exchanges.push(exchange)
-      return true
-    },
+    add,
     rewind: () => played.clear(),
     cassette: () => ({ version: 1, exchanges: [...exchanges] })
   }
