@@ -92,6 +92,15 @@ describe("core/cassette", () => {
     }
     expect(Core.read(Core.write(good as Core.Cassette))).toEqual(good)
     expect(Core.write(good as Core.Cassette).split("\n").length).toBeGreaterThan(10)
+    const [first] = good.exchanges as ReadonlyArray<Core.Exchange>
+    const second: Core.Exchange = {
+      request: { method: "GET", path: "/x" },
+      response: { status: 200, headers: {}, text: "ok" }
+    }
+    const both: Core.Cassette = { version: 1, exchanges: [first!, second] }
+    const { cut, text } = Core.appended(second)
+    expect(Core.write(good as Core.Cassette).slice(0, -cut) + text).toBe(Core.write(both))
+    expect(JSON.parse(Core.write(both))).toEqual(both)
   })
 })
 

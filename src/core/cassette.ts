@@ -226,8 +226,15 @@ export const player = (start: Cassette, ignore: ReadonlySet<string>): Player => 
   }
 }
 
+const end = "\n  ]\n}\n"
+const entry = (exchange: Exchange) => JSON.stringify(exchange, null, 2).replace(/^/gm, "    ")
+
 /** A cassette's file: pretty-printed, one exchange per entry. */
-export const write = (cassette: Cassette): string => JSON.stringify(cassette, null, 2) + "\n"
+export const write = (cassette: Cassette): string =>
+  `{\n  "version": 1,\n  "exchanges": [\n${cassette.exchanges.map(entry).join(",\n")}${end}`
+
+/** How a file `write` wrote comes to hold `exchange` too: the characters to cut at its end, and the text to add. */
+export const appended = (exchange: Exchange) => ({ cut: end.length, text: `,\n${entry(exchange)}${end}` })
 
 /** Whether a recorded response can be sent: a status from 200 to 599, text headers, no body on a 204 or 304. */
 const answerable = (r: Record<string, unknown>): boolean =>

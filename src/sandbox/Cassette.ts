@@ -89,6 +89,16 @@ export const make = (file: string, options: CassetteOptions): Effect.Effect<Sand
     const state = State.make()
     const errors = Http.errorAnswers(Http.counter("cassette"))
     const tokens = new Set<string>()
+    let written = false
+    /** Writes the file whole once, then only what an added exchange changes at its end. */
+    const save = (exchange: Core.Exchange) => {
+      if (written) {
+        const { cut, text } = Core.appended(exchange)
+        fs.truncateSync(file, fs.statSync(file).size - cut)
+        fs.appendFileSync(file, text)
+      } else fs.writeFileSync(file, Core.write(player.cassette()))
+      written = true
+    }
 
     /** `sent` asked of the service; its answer sent on, and recorded without a secret or a token. */
     const record = (
@@ -112,8 +122,9 @@ export const make = (file: string, options: CassetteOptions): Effect.Effect<Sand
           tokens.add(Core.accessTokenOf(body) ?? "")
           const secret = Redacted.value(settings.clientSecret)
           const mask = maskOf([secret, `${settings.clientId}:${secret}`, ...tokens])
-          return (player.add(Core.scrub({ request: sent, response: live }, mask.text))
-            ? Effect.try({ try: () => fs.writeFileSync(file, Core.write(player.cassette())), catch: String })
+          const kept = Core.scrub({ request: sent, response: live }, mask.text)
+          return (player.add(kept) ?
+            Effect.try({ try: () => save(kept), catch: String })
             : Effect.void).pipe(
               Effect.as(answer(live, body)),
               Effect.catchAll((why) =>
