@@ -17,6 +17,7 @@ import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as OptionalPeer from "./internal/optionalPeer.js"
 import { nonNegative, positiveInt } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
+import * as Cassette from "./sandbox/Cassette.js"
 import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
@@ -28,6 +29,7 @@ import * as State from "./sandbox/State.js"
 export { fixedNumbers, samples } from "./core/dataset.js"
 export type { RequestFilter } from "./core/faultMatch.js"
 export type { Journal } from "./core/journal.js"
+export { type CassetteOptions } from "./sandbox/Cassette.js"
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
 export {
   defaults,
@@ -146,18 +148,40 @@ export const layer = (
 ): Layer.Layer<
   HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
   ConfigError.ConfigError
-> =>
-  Layer.unwrapEffect(Effect.map(make(options), (sandbox) =>
-    Layer.mergeAll(
-      Layer.succeed(HttpClient.HttpClient, httpClient(sandbox.app)),
-      Layer.succeed(SandboxControl, sandbox.control),
-      DesignSearchConfig.layer({
-        clientId: sandbox.clientId,
-        clientSecret: sandbox.clientSecret,
-        authUrl: inProcessUrl,
-        baseUrl: inProcessUrl + DesignSearchConfig.apiPath
-      })
-    )))
+> => Layer.unwrapEffect(Effect.map(make(options), layerOf))
+
+/**
+ * `layer`, its answers a cassette's (docs/cassettes.md): `replay` answers from the file at `path`
+ * and never from the network; `record` asks the service that the `DesignSearchConfig` given to the
+ * layer names (else `DesignSearchConfig.layerConfig`), over the `HttpClient` given to it (else
+ * `fetch`), and writes each exchange to the file, with no secret or token in it; `auto` replays what
+ * the file holds and records what it lacks. A request a replay lacks gets a 501 (a `ServerError`)
+ * naming the closest recorded one and how it differs. `SandboxControl` injects faults and counts
+ * requests as on `layer`; its `reset` also replays from the start.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerCassette = (
+  path: string,
+  options: Cassette.CassetteOptions
+): Layer.Layer<
+  HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
+  ConfigError.ConfigError
+> => Layer.unwrapEffect(Effect.map(Cassette.make(path, options), layerOf))
+
+/** The services of `layer` over `sandbox`. */
+const layerOf = (sandbox: Sandbox) =>
+  Layer.mergeAll(
+    Layer.succeed(HttpClient.HttpClient, httpClient(sandbox.app)),
+    Layer.succeed(SandboxControl, sandbox.control),
+    DesignSearchConfig.layer({
+      clientId: sandbox.clientId,
+      clientSecret: sandbox.clientSecret,
+      authUrl: inProcessUrl,
+      baseUrl: inProcessUrl + DesignSearchConfig.apiPath
+    })
+  )
 
 /**
  * Options of `serve`: the sandbox's (`Options`) and where to listen (`port`, default 8787, `0` for
@@ -166,7 +190,12 @@ export const layer = (
  * @since 0.1.0
  * @category options
  */
-export interface ServeOptions extends Options, ListenOptions {}
+export interface ServeOptions extends Options, ListenOptions {
+  /** The file of a cassette to replay (`layerCassette`) instead of a dataset. */
+  readonly cassette?: string | undefined
+  /** The cassette's `ignore` option. */
+  readonly ignore?: ReadonlyArray<string> | undefined
+}
 
 /**
  * Builds a sandbox and serves it over loopback HTTP until the scope closes, with the `/__sandbox/*`
@@ -180,7 +209,13 @@ export interface ServeOptions extends Options, ListenOptions {}
 export const serve = (
   options: ServeOptions = {}
 ): Effect.Effect<Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
-  Effect.flatMap(loadServer, (Server) => Effect.flatMap(make(options), (sandbox) => Server.serve(sandbox, options)))
+  Effect.flatMap(loadServer, (Server) =>
+    Effect.flatMap(
+      options.cassette === undefined
+        ? make(options)
+        : Cassette.make(options.cassette, { mode: "replay", ignore: options.ignore }),
+      (sandbox) => Server.serve(sandbox, options)
+    ))
 
 /** The server, with `@effect/platform-node`, loaded when a sandbox is first served. */
 const loadServer = OptionalPeer.load({

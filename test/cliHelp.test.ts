@@ -12,9 +12,9 @@ import { plan } from "../src/cli/Cli.js"
 import { check, split } from "../src/cli/CommandLine.js"
 import * as Inputs from "../src/cli/Inputs.js"
 import { Sandbox } from "../src/index.js"
-import { run, start } from "./support/cli.js"
+import { envFor, run, start } from "./support/cli.js"
 
-const commands = ["search", "get", "export", "sync", "changes", "token", "sandbox"] as const
+const commands = ["search", "get", "export", "sync", "changes", "token", "sandbox", "record"] as const
 
 /** The options a help lists, with the placeholder of the value each takes (none for a flag). */
 const optionsOf = (help: string) =>
@@ -34,6 +34,7 @@ const sample = (dir: string): Record<string, string> => ({
   N: "1",
   ENV: "sandbox",
   FILE: path.join(dir, "out.jsonl"),
+  CASSETTE: path.join(dir, "cassette.json"),
   PATH_OR_URL: path.join(dir, "mirror.db"),
   PORT: "0",
   ADDRESS: "127.0.0.1",
@@ -70,9 +71,9 @@ describe("design-search help", () => {
           l.replace(/^ {2}\S+( \S+)? +/, "")
         )
         expect(new Set(descriptions).size, command).toBe(descriptions.length)
-        // Optional and repeatable options are shown optional; only --out and --db are required.
+        // Optional and repeatable options are shown optional; only --out, --db and record's --cassette are required.
         for (const name of inUsage) {
-          const required = name === "--out" || name === "--db"
+          const required = name === "--out" || name === "--db" || (command === "record" && name === "--cassette")
           expect(usage.includes(`[${name}`), `${command} ${name}`).toBe(!required)
         }
       }
@@ -91,6 +92,7 @@ describe("design-search help", () => {
         (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
       )
       const values = sample(dir)
+      fs.writeFileSync(values["CASSETTE"]!, JSON.stringify({ version: 1, exchanges: [] }))
       for (const command of commands) {
         const options = optionsOf((yield* run([command, "--help"])).stdout).filter((o) => o.name !== "--help")
         const args = [
@@ -108,6 +110,10 @@ describe("design-search help", () => {
           yield* served.waitForOutput(({ stdout }) => stdout.includes("IPAUSTRALIA_BASE_URL="))
           yield* served.kill("SIGTERM")
           expect((yield* served.exit()).code).toBe(0)
+        } else if (command === "record") {
+          const served = yield* Sandbox.serve({ port: 0 })
+          const outcome = yield* run([...args, "--", "search", "chair"], envFor(served))
+          expect(outcome.code, `${args.join(" ")}\n${outcome.stderr}`).toBe(0)
         } else {
           const outcome = yield* run(args, {}, "60 seconds")
           expect(outcome.code, `${args.join(" ")}\n${outcome.stderr}`).toBe(0)
@@ -147,8 +153,17 @@ describe("design-search usage errors", () => {
           [["token", "--json=yes"], "`--json` takes no value; got `yes`. See `design-search token --help`"],
           [
             [],
-            "a command is needed: one of search, get, export, sync, changes, token, sandbox. See `design-search --help`"
-          ]
+            "a command is needed: one of search, get, export, sync, changes, token, sandbox, record. See `design-search --help`"
+          ],
+          [
+            ["record", "--cassette", "c.json"],
+            "a command to record is needed after --. See `design-search record --help`"
+          ],
+          [
+            ["record", "--cassette", "c.json", "--", "serach", "chair"],
+            "unknown command `serach`; did you mean `search`? See `design-search --help`"
+          ],
+          [["record", "--", "search", "chair"], "`--cassette CASSETTE` is needed. See `design-search record --help`"]
         ] as const
       ) {
         const outcome = yield* run(args)

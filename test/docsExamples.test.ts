@@ -144,6 +144,8 @@ const found = (command: string, outcome: Outcome): number => {
       return count(outcome.stderr, /^synced (\d+) designs?/m)
     case "export":
       return count(outcome.stderr, /^exported (\d+) designs?/m)
+    case "record":
+      return found(`design-search ${command.slice(command.indexOf(" -- ") + 4)}`, outcome)
     default:
       throw new Error(`no rule for what \`${command}\` finds: add one to test/docsExamples.test.ts`)
   }

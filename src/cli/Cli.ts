@@ -11,10 +11,10 @@ import { commandHelp, programHelp } from "./Help.js"
 import * as Inputs from "./Inputs.js"
 import * as Output from "./Output.js"
 
-/** A command, and how to run it on a checked command line. */
+/** A command, and how to run it on a checked command line (a usage error's detail, or the error). */
 interface Runnable {
   readonly command: Command<Fields>
-  readonly run: (line: Split) => Either.Either<Effect.Effect<void, Failure>, string>
+  readonly run: (line: Split) => Either.Either<Effect.Effect<void, Failure>, string | UsageError>
 }
 
 /** `command`, its handler loaded from `handlers/` when it runs. */
@@ -37,7 +37,26 @@ const commands: ReadonlyArray<Runnable> = [
   runnable(Inputs.sync, () => import("./handlers/sync.js")),
   runnable(Inputs.changes, () => import("./handlers/changes.js")),
   runnable(Inputs.token, () => import("./handlers/token.js")),
-  runnable(Inputs.sandbox, () => import("./handlers/sandbox.js"))
+  runnable(Inputs.sandbox, () => import("./handlers/sandbox.js")),
+  {
+    command: Inputs.record,
+    run: (line) =>
+      Either.flatMap(
+        check(Inputs.record, { ...line, positionals: [] }, commands.map((c) => c.command)),
+        (input) =>
+          line.positionals.length === 0
+            ? Either.left("a command to record is needed after --")
+            : Either.flatMap(plan(line.positionals, ""), (inner) =>
+              inner._tag === "print"
+                ? Either.left("record runs a command, not a help")
+                : Either.right(
+                  Effect.flatMap(
+                    Effect.promise(() => import("./Client.js")),
+                    (Client) => Effect.provideService(inner.effect, Client.Recording, input)
+                  )
+                ))
+      )
+  }
 ]
 const names = commands.map((c) => c.command.name)
 
@@ -98,7 +117,7 @@ export const plan = (args: ReadonlyArray<string>, version: string): Either.Eithe
   if (line.version) return Either.right({ _tag: "print", text: version })
   if (named === undefined) return Either.left(misuse(`a command is needed: one of ${names.join(", ")}`))
   return Either.mapBoth(named.run({ ...line, positionals }), {
-    onLeft: (detail) => misuse(detail, named.command.name),
+    onLeft: (detail) => typeof detail === "string" ? misuse(detail, named.command.name) : detail,
     onRight: (effect): Plan => ({ _tag: "run", name: named.command.name, effect })
   })
 }

@@ -4,7 +4,7 @@
  * its token kept between runs (`TokenCache.ts`). Loaded with a handler, never by `--help`.
  */
 import { FetchHttpClient } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as DesignSearchClient from "../DesignSearchClient.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { target } from "./Environment.js"
@@ -13,21 +13,30 @@ import * as Output from "./Output.js"
 import * as TokenCache from "./TokenCache.js"
 import * as Waits from "./Waits.js"
 
-/** The client of the service, from the `IPAUSTRALIA_*` variables, `named` overriding the environment. */
+/** Where the service is, from the `IPAUSTRALIA_*` variables, `named` overriding the environment. */
+const serviceConfig = (named: Option.Option<Environment>) =>
+  Effect.map(DesignSearchConfig.optionsConfig, (options) =>
+    DesignSearchConfig.layer(
+      Option.match(named, { onNone: () => options, onSome: (environment) => ({ ...options, environment }) })
+    ))
+
+/** The client of the service, its token kept between runs unless `tokenCache` is off. */
 const serviceClient = (named: Option.Option<Environment>, tokenCache: boolean) =>
   Effect.map(
-    Effect.all([DesignSearchConfig.optionsConfig, TokenCache.disabledByEnvironment]),
-    ([options, disabled]) =>
+    Effect.all([serviceConfig(named), TokenCache.disabledByEnvironment]),
+    ([config, disabled]) =>
       DesignSearchClient.layer().pipe(
         tokenCache && !disabled ? Layer.provide(TokenCache.layer) : (client) => client,
-        Layer.provide(
-          DesignSearchConfig.layer(
-            Option.match(named, { onNone: () => options, onSome: (environment) => ({ ...options, environment }) })
-          )
-        ),
+        Layer.provide(config),
         Layer.provide(FetchHttpClient.layer)
       )
   )
+
+/** Set by `record`: the commands' client talks through this cassette (`auto`) to their environment. */
+export class Recording extends Context.Tag("design-search/Recording")<Recording, {
+  readonly cassette: string
+  readonly ignore: ReadonlyArray<string>
+}>() {}
 
 /** The options of a command that talks to the service. */
 export interface ServiceOptions {
@@ -45,11 +54,23 @@ export const provideClient = (options: ServiceOptions) => <A, E, R>(effect: Effe
     effect,
     Layer.unwrapEffect(Effect.gen(function*() {
       const to = yield* target(options.env)
-      if (to._tag === "service") return yield* serviceClient(to.named, !options.noTokenCache)
-      yield* Output.stderr(
-        `design-search: ${to.notice}; using the embedded sandbox (simulated data, not the real service)`
-      )
+      const recording = yield* Effect.serviceOption(Recording)
+      if (to._tag === "service" && Option.isNone(recording)) {
+        return yield* serviceClient(to.named, !options.noTokenCache)
+      }
+      if (to._tag === "sandbox") {
+        yield* Output.stderr(
+          `design-search: ${to.notice}; using the embedded sandbox (simulated data, not the real service)`
+        )
+      }
       const Sandbox = yield* Effect.promise(() => import("../Sandbox.js"))
-      return DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))
+      const upstream = to._tag === "service"
+        ? Layer.merge(yield* serviceConfig(to.named), FetchHttpClient.layer)
+        : Sandbox.layer()
+      return DesignSearchClient.layer().pipe(Layer.provide(Option.match(recording, {
+        onNone: () => upstream,
+        onSome: ({ cassette, ignore }) =>
+          Sandbox.layerCassette(cassette, { mode: "auto", ignore }).pipe(Layer.provide(upstream))
+      })))
     })).pipe(Layer.merge(Waits.layer(options.quiet)))
   )

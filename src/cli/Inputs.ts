@@ -260,6 +260,38 @@ export const token = make({
 })
 export type TokenInput = Input<typeof token.fields>
 
+/** Fields of a request's body a cassette does not match on (`Sandbox.CassetteOptions`). */
+const ignore = repeatable(
+  "ignore",
+  nonEmpty,
+  "FIELD",
+  "a field of a request's JSON body not matched on, at any depth, such as changedSinceDate"
+)
+
+export const record = make({
+  name: "record",
+  summary: "run a command through a cassette that records what it asks, to replay offline",
+  fields: {
+    cassette: required(
+      "cassette",
+      nonEmpty,
+      "CASSETTE",
+      "the cassette file: what it holds is replayed, the rest added"
+    ),
+    ignore
+  },
+  notes: [
+    "After --, the command to run: it talks to its environment (the service, or the embedded sandbox)",
+    "through the cassette, which keeps no secret and no token. `sandbox --cassette` serves the cassette;",
+    "see docs/cassettes.md."
+  ],
+  examples: [
+    "record --cassette chairs.json -- search chair",
+    "record --cassette chairs.json -- export chair --out c.jsonl"
+  ]
+})
+export type RecordInput = Input<typeof record.fields>
+
 export const sandbox = make({
   name: "sandbox",
   summary: "serve the simulated service on loopback and print the variables that point a client at it",
@@ -295,7 +327,9 @@ export const sandbox = make({
       "FIELD",
       `the field of a search result that lists the design numbers: ${resultFields.join(" or ")}`,
       defaults.resultField
-    )
+    ),
+    cassette: optional("cassette", nonEmpty, "CASSETTE", "replay this cassette (from record) instead of a dataset"),
+    ignore
   },
   notes: [
     "Every dataset holds these, to try once the variables are exported:",
@@ -303,6 +337,6 @@ export const sandbox = make({
     `  products  ${samples.products.join(", ")}`,
     `  classes   ${samples.classes.join(", ")}`
   ],
-  examples: ["sandbox", "sandbox --port 0 --designs 500 --seed 7"]
+  examples: ["sandbox", "sandbox --port 0 --designs 500 --seed 7", "sandbox --cassette chairs.json"]
 })
 export type SandboxInput = Input<typeof sandbox.fields>

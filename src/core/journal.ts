@@ -24,10 +24,13 @@ export interface JournalEntry<Target extends string = string, Fault = unknown> {
   /** Parsed JSON, a form's fields, or the text; absent when there is none or it could not be read. */
   readonly body?: unknown
   /** The status answered; absent until then, or when the client went away first. */
-  status?: number
+  readonly status?: number
   /** The fault that answered, with its place in injection order since the sandbox was built or reset (from 0). */
-  fault?: { readonly index: number; readonly fault: Fault }
+  readonly fault?: { readonly index: number; readonly fault: Fault }
 }
+
+/** An entry as the sandbox fills it in: the status and the fault come after the request. */
+export type Writable<A> = { -readonly [K in keyof A]: A[K] }
 
 /**
  * The journal: the requests the sandbox received, oldest first, and how many older ones it dropped
@@ -95,7 +98,7 @@ export const entryOf = <Target extends string, Fault>(
   secrets: ReadonlyArray<string>,
   { headers, method, url }: Request,
   { body, path, target, time }: Received<Target>
-): JournalEntry<Target, Fault> => {
+): Writable<JournalEntry<Target, Fault>> => {
   const credentials = (headers["authorization"] ?? "").split(" ").slice(1).join(" ").trim()
   const mask = maskOf([...secrets, credentials])
   const scrub = (text: string) => mask.text(text).replace(jwt, masked)

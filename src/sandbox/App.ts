@@ -67,7 +67,7 @@ const messages = (ctx: Context, m: Answers.Notice | undefined): ReadonlyArray<Me
   m === undefined ? [] : [{ id: ctx.nextId(), ...m }]
 
 /** The answer a fault asks for, after its delay on the sandbox's clock. */
-const faultResponse = (ctx: Context, fault: Fault): Effect.Effect<Response> => {
+export const faultResponse = (ctx: Pick<Context, "errors">, fault: Fault): Effect.Effect<Response> => {
   const headers = fault.headers ?? {}
   const response = fault.kind === "reset"
     ? HttpServerResponse.empty({ status: fault.status, headers: { [resetHeader]: "reset" } })

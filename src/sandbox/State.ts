@@ -4,7 +4,7 @@ import type { Types } from "effect"
 import { faultQueue, fieldPath, take } from "../core/faultMatch.js"
 import type { FaultQueue } from "../core/faultMatch.js"
 import { maxNesting, nestsWithin, push, ring } from "../core/journal.js"
-import type { JournalEntry, Ring } from "../core/journal.js"
+import type { JournalEntry, Ring, Writable } from "../core/journal.js"
 
 /**
  * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
@@ -116,7 +116,7 @@ export type Entry = JournalEntry<Endpoint, Fault>
 
 export interface State {
   faults: FaultQueue<Fault>
-  journal: Ring<Entry>
+  journal: Ring<Writable<Entry>>
   /** `jti` of every token in force: revocation empties it. */
   readonly activeTokens: Set<string>
   counts: Types.DeepMutable<Stats>
@@ -149,7 +149,7 @@ export const stats = ({ counts }: State): Stats => ({ ...counts, requests: { ...
  * Where every request passes: it is journaled and, when routed, counted; it takes one use of the
  * fault that answers it (`core/faultMatch.ts`), if any, and the journal names it.
  */
-export const receive = (state: State, entry: Entry): Fault | undefined => {
+export const receive = (state: State, entry: Writable<Entry>): Fault | undefined => {
   push(state.journal, entry)
   if (entry.target === undefined) return undefined
   state.counts.requests[entry.target]++

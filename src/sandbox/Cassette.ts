@@ -1,0 +1,186 @@
+/**
+ * A sandbox whose answers are a cassette's (docs/cassettes.md): replayed from the file, or recorded
+ * from the service the configuration names and written to it, secrets and tokens masked. Faults and
+ * counters work as on any sandbox; `reset` also plays every request from its first answer again.
+ */
+import {
+  FetchHttpClient,
+  HttpBody,
+  HttpClient,
+  HttpClientRequest,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Clock, ConfigError, Effect, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as Core from "../core/cassette.js"
+import { entryOf } from "../core/journal.js"
+import { maskOf } from "../core/mask.js"
+import * as SearchIndex from "../core/searchIndex.js"
+import * as DesignSearchConfig from "../DesignSearchConfig.js"
+import { faultResponse } from "./App.js"
+import * as Control from "./Control.js"
+import type { Sandbox } from "./Control.js"
+import { defaults } from "./Defaults.js"
+import * as Http from "./Http.js"
+import * as State from "./State.js"
+
+/**
+ * How a cassette answers: `replay` from the file alone; `record` from the service, written to the
+ * file afresh; `auto` from the file, and from the service (added to the file) what it lacks.
+ *
+ * @since 0.3.0
+ * @category options
+ */
+export interface CassetteOptions {
+  readonly mode: "record" | "replay" | "auto"
+  /** Fields of a request's JSON body left out of matching, at any depth (`changedSinceDate`). */
+  readonly ignore?: ReadonlyArray<string> | undefined
+}
+
+const { apiPath, tokenPath } = DesignSearchConfig
+const endpoints: Readonly<Record<string, State.Endpoint>> = {
+  [tokenPath]: "token",
+  [`${apiPath}/search/quick`]: "search",
+  [`${apiPath}/search/advanced`]: "advanced",
+  [`${apiPath}/page/advanced`]: "page"
+}
+const endpointOf = (path: string): State.Endpoint | undefined =>
+  Object.hasOwn(endpoints, path) ? endpoints[path] : path.startsWith(`${apiPath}/design/`) ? "design" : undefined
+
+const invalid = (file: string, why: string) => ConfigError.InvalidData(["cassette"], `cassette ${file}: ${why}`)
+
+/** The cassette of `file`: none to start a recording, or an absent file in `auto`. */
+const load = (file: string, mode: CassetteOptions["mode"]): Effect.Effect<Core.Cassette, ConfigError.ConfigError> =>
+  mode === "record" || (mode === "auto" && !fs.existsSync(file))
+    ? Effect.succeed({ version: 1, exchanges: [] })
+    : Effect.try({ try: () => fs.readFileSync(file, "utf8"), catch: (e) => invalid(file, String(e)) }).pipe(
+      Effect.map(Core.read),
+      Effect.flatMap((read) => typeof read === "string" ? Effect.fail(invalid(file, read)) : Effect.succeed(read))
+    )
+
+/** A recorded (or live) answer. */
+const answer = ({ headers, status }: Core.RecordedResponse, text: string) =>
+  text === ""
+    ? HttpServerResponse.empty({ status, headers })
+    : HttpServerResponse.text(text, { status, headers, contentType: headers["content-type"] ?? "text/plain" })
+
+/**
+ * The sandbox of the cassette at `file`. Recording, the service is the `DesignSearchConfig` in
+ * context (else the `IPAUSTRALIA_*` variables'), reached through the `HttpClient` in context (else
+ * `fetch`); replaying, neither is read.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (file: string, options: CassetteOptions): Effect.Effect<Sandbox, ConfigError.ConfigError> =>
+  Effect.gen(function*() {
+    const ignore = new Set(options.ignore ?? [])
+    const player = Core.player(yield* load(file, options.mode), ignore)
+    const upstream = options.mode === "replay" ? undefined : {
+      settings: yield* Effect.orElse(
+        Effect.serviceOptional(DesignSearchConfig.DesignSearchConfig),
+        () => DesignSearchConfig.fromEnv
+      ),
+      client: yield* Effect.orElse(
+        Effect.serviceOptional(HttpClient.HttpClient),
+        () => Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
+      )
+    }
+    const clientId = upstream?.settings.clientId ?? defaults.clientId
+    const clientSecret = upstream === undefined ? defaults.clientSecret : Redacted.value(upstream.settings.clientSecret)
+    const secrets = [clientSecret, `${clientId}:${clientSecret}`]
+    const state = State.make(defaults.journalSize)
+    const errors = Http.errorAnswers(Http.counter("cassette"))
+    const tokens = new Set<string>()
+    let written = false
+    /** Writes the file whole once, then only what an added exchange changes at its end. */
+    const save = (exchange: Core.Exchange) => {
+      if (written) {
+        const { cut, text } = Core.appended(exchange)
+        fs.truncateSync(file, fs.statSync(file).size - cut)
+        fs.appendFileSync(file, text)
+      } else fs.writeFileSync(file, Core.write(player.cassette()))
+      written = true
+    }
+
+    /** `sent` asked of the service; its answer sent on, and recorded without a secret or a token. */
+    const record = (
+      { client, settings }: NonNullable<typeof upstream>,
+      request: HttpServerRequest.HttpServerRequest,
+      sent: Core.RecordedRequest,
+      text: string
+    ) => {
+      const { pathname, search } = new URL(sent.path, "http://cassette.invalid")
+      const url = (pathname === tokenPath ? settings.tokenUrl : settings.apiBaseUrl + pathname.slice(apiPath.length)) +
+        search
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([h]) => ["accept", "authorization", "content-type"].includes(h))
+      )
+      tokens.add(headers["authorization"]?.replace(/^\S+ +/, "") ?? "")
+      const body = text === "" ? undefined : HttpBody.text(text, headers["content-type"])
+      return client.execute(HttpClientRequest.make(request.method)(url, { headers, body })).pipe(
+        Effect.flatMap((response) => Effect.map(response.text, (body) => ({ response, body }))),
+        Effect.flatMap(({ body, response }) => {
+          const live = Core.responseOf(response.status, Core.keptHeaders(response.headers), body)
+          tokens.add(Core.accessTokenOf(body) ?? "")
+          const secret = Redacted.value(settings.clientSecret)
+          const mask = maskOf([secret, `${settings.clientId}:${secret}`, ...tokens])
+          const kept = Core.scrub({ request: sent, response: live }, mask.text)
+          return (player.add(kept) ?
+            Effect.try({ try: () => save(kept), catch: String })
+            : Effect.void).pipe(
+              Effect.as(answer(live, body)),
+              Effect.catchAll((why) =>
+                Effect.succeed(errors(500, [{ code: "CASSETTE_UNWRITABLE", detail: `cannot write ${file}: ${why}` }]))
+              )
+            )
+        }),
+        Effect.catchTag(
+          "RequestError",
+          "ResponseError",
+          (error) => Effect.succeed(errors(502, [{ code: "CASSETTE_UPSTREAM", detail: error.message }]))
+        )
+      )
+    }
+
+    /** The answer to `sent`: the fault's, the cassette's, or the service's; else a miss. */
+    const answerTo = (
+      request: HttpServerRequest.HttpServerRequest,
+      sent: Core.RecordedRequest,
+      endpoint: State.Endpoint | undefined,
+      fault: State.Fault | undefined,
+      text: string
+    ) =>
+      Effect.gen(function*() {
+        if (fault !== undefined) return yield* faultResponse({ errors }, fault)
+        // A recording asks the service for every token: the requests it records need a live one.
+        const live = upstream !== undefined && (options.mode === "record" || endpoint === "token")
+        const played = live ? undefined : player.play(sent)
+        if (played !== undefined) return answer(played.response, Core.bodyText(played.response))
+        if (upstream !== undefined) return yield* record(upstream, request, sent, text)
+        return errors(501, [{ code: "CASSETTE_MISS", detail: Core.missOf(player.cassette(), sent, ignore) }])
+      })
+
+    const app = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const { pathname, search } = new URL(request.url, "http://cassette.invalid")
+      const text = yield* Effect.orElseSucceed(request.text, () => "")
+      const sent = Core.requestOf(request.method, pathname + search, text)
+      const endpoint = endpointOf(pathname)
+      const received = { time: yield* Clock.currentTimeMillis, path: pathname, target: endpoint, body: text }
+      const entry = entryOf<State.Endpoint, State.Fault>(secrets, request, received)
+      const fault = State.receive(state, entry)
+      const response = yield* answerTo(request, sent, endpoint, fault, text)
+      entry.status = response.status
+      return response
+    })
+    const control = Control.make(state, SearchIndex.make([]))
+    return {
+      app,
+      control: { ...control, reset: Effect.zipRight(control.reset, Effect.sync(player.rewind)) },
+      clientId,
+      clientSecret,
+      designCount: 0
+    }
+  })

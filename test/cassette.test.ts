@@ -1,0 +1,350 @@
+/**
+ * Cassettes (`Sandbox.layerCassette`, `src/core/cassette.ts`): a served sandbox stands in for the
+ * service; what is recorded replays the same answers with no request to it, a request the cassette
+ * lacks names the closest recorded one, and no cassette holds the secret or a token, whatever the
+ * service echoes.
+ */
+import { HttpClient, HttpClientError } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Layer, Schedule } from "effect"
+import type { Scope } from "effect"
+import * as fs from "node:fs"
+import { createServer } from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Core from "../src/core/cassette.js"
+import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
+import { envFor, run, start } from "./support/cli.js"
+import { listening } from "./support/loopback.js"
+
+const tempFile: Effect.Effect<string, never, Scope.Scope> = Effect.map(
+  Effect.acquireRelease(
+    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "design-search-cassette-"))),
+    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+  ),
+  (dir) => path.join(dir, "cassette.json")
+)
+
+/** The variables that point a configuration at `origin` with `secret`. */
+const envAt = (origin: string, clientId: string, secret: string) =>
+  Layer.setConfigProvider(ConfigProvider.fromMap(
+    new Map([
+      ["IPAUSTRALIA_CLIENT_ID", clientId],
+      ["IPAUSTRALIA_CLIENT_SECRET", secret],
+      ["IPAUSTRALIA_AUTH_URL", origin],
+      ["IPAUSTRALIA_BASE_URL", origin + DesignSearchConfig.apiPath]
+    ])
+  ))
+
+/** A client over `cassette` that tries nothing twice. */
+const clientOver = (cassette: Layer.Layer<Layer.Layer.Success<ReturnType<typeof Sandbox.layer>>, unknown>) =>
+  Layer.effect(DesignSearchClient.DesignSearchClient, DesignSearchClient.make({ retrySchedule: Schedule.stop })).pipe(
+    Layer.provideMerge(TokenService.layer({ retrySchedule: Schedule.stop })),
+    Layer.provideMerge(Layer.orDie(cassette))
+  )
+
+const client = DesignSearchClient.DesignSearchClient
+const work = Effect.flatMap(client, (c) =>
+  Effect.all([
+    c.quickSearch({ query: "chair", filters: { statusFilter: ["REGISTERED"] } }),
+    c.getDesign(Sandbox.fixedNumbers.chair),
+    c.searchPage({ rows: [{ op: "AND", query: { owner: Sandbox.samples.owners[0] } }], pageNumber: 0, pageSize: 5 })
+  ]))
+
+describe("core/cassette", () => {
+  it("matches by canonical JSON, ignores the named fields, and names the closest request on a miss", () => {
+    expect(Core.canonical({ b: [{ d: 1, c: 2 }], a: "x" })).toBe(`{"a":"x","b":[{"c":2,"d":1}]}`)
+    const recorded = Core.requestOf("POST", "/s", JSON.stringify({ query: "chair", changedSinceDate: "2020-01-01" }))
+    const player = Core.player({ version: 1, exchanges: [] }, new Set(["changedSinceDate"]))
+    expect(player.add({ request: recorded, response: { status: 200, headers: {}, body: { n: 1 } } })).toBe(true)
+    expect(player.add({ request: recorded, response: { status: 200, headers: {}, body: { n: 1 } } })).toBe(false)
+    player.add({ request: recorded, response: { status: 200, headers: {}, body: { n: 2 } } })
+    const again = { method: "POST", path: "/s", body: { changedSinceDate: "2024-05-05", query: "chair" } }
+    expect([player.play(again), player.play(again), player.play(again)].map((e) => e?.response.body)).toEqual([
+      { n: 1 },
+      { n: 2 },
+      { n: 2 }
+    ])
+    player.rewind()
+    expect(player.play(again)?.response.body).toEqual({ n: 1 })
+    const table = { method: "POST", path: "/s", body: { query: "table" } }
+    expect(player.play(table)).toBeUndefined()
+    expect(Core.missOf(player.cassette(), table, new Set(["changedSinceDate"]))).toBe(
+      "the cassette holds no POST /s with this body; the closest, exchange 1 (POST /s), differs at " +
+        `query: recorded "chair", sent "table"`
+    )
+    expect(Core.missOf(player.cassette(), { method: "GET", path: "/t" }, new Set())).toContain(
+      "; path: recorded /s, sent /t"
+    )
+  })
+
+  it("reads only version 1 files whose answers can be sent, and writes one exchange per entry", () => {
+    expect(Core.read(`{"version":2,"exchanges":[]}`)).toContain("version")
+    expect(Core.read("nope")).toContain("expected a cassette")
+    const bad = {
+      version: 1,
+      exchanges: [{ request: { method: "GET", path: "/" }, response: { status: 99, headers: {} } }]
+    }
+    expect(Core.read(JSON.stringify(bad))).toBe("exchange 1 is not a request and its response")
+    const good = {
+      version: 1,
+      exchanges: [{ request: { method: "GET", path: "/" }, response: { status: 204, headers: {} } }]
+    }
+    expect(Core.read(Core.write(good as Core.Cassette))).toEqual(good)
+    expect(Core.write(good as Core.Cassette).split("\n").length).toBeGreaterThan(10)
+    const [first] = good.exchanges as ReadonlyArray<Core.Exchange>
+    const second: Core.Exchange = {
+      request: { method: "GET", path: "/x" },
+      response: { status: 200, headers: {}, text: "ok" }
+    }
+    const both: Core.Cassette = { version: 1, exchanges: [first!, second] }
+    const { cut, text } = Core.appended(second)
+    expect(Core.write(good as Core.Cassette).slice(0, -cut) + text).toBe(Core.write(both))
+    expect(JSON.parse(Core.write(both))).toEqual(both)
+  })
+})
+
+describe("Sandbox.layerCassette", () => {
+  it.scopedLive("records a service once and replays it with no request to it, faults and stats over it", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const served = yield* Sandbox.serve({ port: 0, clientSecret: "real-secret-81d" })
+      const env = envAt(served.url, served.sandbox.clientId, served.sandbox.clientSecret)
+      const recorded = yield* Effect.provide(
+        work,
+        clientOver(Sandbox.layerCassette(file, { mode: "record" }).pipe(Layer.provide(env)))
+      )
+      const asked = yield* served.control.stats
+      expect(asked.requests).toMatchObject({ token: 1, search: 1, design: 1, page: 1 })
+      const text = fs.readFileSync(file, "utf8")
+      expect(text).not.toContain("real-secret-81d")
+      expect(text).toContain(`"access_token": "${Core.placeholderToken}"`)
+      expect(text).not.toMatch(/authorization/i)
+
+      // Replayed with the service still up and a network client at hand: neither is asked anything.
+      let sent = 0
+      const network = HttpClient.make((request) =>
+        Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", description: `${++sent}` }))
+      )
+      const replay = clientOver(
+        Sandbox.layerCassette(file, { mode: "replay" }).pipe(
+          Layer.provide(Layer.merge(env, Layer.succeed(HttpClient.HttpClient, network)))
+        )
+      )
+      expect(yield* Effect.provide(work, replay)).toEqual(recorded)
+      const missed = yield* Effect.exit(
+        Effect.provide(Effect.flatMap(client, (c) => c.quickSearch({ query: "table" })), replay)
+      )
+      expect(missed).toMatchObject(Exit.fail({
+        _tag: "ServerError",
+        status: 501,
+        errors: [{
+          code: "CASSETTE_MISS",
+          detail: expect.stringContaining(`query: recorded "chair", sent "table"`)
+        }]
+      }))
+      expect(yield* served.control.stats).toEqual(asked)
+      expect(sent).toBe(0)
+
+      // Faults and counters work over the replayed answers.
+      yield* Effect.gen(function*() {
+        const control = yield* Sandbox.SandboxControl
+        yield* control.injectFault({ target: "search", status: 503 })
+        const failed = yield* Effect.exit(Effect.flatMap(client, (c) => c.quickSearch({ query: "chair" })))
+        expect(failed).toMatchObject(Exit.fail({ _tag: "ServerError", status: 503 }))
+        expect((yield* control.stats).requests.search).toBe(1)
+        expect(yield* Effect.flip(control.touch([Sandbox.fixedNumbers.chair]))).toMatchObject({
+          _tag: "UnknownDesignsError"
+        })
+        yield* control.revokeTokens
+        yield* control.reset
+        expect((yield* control.stats).requests.search).toBe(0)
+        expect((yield* work)[0]).toEqual(recorded[0])
+      }).pipe(Effect.provide(replay))
+    }))
+
+  it.scopedLive("auto replays what the file holds and records only what it lacks", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const served = yield* Sandbox.serve({ port: 0 })
+      const auto = clientOver(
+        Sandbox.layerCassette(file, { mode: "auto" }).pipe(
+          Layer.provide(envAt(served.url, served.sandbox.clientId, served.sandbox.clientSecret))
+        )
+      )
+      const quick = Effect.flatMap(client, (c) => c.quickSearch({ query: "chair" }))
+      yield* Effect.provide(quick, auto)
+      yield* Effect.provide(Effect.zip(quick, Effect.flatMap(client, (c) => c.quickSearch({ query: "lamp" }))), auto)
+      expect((yield* served.control.stats).requests.search).toBe(2)
+      expect((Core.read(fs.readFileSync(file, "utf8")) as Core.Cassette).exchanges).toHaveLength(3)
+    }))
+
+  it.scopedLive("a recording that cannot reach the service, or write its file, says so and records nothing", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const port = yield* Effect.scoped(listening(createServer()))
+      const unreachable = Sandbox.layerCassette(file, { mode: "record" }).pipe(
+        Layer.provide(envAt(`http://127.0.0.1:${port}`, "id", "secret"))
+      )
+      const quick = Effect.flatMap(client, (c) => c.quickSearch({ query: "chair" }))
+      expect(yield* Effect.flip(Effect.provide(quick, clientOver(unreachable)))).toMatchObject({
+        _tag: "TokenError",
+        detail: expect.stringContaining("CASSETTE_UPSTREAM")
+      })
+      expect(fs.existsSync(file)).toBe(false)
+      const served = yield* Sandbox.serve({ port: 0 })
+      const unwritable = Sandbox.layerCassette(path.join(file, "no-such-folder", "c.json"), { mode: "record" }).pipe(
+        Layer.provide(envAt(served.url, served.sandbox.clientId, served.sandbox.clientSecret))
+      )
+      expect(yield* Effect.flip(Effect.provide(quick, clientOver(unwritable)))).toMatchObject({
+        detail: expect.stringContaining("CASSETTE_UNWRITABLE")
+      })
+    }))
+
+  it.scopedLive("a replay of a missing or malformed file is a ConfigError naming it", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const missing = yield* Effect.exit(Layer.build(Sandbox.layerCassette(file, { mode: "replay" })))
+      expect(missing).toMatchObject(Exit.fail({ _op: "InvalidData", message: expect.stringContaining(file) }))
+      fs.writeFileSync(file, `{"version": 2}`)
+      const wrong = yield* Effect.exit(Layer.build(Sandbox.layerCassette(file, { mode: "replay" })))
+      expect(wrong).toMatchObject(Exit.fail({ message: expect.stringContaining("\"version\": 1") }))
+    }))
+})
+
+/** A secret and a token with characters each encoding writes its own way (as in hostileAnswers.test.ts). */
+const secret = "s3cr3t/+= é&x\"y"
+const tokenValue = "tok.Echo-Me_9f2c~d+e/f=="
+const base64 = (s: string) => Buffer.from(s, "utf8").toString("base64")
+const encoders = [
+  (t: string) => t,
+  (t: string) => t.replace(/\//g, "\\/"),
+  (t: string) => t.replace(/\+/g, "\\u002B").replace(/&/g, "\\u0026"),
+  (t: string) => t.replace(/[\u0080-\uffff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"))
+]
+
+/** The service's answers: the token endpoint's, then the API's, each echoing what it was sent. */
+const echoes: ReadonlyArray<readonly [string, (body: string) => string, (auth: string) => string]> = [
+  ...encoders.map((encode, i) =>
+    [
+      `the token endpoint's form and the Authorization header echoed, JSON encoder ${i}`,
+      (form: string) =>
+        encode(JSON.stringify({ access_token: tokenValue, token_type: "Bearer", expires_in: 3600, echo: form })),
+      (auth: string) => encode(JSON.stringify({ errors: [{ code: "500", detail: `headers: ${auth}` }], echo: auth }))
+    ] as const
+  ),
+  [
+    "the form, id:secret and the header in base64 and percent-encoded",
+    (form) =>
+      JSON.stringify({
+        access_token: tokenValue,
+        token_type: "Bearer",
+        expires_in: 3600,
+        form: base64(form),
+        basic: `Basic ${base64(`echo-client:${secret}`)}`
+      }),
+    (auth) =>
+      JSON.stringify({
+        data: { count: 0, designNumbers: [] },
+        messages: [{ detail: encodeURIComponent(auth) }],
+        b: base64(auth)
+      })
+  ],
+  [
+    "an HTML page reflecting the form, and a text answer quoting the token",
+    (form) => `<html><pre>${form}</pre></html>`,
+    (auth) => `token ${auth.slice(7)} refused`
+  ]
+]
+
+describe("a cassette holds no secret and no token", () => {
+  for (const [name, token, api] of echoes) {
+    it.scopedLive(name, () =>
+      Effect.gen(function*() {
+        const file = yield* tempFile
+        const port = yield* listening(createServer((req, res) => {
+          const chunks: Array<Buffer> = []
+          req.on("data", (chunk: Buffer) => chunks.push(chunk))
+          req.on("end", () => {
+            const toToken = (req.url ?? "").startsWith(DesignSearchConfig.tokenPath)
+            const body = toToken ? token(Buffer.concat(chunks).toString("utf8")) : api(req.headers.authorization ?? "")
+            res.writeHead(toToken && body.startsWith("{") ? 200 : 500, {
+              "content-type": body.startsWith("{") ? "application/json" : "text/html",
+              "x-echo": base64(req.headers.authorization ?? "none")
+            }).end(body)
+          })
+        }))
+        const cassette = Sandbox.layerCassette(file, { mode: "record" }).pipe(
+          Layer.provide(envAt(`http://127.0.0.1:${port}`, "echo-client", secret))
+        )
+        yield* Effect.exit(
+          Effect.provide(Effect.flatMap(client, (c) => c.quickSearch({ query: "chair" })), clientOver(cassette))
+        )
+        const text = fs.readFileSync(file, "utf8")
+        expect(JSON.parse(text).exchanges.length).toBeGreaterThan(0)
+        const read = JSON.stringify(JSON.parse(text))
+        for (const s of [secret, tokenValue]) {
+          const forms = [s, encodeURIComponent(s), new URLSearchParams({ s }).toString().slice(2)]
+          for (const form of forms.flatMap((f) => [f, JSON.stringify(f).slice(1, -1)])) {
+            expect(text).not.toContain(form)
+            expect(read).not.toContain(form)
+          }
+          // Any base64 text left, read from each of its first four characters, holds neither.
+          for (const run of read.match(/[A-Za-z0-9+/_=-]{16,}/g) ?? []) {
+            for (let offset = 0; offset < 4; offset++) {
+              expect(Buffer.from(run.slice(offset), "base64").toString("latin1")).not.toContain(
+                Buffer.from(s, "utf8").toString("latin1")
+              )
+            }
+          }
+        }
+        expect(text).not.toMatch(/authorization/i)
+      }))
+  }
+})
+
+describe("design-search record and sandbox --cassette", () => {
+  it.scopedLive("a search and an export recorded from a served sandbox replay byte for byte once it is stopped", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const out = path.join(path.dirname(file), "chairs.jsonl")
+      const recorded = yield* Effect.scoped(Effect.gen(function*() {
+        const served = yield* Sandbox.serve({ port: 0, clientSecret: "cli-cassette-secret-77" })
+        const search = yield* run(["record", "--cassette", file, "--", "search", "chair"], envFor(served))
+        const exported = yield* run(
+          ["record", "--cassette", file, "--", "export", "chair", "--out", out],
+          envFor(served)
+        )
+        expect([search.code, exported.code], search.stderr + exported.stderr).toEqual([0, 0])
+        return { search, exported }
+      }))
+      expect(fs.readFileSync(file, "utf8")).not.toContain("cli-cassette-secret-77")
+      const exportedFile = fs.readFileSync(out)
+      fs.rmSync(out)
+
+      const sandbox = yield* start(["sandbox", "--port", "0", "--cassette", file])
+      yield* sandbox.waitForOutput(({ stderr }) => stderr.includes("Ctrl-C stops it"))
+      const env = Object.fromEntries(
+        sandbox.output().stdout.split("\n").flatMap((line) => {
+          const m = /^export (IPAUSTRALIA_[A-Z_]+)=(.*)$/.exec(line)
+          return m === null ? [] : [[m[1]!, m[2]!]]
+        })
+      )
+      expect(sandbox.output().stderr).toContain(`sandbox: cassette ${file} on http://127.0.0.1:`)
+      const search = yield* run(["search", "chair"], env)
+      expect(search).toEqual(recorded.search)
+      const exported = yield* run(["export", "chair", "--out", out], env)
+      const timeless = (text: string) => text.replace(/ in \d+\.\d+s/, "")
+      expect({ ...exported, stderr: timeless(exported.stderr) }).toEqual({
+        ...recorded.exported,
+        stderr: timeless(recorded.exported.stderr)
+      })
+      expect(exported.stderr).toMatch(/^exported 4 designs/)
+      expect(fs.readFileSync(out)).toEqual(exportedFile)
+      const missed = yield* run(["search", "table"], env)
+      expect(missed.code).toBe(1)
+      expect(missed.stderr).toContain(`differs at query: recorded "chair", sent "table"`)
+      yield* sandbox.kill("SIGTERM")
+      expect((yield* sandbox.exit()).code).toBe(0)
+    }))
+})
