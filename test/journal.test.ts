@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Either, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
 import { masked, maskOf } from "../src/core/mask.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
-import { clientLayer } from "./support/layers.js"
+import { clientLayer, servedClient } from "./support/layers.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const chair = Sandbox.fixedNumbers.chair
@@ -174,15 +174,7 @@ describe("the journal, served", () => {
   it.scopedLive("GET /__sandbox/requests answers the journal as SandboxControl.requests does, by target if asked", () =>
     Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0 })
-      const client = Context.get(
-        yield* Layer.build(
-          DesignSearchClient.layer().pipe(
-            Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
-            Layer.provide(NodeHttpClient.layerUndici)
-          )
-        ),
-        Client
-      )
+      const client = yield* servedClient(served)
       yield* client.quickSearch({ query: "chair" })
       const http = yield* undici
       const get = (query: string) =>

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as DesignMirror from "../src/DesignMirror.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
-import { clientLayer } from "./support/layers.js"
+import { clientLayer, servedClient } from "./support/layers.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const { bottle, chair } = Sandbox.fixedNumbers
@@ -113,15 +113,7 @@ describe("matched faults, served", () => {
         )
       const fault = { target: "design", status: 404, after: 1, times: 1, match: { designNumber: chair } }
       expect(yield* post(fault)).toEqual({ status: 201, body: { data: { ...fault, count: 1 } } })
-      const client = Context.get(
-        yield* Layer.build(
-          DesignSearchClient.layer().pipe(
-            Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
-            Layer.provide(NodeHttpClient.layerUndici)
-          )
-        ),
-        Client
-      )
+      const client = yield* servedClient(served)
       expect(yield* outcomes([client.getDesign(chair), client.getDesign(chair)])).toEqual(["ok", "NotFoundError"])
       const { entries } = yield* served.control.requests({ target: "design" })
       expect(entries.map((e) => e.fault?.index ?? null)).toEqual([null, 0])

@@ -1,6 +1,7 @@
 /** Layers the tests build the client from: the in-process sandbox with chosen options. */
 import { HttpClient } from "@effect/platform"
-import { Effect, Fiber, Layer, TestClock } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Context, Effect, Fiber, Layer, TestClock } from "effect"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../../src/index.js"
 
 export interface TestOptions {
@@ -41,3 +42,15 @@ export const withTime = <A, E, R>(effect: Effect.Effect<A, E, R>, time: Paramete
     yield* TestClock.adjust(time)
     return yield* Fiber.join(fiber)
   })
+
+/** A client over undici to a served sandbox, built in the test's scope. */
+export const servedClient = (served: Sandbox.Served) =>
+  Effect.map(
+    Layer.build(
+      DesignSearchClient.layer().pipe(
+        Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
+        Layer.provide(NodeHttpClient.layerUndici)
+      )
+    ),
+    Context.get(DesignSearchClient.DesignSearchClient)
+  )
