@@ -92,9 +92,13 @@ const invalid = (name: string, message: string) => Effect.fail(ConfigError.Inval
 
 /** Each answer's latency in milliseconds: fixed, or drawn from `[min, max]` by a source seeded by `seed`. */
 const latencyOf = (latency: Options["latency"], seed: number) => {
-  const { max, min } = typeof latency === "object" && "min" in latency ? latency : { min: latency, max: latency }
-  const range = [nonNegative("latency", min, Duration.zero), nonNegative("latency", max, Duration.zero)] as const
-  return Either.flatMap(Either.all(range), ([low, high]) => {
+  const range = typeof latency === "object" && latency !== null && ("min" in latency || "max" in latency)
+  if (range && (latency.min === undefined || latency.max === undefined)) {
+    return Either.left(ConfigError.InvalidData(["latency"], "latency's range needs both its min and its max"))
+  }
+  const [min, max] = range ? [latency.min, latency.max] : [latency, latency]
+  const ends = [nonNegative("latency", min, Duration.zero), nonNegative("latency", max, Duration.zero)] as const
+  return Either.flatMap(Either.all(ends), ([low, high]) => {
     const [from, span, random] = [Duration.toMillis(low), Duration.toMillis(high) - Duration.toMillis(low), prng(seed)]
     return span < 0
       ? Either.left(ConfigError.InvalidData(["latency"], "latency's min must be at most its max"))

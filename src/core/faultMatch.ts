@@ -7,9 +7,9 @@
 export interface Match {
   /** The request's path, as the journal shows it. */
   readonly path?: string | undefined
-  /** The design number a design request asks for. */
+  /** The design number a design request asks for (`fieldTargets`). */
   readonly designNumber?: string | undefined
-  /** The `pageNumber` of a paged search's body (the first page is 0). */
+  /** The `pageNumber` of a paged search's body (the first page is 0; `fieldTargets`). */
   readonly pageNumber?: number | undefined
   /** Fields of the body, by a path such as `rows[0].query.owner`, each with the value it must have. */
   readonly body?: { readonly [path: string]: string | number | boolean | null } | undefined
@@ -36,6 +36,33 @@ export interface Seen {
 /** A field path: names (any text but `.`, `[`, `]`) joined by dots, each followed by array indexes. */
 export const fieldPath = /^[^.[\]]+(?:\[\d+\])*(?:\.[^.[\]]+(?:\[\d+\])*)*$/
 
+/** Why `key` is no field path, or undefined when it is one. */
+export const fieldPathProblem = (key: string): string | undefined =>
+  fieldPath.test(key) ? undefined : `expected a field path such as rows[0].query.owner, not ${JSON.stringify(key)}`
+
+/**
+ * The targets whose requests can hold each field of a match (besides `any`, where the field alone
+ * names them): a design number only a design request, a page number only a paged search, a body
+ * every request but a design's (a GET).
+ */
+export const fieldTargets = {
+  designNumber: ["design"],
+  pageNumber: ["page"],
+  body: ["token", "search", "advanced", "page"]
+} as const
+
+/** The fields of `match` that no request to `target` can hold, each with why. */
+export const misplaced = (
+  target: string | undefined,
+  match: Match
+): Array<{ readonly field: keyof typeof fieldTargets; readonly message: string }> =>
+  (["designNumber", "pageNumber", "body"] as const).flatMap((field) => {
+    const targets: ReadonlyArray<string> = fieldTargets[field]
+    return match[field] === undefined || target === undefined || target === "any" || targets.includes(target)
+      ? []
+      : [{ field, message: `no ${target} request has a ${field}: it applies to target ${targets.join(", ")} or any` }]
+  })
+
 /** The value at `path` (`rows[0].query.owner`) in `value`: own fields and array items only, else undefined. */
 export const fieldAt = (value: unknown, path: string): unknown =>
   (path.match(/[^.[\]]+|\[\d+\]/g) ?? []).reduce<unknown>((v, step) => {
@@ -61,7 +88,8 @@ export const applies = (filter: RequestFilter, request: Seen): boolean =>
   (filter.path === undefined || filter.path === request.path) &&
   (filter.designNumber === undefined ||
     (request.target === "design" && designNumberOf(request.path) === filter.designNumber)) &&
-  (filter.pageNumber === undefined || fieldAt(request.body, "pageNumber") === filter.pageNumber) &&
+  (filter.pageNumber === undefined ||
+    (request.target === "page" && fieldAt(request.body, "pageNumber") === filter.pageNumber)) &&
   Object.entries(filter.body ?? {}).every(([path, value]) => fieldAt(request.body, path) === value)
 
 /** A fault waiting: its place in injection order, matching requests it still lets through, uses left. */

@@ -6,9 +6,9 @@
 import { masked, maskOf } from "./mask.js"
 
 /**
- * A request the sandbox received, as it keeps it: `Authorization` shows only its scheme, a form's
- * `client_secret` shows `[redacted]`, and every other text is masked of the client secret and of
- * tokens.
+ * A request the sandbox received, as it keeps it (`entryOf`): `Authorization` shows only its scheme,
+ * a value named as a credential shows `[redacted]`, and every other text is masked of the client
+ * secret, of the request's own credentials and of tokens.
  */
 export interface JournalEntry<Target extends string = string, Fault = unknown> {
   /** When it arrived, in milliseconds since the epoch on the sandbox's `Clock`. */
@@ -23,7 +23,7 @@ export interface JournalEntry<Target extends string = string, Fault = unknown> {
   readonly headers: { readonly [name: string]: string }
   /** Parsed JSON, a form's fields, or the text; absent when there is none or it could not be read. */
   readonly body?: unknown
-  /** The status answered; absent until then, or when the client went away first. */
+  /** The status answered; absent until then, when the client went away first, or when a `reset` fault dropped the connection. */
   readonly status?: number
   /** The fault that answered, with its place in injection order since the sandbox was built or reset (from 0). */
   readonly fault?: { readonly index: number; readonly fault: Fault }
@@ -62,6 +62,18 @@ export interface Received<Target extends string> {
 /** An access token as the sandbox issues one: a JWT, whose header is base64 of `{"`. */
 const jwt = /eyJ[\w-]*\.[\w-]+\.[\w-]*/g
 
+/**
+ * The fewest characters of a request's own `Authorization` credentials looked for in the rest of
+ * it: a shorter one cannot be told from ordinary text (with `Bearer t`, every "t" would go).
+ */
+export const minCredentialLength = 8
+
+/**
+ * A name that says its value is a credential, in any case: a header, query parameter, form field or
+ * JSON field (at any depth) so named keeps `[redacted]` for its value, whatever the sandbox knows.
+ */
+export const credentialName = /secret|passw(?:or)?d|token|assertion|credential|api[-_]?key|cookie|authorization/i
+
 /** How deep a JSON value may nest and still be written (and described) without overflowing the stack. */
 export const maxNesting = 1000
 
@@ -77,33 +89,68 @@ export const nestsWithin = (value: unknown): boolean => {
   return true
 }
 
+/** `value` with the value of every field named as a credential replaced. Recursive: it nests within `maxNesting`. */
+const redacted = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(redacted)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, credentialName.test(k) ? masked : redacted(v)]))
+    : value
+
+/** JSON with its credentials' fields redacted; else the text, whole `[redacted]` if it names a credential. */
 const jsonOrText = (text: string): unknown => {
   try {
     const value: unknown = JSON.parse(text)
-    return nestsWithin(value) ? value : text
+    if (nestsWithin(value)) return redacted(value)
   } catch {
-    return text
+    // not JSON: kept as text
   }
+  return credentialName.test(text) ? masked : text
 }
 
-/** `fields` as an object, every name and value scrubbed, `client_secret` replaced whatever it holds. */
+/** `fields` as an object, every name and value scrubbed, a credential's value replaced whatever it holds. */
 const formOf = (fields: URLSearchParams, scrub: (text: string) => string) =>
-  Object.fromEntries(Array.from(fields, ([k, v]) => [scrub(k), k === "client_secret" ? masked : scrub(v)]))
+  Object.fromEntries(Array.from(fields, ([k, v]) => [scrub(k), credentialName.test(k) ? masked : scrub(v)]))
+
+/** The credentials of an `Authorization` value (all of it when it has no scheme), and what `Basic` ones encode. */
+const credentialsOf = (authorization: string): ReadonlyArray<string> => {
+  const [scheme = "", ...rest] = authorization.trim().split(/\s+/)
+  const credentials = rest.length === 0 ? scheme : rest.join(" ")
+  let decoded = ""
+  try {
+    const bytes = scheme.toLowerCase() === "basic" ? Uint8Array.from(atob(credentials), (c) => c.charCodeAt(0)) : []
+    decoded = new TextDecoder().decode(new Uint8Array(bytes))
+  } catch {
+    // not base64: the credentials as sent only
+  }
+  return [credentials, decoded, decoded.slice(decoded.indexOf(":") + 1)]
+    .filter((c) => c.length >= minCredentialLength)
+}
 
 /**
- * The journal entry of `request`, masked of `secrets`, of the credentials of its `Authorization`
- * and of anything shaped like a token.
+ * The journal entry of `request`: masked of `secrets` (whatever their length), of the credentials of
+ * its `Authorization` (at least `minCredentialLength` characters) and of anything shaped like a
+ * token; every value named as a credential (`credentialName`) redacted. A body is read as a form
+ * when sent as one, or without `Content-Type` when it parses as one (`name=value` joined by `&`).
  */
 export const entryOf = <Target extends string, Fault>(
   secrets: ReadonlyArray<string>,
   { headers, method, url }: Request,
   { body, path, target, time }: Received<Target>
 ): Writable<JournalEntry<Target, Fault>> => {
-  const credentials = (headers["authorization"] ?? "").split(" ").slice(1).join(" ").trim()
-  const mask = maskOf([...secrets, credentials])
+  const mask = maskOf([...secrets, ...credentialsOf(headers["authorization"] ?? "")])
   const scrub = (text: string) => mask.text(text).replace(jwt, masked)
   const parsed = URL.canParse(url, "http://sandbox.invalid") ? new URL(url, "http://sandbox.invalid") : undefined
-  const isForm = (headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")
+  const type = (headers["content-type"] ?? "").trim().toLowerCase()
+  const isForm = type === ""
+    ? /^[^&=\s]+=[^&\s]*(?:&[^&=\s]+=[^&\s]*)*$/.test(body ?? "")
+    : type.startsWith("application/x-www-form-urlencoded")
+  /** `Authorization` (or `Proxy-Authorization`) as its scheme, a credential's value `[redacted]`. */
+  const headerValue = (name: string, value: string) => {
+    const [scheme = "", ...credentials] = value.trim().split(/\s+/)
+    if (name.endsWith("authorization")) return credentials.length > 0 ? scrub(scheme) : masked
+    return credentialName.test(name) ? masked : scrub(value)
+  }
   return {
     time,
     method,
@@ -111,10 +158,7 @@ export const entryOf = <Target extends string, Fault>(
     query: parsed === undefined ? {} : formOf(parsed.searchParams, scrub),
     target,
     headers: Object.fromEntries(
-      Object.entries(headers).map(([name, value]) => [
-        name,
-        !name.endsWith("authorization") ? scrub(value) : value.includes(" ") ? scrub(value.split(" ")[0]!) : masked
-      ])
+      Object.entries(headers).map(([name, value]) => [scrub(name), headerValue(name, value)])
     ),
     ...(body === undefined || body === ""
       ? {}

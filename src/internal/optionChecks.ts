@@ -1,16 +1,17 @@
 /** Checks of numeric options (durations, counts), each failure a `ConfigError` naming the option. */
 import { ConfigError, Duration, Effect, Either } from "effect"
 
-/** `input` decoded, or `fallback` when absent; a finite duration of zero or more. */
+/** `input` decoded, or `fallback` when absent; a finite duration of zero or more (whatever a caller passed). */
 export const nonNegative = (
   name: string,
-  input: Duration.DurationInput | undefined,
+  input: unknown,
   fallback: Duration.Duration
 ): Either.Either<Duration.Duration, ConfigError.ConfigError> => {
   if (input === undefined) return Either.right(fallback)
-  // `Duration` reads a negative or NaN count of milliseconds as zero: that is no duration given
-  const counted = typeof input === "number" || typeof input === "bigint"
-  const decoded = counted && !(input >= 0) ? undefined : Duration.decodeUnknown(input)
+  // `Duration` reads a negative or NaN count, in any form (`-5`, `"-1 second"`, `[-1, 0]`), as zero
+  const counts = typeof input === "string" ? [Number.parseFloat(input)] : Array.isArray(input) ? input : [input]
+  const negative = counts.some((n) => (typeof n === "number" || typeof n === "bigint") && !(n >= 0))
+  const decoded = negative ? undefined : Duration.decodeUnknown(input)
   return decoded?._tag === "Some" && Duration.isFinite(decoded.value) && Duration.toMillis(decoded.value) >= 0
     ? Either.right(decoded.value)
     : Either.left(ConfigError.InvalidData([name], `${name} must be a finite, non-negative duration`))

@@ -202,7 +202,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
 
   /**
    * Every request: its body read, journaled and received by the state, answered after the latency by
-   * a fault or by its route, and its status journaled.
+   * a fault or by its route, and its status journaled (none for a reset).
    */
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -222,7 +222,8 @@ export const make = (config: AppConfig): HttpApp.Default => {
       yield* Http.allowMethod(ctx.errors, target.method, request.method)
       return yield* target.handle(yield* read, request)
     }))
-    entry.status = response.status
+    // A reset sends no status: the client sees the connection drop, and the journal's `fault` says so.
+    if (fault?.kind !== "reset") entry.status = response.status
     return response
   })
 }

@@ -41,15 +41,20 @@ export interface Control {
   readonly stats: Effect.Effect<State.Stats>
   /** Drops faults, tokens, counters and the journal. Never fails. */
   readonly reset: Effect.Effect<void>
-  /** The journal, only the requests `filter` names if given (`core/journal.ts` says what an entry keeps). Never fails. */
-  readonly requests: (filter?: RequestFilter<State.Endpoint>) => Effect.Effect<Journal<State.Entry>>
+  /**
+   * The journal, only the requests `filter` names if given (`core/journal.ts` says what an entry
+   * keeps). Fails on a malformed filter, as `injectFault` on a malformed `match`.
+   */
+  readonly requests: (
+    filter?: RequestFilter<State.Endpoint>
+  ) => Effect.Effect<Journal<State.Entry>, ParseResult.ParseError>
   /**
    * The last journaled request `filter` names: a one-line assertion in a test. Fails with a
-   * `NoSuchElementException` naming the filter and the last request received.
+   * `NoSuchElementException` naming the filter and the last request received, or on a malformed filter.
    */
   readonly expectRequest: (
     filter: RequestFilter<State.Endpoint>
-  ) => Effect.Effect<State.Entry, Cause.NoSuchElementException>
+  ) => Effect.Effect<State.Entry, Cause.NoSuchElementException | ParseResult.ParseError>
   /**
    * Changes designs as the register would: appends " (amended)" to each title and sets its
    * `lastChanged` to today (UTC midnight, by the sandbox's clock), so searches by `changedSinceDate`
@@ -80,13 +85,15 @@ export interface Sandbox {
   readonly designCount: number
 }
 
-const decodeFault = Schema.decodeUnknown(State.Fault, { onExcessProperty: "error" })
+const strict = { errors: "all", onExcessProperty: "error" } as const
+const decodeFault = Schema.decodeUnknown(State.Fault, strict)
+const decodeFilter = Schema.decodeUnknown(State.RequestFilter, strict)
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
 export const make = (state: State.State, index: SearchIndex): Control => {
   const requests = (filter: RequestFilter = {}) =>
-    Effect.sync(() => ({
-      entries: contents(state.journal).filter((entry) => applies(filter, entry)),
+    Effect.map(decodeFilter(filter), (decoded) => ({
+      entries: contents(state.journal).filter((entry) => applies(decoded, entry)),
       dropped: state.journal.dropped
     }))
   return {

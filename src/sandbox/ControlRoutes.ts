@@ -12,7 +12,7 @@ import * as Address from "./Address.js"
 import type { Control } from "./Control.js"
 import { defaults } from "./Defaults.js"
 import { allowMethod, decodeJson, errorAnswers, json, readBody } from "./Http.js"
-import { Fault, FaultTarget } from "./State.js"
+import { Fault, RequestQuery } from "./State.js"
 
 /** Every control route lives below this path. */
 const prefix = "/__sandbox"
@@ -29,8 +29,8 @@ const decodeTouch = Schema.decodeUnknown(
   strict
 )
 
-/** The query of `GET /__sandbox/requests`: the target whose requests to list, if one. */
-const decodeRequestsQuery = Schema.decodeUnknown(Schema.Struct({ target: Schema.optional(FaultTarget) }), strict)
+/** The query of `GET /__sandbox/requests`: a `RequestFilter`, each field a parameter. */
+const decodeRequestsQuery = Schema.decodeUnknown(RequestQuery, strict)
 
 const noContent = HttpServerResponse.empty({ status: 204 })
 
@@ -95,9 +95,8 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, own: A
       "GET",
       (request) =>
         decodeRequestsQuery(Object.fromEntries(new URL(request.url, "http://sandbox.invalid").searchParams)).pipe(
-          Effect.mapError((error) => errors(422, pointerErrors(error))),
           Effect.flatMap(control.requests),
-          Effect.map((journal) => json(journal, 200))
+          Effect.mapBoth({ onFailure: (error) => errors(422, pointerErrors(error)), onSuccess: (j) => json(j, 200) })
         )
     ],
     stats: ["GET", () => Effect.map(control.stats, (stats) => json(stats, 200))],

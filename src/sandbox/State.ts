@@ -1,8 +1,8 @@
 /** The sandbox's mutable state (faults waiting, tokens in force, counters, journal), changed only in `Effect.sync`. */
-import { Schema } from "effect"
+import { Array as Arr, ParseResult, Predicate, Schema } from "effect"
 import type { Types } from "effect"
-import { faultQueue, fieldPath, take } from "../core/faultMatch.js"
-import type { FaultQueue } from "../core/faultMatch.js"
+import { faultQueue, fieldPathProblem, misplaced, take } from "../core/faultMatch.js"
+import type { FaultQueue, Match } from "../core/faultMatch.js"
 import { maxNesting, nestsWithin, push, ring } from "../core/journal.js"
 import type { JournalEntry, Ring, Writable } from "../core/journal.js"
 
@@ -24,31 +24,78 @@ export type FaultTarget = typeof FaultTarget.Type
 /** The endpoints the sandbox counts. */
 export type Endpoint = Exclude<FaultTarget, "any">
 
+/**
+ * A record whose keys `problem` checks, each refused with its own message. Effect's `Record` says of
+ * a key its key schema refuses only that it is unexpected, and takes a `__proto__` key for the
+ * prototype: the key, and what it asked for, would be lost.
+ */
+const checkedRecord = <A, I>(value: Schema.Schema<A, I>, problem: (key: string) => string | undefined) =>
+  Schema.declare([Schema.Record({ key: Schema.String, value })], {
+    decode: (record) => (input, options, ast) => {
+      const issues = Object.keys(Predicate.isRecord(input) ? input : {}).flatMap((key) => {
+        const message = key === "__proto__" ? "__proto__ is no name a record can keep" : problem(key)
+        return message === undefined
+          ? []
+          : [new ParseResult.Pointer(key, input, new ParseResult.Type(ast, key, message))]
+      })
+      return Arr.isNonEmptyArray(issues)
+        ? ParseResult.fail(new ParseResult.Composite(ast, input, issues))
+        : ParseResult.decodeUnknown(record)(input, options)
+    },
+    encode: (record) => (input, options) => ParseResult.encodeUnknown(record)(input, options)
+  })
+
 /** Header names the transport computes itself: a fault may not set them. */
 const reservedHeaders = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"])
 
 /** A header a fault may send: an HTTP token for a name, visible Latin-1 text for a value. */
-const FaultHeaders = Schema.Record({
-  key: Schema.String.pipe(
-    Schema.pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: () => "expected an HTTP header name" }),
-    Schema.filter((name) => !reservedHeaders.has(name.toLowerCase()) || `${name} is set by the server itself`)
-  ),
-  value: Schema.String.pipe(
+const FaultHeaders = checkedRecord(
+  Schema.String.pipe(
     Schema.pattern(/^[\t\x20-\x7e\x80-\xff]*$/, { message: () => "expected a header value without control characters" })
-  )
-})
+  ),
+  (name) =>
+    !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
+      ? "expected an HTTP header name"
+      : reservedHeaders.has(name.toLowerCase())
+      ? `${name} is set by the server itself`
+      : undefined
+)
 
-/** What a fault names beside its target (`core/faultMatch.ts`); every field given must hold. */
-const Match = Schema.Struct({
+/** The fields of a body a fault or a journal query names, by path, each with the value it must have. */
+const BodyMatch = checkedRecord(
+  Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null),
+  fieldPathProblem
+)
+
+/** What a fault or a journal query names beside its target (`core/faultMatch.ts`); every field given must hold. */
+const matchFields = {
   path: Schema.optional(Schema.String),
   designNumber: Schema.optional(Schema.String),
   pageNumber: Schema.optional(Schema.NonNegativeInt),
-  // A key that is not a field path is one the record does not take: refused as an unknown field.
-  body: Schema.optional(Schema.Record({
-    key: Schema.String.pipe(Schema.pattern(fieldPath)),
-    value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
-  }))
-})
+  body: Schema.optional(BodyMatch)
+}
+
+/** The fields of a match no request to its target can hold (`core/faultMatch.ts`), pointed at under `at`. */
+const misplacedAt = (at: ReadonlyArray<string>, target: string | undefined, match: Match) =>
+  misplaced(target, match).map(({ field, message }) => ({ path: [...at, field], message }))
+
+/** A journal query whose fields its target's requests can all hold. */
+const heldByTarget = <A extends Match & { readonly target?: string | undefined }, I>(self: Schema.Schema<A, I>) =>
+  self.pipe(Schema.filter(({ target, ...match }) => misplacedAt([], target, match)))
+
+/**
+ * Which requests of the journal to read (`SandboxControl.requests`): a target and the fields of a
+ * fault's `match`.
+ */
+export const RequestFilter = heldByTarget(Schema.Struct({ target: Schema.optional(FaultTarget), ...matchFields }))
+
+/** `RequestFilter` as the query of `GET /__sandbox/requests`: `pageNumber` a number in text, `body` JSON. */
+export const RequestQuery = heldByTarget(Schema.Struct({
+  target: Schema.optional(FaultTarget),
+  ...matchFields,
+  pageNumber: Schema.optional(Schema.compose(Schema.NumberFromString, Schema.NonNegativeInt)),
+  body: Schema.optional(Schema.parseJson(BodyMatch))
+}))
 
 const Uses = Schema.Int.pipe(Schema.between(1, 1_000_000))
 
@@ -70,20 +117,18 @@ export const Fault = Schema.Struct({
   /** Another name for `count`; when given, it is the one used. */
   times: Schema.optional(Uses),
   after: Schema.optional(Schema.Int.pipe(Schema.between(0, 1_000_000))),
-  match: Schema.optional(Match),
+  match: Schema.optional(Schema.Struct(matchFields)),
   body: Schema.optional(Schema.Unknown),
   headers: Schema.optional(FaultHeaders),
   delayMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 600_000)))
 }).pipe(
-  Schema.filter((fault) =>
+  Schema.filter((fault) => [
     fault.body !== undefined && (fault.status === 204 || fault.status === 304)
       ? { path: ["body"], message: `a ${fault.status} answer has no body` }
       : nestsWithin(fault.body) ||
-        {
-          path: ["body"],
-          message: `a body nests at most ${maxNesting} levels as JSON; send a deeper one as a string`
-        }
-  )
+        { path: ["body"], message: `a body nests at most ${maxNesting} levels as JSON; send a deeper one as a string` },
+    ...misplacedAt(["match"], fault.target, fault.match ?? {})
+  ])
 )
 
 /**
