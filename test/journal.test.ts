@@ -6,7 +6,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Either, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
+import { Cause, Context, Effect, Either, Exit, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
 import { masked, maskOf } from "../src/core/mask.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import { clientLayer, servedClient } from "./support/layers.js"
@@ -108,6 +108,59 @@ describe("the journal, in process", () => {
       expect(tooLarge?.body).toBeUndefined()
     }).pipe(Effect.provide(clientLayer({ sandbox: { maxRequestBytes: 100 } }))))
 
+  it.effect("a reset fault is journaled with no status, its fault saying the connection dropped", () =>
+    Effect.gen(function*() {
+      const http = yield* HttpClient.HttpClient
+      const control = yield* Sandbox.SandboxControl
+      yield* control.injectFault({ target: "any", status: 500, kind: "reset" })
+      const sent = yield* Effect.either(send(http, `${Sandbox.inProcessUrl}${quickPath}`, { body: "{}" }))
+      expect(Either.isLeft(sent)).toBe(true)
+      const [entry] = (yield* control.requests()).entries
+      expect(entry?.fault?.fault.kind).toBe("reset")
+      expect(entry && "status" in entry).toBe(false)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a short Authorization credential is not looked for elsewhere; a long one is, and a header's name is masked", () =>
+    Effect.gen(function*() {
+      const http = yield* HttpClient.HttpClient
+      const control = yield* Sandbox.SandboxControl
+      const design = `${DesignSearchConfig.apiPath}/design/${chair}`
+      yield* control.injectFault({ target: "design", status: 418, match: { path: design } })
+      // With `Bearer t`, the path keeps its "t"s, and a fault matches it as sent.
+      const short = yield* send(http, Sandbox.inProcessUrl + design, {
+        method: "GET",
+        headers: { authorization: "Bearer t", "content-type": "text/plain" }
+      })
+      expect(short.status).toBe(418)
+      const long = "credential-0123"
+      yield* send(http, `${Sandbox.inProcessUrl}/echo/${long}?q=${long}`, {
+        method: "GET",
+        headers: { authorization: `Bearer ${long}`, [`x-${long}`]: "1", "x-sandbox-secret": "sandbox-secret" }
+      })
+      const [first, second] = (yield* control.requests()).entries
+      expect(first).toMatchObject({ path: design, headers: { authorization: "Bearer", "content-type": "text/plain" } })
+      expect(second).toMatchObject({ path: `/echo/${masked}`, query: { q: masked } })
+      expect(Object.keys(second?.headers ?? {})).toEqual(expect.arrayContaining([`x-${masked}`, `x-${masked}`]))
+      expect(JSON.stringify(second)).not.toMatch(/credential-0123|sandbox-secret/)
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("requests checks its filter as injectFault checks a match: a ParseError naming the field", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      const bad = [
+        [{ body: { "rows[0": 1 } }, "expected a field path"],
+        [{ target: "bogus" }, "bogus"],
+        [{ target: "search", designNumber: chair }, "no search request has a designNumber"],
+        [{ pagenumber: 2 }, "pagenumber"]
+      ] as const
+      for (const [filter, says] of bad) {
+        const error = yield* Effect.flip(control.requests(filter as never))
+        expect(error._tag).toBe("ParseError")
+        expect(error.message).toContain(says)
+        expect((yield* Effect.flip(control.expectRequest(filter as never)))._tag).toBe("ParseError")
+      }
+    }).pipe(Effect.provide(clientLayer())))
+
   it("refuses a journalSize that is not a positive integer", async () => {
     for (const journalSize of [0, -1, 1.5]) {
       const error = await Effect.runPromise(Effect.flip(Sandbox.make({ journalSize })))
@@ -170,6 +223,50 @@ describe("the journal never holds the client secret or a token", () => {
   )
 })
 
+/** Names that say their value is a credential, as applications and OAuth clients write them. */
+const credentialNames = ["client_secret", "password", "access_token", "refresh_token", "id_token", "client_assertion"]
+  .concat("x-api-key", "apiKey", "cookie", "credentials", "authorization", "passwd")
+
+describe("the journal never holds a value named as a credential, though the sandbox was never told it", () => {
+  it.effect.prop(
+    "in JSON at any depth, a form with or without Content-Type, multipart, the query, a header, or text",
+    {
+      value: fc.stringMatching(/^[A-Za-z0-9]{8,20}$/).map((v) => `unknown-${v}`),
+      name: fc.tuple(fc.constantFrom(...credentialNames), fc.boolean()).map(([n, up]) => up ? n.toUpperCase() : n),
+      depth: fc.array(fc.boolean(), { maxLength: 4 }),
+      where: fc.constantFrom("json", "form", "bare form", "multipart", "query", "header", "text")
+    },
+    ({ depth, name, value, where }) =>
+      Effect.gen(function*() {
+        const sandbox = yield* Sandbox.make({ designs: 10 })
+        const http = Sandbox.httpClient(sandbox.app)
+        // Nested in objects and arrays, as the booleans say.
+        const json = depth.reduce<unknown>((inner, inArray) => inArray ? [inner] : { nested: inner }, {
+          [name]: value,
+          query: "chair"
+        })
+        const form = `grant_type=client_credentials&${encodeURIComponent(name)}=${value}`
+        const multipart = `--B\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n--B--\r\n`
+        const [type, body] = {
+          json: ["application/json", JSON.stringify(json)],
+          form: ["application/x-www-form-urlencoded", form],
+          "bare form": ["", form],
+          multipart: ["multipart/form-data; boundary=B", multipart],
+          text: ["text/plain", `${name}: ${value}`]
+        }[where] ?? ["application/json", "{}"]
+        const query = where === "query" ? `?${encodeURIComponent(name)}=${value}` : ""
+        yield* send(http, Sandbox.inProcessUrl + quickPath + query, {
+          headers: { "content-type": type, ...(where === "header" ? { [name]: value } : {}) },
+          body
+        })
+        const { entries } = yield* sandbox.control.requests()
+        expect(entries).toHaveLength(1)
+        expect(JSON.stringify(entries)).not.toContain(value)
+      }),
+    { fastCheck: { numRuns: 80 } }
+  )
+})
+
 describe("the journal, served", () => {
   it.scopedLive("GET /__sandbox/requests answers the journal as SandboxControl.requests does, by target if asked", () =>
     Effect.gen(function*() {
@@ -191,9 +288,32 @@ describe("the journal, served", () => {
       expect(body.entries[0]?.body).toMatchObject({ client_secret: masked })
       // Control requests are not journaled: the journal is what an application sent.
       expect((yield* get("?target=search")).body).toMatchObject({ entries: [{ target: "search" }], dropped: 0 })
-      const bad = yield* get("?target=nowhere")
-      expect(bad.status).toBe(422)
-      expect(bad.body).toMatchObject({ errors: [{ source: { pointer: "/target" } }] })
+      // The filter of SandboxControl.requests, its fields as parameters: body as JSON.
+      const bodyParam = (match: object) => encodeURIComponent(JSON.stringify(match))
+      expect((yield* get(`?target=search&body=${bodyParam({ query: "chair" })}`)).body).toMatchObject({
+        entries: [{ target: "search" }]
+      })
+      expect((yield* get(`?body=${bodyParam({ query: "table" })}`)).body).toEqual({ entries: [], dropped: 0 })
+      const refusals = [
+        ["?target=nowhere", "/target", "nowhere"],
+        ["?target=design&pageNumber=1", "/pageNumber", "no design request has a pageNumber"],
+        ["?pageNumber=first", "/pageNumber", "first"],
+        [`?body=${bodyParam({ "rows[0": 1 })}`, "/body/rows[0", "expected a field path"],
+        [`?body=${encodeURIComponent(`{"__proto__":1}`)}`, "/body/__proto__", "__proto__"]
+      ] as const
+      for (const [query, pointer, says] of refusals) {
+        const bad = yield* get(query)
+        expect(bad.status, query).toBe(422)
+        const [error] = (bad.body as { errors: ReadonlyArray<{ detail: string; source: unknown }> }).errors
+        expect(error?.source).toEqual({ pointer })
+        expect(error?.detail).toContain(says)
+      }
+      // A reset drops the connection: no status is journaled.
+      yield* served.control.injectFault({ target: "search", status: 500, kind: "reset" })
+      expect(Either.isLeft(yield* Effect.either(send(http, served.baseUrl + "/search/quick", { body: "{}" })))).toBe(true)
+      const reset = (yield* served.control.requests({ target: "search" })).entries.at(-1)
+      expect(reset?.fault?.fault.kind).toBe("reset")
+      expect(reset?.status).toBeUndefined()
       yield* send(http, `${served.url}/__sandbox/reset`, { body: "" })
       expect((yield* get("")).body).toEqual({ entries: [], dropped: 0 })
     }))
@@ -257,10 +377,26 @@ describe("latency", () => {
       expect(yield* latencies(8)).not.toEqual(first)
     }))
 
-  it("refuses a latency that is negative, or a range whose min is over its max", async () => {
-    for (const latency of [-1, { min: "2 seconds", max: "1 second" }] as const) {
-      const error = await Effect.runPromise(Effect.flip(Sandbox.make({ latency })))
-      expect(String(error)).toContain("latency")
+  it("refuses, with a ConfigError naming latency, one that is no finite non-negative duration or a range without both ends in order", async () => {
+    const bad: ReadonlyArray<unknown> = [
+      -1,
+      "-1 second",
+      [-1, 0],
+      Number.NaN,
+      Infinity,
+      "soon",
+      null,
+      { min: "2 seconds", max: "1 second" },
+      { min: "1 second" },
+      { max: "1 second" },
+      { min: -1, max: 5 }
+    ]
+    for (const latency of bad) {
+      const exit = await Effect.runPromiseExit(Effect.suspend(() => Sandbox.make({ latency: latency as never })))
+      const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+      expect(Option.map(error, (e) => [e._op, e.path]), JSON.stringify(latency)).toEqual(
+        Option.some(["InvalidData", ["latency"]])
+      )
     }
   })
 
