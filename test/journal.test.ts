@@ -310,7 +310,9 @@ describe("the journal, served", () => {
       }
       // A reset drops the connection: no status is journaled.
       yield* served.control.injectFault({ target: "search", status: 500, kind: "reset" })
-      expect(Either.isLeft(yield* Effect.either(send(http, served.baseUrl + "/search/quick", { body: "{}" })))).toBe(true)
+      expect(Either.isLeft(yield* Effect.either(send(http, served.baseUrl + "/search/quick", { body: "{}" })))).toBe(
+        true
+      )
       const reset = (yield* served.control.requests({ target: "search" })).entries.at(-1)
       expect(reset?.fault?.fault.kind).toBe("reset")
       expect(reset?.status).toBeUndefined()

@@ -97,6 +97,33 @@ describe("matched faults, in process", () => {
         expect(error.message).toContain(Object.keys(fields)[0]!)
       }
     }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a match that would name more than it says is refused, with the schema's own message for its field", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      const refused = [
+        // A field no request to the target holds would never apply, or (with any) silently apply to all.
+        [{ target: "design", match: { pageNumber: 2 } }, "no design request has a pageNumber"],
+        [{ target: "search", match: { designNumber: chair } }, "no search request has a designNumber"],
+        [{ target: "token", match: { pageNumber: 0 } }, "no token request has a pageNumber"],
+        [{ target: "design", match: { body: { query: "x" } } }, "no design request has a body"],
+        // A record cannot keep `__proto__`: decoded, it would match every request.
+        [
+          JSON.parse(`{"target":"search","match":{"body":{"__proto__":null}}}`),
+          "__proto__ is no name a record can keep"
+        ],
+        [{ target: "search", match: { body: { "rows[0": "x" } } }, "expected a field path such as rows[0].query.owner"],
+        [{ target: "search", headers: { "Content-Length": "1" } }, "Content-Length is set by the server itself"]
+      ] as const
+      for (const [fault, says] of refused) {
+        const error = yield* Effect.flip(control.injectFault({ status: 503, ...fault } as never))
+        expect(error.message).toContain(says)
+      }
+      // With target any, the fields name their own requests only.
+      yield* control.injectFault({ target: "any", status: 503, match: { pageNumber: 0 } })
+      const client = yield* Client
+      expect(yield* outcomes([client.getDesign(chair), client.quickSearch({ query: "chair" })])).toEqual(["ok", "ok"])
+    }).pipe(Effect.provide(clientLayer())))
 })
 
 describe("matched faults, served", () => {
@@ -129,6 +156,21 @@ describe("matched faults, served", () => {
         e.source.pointer
       )
       expect(pointers.sort()).toEqual(["/after", "/match/body/a..b", "/match/pageNumber"])
+
+      // Each refusal carries the schema's message for its field, and nothing is injected.
+      const refusals = [
+        [`{"target":"search","status":418,"match":{"body":{"__proto__":null}}}`, "/match/body/__proto__", "__proto__"],
+        [`{"target":"search","status":418,"match":{"body":{"rows[0":"x"}}}`, "/match/body/rows[0", "a field path"],
+        [`{"target":"page","status":418,"headers":{"content-length":"1"}}`, "/headers/content-length", "by the server"],
+        [`{"target":"design","status":418,"match":{"pageNumber":2}}`, "/match/pageNumber", "no design request"]
+      ] as const
+      for (const [text, pointer, says] of refusals) {
+        const refused = yield* post(JSON.parse(text))
+        expect(refused.status).toBe(422)
+        expect(refused.body).toMatchObject({ errors: [{ code: "INVALID_FIELD", source: { pointer } }] })
+        expect(JSON.stringify(refused.body)).toContain(says)
+      }
+      expect(yield* outcomes([client.quickSearch({ query: "chair" })])).toEqual(["ok"])
     }))
 })
 
