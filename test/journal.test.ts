@@ -247,13 +247,14 @@ describe("the journal never holds a value named as a credential, though the sand
         })
         const form = `grant_type=client_credentials&${encodeURIComponent(name)}=${value}`
         const multipart = `--B\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n--B--\r\n`
-        const [type, body] = {
+        const containers: Record<string, readonly [string, string]> = {
           json: ["application/json", JSON.stringify(json)],
           form: ["application/x-www-form-urlencoded", form],
           "bare form": ["", form],
           multipart: ["multipart/form-data; boundary=B", multipart],
           text: ["text/plain", `${name}: ${value}`]
-        }[where] ?? ["application/json", "{}"]
+        }
+        const [type, body] = containers[where] ?? ["application/json", "{}"]
         const query = where === "query" ? `?${encodeURIComponent(name)}=${value}` : ""
         yield* send(http, Sandbox.inProcessUrl + quickPath + query, {
           headers: { "content-type": type, ...(where === "header" ? { [name]: value } : {}) },
@@ -396,8 +397,8 @@ describe("latency", () => {
     for (const latency of bad) {
       const exit = await Effect.runPromiseExit(Effect.suspend(() => Sandbox.make({ latency: latency as never })))
       const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
-      expect(Option.map(error, (e) => [e._op, e.path]), JSON.stringify(latency)).toEqual(
-        Option.some(["InvalidData", ["latency"]])
+      expect(Option.map(error, (e) => e._op === "InvalidData" && e.path), JSON.stringify(latency)).toEqual(
+        Option.some(["latency"])
       )
     }
   })
