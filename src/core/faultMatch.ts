@@ -51,16 +51,16 @@ export const fieldTargets = {
   body: ["token", "search", "advanced", "page"]
 } as const
 
-/** The fields of `match` that no request to `target` can hold, each with why. */
-export const misplaced = (
-  target: string | undefined,
-  match: Match
-): Array<{ readonly field: keyof typeof fieldTargets; readonly message: string }> =>
+/** The fields of `match` that no request to `target` can hold, each with its path (below `at`) and why. */
+export const misplaced = (target: string | undefined, match: Match, at: ReadonlyArray<string> = []) =>
   (["designNumber", "pageNumber", "body"] as const).flatMap((field) => {
     const targets: ReadonlyArray<string> = fieldTargets[field]
     return match[field] === undefined || target === undefined || target === "any" || targets.includes(target)
       ? []
-      : [{ field, message: `no ${target} request has a ${field}: it applies to target ${targets.join(", ")} or any` }]
+      : [{
+        path: [...at, field],
+        message: `no ${target} request has a ${field}: it applies to target ${targets.join(", ")} or any`
+      }]
   })
 
 /** The value at `path` (`rows[0].query.owner`) in `value`: own fields and array items only, else undefined. */

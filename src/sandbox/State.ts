@@ -75,13 +75,9 @@ const matchFields = {
   body: Schema.optional(BodyMatch)
 }
 
-/** The fields of a match no request to its target can hold (`core/faultMatch.ts`), pointed at under `at`. */
-const misplacedAt = (at: ReadonlyArray<string>, target: string | undefined, match: Match) =>
-  misplaced(target, match).map(({ field, message }) => ({ path: [...at, field], message }))
-
 /** A journal query whose fields its target's requests can all hold. */
 const heldByTarget = <A extends Match & { readonly target?: string | undefined }, I>(self: Schema.Schema<A, I>) =>
-  self.pipe(Schema.filter(({ target, ...match }) => misplacedAt([], target, match)))
+  self.pipe(Schema.filter(({ target, ...match }) => misplaced(target, match)))
 
 /**
  * Which requests of the journal to read (`SandboxControl.requests`): a target and the fields of a
@@ -127,7 +123,7 @@ export const Fault = Schema.Struct({
       ? { path: ["body"], message: `a ${fault.status} answer has no body` }
       : nestsWithin(fault.body) ||
         { path: ["body"], message: `a body nests at most ${maxNesting} levels as JSON; send a deeper one as a string` },
-    ...misplacedAt(["match"], fault.target, fault.match ?? {})
+    ...misplaced(fault.target, fault.match ?? {}, ["match"])
   ])
 )
 
