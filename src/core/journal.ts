@@ -21,7 +21,7 @@ export interface JournalEntry<Target extends string = string, Fault = unknown> {
   readonly target?: Target | undefined
   /** Header names in lower case. */
   readonly headers: { readonly [name: string]: string }
-  /** Parsed JSON, a form's fields, or the text; absent when there is none or it could not be read. */
+  /** Parsed JSON, a form's fields, or the text (`[redacted]` if it names a credential); absent when none or unread. */
   readonly body?: unknown
   /** The status answered; absent until then, when the client went away first, or when a `reset` fault dropped the connection. */
   readonly status?: number
