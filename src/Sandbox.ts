@@ -168,7 +168,7 @@ export const layerCassette = (
 ): Layer.Layer<
   HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
   ConfigError.ConfigError
-> => Layer.unwrapEffect(Effect.map(Cassette.make(path, options), layerOf))
+> => Layer.unwrapScoped(Effect.map(Cassette.make(path, options), layerOf))
 
 /** The services of `layer` over `sandbox`. */
 const layerOf = (sandbox: Sandbox) =>

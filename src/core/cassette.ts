@@ -1,8 +1,11 @@
 /**
- * Cassettes as plain data: the file format (version 1, docs/cassettes.md), requests matched by
- * method, path and canonical JSON body, the closest recorded request named on a miss, and the
- * scrubbing that keeps secrets and tokens out of a file.
+ * Cassettes as plain data: the file format (version 1, docs/cassettes.md) and its checks, requests
+ * matched by method, path with canonical query and canonical JSON body, the closest recorded request
+ * named on a miss, and the scrubbing that keeps secrets and tokens out of a file.
  */
+import { maxNesting, nestsWithin } from "./journal.js"
+import { maskOf } from "./mask.js"
+import type { Mask } from "./mask.js"
 
 /** A request as a cassette keeps it: its JSON body, if it had one (a token request's form is not kept). */
 export interface RecordedRequest {
@@ -30,8 +33,11 @@ export interface Cassette {
   readonly exchanges: ReadonlyArray<Exchange>
 }
 
-/** The access token every recorded token answer carries instead of the one the service issued. */
+/** What every token field of a recorded answer holds instead of the token the service issued. */
 export const placeholderToken = "cassette-token"
+
+/** A field that holds a token: `access_token`, `refresh_token`, `id_token`, `token`, `idToken`. */
+const tokenField = /token$/i
 
 /** Headers of an answer a cassette does not keep: they belong to one transfer, or to a session. */
 const droppedHeaders = new Set([
@@ -45,21 +51,32 @@ const droppedHeaders = new Set([
   "transfer-encoding"
 ])
 
-/** The headers of an answer a cassette keeps, each through `hide`. */
+/** The headers of an answer a cassette keeps, each value through `hide` (a name `hide` changes is dropped). */
 export const keptHeaders = (
   headers: Readonly<Record<string, string>>,
   hide: (text: string) => string = (s) => s
 ): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).flatMap(([k, v]) => droppedHeaders.has(k) ? [] : [[k, hide(v)]]))
+  Object.fromEntries(
+    Object.entries(headers).flatMap(([k, v]) => droppedHeaders.has(k) || hide(k) !== k ? [] : [[k, hide(v)]])
+  )
 
-/** `text` read as JSON, or `undefined` when it is not. */
+/** `text` read as JSON, or `undefined` when it is not (or nests too deep to compare). */
 export const parseJson = (text: string): unknown => {
   try {
-    return JSON.parse(text)
+    const value: unknown = JSON.parse(text)
+    return nestsWithin(value) ? value : undefined
   } catch {
     return undefined
   }
 }
+
+/**
+ * The mask of `secrets` (the client secret, `id:secret`, tokens) as a recording applies it: each
+ * also percent- and form-encoded, so that a text encoding it twice (a token form reflected in a
+ * URL) is masked too.
+ */
+export const maskFor = (secrets: ReadonlyArray<string>): Mask =>
+  maskOf(secrets.flatMap((s) => [s, encodeURIComponent(s), new URLSearchParams({ s }).toString().slice(2)]))
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -80,19 +97,29 @@ export const requestOf = (method: string, path: string, text: string): RecordedR
   return body === undefined ? { method, path } : { method, path, body }
 }
 
-/** The `access_token` a token answer's text holds, if it holds one. */
-export const accessTokenOf = (text: string): string | undefined => {
-  const body = parseJson(text)
-  return isRecord(body) && typeof body["access_token"] === "string" ? body["access_token"] : undefined
+/** `value` with the string of every token field, at any depth, through `token`. */
+const withTokens = (value: unknown, token: (text: string) => string): unknown =>
+  Array.isArray(value)
+    ? value.map((v) => withTokens(v, token))
+    : isRecord(value)
+    ? Object.fromEntries(
+      Object.entries(value).map((
+        [k, v]
+      ) => [k, tokenField.test(k) && typeof v === "string" ? token(v) : withTokens(v, token)])
+    )
+    : value
+
+/** The tokens the token fields of an answer's JSON text hold (`access_token`, `refresh_token`, `id_token`...). */
+export const tokensOf = (text: string): Array<string> => {
+  const found: Array<string> = []
+  withTokens(parseJson(text), (t) => String(found.push(t)))
+  return found
 }
 
-/** An answer as recorded: a JSON body as JSON (a token answer's `access_token` the placeholder). */
+/** An answer as recorded: a JSON body as JSON, every token field's value the placeholder. */
 export const responseOf = (status: number, headers: Readonly<Record<string, string>>, text: string) => {
-  const body = parseJson(text)
-  const kept = isRecord(body) && typeof body["access_token"] === "string"
-    ? { ...body, access_token: placeholderToken }
-    : body
-  return kept === undefined ? { status, headers, ...(text === "" ? {} : { text }) } : { status, headers, body: kept }
+  const body = withTokens(parseJson(text), () => placeholderToken)
+  return body === undefined ? { status, headers, ...(text === "" ? {} : { text }) } : { status, headers, body }
 }
 
 /** `exchange` with every text, key and header through `hide` (the mask of the secrets of the run). */
@@ -137,9 +164,18 @@ const without = (value: unknown, ignore: ReadonlySet<string>): unknown =>
     ? Object.fromEntries(Object.entries(value).flatMap(([k, v]) => ignore.has(k) ? [] : [[k, without(v, ignore)]]))
     : value
 
-/** What a request is matched by: method, path, canonical body without the ignored fields. */
+/** `path` with its query's parameters sorted by name (a repeated one's values kept in their order). */
+export const canonicalPath = (path: string): string => {
+  const at = path.indexOf("?")
+  if (at < 0) return path
+  const query = new URLSearchParams(path.slice(at + 1))
+  query.sort()
+  return `${path.slice(0, at)}?${query}`
+}
+
+/** What a request is matched by: method, path with canonical query, canonical body without the ignored fields. */
 const keyOf = (request: RecordedRequest, ignore: ReadonlySet<string>): string =>
-  `${request.method} ${request.path} ${canonical(without(request.body, ignore))}`
+  `${request.method} ${canonicalPath(request.path)} ${canonical(without(request.body, ignore))}`
 
 /** Where two JSON values differ (`rows[0].query.owner`), and the values there; `at` names where they are. */
 const differences = (recorded: unknown, sent: unknown, at: string): Array<readonly [string, unknown, unknown]> => {
@@ -162,22 +198,30 @@ const brief = (value: unknown): string => {
   return text.length > 60 ? text.slice(0, 59) + "…" : text
 }
 
-/** What sets `sent` apart from `recorded`, the method counting most, then the path, then each field. */
-const compare = (recorded: RecordedRequest, sent: RecordedRequest, ignore: ReadonlySet<string>) => {
+/**
+ * What sets `sent` apart from `recorded`, the method counting most, then the path, then each field;
+ * `text` is the body sent, named when it is not JSON.
+ */
+const compare = (recorded: RecordedRequest, sent: RecordedRequest, ignore: ReadonlySet<string>, text: string) => {
   const fields = differences(without(recorded.body, ignore), without(sent.body, ignore), "body")
+  const samePath = canonicalPath(recorded.path) === canonicalPath(sent.path)
   const told = [
     ...(recorded.method === sent.method ? [] : [`method: recorded ${recorded.method}, sent ${sent.method}`]),
-    ...(recorded.path === sent.path ? [] : [`path: recorded ${recorded.path}, sent ${sent.path}`]),
-    ...fields.map(([at, was, is]) => `${at}: recorded ${brief(was)}, sent ${brief(is)}`)
+    ...(samePath ? [] : [`path: recorded ${recorded.path}, sent ${sent.path}`]),
+    ...fields.map(([at, was, is]) =>
+      `${at}: recorded ${brief(was)}, sent ${
+        at === "body" && is === undefined && text !== "" ? `${brief(text)}, not JSON` : brief(is)
+      }`
+    )
   ]
-  const score = (recorded.method === sent.method ? 0 : 1000) + (recorded.path === sent.path ? 0 : 100)
+  const score = (recorded.method === sent.method ? 0 : 1000) + (samePath ? 0 : 100)
   return { score: score + fields.length, told }
 }
 
-/** Why no recorded exchange answers `sent`: the closest recorded request, and how it differs. */
-export const missOf = (cassette: Cassette, sent: RecordedRequest, ignore: ReadonlySet<string>): string => {
-  const head = `the cassette holds no ${sent.method} ${sent.path}${"body" in sent ? " with this body" : ""}`
-  const ranked = cassette.exchanges.map((e, i) => ({ i, ...compare(e.request, sent, ignore) }))
+/** Why no recorded exchange answers `sent` (whose body was `text`): the closest recorded request, and how it differs. */
+export const missOf = (cassette: Cassette, sent: RecordedRequest, ignore: ReadonlySet<string>, text = ""): string => {
+  const head = `the cassette holds no ${sent.method} ${sent.path}${text === "" ? "" : " with this body"}`
+  const ranked = cassette.exchanges.map((e, i) => ({ i, ...compare(e.request, sent, ignore, text) }))
     .sort((a, b) => a.score - b.score)
   const best = ranked[0]
   if (best === undefined) return `${head}: it holds no exchange`
@@ -236,23 +280,98 @@ export const write = (cassette: Cassette): string =>
 /** How a file `write` wrote comes to hold `exchange` too: the characters to cut at its end, and the text to add. */
 export const appended = (exchange: Exchange) => ({ cut: end.length, text: `,\n${entry(exchange)}${end}` })
 
-/** Whether a recorded response can be sent: a status from 200 to 599, text headers, no body on a 204 or 304. */
-const answerable = (r: Record<string, unknown>): boolean =>
-  Number.isInteger(r["status"]) && Number(r["status"]) >= 200 && Number(r["status"]) <= 599 &&
-  isRecord(r["headers"]) && Object.values(r["headers"]).every((h) => typeof h === "string") &&
-  (r["text"] === undefined || typeof r["text"] === "string") &&
-  ((r["status"] !== 204 && r["status"] !== 304) || (r["body"] === undefined && !r["text"]))
-
-/** The cassette a file holds, or why it holds none. */
-export const read = (text: string): Cassette | string => {
-  const value = parseJson(text)
-  if (!isRecord(value) || value["version"] !== 1 || !Array.isArray(value["exchanges"])) {
-    return "expected a cassette: {\"version\": 1, \"exchanges\": [...]}"
-  }
-  const bad = value["exchanges"].findIndex((e: unknown) =>
-    !isRecord(e) || !isRecord(e["request"]) || typeof e["request"]["method"] !== "string" ||
-    typeof e["request"]["path"] !== "string" || !isRecord(e["response"]) ||
-    !answerable(e["response"])
-  )
-  return bad < 0 ? value as unknown as Cassette : `exchange ${bad + 1} is not a request and its response`
+/** Why `value` is not an object of `fields` (`?` after an optional one), `at` naming it, if it is not. */
+const fieldsProblem = (value: unknown, at: string, fields: ReadonlyArray<string>): string | undefined => {
+  if (!isRecord(value)) return `${at}: expected an object`
+  const missing = fields.find((f) => !f.endsWith("?") && !(f in value))
+  const extra = Object.keys(value).find((k) => !fields.includes(k) && !fields.includes(`${k}?`))
+  const of = at === "exchange" || at === "cassette" ? "" : `${at}.`
+  return missing !== undefined
+    ? `${of}${missing}: missing`
+    : extra !== undefined
+    ? `${of}${extra}: not a field a cassette has (only ${fields.join(", ").replace(/\?/g, "")})`
+    : undefined
 }
+
+/** Why a recorded response header cannot be sent as it is, if it cannot. */
+const headerProblem = ([name, value]: [string, unknown]): string | undefined => {
+  const at = `response.headers[${JSON.stringify(name)}]`
+  return !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)
+    ? `${at}: expected a header name in lower case`
+    : droppedHeaders.has(name)
+    ? `${at}: never replayed (it belongs to one transfer, a session or a credential)`
+    : typeof value !== "string" || /[^\t\x20-\x7e\x80-\xff]/.test(value)
+    ? `${at}: expected a text of one line, with no control character`
+    : undefined
+}
+
+/** Why `exchange` is not a request and an answer that can be sent, naming the field, if it is not. */
+const exchangeProblem = (exchange: unknown): string | undefined => {
+  const shape = fieldsProblem(exchange, "exchange", ["request", "response"])
+  if (shape !== undefined || !isRecord(exchange)) return shape
+  const { request: q, response: r } = exchange
+  const shapes = fieldsProblem(q, "request", ["method", "path", "body?"]) ??
+    fieldsProblem(r, "response", ["status", "headers", "body?", "text?"])
+  if (shapes !== undefined || !isRecord(q) || !isRecord(r)) return shapes
+  const { status } = r
+  const checks: ReadonlyArray<readonly [string, boolean, string]> = [
+    [
+      "request.method",
+      typeof q["method"] === "string" && /^[A-Z]+$/.test(q["method"]),
+      `expected a method in capitals, found ${brief(q["method"])}`
+    ],
+    [
+      "request.path",
+      typeof q["path"] === "string" && /^\/\S*$/.test(q["path"]),
+      `expected a path that starts with /, found ${brief(q["path"])}`
+    ],
+    [
+      "response.status",
+      Number.isInteger(status) && Number(status) >= 200 && Number(status) <= 599,
+      `expected a status from 200 to 599, found ${brief(status)}`
+    ],
+    ["response.headers", isRecord(r["headers"]), "expected an object of header names and their texts"],
+    ["response.text", r["text"] === undefined || typeof r["text"] === "string", "expected a text"],
+    ["response", !("body" in r && "text" in r), "holds a body and a text: an answer has one or the other"],
+    [
+      "response",
+      (status !== 204 && status !== 304) || !("body" in r || "text" in r),
+      `a ${status} answer has no body and no text`
+    ]
+  ]
+  const failed = checks.find(([, ok]) => !ok)
+  return failed !== undefined
+    ? `${failed[0]}: ${failed[2]}`
+    : Object.entries(r["headers"] as object).map(headerProblem).find((p) => p !== undefined)
+}
+
+/** The cassette a file holds, or why it holds none (the exchange and the field). */
+export const read = (text: string): Cassette | string => {
+  let value: unknown
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ""))
+  } catch (e) {
+    return `not JSON: ${String(e)}`
+  }
+  if (!nestsWithin(value)) return `nests deeper than ${maxNesting} levels`
+  if (!isRecord(value) || value["version"] !== 1) return "expected a cassette: {\"version\": 1, \"exchanges\": [...]}"
+  const shape = fieldsProblem(value, "cassette", ["version", "exchanges"])
+  if (shape !== undefined) return shape
+  if (!Array.isArray(value["exchanges"])) return "exchanges: expected a list"
+  const problems = value["exchanges"].map(exchangeProblem)
+  const bad = problems.findIndex((p) => p !== undefined)
+  return bad < 0 ? value as unknown as Cassette : `exchange ${bad + 1}: ${problems[bad]}`
+}
+
+/** Why `path` and `options` of a cassette cannot be used, naming the option, if they cannot. */
+export const optionsProblem = (path: unknown, options: unknown): readonly [string, string] | undefined =>
+  typeof path !== "string" || path === ""
+    ? ["path", "expected the path of a file"]
+    : !isRecord(options)
+    ? ["options", "expected an object: { mode, ignore }"]
+    : !["record", "replay", "auto"].includes(String(options["mode"]))
+    ? ["mode", `expected "record", "replay" or "auto", found ${brief(options["mode"])}`]
+    : options["ignore"] !== undefined &&
+        !(Array.isArray(options["ignore"]) && options["ignore"].every((f) => typeof f === "string"))
+    ? ["ignore", "expected a list of field names"]
+    : undefined
