@@ -51,7 +51,7 @@ const commands: ReadonlyArray<Runnable> = [
                 ? Either.left("record runs a command, not a help")
                 : inner.name === "sandbox" || inner.name === "record"
                 ? Either.left(
-                  `record runs a command that asks the service, not \`${inner.name}\` (\`sandbox --cassette\` serves a cassette)`
+                  `record runs a command that asks the service, not \`${inner.name}\`: \`sandbox --cassette\` serves a cassette`
                 )
                 : Either.right(
                   Effect.flatMap(

@@ -220,7 +220,9 @@ const compare = (recorded: RecordedRequest, sent: RecordedRequest, ignore: Reado
 
 /** Why no recorded exchange answers `sent` (whose body was `text`): the closest recorded request, and how it differs. */
 export const missOf = (cassette: Cassette, sent: RecordedRequest, ignore: ReadonlySet<string>, text = ""): string => {
-  const head = `the cassette holds no ${sent.method} ${sent.path}${text === "" ? "" : " with this body"}`
+  const head = `the cassette holds no ${sent.method} ${sent.path}${
+    "body" in sent || text !== "" ? " with this body" : ""
+  }`
   const ranked = cassette.exchanges.map((e, i) => ({ i, ...compare(e.request, sent, ignore, text) }))
     .sort((a, b) => a.score - b.score)
   const best = ranked[0]
