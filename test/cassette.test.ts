@@ -1,5 +1,5 @@
 /**
- * Cassettes (`Sandbox.layerCassette`, `src/core/cassette.ts`): a served sandbox stands in for the
+ * Cassettes (`Sandbox.layerCassette`, `src/core/cassette.ts`, `cassetteFile.ts`): a served sandbox stands in for the
  * service; what is recorded replays the same answers with no request to it, a request the cassette
  * lacks names the closest recorded one, and no cassette holds the secret or a token, whatever the
  * service echoes.
@@ -14,6 +14,7 @@ import { createServer } from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Core from "../src/core/cassette.js"
+import * as CassetteFile from "../src/core/cassetteFile.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 import { envFor, run, start } from "./support/cli.js"
 import { listening } from "./support/loopback.js"
@@ -80,23 +81,23 @@ describe("core/cassette", () => {
   })
 
   it("reads only version 1 files whose answers can be sent, and writes one exchange per entry", () => {
-    expect(Core.read(`{"version":2,"exchanges":[]}`)).toContain("version")
-    expect(Core.read("nope")).toContain("not JSON")
+    expect(CassetteFile.read(`{"version":2,"exchanges":[]}`)).toContain("version")
+    expect(CassetteFile.read("nope")).toContain("not JSON")
     const good = {
       version: 1,
       exchanges: [{ request: { method: "GET", path: "/" }, response: { status: 204, headers: {} } }]
     }
-    expect(Core.read(Core.write(good as Core.Cassette))).toEqual(good)
-    expect(Core.write(good as Core.Cassette).split("\n").length).toBeGreaterThan(10)
+    expect(CassetteFile.read(CassetteFile.write(good as Core.Cassette))).toEqual(good)
+    expect(CassetteFile.write(good as Core.Cassette).split("\n").length).toBeGreaterThan(10)
     const [first] = good.exchanges as ReadonlyArray<Core.Exchange>
     const second: Core.Exchange = {
       request: { method: "GET", path: "/x" },
       response: { status: 200, headers: {}, text: "ok" }
     }
     const both: Core.Cassette = { version: 1, exchanges: [first!, second] }
-    const { cut, text } = Core.appended(second)
-    expect(Core.write(good as Core.Cassette).slice(0, -cut) + text).toBe(Core.write(both))
-    expect(JSON.parse(Core.write(both))).toEqual(both)
+    const { cut, text } = CassetteFile.appended(second)
+    expect(CassetteFile.write(good as Core.Cassette).slice(0, -cut) + text).toBe(CassetteFile.write(both))
+    expect(JSON.parse(CassetteFile.write(both))).toEqual(both)
   })
 })
 
@@ -133,9 +134,9 @@ describe("core/cassette, the file's checks and the recording's rules", () => {
       [answer({ headers: { x: 1 } }), `response.headers["x"]: expected a text`],
       [answer({ body: JSON.parse("[".repeat(2000) + "]".repeat(2000)) }), "nests deeper than 1000 levels"]
     ]
-    for (const [text, why] of cases) expect(Core.read(text), text.slice(0, 200)).toContain(why)
+    for (const [text, why] of cases) expect(CassetteFile.read(text), text.slice(0, 200)).toContain(why)
     const good = answer({ headers: { "content-type": "text/plain; charset=é" }, text: "hi" })
-    expect(Core.read("\uFEFF" + good)).toEqual(JSON.parse(good))
+    expect(CassetteFile.read("\uFEFF" + good)).toEqual(JSON.parse(good))
   })
 
   it("matches a query whatever the order of its parameters, the values of a repeated one in their order", () => {
@@ -262,7 +263,7 @@ describe("Sandbox.layerCassette", () => {
       yield* Effect.provide(quick, auto)
       yield* Effect.provide(Effect.zip(quick, Effect.flatMap(client, (c) => c.quickSearch({ query: "lamp" }))), auto)
       expect((yield* served.control.stats).requests.search).toBe(2)
-      expect((Core.read(fs.readFileSync(file, "utf8")) as Core.Cassette).exchanges).toHaveLength(3)
+      expect((CassetteFile.read(fs.readFileSync(file, "utf8")) as Core.Cassette).exchanges).toHaveLength(3)
     }))
 
   it.scopedLive("a recording that cannot reach the service, or write its file, says so and records nothing", () =>
@@ -390,7 +391,7 @@ describe("Sandbox.layerCassette", () => {
       yield* Effect.provide(Effect.flatMap(client, (c) => c.quickSearch({ query: "chair" })), clientOver(cassette))
       const text = fs.readFileSync(file, "utf8")
       expect(text).toContain("client_secret%3D[redacted]")
-      expect(Core.read(text)).toMatchObject({
+      expect(CassetteFile.read(text)).toMatchObject({
         exchanges: [{ response: { body: { refresh_token: Core.placeholderToken } } }, {}]
       })
       for (const value of [secret, ...tokens]) {

@@ -15,6 +15,7 @@ import { Clock, ConfigError, Effect, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as Core from "../core/cassette.js"
+import * as File from "../core/cassetteFile.js"
 import { entryOf } from "../core/journal.js"
 import * as SearchIndex from "../core/searchIndex.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
@@ -66,27 +67,28 @@ const running = (pid: number) => {
  */
 const lock = (file: string): Effect.Effect<void, ConfigError.ConfigError, Scope.Scope> => {
   const path = `${file}.lock`
-  const take = (): string | undefined => {
+  /** `undefined` once taken, else the process that holds it. */
+  const take = (tries: number): string | undefined => {
     try {
       return void fs.writeFileSync(path, String(process.pid), { flag: "wx" })
     } catch (e) {
-      if ((e as { code?: unknown }).code !== "EEXIST") throw e
+      if (tries === 0 || (e as { code?: unknown }).code !== "EEXIST") throw e
       const holder = fs.readFileSync(path, "utf8")
       if (running(Number(holder))) return holder
       fs.rmSync(path, { force: true })
-      return take()
+      return take(tries - 1)
     }
   }
   return Effect.acquireRelease(
-    Effect.try({ try: take, catch: (e) => invalid(file, `cannot record into it: ${String(e)}`) }).pipe(
-      Effect.filterOrFail(
-        (holder) => holder === undefined,
-        (holder) =>
-          invalid(file, `another recording into it runs (process ${holder}; its lock ${path} goes when it ends)`)
+    Effect.try({ try: () => take(2), catch: (e) => invalid(file, `cannot record into it: ${String(e)}`) }),
+    (holder) => holder === undefined ? Effect.ignore(Effect.try(() => fs.rmSync(path, { force: true }))) : Effect.void
+  ).pipe(Effect.flatMap((holder) =>
+    holder === undefined
+      ? Effect.void
+      : Effect.fail(
+        invalid(file, `another recording into it runs (process ${holder}; its lock ${path} goes when it ends)`)
       )
-    ),
-    () => Effect.sync(() => fs.rmSync(path, { force: true }))
-  )
+  ))
 }
 
 /**
@@ -104,7 +106,7 @@ const load = (file: string, options: CassetteOptions) =>
     if (options.mode !== "replay") yield* lock(file)
     const read = stat === undefined || options.mode === "record"
       ? { version: 1 as const, exchanges: [] }
-      : Core.read(yield* attempt(() => fs.readFileSync(file, "utf8")))
+      : File.read(yield* attempt(() => fs.readFileSync(file, "utf8")))
     return typeof read === "string" ? yield* Effect.fail(invalid(file, read)) : read
   })
 
@@ -150,10 +152,10 @@ export const make = (
     /** Writes the file whole once, then only what an added exchange changes at its end. */
     const save = (exchange: Core.Exchange) => {
       if (written) {
-        const { cut, text } = Core.appended(exchange)
+        const { cut, text } = File.appended(exchange)
         fs.truncateSync(file, fs.statSync(file).size - cut)
         fs.appendFileSync(file, text)
-      } else fs.writeFileSync(file, Core.write(player.cassette()))
+      } else fs.writeFileSync(file, File.write(player.cassette()))
       written = true
     }
 
