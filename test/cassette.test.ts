@@ -4,9 +4,9 @@
  * lacks names the closest recorded one, and no cassette holds the secret or a token, whatever the
  * service echoes.
  */
-import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Schedule } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Redacted, Schedule } from "effect"
 import type { Scope } from "effect"
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -328,6 +328,27 @@ describe("Sandbox.layerCassette", () => {
       expect(yield* Effect.flip(Sandbox.serve({ port: 0, cassette: file }))).toMatchObject({
         message: expect.stringContaining(why)
       })
+    }))
+
+  it.scopedLive("a replayed miss names a body that is not JSON as sent, masked of the secret", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const exchange = {
+        request: { method: "POST", path: "/s", body: { query: "chair" } },
+        response: { status: 204, headers: {} }
+      }
+      fs.writeFileSync(file, JSON.stringify({ version: 1, exchanges: [exchange] }))
+      const layer = Sandbox.layerCassette(file, { mode: "replay" })
+      const answer = yield* Effect.gen(function*() {
+        const { clientSecret } = yield* DesignSearchConfig.DesignSearchConfig
+        const request = HttpClientRequest.post(`${Sandbox.inProcessUrl}/s`).pipe(
+          HttpClientRequest.bodyText(`query=chair&secret=${Redacted.value(clientSecret)}`, "text/plain")
+        )
+        return yield* Effect.flatMap(HttpClient.execute(request), (response) => response.text)
+      }).pipe(Effect.provide(layer))
+      expect(answer).toContain(
+        `differs at body: recorded {\\"query\\":\\"chair\\"}, sent \\"query=chair&secret=[redacted]\\", not JSON`
+      )
     }))
 
   it.scopedLive("one recording into a file at a time: a second is refused until the first ends; a crashed one's lock is taken over", () =>

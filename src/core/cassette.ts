@@ -101,16 +101,20 @@ const withTokens = (value: unknown, token: (text: string) => string): unknown =>
     ? value.map((v) => withTokens(v, token))
     : isRecord(value)
     ? Object.fromEntries(
-      Object.entries(value).map((
-        [k, v]
-      ) => [k, tokenField.test(k) && typeof v === "string" ? token(v) : withTokens(v, token)])
+      Object.entries(value).map(([k, v]) => {
+        const isToken = tokenField.test(k) && typeof v === "string"
+        return [k, isToken ? token(v) : withTokens(v, token)]
+      })
     )
     : value
 
 /** The tokens the token fields of an answer's JSON text hold (`access_token`, `refresh_token`, `id_token`...). */
 export const tokensOf = (text: string): Array<string> => {
   const found: Array<string> = []
-  withTokens(parseJson(text), (t) => String(found.push(t)))
+  withTokens(parseJson(text), (token) => {
+    found.push(token)
+    return token
+  })
   return found
 }
 
