@@ -160,8 +160,10 @@ export const layer = (
  * layer names (else `DesignSearchConfig.layerConfig`), over the `HttpClient` given to it (else
  * `fetch`), and writes each exchange to the file, with no secret or token in it; `auto` replays what
  * the file holds and records what it lacks. A request a replay lacks gets a 501 (a `ServerError`)
- * naming the closest recorded one and how it differs. `SandboxControl` injects faults and counts
- * requests as on `layer`; its `reset` also replays from the start.
+ * naming the closest recorded one and how it differs. The file is checked whole when the layer is
+ * built, and a recording holds it locked (`FILE.lock`): a `ConfigError` names the field, the option
+ * or the process in the way. `SandboxControl` injects faults and counts requests as on `layer`; its
+ * `reset` also replays from the start.
  *
  * @since 0.3.0
  * @category layers
@@ -172,7 +174,7 @@ export const layerCassette = (
 ): Layer.Layer<
   HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
   ConfigError.ConfigError
-> => Layer.unwrapEffect(Effect.map(Cassette.make(path, options), layerOf))
+> => Layer.unwrapScoped(Effect.map(Cassette.make(path, options), layerOf))
 
 /** The services of `layer` over `sandbox`. */
 const layerOf = (sandbox: Sandbox) =>

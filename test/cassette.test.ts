@@ -1,18 +1,20 @@
 /**
- * Cassettes (`Sandbox.layerCassette`, `src/core/cassette.ts`): a served sandbox stands in for the
+ * Cassettes (`Sandbox.layerCassette`, `src/core/cassette.ts`, `cassetteFile.ts`): a served sandbox stands in for the
  * service; what is recorded replays the same answers with no request to it, a request the cassette
  * lacks names the closest recorded one, and no cassette holds the secret or a token, whatever the
  * service echoes.
  */
-import { HttpClient, HttpClientError } from "@effect/platform"
+import { HttpClient, HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Schedule } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Redacted, Schedule } from "effect"
 import type { Scope } from "effect"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Core from "../src/core/cassette.js"
+import * as CassetteFile from "../src/core/cassetteFile.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 import { envFor, run, start } from "./support/cli.js"
 import { listening } from "./support/loopback.js"
@@ -79,28 +81,113 @@ describe("core/cassette", () => {
   })
 
   it("reads only version 1 files whose answers can be sent, and writes one exchange per entry", () => {
-    expect(Core.read(`{"version":2,"exchanges":[]}`)).toContain("version")
-    expect(Core.read("nope")).toContain("expected a cassette")
-    const bad = {
-      version: 1,
-      exchanges: [{ request: { method: "GET", path: "/" }, response: { status: 99, headers: {} } }]
-    }
-    expect(Core.read(JSON.stringify(bad))).toBe("exchange 1 is not a request and its response")
+    expect(CassetteFile.read(`{"version":2,"exchanges":[]}`)).toContain("version")
+    expect(CassetteFile.read("nope")).toContain("not JSON")
     const good = {
       version: 1,
       exchanges: [{ request: { method: "GET", path: "/" }, response: { status: 204, headers: {} } }]
     }
-    expect(Core.read(Core.write(good as Core.Cassette))).toEqual(good)
-    expect(Core.write(good as Core.Cassette).split("\n").length).toBeGreaterThan(10)
+    expect(CassetteFile.read(CassetteFile.write(good as Core.Cassette))).toEqual(good)
+    expect(CassetteFile.write(good as Core.Cassette).split("\n").length).toBeGreaterThan(10)
     const [first] = good.exchanges as ReadonlyArray<Core.Exchange>
     const second: Core.Exchange = {
       request: { method: "GET", path: "/x" },
       response: { status: 200, headers: {}, text: "ok" }
     }
     const both: Core.Cassette = { version: 1, exchanges: [first!, second] }
-    const { cut, text } = Core.appended(second)
-    expect(Core.write(good as Core.Cassette).slice(0, -cut) + text).toBe(Core.write(both))
-    expect(JSON.parse(Core.write(both))).toEqual(both)
+    const { cut, text } = CassetteFile.appended(second)
+    expect(CassetteFile.write(good as Core.Cassette).slice(0, -cut) + text).toBe(CassetteFile.write(both))
+    expect(JSON.parse(CassetteFile.write(both))).toEqual(both)
+  })
+})
+
+describe("core/cassette, the file's checks and the recording's rules", () => {
+  const file = (exchange: object, top: object = {}) =>
+    JSON.stringify({
+      version: 1,
+      exchanges: [{ request: { method: "GET", path: "/x" }, response: { status: 200, headers: {} }, ...exchange }],
+      ...top
+    })
+  const answer = (response: object) => file({ response: { status: 200, headers: {}, ...response } })
+
+  it("names the exchange, the field and the reason of a file that cannot be replayed as it is", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [answer({ status: 999 }), "exchange 1: response.status: expected a status from 200 to 599, found 999"],
+      [answer({ status: 204, body: { a: 1 } }), "exchange 1: response: a 204 answer has no body and no text"],
+      [answer({ body: {}, text: "t" }), "exchange 1: response: holds a body and a text"],
+      [answer({ zzz: 2 }), "exchange 1: response.zzz: not a field a cassette has (only status, headers, body, text)"],
+      [file({ response: { status: 200 } }), "exchange 1: response.headers: missing"],
+      [answer({ text: 1 }), "exchange 1: response.text: expected a text"],
+      [file({ request: { method: "get", path: "/x" } }), "exchange 1: request.method: expected a method in capitals"],
+      [file({ request: { method: "GET", path: "x" } }), "exchange 1: request.path: expected a path that starts with /"],
+      [
+        file({ request: { method: "GET", path: "/x", headers: { authorization: "Bearer t" } } }),
+        "exchange 1: request.headers: not a field a cassette has (only method, path, body)"
+      ],
+      [file({}, { extra: 1 }), "extra: not a field a cassette has"],
+      [answer({ headers: { x: "a\r\nb: c" } }), `exchange 1: response.headers["x"]: expected a text of one line`],
+      [answer({ headers: { x: "\u2603" } }), `exchange 1: response.headers["x"]: expected a text of one line`],
+      [answer({ headers: { "bad name": "a" } }), `response.headers["bad name"]: expected a header name in lower case`],
+      [answer({ headers: { "Content-Type": "a" } }), "expected a header name in lower case"],
+      [answer({ headers: { "set-cookie": "sid=1" } }), `response.headers["set-cookie"]: never replayed`],
+      [answer({ headers: { "content-length": "9" } }), `response.headers["content-length"]: never replayed`],
+      [answer({ headers: { x: 1 } }), `response.headers["x"]: expected a text`],
+      [answer({ body: JSON.parse("[".repeat(2000) + "]".repeat(2000)) }), "nests deeper than 1000 levels"]
+    ]
+    for (const [text, why] of cases) expect(CassetteFile.read(text), text.slice(0, 200)).toContain(why)
+    const good = answer({ headers: { "content-type": "text/plain; charset=é" }, text: "hi" })
+    expect(CassetteFile.read("\uFEFF" + good)).toEqual(JSON.parse(good))
+  })
+
+  it("matches a query whatever the order of its parameters, the values of a repeated one in their order", () => {
+    const player = Core.player({ version: 1, exchanges: [] }, new Set())
+    player.add({
+      request: { method: "GET", path: "/x?b=2&a=1&a=0" },
+      response: { status: 200, headers: {}, text: "hit" }
+    })
+    expect(player.play({ method: "GET", path: "/x?a=1&b=2&a=0" })?.response.text).toBe("hit")
+    expect(player.play({ method: "GET", path: "/x?a=0&a=1&b=2" })).toBeUndefined()
+    expect(Core.missOf(player.cassette(), { method: "GET", path: "/x?a=1&a=0&b=3" }, new Set())).toContain(
+      "path: recorded /x?b=2&a=1&a=0, sent /x?a=1&a=0&b=3"
+    )
+  })
+
+  it("a miss names the body sent when it is not JSON", () => {
+    const player = Core.player({ version: 1, exchanges: [] }, new Set())
+    player.add({
+      request: { method: "POST", path: "/s", body: { query: "chair" } },
+      response: { status: 204, headers: {} }
+    })
+    const sent = Core.requestOf("POST", "/s", "not json at all")
+    expect(player.play(sent)).toBeUndefined()
+    expect(Core.missOf(player.cassette(), sent, new Set(), "not json at all")).toBe(
+      "the cassette holds no POST /s with this body; the closest, exchange 1 (POST /s), differs at " +
+        `body: recorded {"query":"chair"}, sent "not json at all", not JSON`
+    )
+  })
+
+  it("every token field of an answer is the placeholder, and its token is masked after, twice encoded too", () => {
+    const answer = JSON.stringify({
+      access_token: "acc-1",
+      refresh_token: "ref-2",
+      id_token: "idt-3",
+      token_type: "Bearer",
+      session: { token: "ses-4", idToken: "idt-5" }
+    })
+    expect(Core.tokensOf(answer)).toEqual(["acc-1", "ref-2", "idt-3", "ses-4", "idt-5"])
+    expect(Core.responseOf(200, {}, answer).body).toEqual({
+      access_token: Core.placeholderToken,
+      refresh_token: Core.placeholderToken,
+      id_token: Core.placeholderToken,
+      token_type: "Bearer",
+      session: { token: Core.placeholderToken, idToken: Core.placeholderToken }
+    })
+    const secret = "Zq9+Secret/Value=="
+    const form = new URLSearchParams({ client_secret: secret, refresh_token: "ref-2" }).toString()
+    const reflected = `https://service.example/x?form=${encodeURIComponent(form)}`
+    expect(reflected).toContain("Zq9%252BSecret")
+    const masked = Core.maskFor([secret, "ref-2"]).text(reflected)
+    expect(masked).not.toMatch(/Zq9|ref-2/)
   })
 })
 
@@ -176,7 +263,7 @@ describe("Sandbox.layerCassette", () => {
       yield* Effect.provide(quick, auto)
       yield* Effect.provide(Effect.zip(quick, Effect.flatMap(client, (c) => c.quickSearch({ query: "lamp" }))), auto)
       expect((yield* served.control.stats).requests.search).toBe(2)
-      expect((Core.read(fs.readFileSync(file, "utf8")) as Core.Cassette).exchanges).toHaveLength(3)
+      expect((CassetteFile.read(fs.readFileSync(file, "utf8")) as Core.Cassette).exchanges).toHaveLength(3)
     }))
 
   it.scopedLive("a recording that cannot reach the service, or write its file, says so and records nothing", () =>
@@ -193,12 +280,146 @@ describe("Sandbox.layerCassette", () => {
       })
       expect(fs.existsSync(file)).toBe(false)
       const served = yield* Sandbox.serve({ port: 0 })
-      const unwritable = Sandbox.layerCassette(path.join(file, "no-such-folder", "c.json"), { mode: "record" }).pipe(
-        Layer.provide(envAt(served.url, served.sandbox.clientId, served.sandbox.clientSecret))
+      const env = envAt(served.url, served.sandbox.clientId, served.sandbox.clientSecret)
+      const nowhere = Sandbox.layerCassette(path.join(file, "no-such-folder", "c.json"), { mode: "record" })
+      expect(yield* Effect.flip(Layer.build(Layer.provide(nowhere, env)))).toMatchObject({
+        _op: "InvalidData",
+        message: expect.stringContaining("cannot record into it")
+      })
+      // The file turns into a folder once the recording has started.
+      const recording = yield* Layer.build(
+        clientOver(Sandbox.layerCassette(file, { mode: "record" }).pipe(Layer.provide(env)))
       )
-      expect(yield* Effect.flip(Effect.provide(quick, clientOver(unwritable)))).toMatchObject({
+      fs.mkdirSync(file)
+      expect(yield* Effect.flip(Effect.provide(quick, recording))).toMatchObject({
         detail: expect.stringContaining("CASSETTE_UNWRITABLE")
       })
+    }))
+
+  it.scopedLive("options it cannot use, a path that is not a regular file, or a field it cannot replay are a ConfigError naming them", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const refusal = (at: string, options: unknown) =>
+        Effect.flip(Layer.build(Sandbox.layerCassette(at, options as Sandbox.CassetteOptions)))
+      fs.writeFileSync(file, `{"version":1,"exchanges":[]}`)
+      expect(yield* refusal(file, undefined)).toMatchObject({ _op: "InvalidData", path: ["options"] })
+      expect(yield* refusal(file, { mode: "bogus" })).toMatchObject({
+        path: ["mode"],
+        message: expect.stringContaining(`mode: expected "record", "replay" or "auto", found "bogus"`)
+      })
+      expect(yield* refusal(file, { mode: "replay", ignore: "changedSinceDate" })).toMatchObject({ path: ["ignore"] })
+      expect(yield* refusal("", { mode: "replay" })).toMatchObject({ path: ["path"] })
+      const fifo = path.join(path.dirname(file), "fifo")
+      execFileSync("mkfifo", [fifo])
+      for (const at of ["/dev/zero", fifo, path.dirname(file)]) {
+        for (const mode of ["replay", "auto", "record"]) {
+          expect(yield* refusal(at, { mode })).toMatchObject({
+            message: `cassette ${at}: it is not a regular file`
+          })
+          expect(fs.existsSync(`${at}.lock`)).toBe(false)
+        }
+      }
+      fs.writeFileSync(
+        file,
+        `{"version":1,"exchanges":[{"request":{"method":"GET","path":"/x"},"response":{"status":200,"headers":{"x":"a\\r\\nb: c"},"text":"hi"}}]}`
+      )
+      const why = `cassette ${file}: exchange 1: response.headers["x"]: expected a text of one line`
+      expect(yield* refusal(file, { mode: "replay" })).toMatchObject({ message: expect.stringContaining(why) })
+      expect(yield* Effect.flip(Sandbox.serve({ port: 0, cassette: file }))).toMatchObject({
+        message: expect.stringContaining(why)
+      })
+    }))
+
+  it.scopedLive("a replayed miss names a body that is not JSON as sent, masked of the secret", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const exchange = {
+        request: { method: "POST", path: "/s", body: { query: "chair" } },
+        response: { status: 204, headers: {} }
+      }
+      fs.writeFileSync(file, JSON.stringify({ version: 1, exchanges: [exchange] }))
+      const layer = Sandbox.layerCassette(file, { mode: "replay" })
+      const answer = yield* Effect.gen(function*() {
+        const { clientSecret } = yield* DesignSearchConfig.DesignSearchConfig
+        const request = HttpClientRequest.post(`${Sandbox.inProcessUrl}/s`).pipe(
+          HttpClientRequest.bodyText(`query=chair&secret=${Redacted.value(clientSecret)}`, "text/plain")
+        )
+        return yield* Effect.flatMap(HttpClient.execute(request), (response) => response.text)
+      }).pipe(Effect.provide(layer))
+      expect(answer).toContain(
+        `differs at body: recorded {\\"query\\":\\"chair\\"}, sent \\"query=chair&secret=[redacted]\\", not JSON`
+      )
+    }))
+
+  it.scopedLive("one recording into a file at a time: a second is refused until the first ends; a crashed one's lock is taken over", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const lock = `${file}.lock`
+      const env = envAt("http://127.0.0.1:9", "id", "secret")
+      const recording = (mode: "record" | "auto") =>
+        Layer.build(Layer.provide(Sandbox.layerCassette(file, { mode }), env))
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* recording("record")
+        expect(fs.readFileSync(lock, "utf8")).toBe(String(process.pid))
+        expect(yield* Effect.flip(recording("auto"))).toMatchObject({
+          message: expect.stringContaining(`another recording into it runs (process ${process.pid}; its lock ${lock}`)
+        })
+      }))
+      expect(fs.existsSync(lock)).toBe(false)
+      const ended = spawnSync(process.execPath, ["-e", ""]).pid
+      fs.writeFileSync(lock, String(ended))
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* recording("auto")
+        expect(fs.readFileSync(lock, "utf8")).toBe(String(process.pid))
+      }))
+      expect(fs.existsSync(lock)).toBe(false)
+    }))
+
+  it.scopedLive("every token field of a token answer, its echoes, and the secret encoded twice stay out of the file", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const secret = "Zq9+Secret/Value=="
+      const tokens = [
+        "eyJhbGciOiJub25lIn0.eyJzdWIiOiJjaWQifQ.c2lnbmF0dXJl",
+        "rt_0paque_refresh_Value_1234",
+        "idt.opaque.zzzz"
+      ]
+      const [access, refresh, id] = tokens
+      const origin = "https://service.example"
+      const service = HttpClient.make((request) =>
+        Effect.sync(() => {
+          const form = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+          const body = new URL(request.url).pathname === DesignSearchConfig.tokenPath
+            ? { access_token: access, refresh_token: refresh, id_token: id, token_type: "Bearer", expires_in: 3600 }
+            : { count: 0, designNumbers: [], echo: [refresh, encodeURIComponent(id!)] }
+          const headers = {
+            "content-type": "application/json",
+            location: `${origin}/x?form=${encodeURIComponent(form)}`,
+            "x-echo": `${refresh} ${id}`
+          }
+          return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { headers }))
+        })
+      )
+      const config = DesignSearchConfig.layer({
+        clientId: "cid",
+        clientSecret: secret,
+        authUrl: origin,
+        baseUrl: origin + DesignSearchConfig.apiPath
+      })
+      const cassette = Sandbox.layerCassette(file, { mode: "record" }).pipe(
+        Layer.provide(Layer.merge(config, Layer.succeed(HttpClient.HttpClient, service)))
+      )
+      yield* Effect.provide(Effect.flatMap(client, (c) => c.quickSearch({ query: "chair" })), clientOver(cassette))
+      const text = fs.readFileSync(file, "utf8")
+      expect(text).toContain("client_secret%3D[redacted]")
+      expect(CassetteFile.read(text)).toMatchObject({
+        exchanges: [{ response: { body: { refresh_token: Core.placeholderToken } } }, {}]
+      })
+      for (const value of [secret, ...tokens]) {
+        for (const form of [value, encodeURIComponent(value), encodeURIComponent(encodeURIComponent(value))]) {
+          expect(text).not.toContain(form)
+        }
+      }
     }))
 
   it.scopedLive("a replay of a missing or malformed file is a ConfigError naming it", () =>
@@ -304,6 +525,16 @@ describe("a cassette holds no secret and no token", () => {
 })
 
 describe("design-search record and sandbox --cassette", () => {
+  it.scopedLive("sandbox prints the variables quoted for a shell", () =>
+    Effect.gen(function*() {
+      const secret = `Sek+ret/=% 'x' $HOME;`
+      const sandbox = yield* start(["sandbox", "--port", "0", "--designs", "10", "--client-secret", secret])
+      yield* sandbox.waitForOutput(({ stdout }) => stdout.includes("IPAUSTRALIA_BASE_URL="))
+      const script = `${sandbox.output().stdout}\nprintf %s "$IPAUSTRALIA_CLIENT_SECRET"`
+      expect(execFileSync("sh", ["-c", script], { encoding: "utf8" })).toBe(secret)
+      yield* sandbox.kill("SIGTERM")
+    }))
+
   it.scopedLive("a search and an export recorded from a served sandbox replay byte for byte once it is stopped", () =>
     Effect.gen(function*() {
       const file = yield* tempFile

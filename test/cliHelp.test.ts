@@ -163,7 +163,15 @@ describe("design-search usage errors", () => {
             ["record", "--cassette", "c.json", "--", "serach", "chair"],
             "unknown command `serach`; did you mean `search`? See `design-search --help`"
           ],
-          [["record", "--", "search", "chair"], "`--cassette CASSETTE` is needed. See `design-search record --help`"]
+          [["record", "--", "search", "chair"], "`--cassette CASSETTE` is needed. See `design-search record --help`"],
+          ...[["sandbox", "--port", "0"], ["record", "--cassette", "d.json", "--", "search", "chair"]].map((inner) =>
+            [
+              ["record", "--cassette", "c.json", "--", ...inner],
+              `record runs a command that asks the service, not \`${
+                inner[0]
+              }\`: \`sandbox --cassette\` serves a cassette. See \`design-search record --help\``
+            ] as const
+          )
         ] as const
       ) {
         const outcome = yield* run(args)

@@ -49,6 +49,10 @@ const commands: ReadonlyArray<Runnable> = [
             : Either.flatMap(plan(line.positionals, ""), (inner) =>
               inner._tag === "print"
                 ? Either.left("record runs a command, not a help")
+                : inner.name === "sandbox" || inner.name === "record"
+                ? Either.left(
+                  `record runs a command that asks the service, not \`${inner.name}\`: \`sandbox --cassette\` serves a cassette`
+                )
                 : Either.right(
                   Effect.flatMap(
                     Effect.promise(() => import("./Client.js")),

@@ -1,8 +1,12 @@
 /**
- * Cassettes as plain data: the file format (version 1, docs/cassettes.md), requests matched by
- * method, path and canonical JSON body, the closest recorded request named on a miss, and the
- * scrubbing that keeps secrets and tokens out of a file.
+ * Cassettes as plain data: requests matched by method, path with canonical query and canonical JSON
+ * body, the closest recorded request named on a miss, and the scrubbing that keeps secrets and
+ * tokens out of a file (the file itself: `cassetteFile.ts`).
  */
+import { isRecord } from "./answers.js"
+import { nestsWithin } from "./journal.js"
+import { maskOf } from "./mask.js"
+import type { Mask } from "./mask.js"
 
 /** A request as a cassette keeps it: its JSON body, if it had one (a token request's form is not kept). */
 export interface RecordedRequest {
@@ -30,11 +34,14 @@ export interface Cassette {
   readonly exchanges: ReadonlyArray<Exchange>
 }
 
-/** The access token every recorded token answer carries instead of the one the service issued. */
+/** What every token field of a recorded answer holds instead of the token the service issued. */
 export const placeholderToken = "cassette-token"
 
-/** Headers of an answer a cassette does not keep: they belong to one transfer, or to a session. */
-const droppedHeaders = new Set([
+/** A field that holds a token: `access_token`, `refresh_token`, `id_token`, `token`, `idToken`. */
+const tokenField = /token$/i
+
+/** Headers of an answer a cassette does not keep: they belong to one transfer, a session or a credential. */
+export const droppedHeaders = new Set([
   "authorization",
   "connection",
   "content-encoding",
@@ -45,24 +52,32 @@ const droppedHeaders = new Set([
   "transfer-encoding"
 ])
 
-/** The headers of an answer a cassette keeps, each through `hide`. */
+/** The headers of an answer a cassette keeps, each value through `hide` (a name `hide` changes is dropped). */
 export const keptHeaders = (
   headers: Readonly<Record<string, string>>,
   hide: (text: string) => string = (s) => s
 ): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).flatMap(([k, v]) => droppedHeaders.has(k) ? [] : [[k, hide(v)]]))
+  Object.fromEntries(
+    Object.entries(headers).flatMap(([k, v]) => droppedHeaders.has(k) || hide(k) !== k ? [] : [[k, hide(v)]])
+  )
 
-/** `text` read as JSON, or `undefined` when it is not. */
+/** `text` read as JSON, or `undefined` when it is not (or nests too deep to compare). */
 export const parseJson = (text: string): unknown => {
   try {
-    return JSON.parse(text)
+    const value: unknown = JSON.parse(text)
+    return nestsWithin(value) ? value : undefined
   } catch {
     return undefined
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+/**
+ * The mask of `secrets` (the client secret, `id:secret`, tokens) as a recording applies it: each
+ * also percent- and form-encoded, so that a text encoding it twice (a token form reflected in a
+ * URL) is masked too.
+ */
+export const maskFor = (secrets: ReadonlyArray<string>): Mask =>
+  maskOf(secrets.flatMap((s) => [s, encodeURIComponent(s), new URLSearchParams({ s }).toString().slice(2)]))
 
 /** `value` with every key and string through `hide`. */
 const hideJson = (value: unknown, hide: (text: string) => string): unknown =>
@@ -80,19 +95,33 @@ export const requestOf = (method: string, path: string, text: string): RecordedR
   return body === undefined ? { method, path } : { method, path, body }
 }
 
-/** The `access_token` a token answer's text holds, if it holds one. */
-export const accessTokenOf = (text: string): string | undefined => {
-  const body = parseJson(text)
-  return isRecord(body) && typeof body["access_token"] === "string" ? body["access_token"] : undefined
+/** `value` with the string of every token field, at any depth, through `token`. */
+const withTokens = (value: unknown, token: (text: string) => string): unknown =>
+  Array.isArray(value)
+    ? value.map((v) => withTokens(v, token))
+    : isRecord(value)
+    ? Object.fromEntries(
+      Object.entries(value).map(([k, v]) => {
+        const isToken = tokenField.test(k) && typeof v === "string"
+        return [k, isToken ? token(v) : withTokens(v, token)]
+      })
+    )
+    : value
+
+/** The tokens the token fields of an answer's JSON text hold (`access_token`, `refresh_token`, `id_token`...). */
+export const tokensOf = (text: string): Array<string> => {
+  const found: Array<string> = []
+  withTokens(parseJson(text), (token) => {
+    found.push(token)
+    return token
+  })
+  return found
 }
 
-/** An answer as recorded: a JSON body as JSON (a token answer's `access_token` the placeholder). */
+/** An answer as recorded: a JSON body as JSON, every token field's value the placeholder. */
 export const responseOf = (status: number, headers: Readonly<Record<string, string>>, text: string) => {
-  const body = parseJson(text)
-  const kept = isRecord(body) && typeof body["access_token"] === "string"
-    ? { ...body, access_token: placeholderToken }
-    : body
-  return kept === undefined ? { status, headers, ...(text === "" ? {} : { text }) } : { status, headers, body: kept }
+  const body = withTokens(parseJson(text), () => placeholderToken)
+  return body === undefined ? { status, headers, ...(text === "" ? {} : { text }) } : { status, headers, body }
 }
 
 /** `exchange` with every text, key and header through `hide` (the mask of the secrets of the run). */
@@ -137,9 +166,18 @@ const without = (value: unknown, ignore: ReadonlySet<string>): unknown =>
     ? Object.fromEntries(Object.entries(value).flatMap(([k, v]) => ignore.has(k) ? [] : [[k, without(v, ignore)]]))
     : value
 
-/** What a request is matched by: method, path, canonical body without the ignored fields. */
+/** `path` with its query's parameters sorted by name (a repeated one's values kept in their order). */
+export const canonicalPath = (path: string): string => {
+  const at = path.indexOf("?")
+  if (at < 0) return path
+  const query = new URLSearchParams(path.slice(at + 1))
+  query.sort()
+  return `${path.slice(0, at)}?${query}`
+}
+
+/** What a request is matched by: method, path with canonical query, canonical body without the ignored fields. */
 const keyOf = (request: RecordedRequest, ignore: ReadonlySet<string>): string =>
-  `${request.method} ${request.path} ${canonical(without(request.body, ignore))}`
+  `${request.method} ${canonicalPath(request.path)} ${canonical(without(request.body, ignore))}`
 
 /** Where two JSON values differ (`rows[0].query.owner`), and the values there; `at` names where they are. */
 const differences = (recorded: unknown, sent: unknown, at: string): Array<readonly [string, unknown, unknown]> => {
@@ -157,27 +195,37 @@ const differences = (recorded: unknown, sent: unknown, at: string): Array<readon
 }
 
 /** A value in a few words. */
-const brief = (value: unknown): string => {
+export const brief = (value: unknown): string => {
   const text = value === undefined ? "nothing" : canonical(value)
   return text.length > 60 ? text.slice(0, 59) + "…" : text
 }
 
-/** What sets `sent` apart from `recorded`, the method counting most, then the path, then each field. */
-const compare = (recorded: RecordedRequest, sent: RecordedRequest, ignore: ReadonlySet<string>) => {
+/**
+ * What sets `sent` apart from `recorded`, the method counting most, then the path, then each field;
+ * `text` is the body sent, named when it is not JSON.
+ */
+const compare = (recorded: RecordedRequest, sent: RecordedRequest, ignore: ReadonlySet<string>, text: string) => {
   const fields = differences(without(recorded.body, ignore), without(sent.body, ignore), "body")
+  const samePath = canonicalPath(recorded.path) === canonicalPath(sent.path)
   const told = [
     ...(recorded.method === sent.method ? [] : [`method: recorded ${recorded.method}, sent ${sent.method}`]),
-    ...(recorded.path === sent.path ? [] : [`path: recorded ${recorded.path}, sent ${sent.path}`]),
-    ...fields.map(([at, was, is]) => `${at}: recorded ${brief(was)}, sent ${brief(is)}`)
+    ...(samePath ? [] : [`path: recorded ${recorded.path}, sent ${sent.path}`]),
+    ...fields.map(([at, was, is]) =>
+      `${at}: recorded ${brief(was)}, sent ${
+        at === "body" && is === undefined && text !== "" ? `${brief(text)}, not JSON` : brief(is)
+      }`
+    )
   ]
-  const score = (recorded.method === sent.method ? 0 : 1000) + (recorded.path === sent.path ? 0 : 100)
+  const score = (recorded.method === sent.method ? 0 : 1000) + (samePath ? 0 : 100)
   return { score: score + fields.length, told }
 }
 
-/** Why no recorded exchange answers `sent`: the closest recorded request, and how it differs. */
-export const missOf = (cassette: Cassette, sent: RecordedRequest, ignore: ReadonlySet<string>): string => {
-  const head = `the cassette holds no ${sent.method} ${sent.path}${"body" in sent ? " with this body" : ""}`
-  const ranked = cassette.exchanges.map((e, i) => ({ i, ...compare(e.request, sent, ignore) }))
+/** Why no recorded exchange answers `sent` (whose body was `text`): the closest recorded request, and how it differs. */
+export const missOf = (cassette: Cassette, sent: RecordedRequest, ignore: ReadonlySet<string>, text = ""): string => {
+  const head = `the cassette holds no ${sent.method} ${sent.path}${
+    "body" in sent || text !== "" ? " with this body" : ""
+  }`
+  const ranked = cassette.exchanges.map((e, i) => ({ i, ...compare(e.request, sent, ignore, text) }))
     .sort((a, b) => a.score - b.score)
   const best = ranked[0]
   if (best === undefined) return `${head}: it holds no exchange`
@@ -226,33 +274,15 @@ export const player = (start: Cassette, ignore: ReadonlySet<string>): Player => 
   }
 }
 
-const end = "\n  ]\n}\n"
-const entry = (exchange: Exchange) => JSON.stringify(exchange, null, 2).replace(/^/gm, "    ")
-
-/** A cassette's file: pretty-printed, one exchange per entry. */
-export const write = (cassette: Cassette): string =>
-  `{\n  "version": 1,\n  "exchanges": [\n${cassette.exchanges.map(entry).join(",\n")}${end}`
-
-/** How a file `write` wrote comes to hold `exchange` too: the characters to cut at its end, and the text to add. */
-export const appended = (exchange: Exchange) => ({ cut: end.length, text: `,\n${entry(exchange)}${end}` })
-
-/** Whether a recorded response can be sent: a status from 200 to 599, text headers, no body on a 204 or 304. */
-const answerable = (r: Record<string, unknown>): boolean =>
-  Number.isInteger(r["status"]) && Number(r["status"]) >= 200 && Number(r["status"]) <= 599 &&
-  isRecord(r["headers"]) && Object.values(r["headers"]).every((h) => typeof h === "string") &&
-  (r["text"] === undefined || typeof r["text"] === "string") &&
-  ((r["status"] !== 204 && r["status"] !== 304) || (r["body"] === undefined && !r["text"]))
-
-/** The cassette a file holds, or why it holds none. */
-export const read = (text: string): Cassette | string => {
-  const value = parseJson(text)
-  if (!isRecord(value) || value["version"] !== 1 || !Array.isArray(value["exchanges"])) {
-    return "expected a cassette: {\"version\": 1, \"exchanges\": [...]}"
-  }
-  const bad = value["exchanges"].findIndex((e: unknown) =>
-    !isRecord(e) || !isRecord(e["request"]) || typeof e["request"]["method"] !== "string" ||
-    typeof e["request"]["path"] !== "string" || !isRecord(e["response"]) ||
-    !answerable(e["response"])
-  )
-  return bad < 0 ? value as unknown as Cassette : `exchange ${bad + 1} is not a request and its response`
-}
+/** Why `path` and `options` of a cassette cannot be used, naming the option, if they cannot. */
+export const optionsProblem = (path: unknown, options: unknown): readonly [string, string] | undefined =>
+  typeof path !== "string" || path === ""
+    ? ["path", "expected the path of a file"]
+    : !isRecord(options)
+    ? ["options", "expected an object: { mode, ignore }"]
+    : !["record", "replay", "auto"].includes(String(options["mode"]))
+    ? ["mode", `expected "record", "replay" or "auto", found ${brief(options["mode"])}`]
+    : options["ignore"] !== undefined &&
+        !(Array.isArray(options["ignore"]) && options["ignore"].every((f) => typeof f === "string"))
+    ? ["ignore", "expected a list of field names"]
+    : undefined

@@ -12,10 +12,11 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Clock, ConfigError, Effect, Redacted } from "effect"
+import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as Core from "../core/cassette.js"
+import * as File from "../core/cassetteFile.js"
 import { entryOf } from "../core/journal.js"
-import { maskOf } from "../core/mask.js"
 import * as SearchIndex from "../core/searchIndex.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { faultResponse } from "./App.js"
@@ -48,16 +49,66 @@ const endpoints: Readonly<Record<string, State.Endpoint>> = {
 const endpointOf = (path: string): State.Endpoint | undefined =>
   Object.hasOwn(endpoints, path) ? endpoints[path] : path.startsWith(`${apiPath}/design/`) ? "design" : undefined
 
-const invalid = (file: string, why: string) => ConfigError.InvalidData(["cassette"], `cassette ${file}: ${why}`)
+const invalid = (file: string, why: string, option = "cassette") =>
+  ConfigError.InvalidData([option], `cassette ${file}: ${why}`)
 
-/** The cassette of `file`: none to start a recording, or an absent file in `auto`. */
-const load = (file: string, mode: CassetteOptions["mode"]): Effect.Effect<Core.Cassette, ConfigError.ConfigError> =>
-  mode === "record" || (mode === "auto" && !fs.existsSync(file))
-    ? Effect.succeed({ version: 1, exchanges: [] })
-    : Effect.try({ try: () => fs.readFileSync(file, "utf8"), catch: (e) => invalid(file, String(e)) }).pipe(
-      Effect.map(Core.read),
-      Effect.flatMap((read) => typeof read === "string" ? Effect.fail(invalid(file, read)) : Effect.succeed(read))
-    )
+/** Whether the process `pid` runs: one not ours to signal does, and so does one not written yet (`NaN`). */
+const running = (pid: number) => {
+  try {
+    return !(pid > 0) || process.kill(pid, 0)
+  } catch (e) {
+    return (e as { code?: unknown }).code === "EPERM"
+  }
+}
+
+/**
+ * The recording lock of `file` for the scope: `FILE.lock`, created only where none is, holding the
+ * process id. A lock whose process has ended (a crash) is taken over; one held fails.
+ */
+const lock = (file: string): Effect.Effect<void, ConfigError.ConfigError, Scope.Scope> => {
+  const path = `${file}.lock`
+  /** `undefined` once taken, else the process that holds it. */
+  const take = (tries: number): string | undefined => {
+    try {
+      return void fs.writeFileSync(path, String(process.pid), { flag: "wx" })
+    } catch (e) {
+      if (tries === 0 || (e as { code?: unknown }).code !== "EEXIST") throw e
+      const holder = fs.readFileSync(path, "utf8")
+      if (running(Number(holder))) return holder
+      fs.rmSync(path, { force: true })
+      return take(tries - 1)
+    }
+  }
+  return Effect.acquireRelease(
+    Effect.try({ try: () => take(2), catch: (e) => invalid(file, `cannot record into it: ${String(e)}`) }),
+    (holder) => holder === undefined ? Effect.ignore(Effect.try(() => fs.rmSync(path, { force: true }))) : Effect.void
+  ).pipe(Effect.flatMap((holder) =>
+    holder === undefined
+      ? Effect.void
+      : Effect.fail(
+        invalid(file, `another recording into it runs (process ${holder}; its lock ${path} goes when it ends)`)
+      )
+  ))
+}
+
+/**
+ * The cassette of `file` once its options are checked: none to start a recording, or an absent file
+ * in `auto`. A recording holds the file's lock; a path that is not a regular file is refused (a
+ * device would be read for ever, `/dev/zero`; a pipe would block).
+ */
+const load = (file: string, options: CassetteOptions) =>
+  Effect.gen(function*() {
+    const problem = Core.optionsProblem(file, options)
+    if (problem !== undefined) return yield* Effect.fail(invalid(file, problem.join(": "), problem[0]))
+    const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (e) => invalid(file, String(e)) })
+    const stat = yield* attempt(() => fs.statSync(file, { throwIfNoEntry: options.mode === "replay" }))
+    if (stat !== undefined && !stat.isFile()) return yield* Effect.fail(invalid(file, "it is not a regular file"))
+    if (options.mode !== "replay") yield* lock(file)
+    const read = stat === undefined || options.mode === "record"
+      ? { version: 1 as const, exchanges: [] }
+      : File.read(yield* attempt(() => fs.readFileSync(file, "utf8")))
+    return typeof read === "string" ? yield* Effect.fail(invalid(file, read)) : read
+  })
 
 /** A recorded (or live) answer. */
 const answer = ({ headers, status }: Core.RecordedResponse, text: string) =>
@@ -73,10 +124,14 @@ const answer = ({ headers, status }: Core.RecordedResponse, text: string) =>
  * @since 0.3.0
  * @category constructors
  */
-export const make = (file: string, options: CassetteOptions): Effect.Effect<Sandbox, ConfigError.ConfigError> =>
+export const make = (
+  file: string,
+  options: CassetteOptions
+): Effect.Effect<Sandbox, ConfigError.ConfigError, Scope.Scope> =>
   Effect.gen(function*() {
+    const loaded = yield* load(file, options)
     const ignore = new Set(options.ignore ?? [])
-    const player = Core.player(yield* load(file, options.mode), ignore)
+    const player = Core.player(loaded, ignore)
     const upstream = options.mode === "replay" ? undefined : {
       settings: yield* Effect.orElse(
         Effect.serviceOptional(DesignSearchConfig.DesignSearchConfig),
@@ -97,10 +152,10 @@ export const make = (file: string, options: CassetteOptions): Effect.Effect<Sand
     /** Writes the file whole once, then only what an added exchange changes at its end. */
     const save = (exchange: Core.Exchange) => {
       if (written) {
-        const { cut, text } = Core.appended(exchange)
+        const { cut, text } = File.appended(exchange)
         fs.truncateSync(file, fs.statSync(file).size - cut)
         fs.appendFileSync(file, text)
-      } else fs.writeFileSync(file, Core.write(player.cassette()))
+      } else fs.writeFileSync(file, File.write(player.cassette()))
       written = true
     }
 
@@ -123,9 +178,9 @@ export const make = (file: string, options: CassetteOptions): Effect.Effect<Sand
         Effect.flatMap((response) => Effect.map(response.text, (body) => ({ response, body }))),
         Effect.flatMap(({ body, response }) => {
           const live = Core.responseOf(response.status, Core.keptHeaders(response.headers), body)
-          tokens.add(Core.accessTokenOf(body) ?? "")
+          Core.tokensOf(body).forEach((token) => tokens.add(token))
           const secret = Redacted.value(settings.clientSecret)
-          const mask = maskOf([secret, `${settings.clientId}:${secret}`, ...tokens])
+          const mask = Core.maskFor([secret, `${settings.clientId}:${secret}`, ...tokens])
           const kept = Core.scrub({ request: sent, response: live }, mask.text)
           return (player.add(kept) ?
             Effect.try({ try: () => save(kept), catch: String })
@@ -159,7 +214,8 @@ export const make = (file: string, options: CassetteOptions): Effect.Effect<Sand
         const played = live ? undefined : player.play(sent)
         if (played !== undefined) return answer(played.response, Core.bodyText(played.response))
         if (upstream !== undefined) return yield* record(upstream, request, sent, text)
-        return errors(501, [{ code: "CASSETTE_MISS", detail: Core.missOf(player.cassette(), sent, ignore) }])
+        const detail = Core.missOf(player.cassette(), sent, ignore, Core.maskFor(secrets).text(text))
+        return errors(501, [{ code: "CASSETTE_MISS", detail }])
       })
 
     const app = Effect.gen(function*() {

@@ -7,9 +7,9 @@ import * as Sandbox from "../../Sandbox.js"
 import type { SandboxInput } from "../Inputs.js"
 import * as Output from "../Output.js"
 
-/** Quotes a value for a POSIX shell when it needs it. */
+/** A value as a POSIX shell reads it: in single quotes unless it holds only characters no shell treats apart. */
 const shellQuote = (value: string): string =>
-  /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'"'"'`)}'`
+  /^[A-Za-z0-9_:./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'"'"'`)}'`
 
 export const handle = (args: SandboxInput) =>
   Effect.gen(function*() {
@@ -18,8 +18,8 @@ export const handle = (args: SandboxInput) =>
     yield* Output.stdout([
       `export IPAUSTRALIA_CLIENT_ID=${shellQuote(served.sandbox.clientId)}`,
       `export IPAUSTRALIA_CLIENT_SECRET=${shellQuote(served.sandbox.clientSecret)}`,
-      `export IPAUSTRALIA_AUTH_URL=${served.url}`,
-      `export IPAUSTRALIA_BASE_URL=${served.baseUrl}`
+      `export IPAUSTRALIA_AUTH_URL=${shellQuote(served.url)}`,
+      `export IPAUSTRALIA_BASE_URL=${shellQuote(served.baseUrl)}`
     ].join("\n"))
     const what = cassette === undefined ? Output.counted(served.sandbox.designCount, "design") : `cassette ${cassette}`
     yield* Output.stderr(
