@@ -228,7 +228,7 @@ export const make = (
       const entry = entryOf<State.Endpoint, State.Fault>(secrets, request, received)
       const fault = State.receive(state, entry)
       const response = yield* answerTo(request, sent, endpoint, fault, text)
-      entry.status = response.status
+      if (fault?.kind !== "reset") entry.status = response.status
       return response
     })
     const control = Control.make(state, SearchIndex.make([]))
