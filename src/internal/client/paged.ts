@@ -15,6 +15,7 @@ import type {
   SearchResult
 } from "../../Designs.js"
 import { maxPageSize } from "../../Designs.js"
+import * as NumberSet from "./numberSet.js"
 
 /**
  * The toolkit's one "then get each": `get` of every number, `concurrency` at once, emitted in the
@@ -115,19 +116,6 @@ const pagesOf = (count: number, pageSize: number) => Math.ceil(count / pageSize)
 const warning = (code: string, detail: string): Message => ({ code, detail, severity: "warning" })
 
 /**
- * The key a design number is remembered by: a number of up to nine digits without a leading zero
- * (what the register's numbers are) as an integer, which a `Set` holds in a third of a string's
- * memory; any other as itself. The set of a stream grows with the designs it emits.
- */
-const keyOf = (n: string): string | number => /^[1-9]\d{0,8}$/.test(n) ? Number(n) : n
-
-/** Whether `design` is not among those `emitted` by this run of a stream, which it joins if so. */
-const firstTime = (emitted: Set<string | number>, design: Design): boolean => {
-  const key = keyOf(design.number)
-  return !emitted.has(key) && (emitted.add(key), true)
-}
-
-/**
  * The designs of `request` from page `startPage` on, in order, each once. `E` is the operations'
  * failure; a refusal of the first page request switches to the fallback instead of failing.
  *
@@ -141,14 +129,14 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
   { concurrency, onNotFound, onPage = () => Effect.void, pageSize, startPage }: CheckedPagedOptions
 ): Stream.Stream<Design, E | NotFoundError> => {
   /** A run of the stream over the paged operation; `emitted` is that run's own. */
-  const paged = (first: ApiResponse<DesignPage>, emitted: Set<string | number>): Stream.Stream<Design, E> => {
+  const paged = (first: ApiResponse<DesignPage>, emitted: NumberSet.NumberSet): Stream.Stream<Design, E> => {
     const { count } = first.data
     const pages = pagesOf(count, pageSize)
 
     /** A page read in order: its designs not emitted before (each is emitted once), set aside now. */
     const sift = (pageNumber: number, page: ApiResponse<DesignPage>) => {
       const { designs } = page.data
-      const kept = designs.filter((d) => firstTime(emitted, d))
+      const kept = designs.filter((d) => emitted.add(d.number))
       return { pageNumber, page, kept, short: designs.length < pageSize }
     }
     type Sifted = ReturnType<typeof sift>
@@ -205,8 +193,8 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
       const numbers = [...new Set(search.data.designNumbers)]
       const pages = pagesOf(numbers.length, pageSize)
       // A get answered with a design already emitted (under another number) is not emitted again.
-      const emitted = new Set<string | number>()
-      const once = (design: Option.Option<Design>) => Option.filter(design, (d) => firstTime(emitted, d))
+      const emitted = NumberSet.make()
+      const once = (design: Option.Option<Design>) => Option.filter(design, (d) => emitted.add(d.number))
       const notices: Array<Message> = [warning(
         pagedSearchUnavailable,
         `the paged search was refused (HTTP ${refusal.status}); each design is fetched on its own`
@@ -251,7 +239,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
     return Stream.unwrap(
       deps.searchPage({ ...request, pageNumber: startPage, pageSize }).pipe(
         // The numbers emitted so far: a design the results moved onto a later page is emitted once.
-        Effect.map((first) => paged(first, new Set())),
+        Effect.map((first) => paged(first, NumberSet.make())),
         Effect.catchIf(isRefusal, (refusal) => Effect.sync(() => (deps.remember(refusal), fallback(refusal))))
       )
     )
