@@ -14,7 +14,8 @@ const pending = 4096
 
 /** Whether `sorted[0, size)` holds `key`, by bisection. */
 const holds = (sorted: Uint32Array, size: number, key: number) => {
-  let [low, high] = [0, size]
+  let low = 0
+  let high = size
   while (low < high) {
     const middle = (low + high) >>> 1
     if (sorted[middle]! < key) low = middle + 1
@@ -25,7 +26,7 @@ const holds = (sorted: Uint32Array, size: number, key: number) => {
 
 /** A set of design numbers, each added once: `add` tells whether it was not there yet. */
 export const make = () => {
-  let sorted = new Uint32Array(pending)
+  let sorted = new Uint32Array(0)
   let size = 0
   const recent = new Set<number>()
   const others = new Set<string>()
@@ -39,8 +40,11 @@ export const make = () => {
       larger.set(sorted.subarray(0, size))
       sorted = larger
     }
-    let [i, j, k] = [size - 1, incoming.length - 1, size + incoming.length - 1]
-    while (j >= 0) sorted[k--] = i >= 0 && sorted[i]! > incoming[j]! ? sorted[i--]! : incoming[j--]!
+    let i = size - 1
+    let j = incoming.length - 1
+    for (let k = size + incoming.length - 1; j >= 0; k--) {
+      sorted[k] = i >= 0 && sorted[i]! > incoming[j]! ? sorted[i--]! : incoming[j--]!
+    }
     size += incoming.length
   }
 
