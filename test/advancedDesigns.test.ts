@@ -371,6 +371,37 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
       expect(told[1]?.messages.map((m) => m.code)).toEqual([DesignSearchClient.repeatedDesigns])
     }))
 
+  it.effect("thousands of designs in no order, repeated pages apart, numbers of any form: each is emitted once", () =>
+    Effect.gen(function*() {
+      // 90 new designs a page, in a scrambled order of numbers, with a number of another form; then
+      // 10 repeats of earlier pages' designs, some thousands of designs back.
+      const pages = 200
+      const fresh = (p: number) => [
+        ...Array.from({ length: 89 }, (_, i) => String(1 + ((p * 89 + i) * 7919) % 100_003)),
+        [`0${p}`, `AU${p}`, `1234567890${p}`][p % 3]!
+      ]
+      const asAnswer = (numbers: ReadonlyArray<string>) => ({
+        data: { count: pages * 100, designs: numbers.map((number) => ({ number }) as Designs.Design) },
+        messages: []
+      })
+      const { deps: d } = deps((p) =>
+        asAnswer([
+          ...fresh(p),
+          ...(p === 0
+            ? fresh(pages).slice(0, 10)
+            : Array.from({ length: 10 }, (_, i) => fresh((p * 7 + i) % p)[(p + i * 9) % 90]!))
+        ])
+      )
+      const { numbers, told } = yield* collect(d, { pageSize: 100, concurrency: 4 })
+      const expected = Array.from(
+        { length: pages },
+        (_, p) => [...fresh(p), ...(p === 0 ? fresh(pages).slice(0, 10) : [])]
+      ).flat()
+      expect(new Set(expected).size).toBe(expected.length)
+      expect(numbers).toEqual(expected)
+      expect(told.map((p) => p.designs)).toEqual([100, ...Array.from({ length: pages - 1 }, () => 90)])
+    }))
+
   it.effect("in the fallback, gets answered with a design already emitted do not emit it again", () =>
     Effect.gen(function*() {
       const d: PagedDeps<never> = {

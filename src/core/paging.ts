@@ -1,7 +1,7 @@
 /**
- * What the paged stream of full designs says and remembers, as plain data: the codes and texts of
- * its warnings, its options' problems, and the designs it has emitted. Each edition streams with
- * its own `Stream`; the counts and words are the same.
+ * What the paged stream of full designs says, as plain data: the codes and texts of its warnings
+ * and its options' problems (what it remembers is `numberSet.ts`). Each edition streams with its
+ * own `Stream`; the counts and words are the same.
  */
 import type { Message } from "./wire.js"
 
@@ -60,16 +60,3 @@ export const fewerListedWarning = (count: number, listed: number): Message =>
     fewerThanCounted,
     `the search counted ${count} designs and listed ${listed}: only those listed are fetched`
   )
-
-/**
- * The key a design number is remembered by: a number of up to nine digits without a leading zero
- * (what the register's numbers are) as an integer, which a `Set` holds in a third of a string's
- * memory; any other as itself. The set of a stream grows with the designs it emits.
- */
-const keyOf = (n: string): string | number => /^[1-9]\d{0,8}$/.test(n) ? Number(n) : n
-
-/** Whether the design numbered `number` is not among those `emitted` by this run of a stream, which it joins if so. */
-export const firstTime = (emitted: Set<string | number>, number: string): boolean => {
-  const key = keyOf(number)
-  return !emitted.has(key) && (emitted.add(key), true)
-}

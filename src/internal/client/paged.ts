@@ -6,14 +6,8 @@
  */
 import { Effect, Option, Stream } from "effect"
 import type { ApiResponse, ForbiddenError, Message, NotFoundError, UnexpectedResponseError } from "../../ApiError.js"
-import {
-  fewerListedWarning,
-  firstTime,
-  pagesOf,
-  refusedWarning,
-  repeatedWarning,
-  shortPageWarning
-} from "../../core/paging.js"
+import * as NumberSet from "../../core/numberSet.js"
+import { fewerListedWarning, pagesOf, refusedWarning, repeatedWarning, shortPageWarning } from "../../core/paging.js"
 import type {
   AdvancedSearchRequest,
   Design,
@@ -118,14 +112,14 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
   { concurrency, onNotFound, onPage = () => Effect.void, pageSize, startPage }: CheckedPagedOptions
 ): Stream.Stream<Design, E | NotFoundError> => {
   /** A run of the stream over the paged operation; `emitted` is that run's own. */
-  const paged = (first: ApiResponse<DesignPage>, emitted: Set<string | number>): Stream.Stream<Design, E> => {
+  const paged = (first: ApiResponse<DesignPage>, emitted: NumberSet.NumberSet): Stream.Stream<Design, E> => {
     const { count } = first.data
     const pages = pagesOf(count, pageSize)
 
     /** A page read in order: its designs not emitted before (each is emitted once), set aside now. */
     const sift = (pageNumber: number, page: ApiResponse<DesignPage>) => {
       const { designs } = page.data
-      const kept = designs.filter((d) => firstTime(emitted, d.number))
+      const kept = designs.filter((d) => emitted.add(d.number))
       return { pageNumber, page, kept, short: designs.length < pageSize }
     }
     type Sifted = ReturnType<typeof sift>
@@ -169,8 +163,8 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
       const numbers = [...new Set(search.data.designNumbers)]
       const pages = pagesOf(numbers.length, pageSize)
       // A get answered with a design already emitted (under another number) is not emitted again.
-      const emitted = new Set<string | number>()
-      const once = (design: Option.Option<Design>) => Option.filter(design, (d) => firstTime(emitted, d.number))
+      const emitted = NumberSet.make()
+      const once = (design: Option.Option<Design>) => Option.filter(design, (d) => emitted.add(d.number))
       const notices: Array<Message> = [refusedWarning(refusal.status)]
       if (search.data.count > numbers.length) notices.push(fewerListedWarning(search.data.count, numbers.length))
       // Like the paged operation, a page past the end is told, with no designs.
@@ -207,7 +201,7 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
     return Stream.unwrap(
       deps.searchPage({ ...request, pageNumber: startPage, pageSize }).pipe(
         // The numbers emitted so far: a design the results moved onto a later page is emitted once.
-        Effect.map((first) => paged(first, new Set())),
+        Effect.map((first) => paged(first, NumberSet.make())),
         Effect.catchIf(isRefusal, (refusal) => Effect.sync(() => (deps.remember(refusal), fallback(refusal))))
       )
     )
