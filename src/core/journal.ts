@@ -3,12 +3,13 @@
  * request (no client secret, no token, in any form the mask knows), and the ring that keeps the
  * last entries and counts the ones it dropped.
  */
+import type { Seen } from "./faultMatch.js"
 import { masked, maskOf } from "./mask.js"
 
 /**
  * A request the sandbox received, as it keeps it (`entryOf`): `Authorization` shows only its scheme,
  * a value named as a credential shows `[redacted]`, and every other text is masked of the client
- * secret, of the request's own credentials and of tokens.
+ * secret and of the request's own credentials (each from `minCredentialLength` characters) and of tokens.
  */
 export interface JournalEntry<Target extends string = string, Fault = unknown> {
   /** When it arrived, in milliseconds since the epoch on the sandbox's `Clock`. */
@@ -63,8 +64,9 @@ export interface Received<Target extends string> {
 const jwt = /eyJ[\w-]*\.[\w-]+\.[\w-]*/g
 
 /**
- * The fewest characters of a request's own `Authorization` credentials looked for in the rest of
- * it: a shorter one cannot be told from ordinary text (with `Bearer t`, every "t" would go).
+ * The fewest characters of a secret (the sandbox's client secret, a request's own `Authorization`
+ * credentials) looked for in the rest of a request: a shorter one cannot be told from ordinary text
+ * (with a secret `test`, "chair test" would go). Shorter, it is hidden only where it is a credential.
  */
 export const minCredentialLength = 8
 
@@ -97,17 +99,6 @@ const redacted = (value: unknown): unknown =>
     ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, credentialName.test(k) ? masked : redacted(v)]))
     : value
 
-/** JSON with its credentials' fields redacted; else the text, whole `[redacted]` if it names a credential. */
-const jsonOrText = (text: string): unknown => {
-  try {
-    const value: unknown = JSON.parse(text)
-    if (nestsWithin(value)) return redacted(value)
-  } catch {
-    // not JSON: kept as text
-  }
-  return credentialName.test(text) ? masked : text
-}
-
 /** `fields` as an object, every name and value scrubbed, a credential's value replaced whatever it holds. */
 const formOf = (fields: URLSearchParams, scrub: (text: string) => string) =>
   Object.fromEntries(Array.from(fields, ([k, v]) => [scrub(k), credentialName.test(k) ? masked : scrub(v)]))
@@ -124,27 +115,63 @@ const credentialsOf = (authorization: string): ReadonlyArray<string> => {
     // not base64: the credentials as sent only
   }
   return [credentials, decoded, decoded.slice(decoded.indexOf(":") + 1)]
-    .filter((c) => c.length >= minCredentialLength)
+}
+
+/** Whether `body` is a form: sent as one, or without `Content-Type` when it parses as one (`name=value` joined by `&`). */
+const isForm = (headers: Request["headers"], body: string): boolean => {
+  const type = (headers["content-type"] ?? "").trim().toLowerCase()
+  return type === ""
+    ? /^[^&=\s]+=[^&\s]*(?:&[^&=\s]+=[^&\s]*)*$/.test(body)
+    : type.startsWith("application/x-www-form-urlencoded")
+}
+
+/** JSON that nests within `maxNesting`, parsed; else undefined. */
+const jsonOf = (text: string): unknown => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return nestsWithin(value) ? value : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /**
- * The journal entry of `request`: masked of `secrets` (whatever their length), of the credentials of
- * its `Authorization` (at least `minCredentialLength` characters) and of anything shaped like a
- * token; every value named as a credential (`credentialName`) redacted. A body is read as a form
- * when sent as one, or without `Content-Type` when it parses as one (`name=value` joined by `&`).
+ * `request` as it arrived, as faults match it: its raw path and body (a form's fields, parsed JSON,
+ * or the text), nothing masked. Never stored.
+ */
+export const seenOf = <Target extends string>(
+  { headers }: Request,
+  { body, path, target }: Received<Target>
+): Seen => ({
+  target,
+  path,
+  body: body === undefined || body === ""
+    ? undefined
+    : isForm(headers, body)
+    ? Object.fromEntries(new URLSearchParams(body))
+    : jsonOf(body) ?? body
+})
+
+/**
+ * The journal entry of `request`: masked of `secrets` and of the credentials of its `Authorization`
+ * (each of at least `minCredentialLength` characters) and of anything shaped like a token; every
+ * value named as a credential (`credentialName`) redacted, and JSON text that names one, whole.
  */
 export const entryOf = <Target extends string, Fault>(
   secrets: ReadonlyArray<string>,
   { headers, method, url }: Request,
   { body, path, target, time }: Received<Target>
 ): Writable<JournalEntry<Target, Fault>> => {
-  const mask = maskOf([...secrets, ...credentialsOf(headers["authorization"] ?? "")])
+  const mask = maskOf(
+    [...secrets, ...credentialsOf(headers["authorization"] ?? "")].filter((s) => s.length >= minCredentialLength)
+  )
   const scrub = (text: string) => mask.text(text).replace(jwt, masked)
   const parsed = URL.canParse(url, "http://sandbox.invalid") ? new URL(url, "http://sandbox.invalid") : undefined
-  const type = (headers["content-type"] ?? "").trim().toLowerCase()
-  const isForm = type === ""
-    ? /^[^&=\s]+=[^&\s]*(?:&[^&=\s]+=[^&\s]*)*$/.test(body ?? "")
-    : type.startsWith("application/x-www-form-urlencoded")
+  /** JSON with its credentials' fields redacted; else the text, whole `[redacted]` if it names a credential. */
+  const jsonOrText = (text: string): unknown => {
+    const value = jsonOf(text)
+    return value !== undefined ? redacted(value) : credentialName.test(text) ? masked : text
+  }
   /** `Authorization` (or `Proxy-Authorization`) as its scheme, a credential's value `[redacted]`. */
   const headerValue = (name: string, value: string) => {
     const [scheme = "", ...credentials] = value.trim().split(/\s+/)
@@ -162,7 +189,7 @@ export const entryOf = <Target extends string, Fault>(
     ),
     ...(body === undefined || body === ""
       ? {}
-      : { body: isForm ? formOf(new URLSearchParams(body), scrub) : jsonOrText(scrub(body)) })
+      : { body: isForm(headers, body) ? formOf(new URLSearchParams(body), scrub) : jsonOrText(scrub(body)) })
   }
 }
 

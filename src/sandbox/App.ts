@@ -6,7 +6,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Schema } from "effect"
 import type { ParseResult } from "effect"
-import { entryOf } from "../core/journal.js"
+import { entryOf, seenOf } from "../core/journal.js"
 import * as Jwt from "../core/jwt.js"
 import * as Answers from "../core/sandboxAnswers.js"
 import type { ResultField } from "../core/sandboxAnswers.js"
@@ -212,7 +212,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
     const time = yield* Clock.currentTimeMillis
     const received = { time, path, target: target?.endpoint, body: Either.getOrUndefined(read) }
     const entry = entryOf<Endpoint, Fault>(config.secrets, request, received)
-    const fault = receive(state, entry)
+    const fault = receive(state, entry, seenOf(request, received))
     const latency = config.latency()
     if (latency > 0) yield* abandonable(Effect.sleep(Duration.millis(latency)))
     const response = yield* Effect.merge(Effect.gen(function*() {

@@ -16,7 +16,7 @@ import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as Core from "../core/cassette.js"
 import * as File from "../core/cassetteFile.js"
-import { entryOf } from "../core/journal.js"
+import { entryOf, seenOf } from "../core/journal.js"
 import * as SearchIndex from "../core/searchIndex.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { faultResponse } from "./App.js"
@@ -226,7 +226,7 @@ export const make = (
       const endpoint = endpointOf(pathname)
       const received = { time: yield* Clock.currentTimeMillis, path: pathname, target: endpoint, body: text }
       const entry = entryOf<State.Endpoint, State.Fault>(secrets, request, received)
-      const fault = State.receive(state, entry)
+      const fault = State.receive(state, entry, seenOf(request, received))
       const response = yield* answerTo(request, sent, endpoint, fault, text)
       if (fault?.kind !== "reset") entry.status = response.status
       return response

@@ -2,8 +2,8 @@
 import { Array as Arr, ParseResult, Predicate, Schema } from "effect"
 import type { Types } from "effect"
 import { faultQueue, fieldPathProblem, misplaced, take } from "../core/faultMatch.js"
-import type { FaultQueue, Match } from "../core/faultMatch.js"
-import { maxNesting, nestsWithin, push, ring } from "../core/journal.js"
+import type { FaultQueue, Match, Seen } from "../core/faultMatch.js"
+import { credentialName, maxNesting, nestsWithin, push, ring } from "../core/journal.js"
 import type { JournalEntry, Ring, Writable } from "../core/journal.js"
 
 /**
@@ -67,6 +67,18 @@ const BodyMatch = checkedRecord(
   fieldPathProblem
 )
 
+/**
+ * The body fields a journal query names: none named as a credential, since the journal keeps its
+ * value as `[redacted]` (`core/journal.ts`) and a filter on it could never match.
+ */
+const FilterBodyMatch = checkedRecord(
+  Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null),
+  (key) =>
+    fieldPathProblem(key) ?? (key.split(/[.[\]]/).some((name) => credentialName.test(name))
+      ? `${key} names a credential, which the journal keeps as [redacted]: no filter on it can match`
+      : undefined)
+)
+
 /** What a fault or a journal query names beside its target (`core/faultMatch.ts`); every field given must hold. */
 const matchFields = {
   path: Schema.optional(Schema.String),
@@ -83,14 +95,18 @@ const heldByTarget = <A extends Match & { readonly target?: string | undefined }
  * Which requests of the journal to read (`SandboxControl.requests`): a target and the fields of a
  * fault's `match`.
  */
-export const RequestFilter = heldByTarget(Schema.Struct({ target: Schema.optional(FaultTarget), ...matchFields }))
+export const RequestFilter = heldByTarget(Schema.Struct({
+  target: Schema.optional(FaultTarget),
+  ...matchFields,
+  body: Schema.optional(FilterBodyMatch)
+}))
 
 /** `RequestFilter` as the query of `GET /__sandbox/requests`: `pageNumber` a number in text, `body` JSON. */
 export const RequestQuery = heldByTarget(Schema.Struct({
   target: Schema.optional(FaultTarget),
   ...matchFields,
   pageNumber: Schema.optional(Schema.compose(Schema.NumberFromString, Schema.NonNegativeInt)),
-  body: Schema.optional(Schema.parseJson(BodyMatch))
+  body: Schema.optional(Schema.parseJson(FilterBodyMatch))
 }))
 
 const Uses = Schema.Int.pipe(Schema.between(1, 1_000_000))
@@ -187,14 +203,15 @@ export const reset = (state: State): void => {
 export const stats = ({ counts }: State): Stats => ({ ...counts, requests: { ...counts.requests } })
 
 /**
- * Where every request passes: it is journaled and, when routed, counted; it takes one use of the
- * fault that answers it (`core/faultMatch.ts`), if any, and the journal names it.
+ * Where every request passes: its (masked) entry is journaled and, when routed, counted; it takes
+ * one use of the fault that answers it as it arrived (`seen`, raw, never kept), if any, and the
+ * journal names it.
  */
-export const receive = (state: State, entry: Writable<Entry>): Fault | undefined => {
+export const receive = (state: State, entry: Writable<Entry>, seen: Seen): Fault | undefined => {
   push(state.journal, entry)
   if (entry.target === undefined) return undefined
   state.counts.requests[entry.target]++
-  const queued = take(state.faults, entry)
+  const queued = take(state.faults, seen)
   if (queued !== undefined) entry.fault = { index: queued.index, fault: queued.fault }
   return queued?.fault
 }
