@@ -151,7 +151,9 @@ describe("the journal, in process", () => {
         [{ body: { "rows[0": 1 } }, "expected a field path"],
         [{ target: "bogus" }, "bogus"],
         [{ target: "search", designNumber: chair }, "no search request has a designNumber"],
-        [{ pagenumber: 2 }, "pagenumber"]
+        [{ pagenumber: 2 }, "pagenumber"],
+        [{ target: "search", body: { pageToken: "abc" } }, "pageToken names a credential"],
+        [{ body: { "rows[0].query.apiKey": "x" } }, "rows[0].query.apiKey names a credential"]
       ] as const
       for (const [filter, says] of bad) {
         const error = yield* Effect.flip(control.requests(filter as never))

@@ -126,6 +126,68 @@ describe("matched faults, in process", () => {
     }).pipe(Effect.provide(clientLayer())))
 })
 
+/** A quick search sent as is, with a bearer the fault answers before: its status. */
+const quickSearch = (http: HttpClient.HttpClient, base: string, body: unknown) =>
+  Effect.map(
+    http.execute(
+      HttpClientRequest.post(`${base}${DesignSearchConfig.apiPath}/search/quick`).pipe(
+        HttpClientRequest.bearerToken("not-checked-before-a-fault"),
+        HttpClientRequest.bodyText(JSON.stringify(body), "application/json")
+      )
+    ),
+    (response) => response.status
+  )
+
+describe("matched faults see a request as it arrived, not as the journal masks it", () => {
+  it.effect("a body field named like a credential matches its value as sent; the journal keeps it [redacted]", () =>
+    Effect.gen(function*() {
+      const http = yield* HttpClient.HttpClient
+      const control = yield* Sandbox.SandboxControl
+      yield* control.injectFault({ target: "search", status: 503, match: { body: { pageToken: "abc" } } })
+      expect(yield* quickSearch(http, Sandbox.inProcessUrl, { query: "chair", pageToken: "other" })).not.toBe(503)
+      expect(yield* quickSearch(http, Sandbox.inProcessUrl, { query: "chair", pageToken: "abc" })).toBe(503)
+      const last = (yield* control.requests({ target: "search" })).entries.at(-1)
+      expect(last).toMatchObject({
+        status: 503,
+        fault: { index: 0 },
+        body: { query: "chair", pageToken: "[redacted]" }
+      })
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a short client secret is not looked for in other text: a fault and expectRequest on a query holding it match", () =>
+    Effect.gen(function*() {
+      const client = yield* Client
+      const control = yield* Sandbox.SandboxControl
+      yield* control.injectFault({ target: "search", status: 400, match: { body: { query: "chair test" } } })
+      expect(yield* outcomes([client.quickSearch({ query: "chair test" })])).toEqual(["BadRequestError"])
+      const found = yield* control.expectRequest({ target: "search", body: { query: "chair test" } })
+      expect(found).toMatchObject({ status: 400, fault: { index: 0 }, body: { query: "chair test" } })
+      // Where it is a credential, it is still hidden: the token form's client_secret.
+      const token = yield* control.expectRequest({ target: "token" })
+      expect(token.body).toMatchObject({ client_id: "a", client_secret: "[redacted]" })
+      expect(token.headers["authorization"] ?? "Basic").toBe("Basic")
+    }).pipe(Effect.provide(clientLayer({ sandbox: { clientId: "a", clientSecret: "test" } }))))
+
+  it.scopedLive("served, a fault on pageToken answers the request that sends it", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const http = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
+      const injected = yield* http.execute(
+        HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(`${served.url}/__sandbox/faults`), {
+          target: "search",
+          status: 503,
+          match: { body: { pageToken: "abc" } }
+        })
+      )
+      expect(injected.status).toBe(201)
+      expect(yield* quickSearch(http, served.url, { query: "chair", pageToken: "abc" })).toBe(503)
+      const { entries } = yield* served.control.requests({ target: "search" })
+      expect(entries.map((e) => [e.status, e.fault?.index, e.body])).toEqual([
+        [503, 0, { query: "chair", pageToken: "[redacted]" }]
+      ])
+    }))
+})
+
 describe("matched faults, served", () => {
   it.scopedLive("POST /__sandbox/faults takes the same fields; a bad one is a 422 pointing at it", () =>
     Effect.gen(function*() {
