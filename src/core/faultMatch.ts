@@ -5,7 +5,7 @@
 
 /** What a fault or a journal query may name beside its target; every field named must hold. */
 export interface Match {
-  /** The request's path, as the journal shows it. */
+  /** The request's path: as sent, for a fault; as the journal shows it, for a journal query. */
   readonly path?: string | undefined
   /** The design number a design request asks for (`fieldTargets`). */
   readonly designNumber?: string | undefined
@@ -26,7 +26,10 @@ export interface RequestFilter<Target extends string = string> extends Match {
   readonly target?: Target | "any" | undefined
 }
 
-/** A request as matching sees it: its target (absent when it has no route), path and parsed body. */
+/**
+ * A request as matching sees it: its target (absent when it has no route), path and parsed body;
+ * raw for a fault (`seenOf`), a masked journal entry for a journal query.
+ */
 export interface Seen {
   readonly target?: string | undefined
   readonly path: string

@@ -42,8 +42,9 @@ export interface Control {
   /** Drops faults, tokens, counters and the journal. Never fails. */
   readonly reset: Effect.Effect<void>
   /**
-   * The journal, only the requests `filter` names if given (`core/journal.ts` says what an entry
-   * keeps). Fails on a malformed filter, as `injectFault` on a malformed `match`.
+   * The journal, only the requests `filter` names if given, read as stored, masked (`core/journal.ts`
+   * says what an entry keeps). Fails on a malformed filter, as `injectFault` on a malformed `match`,
+   * and on a `body` field named as a credential, which the journal keeps as `[redacted]`.
    */
   readonly requests: (
     filter?: RequestFilter<State.Endpoint>
