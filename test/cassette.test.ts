@@ -602,12 +602,11 @@ describe("design-search record and sandbox --cassette", () => {
 
   it.scopedLive("sandbox refuses a credential a shell would not read back as given: 2, naming the option", () =>
     Effect.gen(function*() {
-      for (
-        const [option, value] of [["--client-secret", "tab\tx"], ["--client-id", "\u0001ctl"], [
-          "--client-secret",
-          "a\u2028b"
-        ]]
-      ) {
+      const refused = [["--client-secret", "tab\tx"], ["--client-id", "\u0001ctl"], [
+        "--client-secret",
+        "a\u2028b"
+      ]] as const
+      for (const [option, value] of refused) {
         const outcome = yield* run(["sandbox", "--port", "0", option, value])
         expect(outcome.code).toBe(2)
         expect(outcome.stderr).toContain(`\`${option}\` takes a text, not empty, with no control character`)
