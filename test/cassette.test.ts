@@ -373,6 +373,71 @@ describe("Sandbox.layerCassette", () => {
         expect(fs.readFileSync(lock, "utf8")).toBe(String(process.pid))
       }))
       expect(fs.existsSync(lock)).toBe(false)
+      // Our own pid left by a crashed run (pids repeat: PID 1 in a container), an empty lock, a lock that is no pid.
+      for (const left of [String(process.pid), "", "x"]) {
+        fs.writeFileSync(lock, left)
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* recording("record")
+          expect(fs.readFileSync(lock, "utf8")).toBe(String(process.pid))
+          expect(yield* Effect.flip(recording("auto"))).toMatchObject({
+            message: expect.stringContaining(`another recording into it runs (process ${process.pid}`)
+          })
+        }))
+        expect(fs.readdirSync(path.dirname(file)).filter((f) => f.includes(".lock"))).toEqual([])
+      }
+    }))
+
+  it.scopedLive("U+2028, U+2029 and numbers JSON.parse would change replay byte for byte", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const origin = "https://service.invalid"
+      const settings = DesignSearchConfig.layer({
+        clientId: "id",
+        clientSecret: "secret",
+        authUrl: origin,
+        baseUrl: origin + DesignSearchConfig.apiPath
+      })
+      const answers: Record<string, string> = {
+        "/design/1": `{"note":"a\u2028 b","k\u2029 ":[" \u2029"]}`,
+        "/design/2": `{"n":1e400,"m":12345678901234567890123,"f":0.10000000000000000001}`,
+        "/design/3": `{"n":1.5e3,"f":0.10}`
+      }
+      const service = HttpClient.make((request) =>
+        Effect.succeed(HttpClientResponse.fromWeb(
+          request,
+          new Response(answers[new URL(request.url).pathname.slice(DesignSearchConfig.apiPath.length)] ?? "{}", {
+            headers: { "content-type": "application/json" }
+          })
+        ))
+      )
+      const requests = [
+        ...Object.keys(answers).map((p) => HttpClientRequest.get(p)),
+        HttpClientRequest.bodyText(
+          HttpClientRequest.post("/search/quick"),
+          `[1,"\u2029","\u2028 "]`,
+          "application/json"
+        ),
+        HttpClientRequest.bodyText(HttpClientRequest.post("/search/quick"), `{"q\u2028 ":1}`, "application/json")
+      ]
+      const texts = Effect.flatMap(
+        HttpClient.HttpClient,
+        (http) =>
+          Effect.forEach(requests, (request) =>
+            Effect.flatMap(
+              http.execute(HttpClientRequest.prependUrl(request, Sandbox.inProcessUrl + DesignSearchConfig.apiPath)),
+              (response) => Effect.map(response.text, (text) => `${response.status} ${text}`)
+            ))
+      )
+      const over = (mode: "record" | "replay") =>
+        Sandbox.layerCassette(file, { mode }).pipe(
+          Layer.provide(Layer.merge(settings, Layer.succeed(HttpClient.HttpClient, service)))
+        )
+      const recorded = yield* Effect.provide(texts, over("record"))
+      expect(recorded.slice(0, 3)).toEqual(Object.values(answers).map((text) => `200 ${text}`))
+      // A body whose numbers JSON keeps stays JSON in the file, and replays equal as JSON, written as JSON.stringify does.
+      const replayed = yield* Effect.provide(texts, over("replay"))
+      expect(replayed).toEqual(recorded.map((text, i) => i === 2 ? `200 {"n":1500,"f":0.1}` : text))
+      expect(fs.readFileSync(file, "utf8")).toContain(`"f": 0.1`)
     }))
 
   it.scopedLive("every token field of a token answer, its echoes, and the secret encoded twice stay out of the file", () =>
@@ -533,6 +598,20 @@ describe("design-search record and sandbox --cassette", () => {
       const script = `${sandbox.output().stdout}\nprintf %s "$IPAUSTRALIA_CLIENT_SECRET"`
       expect(execFileSync("sh", ["-c", script], { encoding: "utf8" })).toBe(secret)
       yield* sandbox.kill("SIGTERM")
+    }))
+
+  it.scopedLive("sandbox refuses a credential a shell would not read back as given: 2, naming the option", () =>
+    Effect.gen(function*() {
+      const refused = [["--client-secret", "tab\tx"], ["--client-id", "\u0001ctl"], [
+        "--client-secret",
+        "a\u2028b"
+      ]] as const
+      for (const [option, value] of refused) {
+        const outcome = yield* run(["sandbox", "--port", "0", option, value])
+        expect(outcome.code).toBe(2)
+        expect(outcome.stderr).toContain(`\`${option}\` takes a text, not empty, with no control character`)
+        expect(outcome.stdout).toBe("")
+      }
     }))
 
   it.scopedLive("a search and an export recorded from a served sandbox replay byte for byte once it is stopped", () =>

@@ -236,8 +236,14 @@ describe("a command line checked whole when it is planned", () => {
     Effect.gen(function*() {
       for (
         const [args, line] of [
-          [["sandbox", "--client-secret", ""], "`--client-secret` takes a text that is not empty; got ``"],
-          [["sandbox", "--client-id", ""], "`--client-id` takes a text that is not empty; got ``"],
+          [
+            ["sandbox", "--client-secret", ""],
+            "`--client-secret` takes a text, not empty, with no control character, line separator or direction mark; got ``"
+          ],
+          [
+            ["sandbox", "--client-id", ""],
+            "`--client-id` takes a text, not empty, with no control character, line separator or direction mark; got ``"
+          ],
           [
             ["sandbox", "--host", "0.0.0.0"],
             "`--host` takes a loopback address (localhost, 127.0.0.1, ::1); got `0.0.0.0`"

@@ -25,6 +25,7 @@ import {
   withDefault
 } from "./CommandLine.js"
 import { environments } from "./Environment.js"
+import * as Output from "./Output.js"
 
 /** What a command says of itself at the top of the help. */
 export const summary = "search IP Australia's registered designs (or the embedded sandbox, without credentials)"
@@ -33,6 +34,12 @@ export const summary = "search IP Australia's registered designs (or the embedde
 const loopback: Parser<string> = {
   takes: "a loopback address (localhost, 127.0.0.1, ::1)",
   parse: Option.liftPredicate((s) => ["::1", "[::1]"].includes(s) || isLoopbackHost(s))
+}
+
+/** A credential the sandbox prints in its `export` lines: one a shell reads back as it is, and a terminal shows as it is. */
+const credential: Parser<string> = {
+  takes: "a text, not empty, with no control character, line separator or direction mark",
+  parse: Option.liftPredicate((s) => s !== "" && Output.field(s) === s)
 }
 
 const date: Parser<string> = { takes: "a date written YYYY-MM-DD", parse: Option.liftPredicate(isCalendarDate) }
@@ -306,10 +313,10 @@ export const sandbox = make({
     ),
     designs: withDefault("designs", integer(1, 200_000), "N", "how many designs the dataset holds", defaults.designs),
     seed: withDefault("seed", integer(), "N", "seed of the dataset: the same seed, the same designs", 1),
-    clientId: withDefault("client-id", nonEmpty, "ID", "the client id the sandbox accepts", defaults.clientId),
+    clientId: withDefault("client-id", credential, "ID", "the client id the sandbox accepts", defaults.clientId),
     clientSecret: withDefault(
       "client-secret",
-      nonEmpty,
+      credential,
       "SECRET",
       "the client secret the sandbox accepts",
       defaults.clientSecret

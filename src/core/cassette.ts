@@ -118,10 +118,31 @@ export const tokensOf = (text: string): Array<string> => {
   return found
 }
 
-/** An answer as recorded: a JSON body as JSON, every token field's value the placeholder. */
+/** A number's decimal digits and exponent, without the zeros that do not count: equal numbers, equal texts. */
+const decimal = (literal: string): string => {
+  const [, sign, whole = "", fraction = "", exponent = "0"] =
+    /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i.exec(literal) ?? []
+  const digits = whole + fraction
+  const first = digits.search(/[1-9]/)
+  return first < 0 ? "0" : `${sign}${digits.slice(first).replace(/0+$/, "")}e${Number(exponent) + whole.length - first}`
+}
+
+/** Whether a number of the JSON `text` is one a JavaScript number cannot hold (`1e400`, 23 digits). */
+const losesNumbers = (text: string): boolean =>
+  Array.from(text.matchAll(/"(?:[^"\\]|\\[^])*"|-?\d[\d.eE+-]*/g), ([token]) => token).some((token) =>
+    !token.startsWith("\"") &&
+    (!Number.isFinite(Number(token)) || decimal(token) !== decimal(String(Number(token))))
+  )
+
+/**
+ * An answer as recorded: a JSON body as JSON, every token field's value the placeholder; kept as
+ * its text when it is not JSON, or holds a number JSON.parse would change.
+ */
 export const responseOf = (status: number, headers: Readonly<Record<string, string>>, text: string) => {
   const body = withTokens(parseJson(text), () => placeholderToken)
-  return body === undefined ? { status, headers, ...(text === "" ? {} : { text }) } : { status, headers, body }
+  return body === undefined || losesNumbers(text)
+    ? { status, headers, ...(text === "" ? {} : { text }) }
+    : { status, headers, body }
 }
 
 /** `exchange` with every text, key and header through `hide` (the mask of the secrets of the run). */

@@ -8,7 +8,9 @@ import type { Cassette, Exchange } from "./cassette.js"
 import { maxNesting, nestsWithin } from "./journal.js"
 
 const end = "\n  ]\n}\n"
-const entry = (exchange: Exchange) => JSON.stringify(exchange, null, 2).replace(/^/gm, "    ")
+/** An exchange indented as an entry: split at "\n" alone, as `JSON.stringify` keeps U+2028 and U+2029 raw in texts. */
+const entry = (exchange: Exchange) =>
+  JSON.stringify(exchange, null, 2).split("\n").map((line) => `    ${line}`).join("\n")
 
 /** A cassette's file: pretty-printed, one exchange per entry. */
 export const write = (cassette: Cassette): string =>

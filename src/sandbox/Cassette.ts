@@ -14,6 +14,7 @@ import {
 import { Clock, ConfigError, Effect, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
+import * as nodePath from "node:path"
 import * as Core from "../core/cassette.js"
 import * as File from "../core/cassetteFile.js"
 import { entryOf, seenOf } from "../core/journal.js"
@@ -52,36 +53,69 @@ const endpointOf = (path: string): State.Endpoint | undefined =>
 const invalid = (file: string, why: string, option = "cassette") =>
   ConfigError.InvalidData([option], `cassette ${file}: ${why}`)
 
-/** Whether the process `pid` runs: one not ours to signal does, and so does one not written yet (`NaN`). */
+/** Whether the process `pid` runs: one not ours to signal does. */
 const running = (pid: number) => {
   try {
-    return !(pid > 0) || process.kill(pid, 0)
+    return process.kill(pid, 0)
   } catch (e) {
     return (e as { code?: unknown }).code === "EPERM"
   }
 }
 
+/** The locks this process holds: a lock naming our pid and not here is a crashed run's (pids repeat in containers). */
+const held = new Set<string>()
+
+/** The process that holds the lock at `path`, or `undefined` when none does (empty, unreadable, or its process ended). */
+const holderOf = (path: string): string | undefined => {
+  let holder: string
+  try {
+    holder = fs.readFileSync(path, "utf8")
+  } catch {
+    return undefined
+  }
+  const pid = Number(holder)
+  const alive = Number.isInteger(pid) && pid > 0 && (pid === process.pid ? held.has(path) : running(pid))
+  return alive ? holder : undefined
+}
+
 /**
- * The recording lock of `file` for the scope: `FILE.lock`, created only where none is, holding the
- * process id. A lock whose process has ended (a crash) is taken over; one held fails.
+ * The recording lock of `file` for the scope: `FILE.lock`, holding the process id, linked into
+ * place from a file already written (never seen empty) and only where none is. A stale lock (its
+ * process ended, or empty) is renamed away, then taken; one held fails.
  */
 const lock = (file: string): Effect.Effect<void, ConfigError.ConfigError, Scope.Scope> => {
-  const path = `${file}.lock`
+  const path = nodePath.resolve(`${file}.lock`)
+  const unique = () => `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`
   /** `undefined` once taken, else the process that holds it. */
   const take = (tries: number): string | undefined => {
+    const mine = unique()
+    fs.writeFileSync(mine, String(process.pid), { flag: "wx" })
     try {
-      return void fs.writeFileSync(path, String(process.pid), { flag: "wx" })
+      fs.linkSync(mine, path)
+      held.add(path)
+      return undefined
     } catch (e) {
       if (tries === 0 || (e as { code?: unknown }).code !== "EEXIST") throw e
-      const holder = fs.readFileSync(path, "utf8")
-      if (running(Number(holder))) return holder
-      fs.rmSync(path, { force: true })
-      return take(tries - 1)
+    } finally {
+      fs.rmSync(mine, { force: true })
     }
+    const holder = holderOf(path)
+    if (holder !== undefined) return holder
+    const stale = unique()
+    try {
+      fs.renameSync(path, stale)
+      fs.rmSync(stale, { force: true })
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== "ENOENT") throw e
+    }
+    return take(tries - 1)
   }
+  const release = Effect.sync(() => held.delete(path)).pipe(
+    Effect.zipRight(Effect.ignore(Effect.try(() => fs.rmSync(path, { force: true }))))
+  )
   return Effect.acquireRelease(
     Effect.try({ try: () => take(2), catch: (e) => invalid(file, `cannot record into it: ${String(e)}`) }),
-    (holder) => holder === undefined ? Effect.ignore(Effect.try(() => fs.rmSync(path, { force: true }))) : Effect.void
+    (holder) => holder === undefined ? release : Effect.void
   ).pipe(Effect.flatMap((holder) =>
     holder === undefined
       ? Effect.void
