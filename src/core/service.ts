@@ -21,6 +21,23 @@ export const tokenPath = "/public/external-token-api/v1/access_token"
 /** Path of the design search API below the host. */
 export const apiPath = "/public/australian-design-search-api/v1"
 
+/** The service's endpoints: `search` the quick search, `advanced` the advanced one, `page` the paged one. */
+export type Endpoint = "token" | "search" | "design" | "advanced" | "page"
+
+/** Where a design is read: this, then its number. */
+export const designPath = `${apiPath}/design/`
+
+const fixedPaths: Readonly<Record<string, Endpoint>> = {
+  [tokenPath]: "token",
+  [`${apiPath}/search/quick`]: "search",
+  [`${apiPath}/search/advanced`]: "advanced",
+  [`${apiPath}/page/advanced`]: "page"
+}
+
+/** The endpoint a request's path reaches, if any: what the sandbox routes and counts it as. */
+export const endpointOf = (path: string): Endpoint | undefined =>
+  Object.hasOwn(fixedPaths, path) ? fixedPaths[path] : path.startsWith(designPath) ? "design" : undefined
+
 const loopbackHosts = new Set(["localhost", "[::1]"])
 
 /** True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts allowed over plain `http:`. */

@@ -12,7 +12,7 @@ import * as Answers from "../core/sandboxAnswers.js"
 import type { ResultField } from "../core/sandboxAnswers.js"
 import { unknownCriteria, unknownDateTypes } from "../core/searchIndex.js"
 import type { SearchIndex } from "../core/searchIndex.js"
-import { apiPath, tokenPath } from "../core/service.js"
+import { designPath, endpointOf } from "../core/service.js"
 import type { Message } from "../core/wire.js"
 import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
 import { parameterError } from "../internal/validation.js"
@@ -40,9 +40,8 @@ export interface AppConfig {
 
 type Response = HttpServerResponse.HttpServerResponse
 
-/** A route: the endpoint it counts as, the method it answers, and its handler. */
+/** A route: the method it answers, and its handler. */
 interface Route {
-  readonly endpoint: Endpoint
   readonly method: "GET" | "POST"
   readonly handle: (body: string, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Response, Response>
 }
@@ -54,7 +53,6 @@ const decodeQuick = Schema.decodeUnknown(QuickSearchRequest, { errors: "all" })
 const decodeAdvanced = Schema.decodeUnknown(AdvancedSearchRequest, { errors: "all" })
 const decodePage = Schema.decodeUnknown(PageRequest, { errors: "all" })
 const isDesignNumber = Schema.is(DesignNumber)
-const designPrefix = `${apiPath}/design/`
 
 const fail = (ctx: Context, status: number, code: string, detail: string, headers?: Record<string, string>) =>
   Effect.fail(ctx.errors(status, [{ code, detail }], headers))
@@ -131,7 +129,7 @@ const advancedRequest = <A extends AdvancedSearchRequest>(
   })
 
 const getDesign = (ctx: Context) => (_: string, request: HttpServerRequest.HttpServerRequest) => {
-  const designNumber = Answers.pathOf(request.url).slice(designPrefix.length)
+  const designNumber = Answers.pathOf(request.url).slice(designPath.length)
   const number = Either.getOrElse(Either.try(() => decodeURIComponent(designNumber)), () => designNumber)
   if (!isDesignNumber(number)) {
     return Effect.fail(
@@ -144,11 +142,11 @@ const getDesign = (ctx: Context) => (_: string, request: HttpServerRequest.HttpS
     : Effect.succeed(Http.json(design, 200))
 }
 
-/** The routes at fixed paths. */
-const routes = (ctx: Context): Record<string, Route> => ({
-  [tokenPath]: { endpoint: "token", method: "POST", handle: token(ctx) },
-  [`${apiPath}/search/quick`]: {
-    endpoint: "search",
+/** The route of each endpoint (`endpointOf` says which a path reaches). */
+const routes = (ctx: Context): Record<Endpoint, Route> => ({
+  token: { method: "POST", handle: token(ctx) },
+  design: { method: "GET", handle: getDesign(ctx) },
+  search: {
     method: "POST",
     handle: (body) =>
       Effect.map(Http.decodeJson(body, decodeQuick, ctx.errors), (query) => {
@@ -159,8 +157,7 @@ const routes = (ctx: Context): Record<string, Route> => ({
         )
       })
   },
-  [`${apiPath}/search/advanced`]: {
-    endpoint: "advanced",
+  advanced: {
     method: "POST",
     handle: (body) =>
       Effect.map(advancedRequest(ctx, body, decodeAdvanced), ({ messages: ignored, query }) => {
@@ -170,8 +167,7 @@ const routes = (ctx: Context): Record<string, Route> => ({
         return withMessages(result, [...ignored, ...messages(ctx, Answers.resultLimit(hits.count, ctx.resultCap))])
       })
   },
-  [`${apiPath}/page/advanced`]: {
-    endpoint: "page",
+  page: {
     method: "POST",
     handle: (body) =>
       Effect.map(advancedRequest(ctx, body, decodePage), ({ messages, query }) => {
@@ -191,10 +187,7 @@ export const make = (config: AppConfig): HttpApp.Default => {
   const { state } = config
   const nextId = Answers.counter("sbx")
   const ctx: Context = { ...config, nextId, errors: Http.errorAnswers(nextId) }
-  const fixed = routes(ctx)
-  const designRoute: Route = { endpoint: "design", method: "GET", handle: getDesign(ctx) }
-  const route = (path: string): Route | undefined =>
-    Object.hasOwn(fixed, path) ? fixed[path] : path.startsWith(designPrefix) ? designRoute : undefined
+  const routed = routes(ctx)
 
   /** A (delayed) answer whose client goes away is interrupted by its transport, and counted. */
   const abandonable = <A>(answer: Effect.Effect<A>) =>
@@ -207,20 +200,21 @@ export const make = (config: AppConfig): HttpApp.Default => {
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = Answers.pathOf(request.url)
-    const target = route(path)
+    const endpoint = endpointOf(path)
     const read = yield* Effect.either(Http.readBody(request, config.maxRequestBytes, ctx.errors))
     const time = yield* Clock.currentTimeMillis
-    const received = { time, path, target: target?.endpoint, body: Either.getOrUndefined(read) }
+    const received = { time, path, target: endpoint, body: Either.getOrUndefined(read) }
     const entry = entryOf<Endpoint, Fault>(config.secrets, request, received)
     const fault = receive(state, entry, seenOf(request, received))
     const latency = config.latency()
     if (latency > 0) yield* abandonable(Effect.sleep(Duration.millis(latency)))
     const response = yield* Effect.merge(Effect.gen(function*() {
-      if (target === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
+      if (endpoint === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
       if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
-      if (target.endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
-      yield* Http.allowMethod(ctx.errors, target.method, request.method)
-      return yield* target.handle(yield* read, request)
+      if (endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
+      const { handle, method } = routed[endpoint]
+      yield* Http.allowMethod(ctx.errors, method, request.method)
+      return yield* handle(yield* read, request)
     }))
     // A reset sends no status: the client sees the connection drop, and the journal's `fault` says so.
     if (fault?.kind !== "reset") entry.status = response.status

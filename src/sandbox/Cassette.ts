@@ -19,6 +19,7 @@ import * as Core from "../core/cassette.js"
 import * as File from "../core/cassetteFile.js"
 import { entryOf, seenOf } from "../core/journal.js"
 import * as SearchIndex from "../core/searchIndex.js"
+import { endpointOf } from "../core/service.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { faultResponse } from "./App.js"
 import * as Control from "./Control.js"
@@ -41,14 +42,6 @@ export interface CassetteOptions {
 }
 
 const { apiPath, tokenPath } = DesignSearchConfig
-const endpoints: Readonly<Record<string, State.Endpoint>> = {
-  [tokenPath]: "token",
-  [`${apiPath}/search/quick`]: "search",
-  [`${apiPath}/search/advanced`]: "advanced",
-  [`${apiPath}/page/advanced`]: "page"
-}
-const endpointOf = (path: string): State.Endpoint | undefined =>
-  Object.hasOwn(endpoints, path) ? endpoints[path] : path.startsWith(`${apiPath}/design/`) ? "design" : undefined
 
 const invalid = (file: string, why: string, option = "cassette") =>
   ConfigError.InvalidData([option], `cassette ${file}: ${why}`)
