@@ -42,15 +42,15 @@ export const isRecord = (u: unknown): u is Record<string, unknown> =>
 export const maxNesting = 64
 
 /**
- * Where `value` nests deeper than `maxNesting` levels: the field it is under (`""` at the top), or
- * `undefined` when it does not. Looks with a stack of its own, and stops early.
+ * Where `value` nests deeper than `limit` levels (default `maxNesting`): the field it is under (`""`
+ * at the top), or `undefined` when it does not. Looks with a stack of its own, and stops early.
  */
-export const tooDeepAt = (value: unknown): string | undefined => {
+export const tooDeepAt = (value: unknown, limit: number = maxNesting): string | undefined => {
   const stack: Array<readonly [unknown, number, string]> = [[value, 0, ""]]
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [v, depth, field] = next
     if (typeof v !== "object" || v === null) continue
-    if (depth >= maxNesting) return field
+    if (depth >= limit) return field
     // only objects go on the stack, and no entry is made of each child: a listing holds thousands
     const keys = depth === 0 ? Object.keys(v) : []
     Object.values(v).forEach((child, i) => {

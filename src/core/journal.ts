@@ -3,6 +3,7 @@
  * request (no client secret, no token, in any form the mask knows), and the ring that keeps the
  * last entries and counts the ones it dropped.
  */
+import { tooDeepAt } from "./answers.js"
 import type { Seen } from "./faultMatch.js"
 import { masked, maskOf } from "./mask.js"
 
@@ -80,16 +81,7 @@ export const credentialName = /secret|passw(?:or)?d|token|assertion|credential|a
 export const maxNesting = 1000
 
 /** Whether `value` nests at most `maxNesting` levels, looked at with a stack of its own. */
-export const nestsWithin = (value: unknown): boolean => {
-  const stack: Array<readonly [unknown, number]> = [[value, 0]]
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [v, depth] = next
-    if (typeof v !== "object" || v === null) continue
-    if (depth >= maxNesting) return false
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1])
-  }
-  return true
-}
+export const nestsWithin = (value: unknown): boolean => tooDeepAt(value, maxNesting) === undefined
 
 /** `value` with the value of every field named as a credential replaced. Recursive: it nests within `maxNesting`. */
 const redacted = (value: unknown): unknown =>
