@@ -4,7 +4,7 @@
  * tokens out of a file (the file itself: `cassetteFile.ts`).
  */
 import { isRecord } from "./answers.js"
-import { nestsWithin } from "./journal.js"
+import { jsonOf } from "./journal.js"
 import { maskOf } from "./mask.js"
 import type { Mask } from "./mask.js"
 
@@ -61,16 +61,6 @@ export const keptHeaders = (
     Object.entries(headers).flatMap(([k, v]) => droppedHeaders.has(k) || hide(k) !== k ? [] : [[k, hide(v)]])
   )
 
-/** `text` read as JSON, or `undefined` when it is not (or nests too deep to compare). */
-export const parseJson = (text: string): unknown => {
-  try {
-    const value: unknown = JSON.parse(text)
-    return nestsWithin(value) ? value : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * The mask of `secrets` (the client secret, `id:secret`, tokens) as a recording applies it: each
  * also percent- and form-encoded, so that a text encoding it twice (a token form reflected in a
@@ -91,7 +81,7 @@ const hideJson = (value: unknown, hide: (text: string) => string): unknown =>
 
 /** A request as recorded: its body kept only when it is JSON. */
 export const requestOf = (method: string, path: string, text: string): RecordedRequest => {
-  const body = text === "" ? undefined : parseJson(text)
+  const body = text === "" ? undefined : jsonOf(text)
   return body === undefined ? { method, path } : { method, path, body }
 }
 
@@ -111,7 +101,7 @@ const withTokens = (value: unknown, token: (text: string) => string): unknown =>
 /** The tokens the token fields of an answer's JSON text hold (`access_token`, `refresh_token`, `id_token`...). */
 export const tokensOf = (text: string): Array<string> => {
   const found: Array<string> = []
-  withTokens(parseJson(text), (token) => {
+  withTokens(jsonOf(text), (token) => {
     found.push(token)
     return token
   })
@@ -139,7 +129,7 @@ const losesNumbers = (text: string): boolean =>
  * its text when it is not JSON, or holds a number JSON.parse would change.
  */
 export const responseOf = (status: number, headers: Readonly<Record<string, string>>, text: string) => {
-  const body = withTokens(parseJson(text), () => placeholderToken)
+  const body = withTokens(jsonOf(text), () => placeholderToken)
   return body === undefined || losesNumbers(text)
     ? { status, headers, ...(text === "" ? {} : { text }) }
     : { status, headers, body }

@@ -117,8 +117,8 @@ const isForm = (headers: Request["headers"], body: string): boolean => {
     : type.startsWith("application/x-www-form-urlencoded")
 }
 
-/** JSON that nests within `maxNesting`, parsed; else undefined. */
-const jsonOf = (text: string): unknown => {
+/** `text` read as JSON, or `undefined` when it is not or nests deeper than `maxNesting` (too deep to compare). */
+export const jsonOf = (text: string): unknown => {
   try {
     const value: unknown = JSON.parse(text)
     return nestsWithin(value) ? value : undefined
