@@ -22,7 +22,10 @@ export const tokenPath = "/public/external-token-api/v1/access_token"
 export const apiPath = "/public/australian-design-search-api/v1"
 
 /** The service's endpoints: `search` the quick search, `advanced` the advanced one, `page` the paged one. */
-export type Endpoint = "token" | "search" | "design" | "advanced" | "page"
+export const endpoints = ["token", "search", "design", "advanced", "page"] as const
+
+/** One of `endpoints`. */
+export type Endpoint = (typeof endpoints)[number]
 
 /** Where a design is read: this, then its number. */
 export const designPath = `${apiPath}/design/`

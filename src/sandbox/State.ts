@@ -5,6 +5,8 @@ import { faultQueue, fieldPathProblem, misplaced, take } from "../core/faultMatc
 import type { FaultQueue, Match, Seen } from "../core/faultMatch.js"
 import { credentialName, maxNesting, nestsWithin, push, ring } from "../core/journal.js"
 import type { JournalEntry, Ring, Writable } from "../core/journal.js"
+import { endpoints } from "../core/service.js"
+import type { Endpoint } from "../core/service.js"
 
 /**
  * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
@@ -13,7 +15,7 @@ import type { JournalEntry, Ring, Writable } from "../core/journal.js"
  * @since 0.1.0
  * @category schemas
  */
-export const FaultTarget = Schema.Literal("token", "search", "design", "advanced", "page", "any")
+export const FaultTarget = Schema.Literal(...endpoints, "any")
 
 /**
  * @since 0.1.0
@@ -22,7 +24,7 @@ export const FaultTarget = Schema.Literal("token", "search", "design", "advanced
 export type FaultTarget = typeof FaultTarget.Type
 
 /** The endpoints the sandbox counts. */
-export type Endpoint = Exclude<FaultTarget, "any">
+export type { Endpoint }
 
 /**
  * A record whose keys `problem` checks, each refused with its own message. Effect's `Record` says of
