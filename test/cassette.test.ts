@@ -15,6 +15,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Core from "../src/core/cassette.js"
 import * as CassetteFile from "../src/core/cassetteFile.js"
+import { maskOf } from "../src/core/mask.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 import { envFor, run, start } from "./support/cli.js"
 import { listening } from "./support/loopback.js"
@@ -186,7 +187,7 @@ describe("core/cassette, the file's checks and the recording's rules", () => {
     const form = new URLSearchParams({ client_secret: secret, refresh_token: "ref-2" }).toString()
     const reflected = `https://service.example/x?form=${encodeURIComponent(form)}`
     expect(reflected).toContain("Zq9%252BSecret")
-    const masked = Core.maskFor([secret, "ref-2"]).text(reflected)
+    const masked = maskOf([secret, "ref-2"]).text(reflected)
     expect(masked).not.toMatch(/Zq9|ref-2/)
   })
 })

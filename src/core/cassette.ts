@@ -5,8 +5,6 @@
  */
 import { isRecord } from "./answers.js"
 import { jsonOf } from "./journal.js"
-import { maskOf } from "./mask.js"
-import type { Mask } from "./mask.js"
 
 /** A request as a cassette keeps it: its JSON body, if it had one (a token request's form is not kept). */
 export interface RecordedRequest {
@@ -60,14 +58,6 @@ export const keptHeaders = (
   Object.fromEntries(
     Object.entries(headers).flatMap(([k, v]) => droppedHeaders.has(k) || hide(k) !== k ? [] : [[k, hide(v)]])
   )
-
-/**
- * The mask of `secrets` (the client secret, `id:secret`, tokens) as a recording applies it: each
- * also percent- and form-encoded, so that a text encoding it twice (a token form reflected in a
- * URL) is masked too.
- */
-export const maskFor = (secrets: ReadonlyArray<string>): Mask =>
-  maskOf(secrets.flatMap((s) => [s, encodeURIComponent(s), new URLSearchParams({ s }).toString().slice(2)]))
 
 /** `value` with every key and string through `hide`. */
 const hideJson = (value: unknown, hide: (text: string) => string): unknown =>

@@ -33,12 +33,15 @@ const hexByte = (b: number) => "%" + b.toString(16).toUpperCase().padStart(2, "0
 const percentEncoded = (s: string, kept: RegExp) =>
   s.replace(kept, (run) => Array.from(utf8.encode(run), hexByte).join(""))
 
+/** As `encodeURIComponent`, which throws on a lone surrogate. */
+const uriEncoded = (s: string) => percentEncoded(s, /[^A-Za-z0-9\-_.!~*'()]+/g)
+
 const formEncoded = (s: string) => new URLSearchParams({ s }).toString().slice(2)
 
 /** A secret as sent or echoed: as is, percent- or form-encoded, with upper- or lower-case hex digits. */
 const formsOf = (s: string): ReadonlyArray<string> => {
   const encoded = [
-    percentEncoded(s, /[^A-Za-z0-9\-_.!~*'()]+/g),
+    uriEncoded(s),
     percentEncoded(s, /[^A-Za-z0-9\-_.~]+/g),
     formEncoded(s),
     formEncoded(s).replace(/[!'()*~]/g, (c) => hexByte(c.charCodeAt(0)))
@@ -96,13 +99,14 @@ const maskEscaped = (text: string, forms: ReadonlyArray<string>, holdsRun: (b64:
 
 /**
  * The mask of `secrets` (empty ones are ignored), each in every form it may be sent or echoed in:
- * as is, percent- or form-encoded, JSON-escaped, and in base64 (of it or of its form encoding,
+ * as is, percent- or form-encoded (once or twice), JSON-escaped, and in base64 (of it or of its form encoding,
  * alone or inside a longer text: `Bearer` and a token, a form body; on one line or wrapped, JSON-
  * escaped or not). For the base64 of `id:secret` (HTTP Basic) to be found whole, however short the
  * secret, pass `id:secret` too. Built on an error path, once per token.
  */
 export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
-  const given = secrets.filter((s) => s !== "")
+  // each secret once encoded too, so that its forms cover it encoded twice (a form reflected in a URL)
+  const given = [...new Set(secrets.filter((s) => s !== "").flatMap((s) => [s, uriEncoded(s), formEncoded(s)]))]
   if (given.length === 0) return noMask
   const forms = [...new Set(given.flatMap(formsOf))].sort((a, b) => b.length - a.length)
   const runs = [...new Set(given.flatMap((s) => [s, formEncoded(s)]).flatMap(base64Runs))]

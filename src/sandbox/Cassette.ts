@@ -18,6 +18,7 @@ import * as nodePath from "node:path"
 import * as Core from "../core/cassette.js"
 import * as File from "../core/cassetteFile.js"
 import { entryOf, seenOf } from "../core/journal.js"
+import { maskOf } from "../core/mask.js"
 import * as SearchIndex from "../core/searchIndex.js"
 import { endpointOf } from "../core/service.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
@@ -207,7 +208,7 @@ export const make = (
           const live = Core.responseOf(response.status, Core.keptHeaders(response.headers), body)
           Core.tokensOf(body).forEach((token) => tokens.add(token))
           const secret = Redacted.value(settings.clientSecret)
-          const mask = Core.maskFor([secret, `${settings.clientId}:${secret}`, ...tokens])
+          const mask = maskOf([secret, `${settings.clientId}:${secret}`, ...tokens])
           const kept = Core.scrub({ request: sent, response: live }, mask.text)
           return (player.add(kept) ?
             Effect.try({ try: () => save(kept), catch: String })
@@ -241,7 +242,7 @@ export const make = (
         const played = live ? undefined : player.play(sent)
         if (played !== undefined) return answer(played.response, Core.bodyText(played.response))
         if (upstream !== undefined) return yield* record(upstream, request, sent, text)
-        const detail = Core.missOf(player.cassette(), sent, ignore, Core.maskFor(secrets).text(text))
+        const detail = Core.missOf(player.cassette(), sent, ignore, maskOf(secrets).text(text))
         return errors(501, [{ code: "CASSETTE_MISS", detail }])
       })
 
