@@ -1,10 +1,16 @@
 import { defineConfig } from "vitest/config"
 
+// .ci/run names a file for a JSON report
+const report = process.env["TEST_REPORT"]
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // the Effect 4 edition's tests run on its own vitest: effect4/vitest.config.ts
+    exclude: ["test/effect4/**", "**/node_modules/**"],
     testTimeout: 30_000,
     // what a test prints (the library's warnings about Redis, say) is shown only when it fails
-    silent: "passed-only"
+    silent: "passed-only",
+    ...(report === undefined ? {} : { reporters: ["default", "json"], outputFile: { json: `${report}-effect3.json` } })
   }
 })
