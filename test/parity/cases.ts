@@ -440,6 +440,27 @@ const faultCases: ReadonlyArray<FaultCase> = [
   },
   {
     kind: "fault",
+    name: "design 429 once with Retry-After 20: the retry waits for it",
+    calls: [{
+      faults: [{ target: "design", status: 429, headers: { "retry-after": "20" } }],
+      call: { op: "getDesign", number: chair },
+      steps: [{ advanceMs: 19_000, stillRunning: true, requests: { design: 1 } }, { advanceMs: 1000 }],
+      outcome: { _tag: "Success", value: chair }
+    }],
+    requests: { design: 2 }
+  },
+  {
+    kind: "fault",
+    name: "a Retry-After beyond the cap gives up at once with RateLimitError",
+    calls: [{
+      faults: [{ target: "design", status: 429, headers: { "retry-after": "3600" } }],
+      call: { op: "getDesign", number: chair },
+      outcome: { _tag: "RateLimitError", fields: { status: 429, retryAfterMs: 3_600_000 } }
+    }],
+    requests: { design: 1 }
+  },
+  {
+    kind: "fault",
     name: "429 with Retry-After as an HTTP date waits until that date",
     startAt: Date.UTC(2026, 0, 1, 12, 0, 0),
     calls: [{
