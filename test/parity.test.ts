@@ -30,8 +30,8 @@ import * as DesignMirror from "../src/DesignMirror.js"
 import type { ApiError } from "../src/index.js"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
 import { withControlRoutes } from "../src/sandbox/ControlRoutes.js"
-import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec } from "./parity/cases.js"
-import { cases, casesOf, kinds, mirrorCriteria, pagingSearches } from "./parity/cases.js"
+import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec, SyncOutcome } from "./parity/cases.js"
+import { cases, casesOf, expectedSync, kinds, mirrorCriteria, pagingSearches } from "./parity/cases.js"
 import { failureOutcome, pickFields, pickRequests, since } from "./parity/compare.js"
 import * as Raw from "./parity/sandbox-requests.js"
 import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
@@ -253,10 +253,37 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
         for (const [i, step] of c.steps.entries()) {
           switch (step.do) {
             case "sync": {
+              for (const fault of step.faults ?? []) yield* control.injectFault(fault)
               const before = yield* apiRequests
-              const report = yield* mirror.sync(mirrorCriteria[step.criteria])
-              expect(pickFields(report, step.report), `step ${i}`).toEqual(step.report)
-              expect((yield* apiRequests) - before, `step ${i}`).toBe(step.requests)
+              const stopAt = step.interruptAtCommitted
+              const exit = yield* mirror.sync(mirrorCriteria[step.criteria], {
+                ...(step.concurrency === undefined ? {} : { concurrency: step.concurrency }),
+                ...(stopAt === undefined ? {} : {
+                  onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
+                })
+              }).pipe(Effect.fork, Effect.flatMap(Fiber.await))
+              const expected = expectedSync(step)
+              const outcome: SyncOutcome = Exit.isSuccess(exit)
+                ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }
+                : Exit.isInterrupted(exit)
+                ? { interrupted: true }
+                : {
+                  failure: Option.match(Cause.failureOption(exit.cause), {
+                    onNone: () => "defect",
+                    onSome: (e) => e._tag
+                  })
+                }
+              expect(outcome, `step ${i}`).toEqual(expected)
+              if (step.requests !== undefined) expect((yield* apiRequests) - before, `step ${i}`).toBe(step.requests)
+              break
+            }
+            case "state": {
+              const state = Option.getOrUndefined(yield* mirror.state(mirrorCriteria[step.criteria]))
+              const { criteria: _, do: __, ...expected } = step
+              expect({
+                watermark: state === undefined ? "no state" : Option.getOrNull(state.watermark),
+                ...(expected.inProgress === undefined ? {} : { inProgress: state?.inProgress })
+              }, `step ${i}`).toEqual(expected)
               break
             }
             case "advanceDays":

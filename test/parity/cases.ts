@@ -183,14 +183,39 @@ export const mirrorCriteria = {
   unchangedBeforeDecember: { rows: [{ op: "AND", query: { date: { type: "LAST_CHANGED", to: "2026-11-30" } } }] }
 } as const
 
+/** What a mirror case's sync ended with, as the runners compare it. */
+export type SyncOutcome =
+  | { readonly report: Readonly<Record<string, unknown>> }
+  | { readonly failure: string }
+  | { readonly interrupted: true }
+
 /** A step of a mirror case, on PostgreSQL, the clock starting at 1 December 2026, 09:00 UTC. */
 export type MirrorStep =
-  /** A sync of `criteria`: fields of its report, and the API requests it made. */
+  /**
+   * A sync of `criteria`, after `faults`: fields of its report, or the `_tag` of its failure, or
+   * `interrupted` (by its `onProgress`, once `interruptAtCommitted` designs are committed); and the
+   * API requests it made, where given.
+   */
   | {
     readonly do: "sync"
     readonly criteria: keyof typeof mirrorCriteria
-    readonly report: Readonly<Record<string, string | number | boolean>>
-    readonly requests: number
+    readonly faults?: ReadonlyArray<FaultSpec>
+    readonly concurrency?: number
+    readonly interruptAtCommitted?: number
+    readonly report?: Readonly<Record<string, string | number | boolean>>
+    readonly failure?: string
+    readonly interrupted?: true
+    readonly requests?: number
+  }
+  /**
+   * `DesignMirror.state` of `criteria`: its watermark (`null` for none) and whether a run is in
+   * progress (not checked when left out).
+   */
+  | {
+    readonly do: "state"
+    readonly criteria: keyof typeof mirrorCriteria
+    readonly watermark: string | null
+    readonly inProgress?: boolean
   }
   | { readonly do: "advanceDays"; readonly days: number }
   /** `SandboxControl.touch` of the stored designs at these places (rows ordered by number). */
@@ -205,6 +230,14 @@ export type MirrorStep =
     readonly notCurrent: ReadonlyArray<readonly [number, string]>
     readonly changedSinceTouch?: ReadonlyArray<number>
   }
+
+/** The outcome a sync step expects. */
+export const expectedSync = (step: Extract<MirrorStep, { readonly do: "sync" }>): SyncOutcome =>
+  step.report !== undefined
+    ? { report: step.report }
+    : step.failure !== undefined
+    ? { failure: step.failure }
+    : { interrupted: true }
 
 /** The mirror's incremental sync, its reports and request counts. */
 export interface MirrorCase {
@@ -887,6 +920,38 @@ const mirrorCases: ReadonlyArray<MirrorCase> = [
         requests: 2
       },
       { do: "rows", count: designs, notCurrent: [[10, "no_longer_matching"], [20, "no_longer_matching"]] }
+    ]
+  },
+  {
+    kind: "mirrorSync",
+    name:
+      "a run interrupted half-way, then one that fails, lose nothing; the next ends with every row and the first run's watermark",
+    designs,
+    steps: [
+      // interrupted once a page of 100 designs (a transaction) is committed
+      { do: "sync", criteria: "every", concurrency: 1, interruptAtCommitted: 100, interrupted: true },
+      { do: "rows", count: 100, notCurrent: [] },
+      { do: "state", criteria: "every", watermark: null, inProgress: true },
+      // the next day it goes on from there (pages 1 and 2), and fails at the listing
+      { do: "advanceDays", days: 1 },
+      {
+        do: "sync",
+        criteria: "every",
+        faults: [{ target: "advanced", status: 400 }],
+        failure: "BadRequestError",
+        requests: 3
+      },
+      { do: "rows", count: designs, notCurrent: [] },
+      { do: "state", criteria: "every", watermark: null },
+      // the last page again (its rows were committed, the run was not), and the listing
+      {
+        do: "sync",
+        criteria: "every",
+        report: { resumed: true, full: true, watermark: "2026-12-01", inserted: 0, requests: 2 },
+        requests: 2
+      },
+      { do: "rows", count: designs, notCurrent: [] },
+      { do: "state", criteria: "every", watermark: "2026-12-01", inProgress: false }
     ]
   }
 ]
