@@ -21,6 +21,7 @@ const exchanges = (client: HttpClient.HttpClient, url: string) =>
         Effect.map(response.text, (text) => ({
           status: response.status,
           contentType: response.headers["content-type"],
+          contentLength: response.headers["content-length"],
           text
         })))
     const form = { grant_type: "client_credentials", client_id: "sandbox-client", client_secret: "sandbox-secret" }
@@ -79,6 +80,7 @@ describe("Sandbox.serve (Effect 4)", () => {
       })
       const got = yield* exchanges(yield* HttpClient.HttpClient, served.url)
       assert.deepStrictEqual(got.map((e) => e.status), [200, 200, 200, 200, 404, 422, 401])
+      assert.strictEqual(got[1]?.contentLength, String(Buffer.byteLength(got[1]?.text ?? "")))
       assert.deepStrictEqual(got, expected)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
