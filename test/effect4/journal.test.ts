@@ -103,7 +103,7 @@ describe("the journal", () => {
       Effect.gen(function*() {
         const bad = [
           [{ body: { "rows[0": 1 } }, "expected a field path"],
-          [{ target: "bogus" }, "bogus"],
+          [{ target: "bogus" }, `at ["target"]`],
           [{ target: "search", designNumber: chair }, "no search request has a designNumber"],
           [{ pagenumber: 2 }, "pagenumber"],
           [{ target: "search", body: { pageToken: "abc" } }, "pageToken names a credential"]

@@ -22,7 +22,9 @@ export const send = (client: HttpClient.HttpClient, request: HttpClientRequest.H
       status: response.status,
       headers: response.headers,
       text,
-      json: text === "" ? undefined : (JSON.parse(text) as Record<string, unknown>)
+      json: text !== "" && response.headers["content-type"] === "application/json"
+        ? (JSON.parse(text) as Record<string, unknown>)
+        : undefined
     })))
 
 export const goodForm = {
