@@ -8,7 +8,8 @@
  *
  * @since 0.4.0
  */
-import { Config, Duration, Effect, Layer, Result, Schema, SchemaIssue } from "effect"
+import { Duration, Effect, Layer, Result } from "effect"
+import type { Config } from "effect"
 import type { Scope } from "effect"
 import { HttpClient } from "effect/http"
 import type { HttpServerError } from "effect/http"
@@ -17,7 +18,7 @@ import { generateDesigns, prng } from "../core/dataset.js"
 import * as SearchIndex from "../core/searchIndex.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as OptionalPeer from "./internal/optionalPeer.js"
-import { nonNegative, positiveInt } from "./internal/optionChecks.js"
+import { invalid, nonNegative, positiveInt } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
 import * as Cassette from "./sandbox/Cassette.js"
 import * as Control from "./sandbox/Control.js"
@@ -90,26 +91,18 @@ export interface Options {
  */
 export const inProcessUrl = "https://sandbox.design-search.invalid"
 
-/** A `ConfigError` saying that the option `name` is invalid, as `message` says. */
-const invalidData = (name: string, message: string) =>
-  new Config.ConfigError(
-    new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message })))
-  )
-
-const invalid = (name: string, message: string) => Effect.fail(invalidData(name, message))
-
 /** Each answer's latency in milliseconds: fixed, or drawn from `[min, max]` by a source seeded by `seed`. */
 const latencyOf = (latency: Options["latency"], seed: number) => {
   const range = typeof latency === "object" && latency !== null && ("min" in latency || "max" in latency)
   if (range && (latency.min === undefined || latency.max === undefined)) {
-    return Result.fail(invalidData("latency", "latency's range needs both its min and its max"))
+    return Result.fail(invalid(["latency"], "latency's range needs both its min and its max"))
   }
   const [min, max] = range ? [latency.min, latency.max] : [latency, latency]
   const ends = [nonNegative("latency", min, Duration.zero), nonNegative("latency", max, Duration.zero)] as const
   return Result.flatMap(Result.all(ends), ([low, high]) => {
     const [from, span, random] = [Duration.toMillis(low), Duration.toMillis(high) - Duration.toMillis(low), prng(seed)]
     return span < 0
-      ? Result.fail(invalidData("latency", "latency's min must be at most its max"))
+      ? Result.fail(invalid(["latency"], "latency's min must be at most its max"))
       : Result.succeed(() => from + Math.floor(random() * (span + 1)))
   })
 }
@@ -125,7 +118,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, Config.Confi
     const clientId = options.clientId ?? defaults.clientId
     const clientSecret = options.clientSecret ?? defaults.clientSecret
     if (clientId === "" || clientSecret === "") {
-      return yield* invalid("clientId", "sandbox credentials must not be empty")
+      return yield* Effect.fail(invalid(["clientId"], "sandbox credentials must not be empty"))
     }
     const designs = yield* positiveInt("designs", options.designs ?? defaults.designs)
     const lifetime = yield* Effect.fromResult(
@@ -136,7 +129,9 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, Config.Confi
     const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
     const resultField = options.resultField ?? defaults.resultField
     if (!resultFields.includes(resultField)) {
-      return yield* invalid("resultField", `resultField must be designNumbers or designIds, got ${String(resultField)}`)
+      return yield* Effect.fail(
+        invalid(["resultField"], `resultField must be designNumbers or designIds, got ${String(resultField)}`)
+      )
     }
     const seed = options.seed ?? defaults.seed
     const latency = yield* Effect.fromResult(latencyOf(options.latency, seed))
