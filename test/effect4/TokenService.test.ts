@@ -18,7 +18,8 @@ import {
   Redacted,
   Ref,
   Schedule,
-  Scope
+  Scope,
+  Tracer
 } from "effect"
 import { TestClock } from "effect/testing"
 import type * as AccessToken from "../../src/effect4/AccessToken.js"
@@ -414,4 +415,34 @@ describe("TokenService with a TokenStore", () => {
       yield* TestClock.adjust("1 minute")
       assert.strictEqual(heard.length, 50)
     }))
+})
+
+describe("the spans of token requests", () => {
+  /** The spans `effect` makes, recorded by a tracer over the current one. */
+  const spansOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.gen(function*() {
+      const base = yield* Effect.tracer
+      const spans: Array<Tracer.Span> = []
+      const tracer = Tracer.make({
+        span: (options) => spans[spans.push(base.span(options)) - 1]!,
+        context: base.context
+      })
+      yield* Effect.withTracer(effect, tracer)
+      return (name: string) => spans.find((span) => span.name === name)!
+    })
+  const parentOf = (span: Tracer.Span) => Option.getOrUndefined(Option.map(span.parent, (p) => p.spanId))
+
+  for (const built of ["in a span", "in no span"] as const) {
+    it.effect(`a fetch of a service built ${built} is a span of the service, linked to the call that started it`, () =>
+      Effect.gen(function*() {
+        const named = yield* spansOf(Effect.gen(function*() {
+          const build = Layer.build(Endpoint.serviceLayer())
+          const context = yield* built === "in a span" ? Effect.withSpan(build, "app.start") : build
+          yield* Effect.withSpan(Context.get(context, tokens).get, "app.request")
+        }))
+        const fetch = named("TokenService.fetch")
+        assert.strictEqual(parentOf(fetch), built === "in a span" ? named("app.start").spanId : undefined)
+        assert.deepStrictEqual(fetch.links.map((link) => link.span.spanId), [named("app.request").spanId])
+      }))
+  }
 })
