@@ -60,9 +60,7 @@ const causeOf = (cause: unknown, depth = 0): ReadonlyArray<string> =>
 /** A failure before any response is `Network`; one while reading the response is `Body`. */
 const fromClientError = ({ reason }: HttpClientError.HttpClientError) =>
   transportError(
-    reason._tag === "TransportError" || reason._tag === "EncodeError" || reason._tag === "InvalidUrlError"
-      ? "Network"
-      : "Body",
+    "response" in reason ? "Body" : "Network",
     reason.request.method,
     reason.request.url,
     // the reason as Effect 3 named it ("Transport", "Decode"), for the same text in both editions
