@@ -296,8 +296,8 @@ describe("DesignSearchClient (Effect 4): faults at the API and their request cou
     const seen: Array<number> = []
     const schedule = Schedule.recurs(3).pipe(
       Schedule.setInputType<ApiError.DesignSearchError>(),
-      Schedule.tapInput((e) =>
-        Effect.sync(() => void seen.push("status" in e && e.status !== undefined ? e.status : 0))
+      Schedule.tap(({ input }) =>
+        Effect.sync(() => void seen.push("status" in input && input.status !== undefined ? input.status : 0))
       )
     )
     return Effect.gen(function*() {

@@ -64,12 +64,14 @@ const operation = <I, B, A, E>(
 (input: I): Effect.Effect<A, E | ValidationError> =>
   Effect.useSpan(
     `DesignSearchClient.${name}`,
-    { kind: "client", attributes: attributes?.(input), captureStackTrace: false },
-    (span) =>
-      Effect.updateContext(
-        Effect.flatMap(Effect.fromResult(check(input)), send),
+    { kind: "client", attributes: attributes?.(input) },
+    (span) => {
+      const checked: Effect.Effect<A, E | ValidationError> = Effect.flatMap(Effect.fromResult(check(input)), send)
+      return Effect.updateContext(
+        checked,
         (context: Context.Context<never>) => withoutFollowingRedirects(Context.add(context, Tracer.ParentSpan, span))
       )
+    }
   )
 
 /** The operations over one authorized `call`. */
