@@ -2,8 +2,8 @@
  * The fleet's options, checked: each layer checks its own, and `Fleet.layer` checks them all before
  * it connects, so that bad options fail at once and not after the connection was waited for.
  */
-import { Config, Duration, Result, Schema, SchemaIssue } from "effect"
-import { positive } from "../optionChecks.js"
+import { Duration, Result } from "effect"
+import { invalid as invalidOption, positive } from "../optionChecks.js"
 
 /** Defaults of the connection's options. */
 export const connectionDefaults = {
@@ -26,12 +26,7 @@ const millis = (name: string, input: Duration.Input | undefined, fallback: Durat
   Result.map(positive(name, input, fallback), Duration.toMillis)
 
 /** The option `name` is not what it must be. */
-const invalid = (name: string, message: string) =>
-  Result.fail(
-    new Config.ConfigError(
-      new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message })))
-    )
-  )
+const invalid = (name: string, message: string) => Result.fail(invalidOption([name], message))
 
 /** A `redis:` or `rediss:` URL (its password never told), a prefix, positive durations. */
 export const checkConnection = (
