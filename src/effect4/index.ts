@@ -2,4 +2,15 @@
  * The Effect 4 edition: the toolkit for applications on effect 4.1, imported from
  * `effect-design-search/effect4`. Each module mirrors the Effect 3 edition's of the same name.
  */
-export {}
+
+/** @since 0.4.0 */
+export * as Fleet from "./Fleet.js"
+
+/** @since 0.4.0 */
+export * as FleetRedis from "./FleetRedis.js"
+
+/** @since 0.4.0 */
+export * as RequestBudget from "./RequestBudget.js"
+
+/** @since 0.4.0 */
+export * as TokenStore from "./TokenStore.js"
