@@ -8,6 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
+import { extendBackOff, keyOf } from "../../src/core/redis.js"
 import { FleetRedis } from "../../src/effect4/FleetRedis.js"
 import * as RequestBudget from "../../src/effect4/RequestBudget.js"
 import { client, freshPrefix, member, pair, slotAt } from "./support/fleet.js"
@@ -127,6 +128,23 @@ describe("RequestBudget.layerRedis (Effect 4)", () => {
       const shared = yield* Effect.forEach([a, b, a, b], (m) => slotAt(m.budget))
       for (let i = 1; i < shared.length; i++) assert.isAtLeast(shared[i]! - shared[i - 1]!, 90)
       assert.isAbove(Number(yield* b.redis.command("PTTL", b.redis.key(client, "pace"))), 0)
+    }))
+
+  it.live("keeps the pace and back-off under the keys core lays out, as the Effect 3 edition does", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const prefix = freshPrefix()
+      const { budget, redis: connection } = yield* member(redis.url, prefix)
+      // a slot just taken by a process of the other edition (10 per second): one call, 100 ms to run
+      yield* connection.command("SET", keyOf(prefix, client, "pace"), 1, "PX", 100)
+      const wait = Duration.toMillis(yield* budget.reserve)
+      assert.isAbove(wait, 50)
+      assert.isAtMost(wait, 100)
+      // a back-off it was told of, by core's script
+      yield* connection.command("EVAL", extendBackOff, 1, keyOf(prefix, client, "backoff"), 1500)
+      const start = yield* Clock.currentTimeMillis
+      yield* RequestBudget.take(budget)
+      assert.isAtLeast((yield* Clock.currentTimeMillis) - start, 1400)
     }))
 
   it.live("a rate whose interval is no whole number of milliseconds (3 a second) is kept in Redis", () =>
