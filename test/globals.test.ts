@@ -17,6 +17,7 @@ import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import ts from "typescript"
+import { publicModules as allPublicModules } from "./support/publicModules.js"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -26,8 +27,9 @@ const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
 }
 
 /** The source file of every public subpath, from package.json `exports`. */
-const publicModules = Object.values(packageJson.exports).map((entry) =>
-  join(root, entry.default.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts"))
+/** The Effect 3 edition's public modules (the Effect 4 edition's load only with its own effect). */
+const publicModules = allPublicModules(root).filter((file) => !file.startsWith("src/effect4/")).map((file) =>
+  join(root, file)
 )
 
 /** The package a bare specifier names (`@effect/platform/HttpClient` → `@effect/platform`). */

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
+import { publicModules as allPublicModules } from "./support/publicModules.js"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const src = join(root, "src")
@@ -20,9 +21,7 @@ const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
 }
 
 /** The source file of each public subpath, from `package.json` `exports`. */
-const publicModules = Object.values(packageJson.exports)
-  .map((entry) => entry.default.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts"))
-  .filter((file) => !file.endsWith("/index.ts"))
+const publicModules = allPublicModules(root).filter((file) => !file.endsWith("/index.ts"))
 
 const parse = (file: string) =>
   ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.ES2022, true)
