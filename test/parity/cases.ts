@@ -107,6 +107,9 @@ export type EconomyStep =
   | { readonly do: "get"; readonly count: number; readonly concurrent: boolean }
   /** `count` calls to `getDesign(chair)`, the clock moved by `everyMs` after each. */
   | { readonly do: "getDesign"; readonly count: number; readonly everyMs: number }
+  /** `count` calls to `TokenService.get` at once, `afterMs` from now, left running until `joinGets`. */
+  | { readonly do: "spawnGets"; readonly count: number; readonly afterMs: number }
+  | { readonly do: "joinGets" }
   | { readonly do: "advance"; readonly ms: number }
   | { readonly do: "revokeTokens" }
   | { readonly do: "fault"; readonly fault: FaultSpec }
@@ -146,11 +149,12 @@ export interface PagingStream {
   readonly onNotFound?: boolean
   /**
    * Success: the designs emitted are the advanced search's numbers from `from` (default 0), less
-   * the first `notFound` of them (told to `onNotFound`), `count` in all. Failure: an error's `_tag`.
+   * the first `notFound` of them (told to `onNotFound`), `count` in all. Failure: an error's `_tag`,
+   * and the `source.parameter` of its first error object where given.
    */
   readonly outcome:
     | { readonly _tag: "Success"; readonly count: number; readonly from?: number; readonly notFound?: number }
-    | { readonly _tag: string }
+    | { readonly _tag: string; readonly parameter?: string }
   /** Requests this stream made, per endpoint (all five checked). */
   readonly requests: Readonly<Record<Exclude<Endpoint, "token">, number>>
   /** What `onPage` was told: the page numbers, and of every page `fallback`, `pages` and `count`. */
@@ -663,6 +667,41 @@ const economyCases: ReadonlyArray<EconomyCase> = [
   },
   {
     kind: "tokenEconomy",
+    // The refresh starts at 59 min 30 s, as the old token stops being handed out; its one slow try
+    // fails after the callers have come, and four more 503s follow: their fifth try gets the token.
+    name: "callers that wait on a refresh get every retry of a fetch of their own: a try and four retries",
+    config: { refreshBeforeMs: 30_000, expirySkewMs: 30_000 },
+    steps: [
+      { do: "get", count: 2, concurrent: false },
+      { do: "advance", ms: 3_569_000 },
+      { do: "fault", fault: { target: "token", status: 503, delayMs: 2000 } },
+      { do: "fault", fault: { target: "token", status: 503, count: 4 } },
+      { do: "spawnGets", count: 3, afterMs: 2000 },
+      { do: "advance", ms: minute },
+      { do: "joinGets" },
+      // the first fetch, the refresh's try, then one fetch's try and four retries
+      { do: "expect", distinctTokens: 2, requests: { token: 7 }, service: { refreshes: 1 } }
+    ]
+  },
+  {
+    kind: "tokenEconomy",
+    // refreshed from 59 min, handed out until 59 min 30 s: two slow 503s take that time, and a third
+    // fails after it, while a caller waits; the retries it is owed follow
+    name: "a refresh whose retries outlast the old token starts over for the callers that wait on it",
+    steps: [
+      { do: "get", count: 2, concurrent: false },
+      { do: "fault", fault: { target: "token", status: 503, delayMs: 14_000 } },
+      { do: "fault", fault: { target: "token", status: 503, delayMs: 14_000 } },
+      { do: "fault", fault: { target: "token", status: 503, delayMs: 5000 } },
+      { do: "advance", ms: 3_571_000 },
+      { do: "spawnGets", count: 1, afterMs: 0 },
+      { do: "advance", ms: minute },
+      { do: "joinGets" },
+      { do: "expect", distinctTokens: 2, requests: { token: 5 } }
+    ]
+  },
+  {
+    kind: "tokenEconomy",
     name: "a failed refresh retries while the old token is valid, callers keep the old one",
     steps: [
       { do: "get", count: 2, concurrent: false },
@@ -805,6 +844,24 @@ const pagingCases: ReadonlyArray<PagingCase> = [
         requests: { page: 3, advanced: 0, design: 0, search: 0 }
       }
     ]
+  },
+  {
+    kind: "paging",
+    name: "bad options are a client ValidationError naming the option; nothing is sent",
+    sandbox: { designs: 240 },
+    search: "every",
+    noRetry: false,
+    streams: ([
+      [{ pageSize: 0 }, "pageSize"],
+      [{ pageSize: 101 }, "pageSize"],
+      [{ startPage: -1 }, "startPage"],
+      [{ startPage: 0.5 }, "startPage"],
+      [{ concurrency: 0 }, "concurrency"]
+    ] as const).map(([options, parameter]): PagingStream => ({
+      options,
+      outcome: { _tag: "ValidationError", parameter },
+      requests: { page: 0, advanced: 0, design: 0, search: 0 }
+    }))
   },
   {
     kind: "paging",
