@@ -32,13 +32,31 @@ import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
 import { withControlRoutes } from "../src/sandbox/ControlRoutes.js"
 import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec, SyncOutcome } from "./parity/cases.js"
 import { cases, casesOf, expectedSync, kinds, mirrorCriteria, pagingSearches } from "./parity/cases.js"
-import { failureOutcome, pickFields, pickRequests, since, streamFailure } from "./parity/compare.js"
+import { errorFields, failureOutcome, pickFields, pickRequests, since, streamFailure } from "./parity/compare.js"
+import type { FullOutcome } from "./parity/compare.js"
 import * as Raw from "./parity/sandbox-requests.js"
 import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
 import { database, dec1 } from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
 
 const ran = new Set<CaseKind>()
+
+/**
+ * The transcripts this edition records (`npm run parity:record`, `PARITY_RECORD=1`) and both
+ * editions are held to: the sandbox's answers, and every field of each outcome of the fault matrix.
+ */
+const recordingTranscripts = process.env["PARITY_RECORD"] === "1"
+const sandboxTranscript = "sandbox-transcript.json"
+const outcomeTranscript = "outcome-transcript.json"
+const transcriptUrl = (name: string) => new URL(`./parity/${name}`, import.meta.url)
+const readTranscript = <A>(name: string): Readonly<Record<string, A>> =>
+  fs.existsSync(transcriptUrl(name)) ? JSON.parse(fs.readFileSync(transcriptUrl(name), "utf8")) : {}
+const committedAnswers = readTranscript<ReadonlyArray<Raw.Answer>>(sandboxTranscript)
+const committedOutcomes = readTranscript<ReadonlyArray<FullOutcome>>(outcomeTranscript)
+const answered: Record<string, ReadonlyArray<Raw.Answer>> = {}
+const outcomesOf: Record<string, ReadonlyArray<FullOutcome>> = {}
+const outOfDate = (name: string) =>
+  `test/parity/${name} is out of date with the Effect 3 edition: run \`npm run parity:record\` and review the difference`
 
 const sandboxOptions = (spec: SandboxSpec = {}): Sandbox.Options => ({
   ...(spec.designs === undefined ? {} : { designs: spec.designs }),
@@ -54,6 +72,17 @@ const configOptions = (spec: ConfigSpec = {}) => ({
 })
 
 const millis = (u: unknown) => (Duration.isDuration(u) ? Duration.toMillis(u) : undefined)
+
+/** A call's outcome as the outcome transcript holds it: every field of a failure. */
+const fullOutcomeOf = (exit: Exit.Exit<string, unknown>): FullOutcome =>
+  Exit.match(exit, {
+    onSuccess: (value) => ({ Success: value }),
+    onFailure: (cause) =>
+      Option.match(Cause.failureOption(cause), {
+        onNone: () => ({ defect: Cause.pretty(cause) }),
+        onSome: (error) => ({ [failureOutcome(error, { _tag: "" }, millis)._tag]: errorFields(error, millis) })
+      })
+  })
 
 /** A call's outcome as the table writes it. */
 const outcomeOf = <A>(exit: Exit.Exit<A, unknown>, expected: Outcome, value: (a: A) => string): Outcome =>
@@ -107,6 +136,7 @@ const runFault = (c: CaseOf<"fault">) => {
   return Effect.gen(function*() {
     if (c.startAt !== undefined) yield* TestClock.setTime(c.startAt)
     const control = yield* Sandbox.SandboxControl
+    const outcomes: Array<FullOutcome> = []
     for (const [i, step] of c.calls.entries()) {
       for (const fault of step.faults ?? []) yield* control.injectFault(fault)
       if (step.revokeTokens === true) yield* control.revokeTokens
@@ -120,7 +150,10 @@ const runFault = (c: CaseOf<"fault">) => {
       }
       const exit = yield* Fiber.join(fiber)
       expect(outcomeOf(exit, step.outcome, String), `call ${i}`).toEqual(step.outcome)
+      outcomes.push(fullOutcomeOf(Exit.map(exit, String)))
     }
+    if (recordingTranscripts) outcomesOf[c.name] = outcomes
+    else expect(outcomes, outOfDate(outcomeTranscript)).toEqual(committedOutcomes[c.name])
     if (c.seen !== undefined) expect(seen).toEqual(c.seen)
     expect(pickRequests((yield* sandboxStats).requests, c.requests)).toEqual(c.requests)
   }).pipe(Effect.provide(services))
@@ -324,16 +357,6 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
     )
   }).pipe(Effect.scoped)
 
-/** The committed transcript of the sandbox's answers. */
-const transcriptPath = new URL("./parity/sandbox-transcript.json", import.meta.url)
-const recordTranscript = process.env["PARITY_RECORD"] === "1"
-const committed: Readonly<Record<string, ReadonlyArray<Raw.Answer>>> = fs.existsSync(transcriptPath)
-  ? JSON.parse(fs.readFileSync(transcriptPath, "utf8"))
-  : {}
-const answered: Record<string, ReadonlyArray<Raw.Answer>> = {}
-const outOfDate = "test/parity/sandbox-transcript.json is out of date with the Effect 3 sandbox: " +
-  "run `npm run parity:record` and review the difference"
-
 /** The answers of a fresh in-process sandbox (with its control routes) to a scenario's requests. */
 const replay = (scenario: Raw.Scenario) =>
   Effect.gen(function*() {
@@ -371,8 +394,8 @@ const runSandboxBytes = (c: CaseOf<"sandboxBytes">) =>
   Effect.gen(function*() {
     const scenario = Raw.scenarios.find((s) => s.name === c.scenario)!
     const answers = yield* replay(scenario)
-    if (recordTranscript) answered[c.scenario] = answers
-    else expect(answers, outOfDate).toEqual(committed[c.scenario])
+    if (recordingTranscripts) answered[c.scenario] = answers
+    else expect(answers, outOfDate(sandboxTranscript)).toEqual(committedAnswers[c.scenario])
   })
 
 /** A case's run, in the test's scope; the mirror's also on the test file's PostgreSQL server. */
@@ -409,13 +432,21 @@ describe("parity: the table", () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length)
   })
 
-  it("the transcript holds the scenarios, and only them", () => {
-    if (!recordTranscript) {
-      expect(Object.keys(committed).sort(), outOfDate).toEqual(Raw.scenarios.map((s) => s.name).sort())
+  it("the transcripts hold the scenarios and the fault matrix's cases, and only them", () => {
+    if (!recordingTranscripts) {
+      expect(Object.keys(committedAnswers).sort(), outOfDate(sandboxTranscript)).toEqual(
+        Raw.scenarios.map((s) => s.name).sort()
+      )
+      expect(Object.keys(committedOutcomes).sort(), outOfDate(outcomeTranscript)).toEqual(
+        casesOf("fault").map((c) => c.name).sort()
+      )
     }
   })
 })
 
 afterAll(() => {
-  if (recordTranscript) fs.writeFileSync(transcriptPath, JSON.stringify(answered, null, 2) + "\n")
+  if (recordingTranscripts) {
+    fs.writeFileSync(transcriptUrl(sandboxTranscript), JSON.stringify(answered, null, 2) + "\n")
+    fs.writeFileSync(transcriptUrl(outcomeTranscript), JSON.stringify(outcomesOf, null, 2) + "\n")
+  }
 })

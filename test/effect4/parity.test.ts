@@ -20,13 +20,20 @@ import { withControlRoutes } from "../../src/effect4/sandbox/ControlRoutes.js"
 import * as TokenService from "../../src/effect4/TokenService.js"
 import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec, SyncOutcome } from "../parity/cases.js"
 import { cases, casesOf, expectedSync, kinds, mirrorCriteria, pagingSearches } from "../parity/cases.js"
-import { failureOutcome, pickFields, pickRequests, since, streamFailure } from "../parity/compare.js"
+import { errorFields, failureOutcome, pickFields, pickRequests, since, streamFailure } from "../parity/compare.js"
+import type { FullOutcome } from "../parity/compare.js"
 import * as Raw from "../parity/sandbox-requests.js"
 import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
 import { database, dec1 } from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
 
 const ran = new Set<CaseKind>()
+
+/** The transcripts recorded from the Effect 3 edition: the sandbox's answers, every field of each fault matrix outcome. */
+const readTranscript = <A>(name: string): Readonly<Record<string, A>> =>
+  JSON.parse(fs.readFileSync(new URL(`../parity/${name}`, import.meta.url), "utf8"))
+const committedAnswers = readTranscript<ReadonlyArray<Raw.Answer>>("sandbox-transcript.json")
+const committedOutcomes = readTranscript<ReadonlyArray<FullOutcome>>("outcome-transcript.json")
 
 const sandboxOptions = (spec: SandboxSpec = {}): Sandbox.Options => ({
   ...(spec.designs === undefined ? {} : { designs: spec.designs }),
@@ -42,6 +49,17 @@ const configOptions = (spec: ConfigSpec = {}) => ({
 })
 
 const millis = (u: unknown) => (Duration.isDuration(u) ? Duration.toMillis(u) : undefined)
+
+/** A call's outcome as the outcome transcript holds it: every field of a failure. */
+const fullOutcomeOf = (exit: Exit.Exit<string, unknown>): FullOutcome =>
+  Exit.match(exit, {
+    onSuccess: (value) => ({ Success: value }),
+    onFailure: (cause) =>
+      Option.match(Cause.findErrorOption(cause), {
+        onNone: () => ({ defect: Cause.pretty(cause) }),
+        onSome: (error) => ({ [failureOutcome(error, { _tag: "" }, millis)._tag]: errorFields(error, millis) })
+      })
+  })
 
 /** A call's outcome as the table writes it. */
 const outcomeOf = <A>(exit: Exit.Exit<A, unknown>, expected: Outcome, value: (a: A) => string): Outcome =>
@@ -96,6 +114,7 @@ const runFault = (c: CaseOf<"fault">) => {
   return Effect.gen(function*() {
     if (c.startAt !== undefined) yield* TestClock.setTime(c.startAt)
     const control = yield* Sandbox.SandboxControl
+    const outcomes: Array<FullOutcome> = []
     for (const [i, step] of c.calls.entries()) {
       for (const fault of step.faults ?? []) yield* control.injectFault(fault)
       if (step.revokeTokens === true) yield* control.revokeTokens
@@ -109,7 +128,11 @@ const runFault = (c: CaseOf<"fault">) => {
       }
       const exit = yield* Fiber.join(fiber)
       expect(outcomeOf(exit, step.outcome, String), `call ${i}`).toEqual(step.outcome)
+      outcomes.push(fullOutcomeOf(Exit.map(exit, String)))
     }
+    expect(outcomes, "the Effect 4 edition's outcomes carry other fields than the Effect 3 edition's").toEqual(
+      committedOutcomes[c.name]
+    )
     if (c.seen !== undefined) expect(seen).toEqual(c.seen)
     expect(pickRequests((yield* sandboxStats).requests, c.requests)).toEqual(c.requests)
   }).pipe(Effect.provide(services))
@@ -316,11 +339,6 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
     )
   })
 
-/** The transcript of the Effect 3 sandbox's answers. */
-const committed: Readonly<Record<string, ReadonlyArray<Raw.Answer>>> = JSON.parse(
-  fs.readFileSync(new URL("../parity/sandbox-transcript.json", import.meta.url), "utf8")
-)
-
 /** The answers of a fresh in-process sandbox (with its control routes) to a scenario's requests. */
 const replay = (scenario: Raw.Scenario) =>
   Effect.gen(function*() {
@@ -358,7 +376,7 @@ const runSandboxBytes = (c: CaseOf<"sandboxBytes">) =>
   Effect.gen(function*() {
     const scenario = Raw.scenarios.find((s) => s.name === c.scenario)!
     expect(yield* replay(scenario), "the Effect 4 sandbox answers otherwise than the Effect 3 one").toEqual(
-      committed[c.scenario]
+      committedAnswers[c.scenario]
     )
   })
 
@@ -396,7 +414,8 @@ describe("parity: the table", () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length)
   })
 
-  it("the transcript holds the scenarios, and only them", () => {
-    expect(Object.keys(committed).sort()).toEqual(Raw.scenarios.map((s) => s.name).sort())
+  it("the transcripts hold the scenarios and the fault matrix's cases, and only them", () => {
+    expect(Object.keys(committedAnswers).sort()).toEqual(Raw.scenarios.map((s) => s.name).sort())
+    expect(Object.keys(committedOutcomes).sort()).toEqual(casesOf("fault").map((c) => c.name).sort())
   })
 })

@@ -70,3 +70,24 @@ export const streamFailure = (
     ? { _tag: tag }
     : { _tag: tag, parameter: String(record.errors?.[0]?.source?.parameter) }
 }
+
+/**
+ * Every field of a failure but `_tag`, by name in order, as plain JSON (a `Duration`, read by
+ * `millis`, as `{ millis }`): what the outcome transcript holds of each call of the fault matrix.
+ */
+export const errorFields = (
+  error: unknown,
+  millis: (duration: unknown) => number | undefined
+): Record<string, unknown> => {
+  const record = (typeof error === "object" && error !== null ? error : {}) as Readonly<Record<string, unknown>>
+  return Object.fromEntries(
+    Object.keys(record).filter((name) => name !== "_tag").sort().map((name) => {
+      const value = record[name]
+      const ms = millis(value)
+      return [name, ms !== undefined ? { millis: ms } : value === undefined ? null : JSON.parse(JSON.stringify(value))]
+    })
+  )
+}
+
+/** What the outcome transcript holds of a call: `{ Success: value }`, or `{ [_tag]: fields }`. */
+export type FullOutcome = Readonly<Record<string, unknown>>
