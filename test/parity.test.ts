@@ -43,7 +43,7 @@ const ran = new Set<CaseKind>()
 
 /**
  * The transcripts this edition records (`npm run parity:record`, `PARITY_RECORD=1`) and both
- * editions are held to: the sandbox's answers, and every field of each outcome of the fault matrix.
+ * editions are held to: the sandbox's answers, and every field of each outcome of the fault matrix, paging and the mirror.
  */
 const recordingTranscripts = process.env["PARITY_RECORD"] === "1"
 const sandboxTranscript = "sandbox-transcript.json"
@@ -73,13 +73,19 @@ const configOptions = (spec: ConfigSpec = {}) => ({
 
 const millis = (u: unknown) => (Duration.isDuration(u) ? Duration.toMillis(u) : undefined)
 
+/** Records a case's outcomes, or holds them to those recorded. */
+const holdOutcomes = (name: string, outcomes: ReadonlyArray<FullOutcome>) => {
+  if (recordingTranscripts) outcomesOf[name] = outcomes
+  else expect(outcomes, outOfDate(outcomeTranscript)).toEqual(committedOutcomes[name])
+}
+
 /** A call's outcome as the outcome transcript holds it: every field of a failure. */
-const fullOutcomeOf = (exit: Exit.Exit<string, unknown>): FullOutcome =>
+const fullOutcomeOf = <A>(exit: Exit.Exit<A, unknown>, value: (a: A) => unknown): FullOutcome =>
   Exit.match(exit, {
-    onSuccess: (value) => ({ Success: value }),
+    onSuccess: (a) => ({ Success: value(a) }),
     onFailure: (cause) =>
       Option.match(Cause.failureOption(cause), {
-        onNone: () => ({ defect: Cause.pretty(cause) }),
+        onNone: () => (Cause.isInterruptedOnly(cause) ? { interrupted: true } : { defect: Cause.pretty(cause) }),
         onSome: (error) => ({ [failureOutcome(error, { _tag: "" }, millis)._tag]: errorFields(error, millis) })
       })
   })
@@ -150,10 +156,9 @@ const runFault = (c: CaseOf<"fault">) => {
       }
       const exit = yield* Fiber.join(fiber)
       expect(outcomeOf(exit, step.outcome, String), `call ${i}`).toEqual(step.outcome)
-      outcomes.push(fullOutcomeOf(Exit.map(exit, String)))
+      outcomes.push(fullOutcomeOf(exit, String))
     }
-    if (recordingTranscripts) outcomesOf[c.name] = outcomes
-    else expect(outcomes, outOfDate(outcomeTranscript)).toEqual(committedOutcomes[c.name])
+    holdOutcomes(c.name, outcomes)
     if (c.seen !== undefined) expect(seen).toEqual(c.seen)
     expect(pickRequests((yield* sandboxStats).requests, c.requests)).toEqual(c.requests)
   }).pipe(Effect.provide(services))
@@ -225,6 +230,7 @@ const runPaging = (c: CaseOf<"paging">) =>
     const control = yield* Sandbox.SandboxControl
     const request = pagingSearches[c.search]
     const numbers = (yield* client.advancedSearch(request)).data.designNumbers
+    const outcomes: Array<FullOutcome> = []
     for (const [i, stream] of c.streams.entries()) {
       for (const fault of stream.faults ?? []) yield* control.injectFault(fault)
       const before = (yield* control.stats).requests
@@ -235,7 +241,9 @@ const runPaging = (c: CaseOf<"paging">) =>
         onPage: (page) => Effect.sync(() => void told.push(page)),
         ...(stream.onNotFound === true ? { onNotFound: (n) => Effect.sync(() => void notFound.push(n)) } : {})
       })
-      const result = yield* Effect.either(Stream.runCollect(designs))
+      const exit = yield* Effect.exit(Stream.runCollect(designs))
+      outcomes.push({ told: JSON.parse(JSON.stringify(told)), end: fullOutcomeOf(exit, (d) => d.length) })
+      const result = yield* Effect.either(exit)
       const emitted = Either.map(result, (d) => Chunk.toReadonlyArray(d).map((design) => design.number))
       const { outcome } = stream
       if (outcome._tag === "Success" && "count" in outcome) {
@@ -261,6 +269,7 @@ const runPaging = (c: CaseOf<"paging">) =>
         if (firstDetailIncludes !== undefined) expect(told[0]?.messages[0]?.detail).toContain(firstDetailIncludes)
       }
     }
+    holdOutcomes(c.name, outcomes)
   }).pipe(Effect.provide(clientLayer({
     sandbox: sandboxOptions(c.sandbox),
     ...(c.noRetry ? { client: { retrySchedule: Schedule.stop } } : {})
@@ -294,6 +303,7 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
         const mirror = yield* DesignMirror.DesignMirror
         const control = yield* Sandbox.SandboxControl
         let touchedFrom: ReadonlyArray<Row> = []
+        const outcomes: Array<FullOutcome> = []
         for (const [i, step] of c.steps.entries()) {
           switch (step.do) {
             case "sync": {
@@ -306,6 +316,7 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
                   onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
                 })
               }).pipe(Effect.fork, Effect.flatMap(Fiber.await))
+              outcomes.push(fullOutcomeOf(exit, (report) => errorFields(report, millis)))
               const expected = expectedSync(step)
               const outcome: SyncOutcome = Exit.isSuccess(exit)
                 ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }
@@ -352,6 +363,7 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
             }
           }
         }
+        holdOutcomes(c.name, outcomes)
       }),
       services
     )
@@ -432,13 +444,13 @@ describe("parity: the table", () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length)
   })
 
-  it("the transcripts hold the scenarios and the fault matrix's cases, and only them", () => {
+  it("the transcripts hold the scenarios and the cases of the fault matrix, paging and the mirror, and only them", () => {
     if (!recordingTranscripts) {
       expect(Object.keys(committedAnswers).sort(), outOfDate(sandboxTranscript)).toEqual(
         Raw.scenarios.map((s) => s.name).sort()
       )
       expect(Object.keys(committedOutcomes).sort(), outOfDate(outcomeTranscript)).toEqual(
-        casesOf("fault").map((c) => c.name).sort()
+        cases.filter((c) => c.kind !== "sandboxBytes" && c.kind !== "tokenEconomy").map((c) => c.name).sort()
       )
     }
   })

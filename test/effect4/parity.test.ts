@@ -29,7 +29,7 @@ import * as Pg from "./support/postgres.js"
 
 const ran = new Set<CaseKind>()
 
-/** The transcripts recorded from the Effect 3 edition: the sandbox's answers, every field of each fault matrix outcome. */
+/** The transcripts recorded from the Effect 3 edition: the sandbox's answers, every field of each outcome. */
 const readTranscript = <A>(name: string): Readonly<Record<string, A>> =>
   JSON.parse(fs.readFileSync(new URL(`../parity/${name}`, import.meta.url), "utf8"))
 const committedAnswers = readTranscript<ReadonlyArray<Raw.Answer>>("sandbox-transcript.json")
@@ -50,13 +50,19 @@ const configOptions = (spec: ConfigSpec = {}) => ({
 
 const millis = (u: unknown) => (Duration.isDuration(u) ? Duration.toMillis(u) : undefined)
 
+/** Holds a case's outcomes to those the Effect 3 edition recorded. */
+const holdOutcomes = (name: string, outcomes: ReadonlyArray<FullOutcome>) =>
+  expect(outcomes, "the Effect 4 edition's outcomes differ from the Effect 3 edition's").toEqual(
+    committedOutcomes[name]
+  )
+
 /** A call's outcome as the outcome transcript holds it: every field of a failure. */
-const fullOutcomeOf = (exit: Exit.Exit<string, unknown>): FullOutcome =>
+const fullOutcomeOf = <A>(exit: Exit.Exit<A, unknown>, value: (a: A) => unknown): FullOutcome =>
   Exit.match(exit, {
-    onSuccess: (value) => ({ Success: value }),
+    onSuccess: (a) => ({ Success: value(a) }),
     onFailure: (cause) =>
       Option.match(Cause.findErrorOption(cause), {
-        onNone: () => ({ defect: Cause.pretty(cause) }),
+        onNone: () => (Cause.hasInterruptsOnly(cause) ? { interrupted: true } : { defect: Cause.pretty(cause) }),
         onSome: (error) => ({ [failureOutcome(error, { _tag: "" }, millis)._tag]: errorFields(error, millis) })
       })
   })
@@ -128,11 +134,9 @@ const runFault = (c: CaseOf<"fault">) => {
       }
       const exit = yield* Fiber.join(fiber)
       expect(outcomeOf(exit, step.outcome, String), `call ${i}`).toEqual(step.outcome)
-      outcomes.push(fullOutcomeOf(Exit.map(exit, String)))
+      outcomes.push(fullOutcomeOf(exit, String))
     }
-    expect(outcomes, "the Effect 4 edition's outcomes carry other fields than the Effect 3 edition's").toEqual(
-      committedOutcomes[c.name]
-    )
+    holdOutcomes(c.name, outcomes)
     if (c.seen !== undefined) expect(seen).toEqual(c.seen)
     expect(pickRequests((yield* sandboxStats).requests, c.requests)).toEqual(c.requests)
   }).pipe(Effect.provide(services))
@@ -204,6 +208,7 @@ const runPaging = (c: CaseOf<"paging">) =>
     const control = yield* Sandbox.SandboxControl
     const request = pagingSearches[c.search]
     const numbers = (yield* client.advancedSearch(request)).data.designNumbers
+    const outcomes: Array<FullOutcome> = []
     for (const [i, stream] of c.streams.entries()) {
       for (const fault of stream.faults ?? []) yield* control.injectFault(fault)
       const before = (yield* control.stats).requests
@@ -214,7 +219,9 @@ const runPaging = (c: CaseOf<"paging">) =>
         onPage: (page) => Effect.sync(() => void told.push(page)),
         ...(stream.onNotFound === true ? { onNotFound: (n) => Effect.sync(() => void notFound.push(n)) } : {})
       })
-      const result = yield* Effect.result(Stream.runCollect(designs))
+      const exit = yield* Effect.exit(Stream.runCollect(designs))
+      outcomes.push({ told: JSON.parse(JSON.stringify(told)), end: fullOutcomeOf(exit, (d) => d.length) })
+      const result = yield* Effect.result(exit)
       const { outcome } = stream
       if (outcome._tag === "Success" && "count" in outcome) {
         const from = outcome.from ?? 0
@@ -243,6 +250,7 @@ const runPaging = (c: CaseOf<"paging">) =>
         if (firstDetailIncludes !== undefined) expect(told[0]?.messages[0]?.detail).toContain(firstDetailIncludes)
       }
     }
+    holdOutcomes(c.name, outcomes)
   }).pipe(Effect.provide(clientLayer({
     sandbox: sandboxOptions(c.sandbox),
     ...(c.noRetry ? { client: { retrySchedule: Schedule.recurs(0) } } : {})
@@ -276,6 +284,7 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
         const mirror = yield* DesignMirror.DesignMirror
         const control = yield* Sandbox.SandboxControl
         let touchedFrom: ReadonlyArray<Row> = []
+        const outcomes: Array<FullOutcome> = []
         for (const [i, step] of c.steps.entries()) {
           switch (step.do) {
             case "sync": {
@@ -288,6 +297,7 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
                   onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
                 })
               }).pipe(Effect.forkChild, Effect.flatMap(Fiber.await))
+              outcomes.push(fullOutcomeOf(exit, (report) => errorFields(report, millis)))
               const expected = expectedSync(step)
               const outcome: SyncOutcome = Exit.isSuccess(exit)
                 ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }
@@ -334,6 +344,7 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
             }
           }
         }
+        holdOutcomes(c.name, outcomes)
       }),
       services
     )
@@ -414,8 +425,10 @@ describe("parity: the table", () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length)
   })
 
-  it("the transcripts hold the scenarios and the fault matrix's cases, and only them", () => {
+  it("the transcripts hold the scenarios and the cases of the fault matrix, paging and the mirror, and only them", () => {
     expect(Object.keys(committedAnswers).sort()).toEqual(Raw.scenarios.map((s) => s.name).sort())
-    expect(Object.keys(committedOutcomes).sort()).toEqual(casesOf("fault").map((c) => c.name).sort())
+    expect(Object.keys(committedOutcomes).sort()).toEqual(
+      cases.filter((c) => c.kind !== "sandboxBytes" && c.kind !== "tokenEconomy").map((c) => c.name).sort()
+    )
   })
 })
