@@ -5,7 +5,7 @@
  * edition's tests of the client).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Duration, Effect, Fiber, Layer, Logger, References, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Logger, Option, References, Schedule, Stream, Tracer } from "effect"
 import type { Scope } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import { TestClock } from "effect/testing"
@@ -93,6 +93,26 @@ describe("DesignSearchClient (Effect 4): operations", () => {
       yield* Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)
       expect(seen).toBe(1)
     }))
+})
+
+describe("DesignSearchClient (Effect 4): spans", () => {
+  it.effect("each operation is a client span, the parent of its request's span", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span: (options) => {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      yield* Effect.withTracer(Effect.flatMap(Client, (c) => c.getDesign(chair)), tracer)
+      const operation = spans.find((s) => s.name === "DesignSearchClient.getDesign")
+      expect(operation).toMatchObject({ kind: "client" })
+      expect(operation?.attributes.get("designNumber")).toBe(chair)
+      const request = spans.find((s) => s.name === "GET" && s.attributes.get("url.path") !== undefined)
+      expect(request && Option.getOrUndefined(request.parent)).toBe(operation)
+    }).pipe(Effect.provide(clientLayer())))
 })
 
 describe("DesignSearchClient (Effect 4): requests that fail their own schema are not sent", () => {
