@@ -172,6 +172,7 @@ describe("the control routes (/__sandbox/*), as a served sandbox answers them", 
         const refusals = [
           ["target=design&pageNumber=1", "/pageNumber", "no design request has a pageNumber"],
           ["pageNumber=first", "/pageNumber", `Unable to decode "first" into a number`],
+          ["pageNumber=-2", "/pageNumber", "Expected a non-negative number, actual -2"],
           [`body=${encodeURIComponent(`{"rows[0":1}`)}`, "/body/rows[0", "expected a field path"],
           ["body=notjson", "/body", "is not valid JSON"]
         ] as const

@@ -84,7 +84,7 @@ const FilterBodyMatch = checkedRecord(
       : undefined)
 )
 
-const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" }))
 
 /** What a fault or a journal query names beside its target (`core/faultMatch.ts`); every field given must hold. */
 const matchFields = {
