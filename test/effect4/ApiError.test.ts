@@ -1,10 +1,24 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Result, Schema } from "effect"
+import type * as Wire from "../../src/core/wire.js"
 import { ApiError } from "../../src/effect4/index.js"
+
+type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
+/** Whether `A` and `B` are one type: identical (`readonly` too), and each assignable to the other. */
+type Same<A, B> = [A, B] extends [B, A] ? Identical<A, B> : false
 
 const decodePayload = Schema.decodeUnknownResult(ApiError.ErrorPayload)
 
 describe("ApiError schemas (spec 7)", () => {
+  it("describe the wire shapes of core (checked when the tests typecheck)", () => {
+    const same: ReadonlyArray<true> = [
+      true satisfies Same<ApiError.ErrorSource, Wire.ErrorSource>,
+      true satisfies Same<ApiError.ErrorObject, Wire.ErrorObject>,
+      true satisfies Same<ApiError.Message, Wire.Message>
+    ]
+    assert.notInclude(same, false)
+  })
+
   it("an error object keeps id, detail, code, source and extension attributes", () => {
     const body = {
       errors: [{
