@@ -1,0 +1,363 @@
+/**
+ * One run of `sync` (as in the Effect 3 edition), in phases: plan (the criteria checked, the run started or taken up again),
+ * fetch (the designs of the run's search, from the client's streams), commit (a batch at a time,
+ * with the run's position), reconcile (one search lists what matches now: rows it no longer lists
+ * are marked, listed designs without a current row fetched), finish (the watermark, the report).
+ * Designs pass through in batches, and the listing is compared with the rows by SQL: a run holds no
+ * design past its batch, and no set of the numbers it listed (docs/mirror.md).
+ */
+import { Clock, DateTime, Effect, Filter, Option, Result, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import { columnsOf, criteriaKeyOf, differences, parsed } from "../../../core/mirror.js"
+import type { ChangeRow, DesignRows } from "../../../core/mirror.js"
+import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
+import { maxPageSize } from "../../Designs.js"
+import type { Service as Client } from "../../DesignSearchClient.js"
+import { DesignSearchClient, fewerThanCounted } from "../../DesignSearchClient.js"
+import * as Paged from "../client/paged.js"
+import type { Search } from "./criteria.js"
+import { criteriaKey, encodedOf, readCriteria, readOptions } from "./criteria.js"
+import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
+import type { ChangesOptions, Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
+import { exclusively, migrateLocked, postgres } from "./sharing.js"
+import type { SyncRow, Tables } from "./tables.js"
+import { changes as readChanges, make as makeTables, migrate } from "./tables.js"
+
+/** What every run uses: the client, the statements, and the designs a batch holds. */
+type Deps = { readonly client: Client; readonly tables: Tables; readonly batchSize: number }
+
+const noneYet = {
+  searched: 0,
+  matching: 0,
+  fetched: 0,
+  inserted: 0,
+  updated: 0,
+  unchanged: 0,
+  noLongerMatching: 0,
+  notFound: 0,
+  requests: 0
+}
+
+const db = <A, E extends { readonly message: string; readonly cause?: unknown }, R>(
+  doing: string,
+  effect: Effect.Effect<A, E, R>
+) => Effect.mapError(effect, databaseError(doing))
+
+const iso = (millis: number) => DateTime.formatIso(DateTime.makeUnsafe(millis))
+
+/** Plan: the criteria and options checked before anything is written or sent, the run started or resumed. */
+const plan = (deps: Deps, criteria: unknown, options: unknown) =>
+  Effect.gen(function*() {
+    const { json, search } = yield* Effect.fromResult(readCriteria(criteria))
+    const { concurrency, history, onProgress } = yield* Effect.fromResult(readOptions(options))
+    const key = criteriaKeyOf(json)
+    const previous = Option.getOrUndefined(yield* db("reading the sync state", deps.tables.syncRow(key)))
+    const resumed = previous !== undefined && previous.run_day !== null
+    // A resumed run keeps its first start: what it wrote before is of the same run, once.
+    const at = resumed && previous.run_at !== null
+      ? new Date(previous.run_at).toISOString()
+      : iso(yield* Clock.currentTimeMillis)
+    const row: SyncRow = previous !== undefined && resumed ? previous : {
+      criteria_key: key,
+      criteria: json,
+      watermark: previous?.watermark ?? null,
+      run_day: at.slice(0, 10),
+      run_since: previous?.watermark ?? null,
+      run_position: 0,
+      updated_at: at,
+      last_run_at: previous?.last_run_at ?? null,
+      run_at: at
+    }
+    if (!resumed) yield* db("starting the run", deps.tables.putSyncRow(row))
+    const since = row.run_since ?? undefined
+    return {
+      ...deps,
+      key,
+      json,
+      at,
+      row,
+      resumed,
+      since,
+      /** The run's search, asking for the designs changed since the watermark where there is one. */
+      changed: {
+        _tag: search._tag,
+        request: { ...search.request, ...(since && { changedSinceDate: since }) }
+      } as Search,
+      /** The search whose listing reconciles the rows: every design matching now. */
+      search,
+      concurrency,
+      history,
+      onProgress,
+      tally: { ...noneYet },
+      /** Numbers the service answered 404 for, not yet committed. */
+      gone: [] as Array<DesignNumber>,
+      /** Why the run did not get every design it was told of, if it did not. */
+      short: undefined as string | undefined
+    }
+  })
+
+/** One run as it goes: what it was asked, where it stands, and what it has done so far. */
+type Run = Effect.Success<ReturnType<typeof plan>>
+
+/**
+ * The designs of `numbers`, a `getDesign` each, through the client's one "then get each"; a number
+ * the service answers 404 for joins `run.gone`.
+ */
+const getEach = <R>(run: Run, numbers: Stream.Stream<DesignNumber, SyncError, R>) =>
+  Stream.filterMap(
+    Paged.getEach(numbers, (n) =>
+      run.client.getDesign(n).pipe(
+        Effect.map((r) => Option.some(r.data)),
+        Effect.catchTag("NotFoundError", () => Effect.sync(() => (run.gone.push(n), Option.none<Design>()))),
+        Effect.ensuring(Effect.sync(() => run.tally.requests++))
+      ), run.concurrency),
+    Filter.fromPredicateOption((design: Option.Option<Design>) => design)
+  )
+
+/** Fetch, for a quick search: the search, then a get each from the run's position on. */
+const fetchQuick = (run: Run, request: QuickSearchRequest) =>
+  Stream.unwrap(Effect.gen(function*() {
+    const { data } = yield* run.client.quickSearch(request)
+    run.tally.requests++
+    run.tally.searched = data.count
+    const numbers = [...new Set(data.designNumbers)]
+    if (numbers.length < data.count) {
+      run.short ??= `the search counted ${data.count} designs and listed ${numbers.length}`
+    }
+    yield* run.onProgress({ expected: data.count, committed: run.row.run_position })
+    return getEach(run, Stream.fromIterable(numbers.slice(run.row.run_position)))
+  }))
+
+/**
+ * Fetch, for an advanced search: `advancedDesigns` from the page of the first uncommitted design
+ * (at worst it fetches again what was committed, never skips), told of each page.
+ */
+const fetchAdvanced = (run: Run, request: AdvancedSearchRequest, startPage: number) => {
+  let received = 0
+  let notFound = 0
+  const designs = run.client.advancedDesigns(request, {
+    startPage,
+    concurrency: run.concurrency,
+    onPage: (page) =>
+      Effect.suspend(() => {
+        const fewer = page.messages.find((m) => m.code === fewerThanCounted)
+        if (fewer !== undefined) run.short ??= fewer.detail ?? "fewer designs than counted"
+        run.tally.requests += page.fallback ? page.designs : 1
+        if (page.pageNumber !== startPage) return Effect.void
+        if (page.fallback) run.tally.requests++
+        run.tally.searched = page.count
+        return run.onProgress({ expected: page.count, committed: startPage * maxPageSize })
+      }),
+    onNotFound: (n) => Effect.sync(() => (notFound++, run.gone.push(n)))
+  })
+  // Designs the results moved onto a page already read are missed too, warned of or not.
+  const check = Effect.sync(() => {
+    const got = startPage * maxPageSize + received + notFound
+    const { searched } = run.tally
+    if (got < searched) run.short ??= `the search counted ${searched} designs and ${got} were received`
+  })
+  // Counted a chunk at a time: a tap would run an effect, and emit a chunk, for each design.
+  const counted = Stream.mapArray(designs, (chunk) => (received += chunk.length, chunk))
+  return Stream.concat(counted, Stream.fromEffectDrain(check))
+}
+
+/**
+ * The rows of a batch that differ from what is stored, one per number (the last received: a get
+ * may answer with another number than asked), with the changes they make, and the numbers not
+ * found that no design of the batch answers for.
+ */
+const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray<DesignNumber>) =>
+  Effect.gen(function*() {
+    const designs = new Map(batch.map((d) => [d.number as string, d]))
+    const before = yield* db("reading designs", run.tables.existing([...designs.keys()]))
+    const t = run.tally
+    const changed: Array<DesignRows> = []
+    const changes: Array<ChangeRow> = []
+    const change = (number: string, kind: ChangeRow["kind"], fields: object | null = null) =>
+      changes.push({ number, synced_at: run.at, kind, fields: fields && JSON.stringify(fields) })
+    for (const design of designs.values()) {
+      const { encoded, record } = yield* Effect.fromResult(encodedOf(design))
+      const old = before.get(design.number)
+      const fields = old === undefined || old.record === record ? {} : differences(parsed(old.record), encoded)
+      const same = Object.keys(fields).length === 0
+      if (old === undefined) change(design.number, "new")
+      else if (old.state !== "current") change(design.number, "matching_again")
+      if (!same) change(design.number, "changed", fields)
+      if (same && old?.state === "current" && old.criteria_key === run.key) {
+        t.unchanged++
+        continue
+      }
+      if (old === undefined) t.inserted++
+      else t.updated++
+      changed.push(columnsOf(encoded, record, { synced_at: run.at, criteria_key: run.key, state: "current" }))
+    }
+    const notFound = [...new Set(gone)].filter((n) => !designs.has(n))
+    t.fetched += designs.size
+    t.notFound += notFound.length
+    return { changed, changes: run.history ? changes : [], notFound }
+  })
+
+/**
+ * Commit: `designs` a batch at a time, each with the numbers not found so far and, for the
+ * run's own search (`from` given), its new position, then the progress. A last empty batch commits
+ * the numbers not found after the last design.
+ */
+const commit = <R>(run: Run, designs: Stream.Stream<Design, SyncError, R>, from?: number) =>
+  Stream.runFoldEffect(
+    Stream.concat(Stream.grouped(designs, run.batchSize), Stream.succeed<ReadonlyArray<Design>>([])),
+    () => from ?? 0,
+    (done, chunk) =>
+      Effect.gen(function*() {
+        if (chunk.length === 0 && run.gone.length === 0) return done
+        const { changed, changes, notFound } = yield* rowsToWrite(run, chunk, run.gone.splice(0))
+        const next = done + chunk.length
+        const { tables } = run
+        // Statements, not a transaction: each is atomic, and the position moves only once the rows
+        // it counts are in (as in the Effect 3 edition, whose runs a database may take up).
+        yield* Effect.uninterruptible(db(
+          "writing designs",
+          Effect.all([
+            // History first: a stopped write is written again, its change kept once (the run keeps its start).
+            tables.recordChanges(changes),
+            tables.writeDesigns(changed),
+            tables.notFound(notFound, run.at, run.history),
+            from === undefined ? Effect.void : tables.putSyncRow({ ...run.row, run_position: next, updated_at: run.at })
+          ], { discard: true })
+        ))
+        if (from !== undefined) yield* run.onProgress({ expected: run.tally.searched, committed: next })
+        return next
+      })
+  )
+
+/** Listed numbers written or read at once. */
+const listingChunk = 1000
+
+/**
+ * The listing: one search lists the designs matching now, and its numbers are written to
+ * `design_listing` a chunk at a time. Tells whether it is whole: a listing the service cut short
+ * proves nothing about the designs it left out.
+ */
+const list = (run: Run) =>
+  Effect.gen(function*() {
+    const { search } = run
+    const listing = search._tag === "quick"
+      ? yield* run.client.quickSearch(search.request)
+      : yield* run.client.advancedSearch(search.request)
+    const { count, designNumbers } = listing.data
+    run.tally.requests++
+    run.tally.matching = count
+    if (designNumbers.length < count) return false
+    yield* db("writing the listing", run.tables.clearListing(run.key))
+    // Sliced, not `Arr.chunksOf`, which copies the rest of the listing at every chunk.
+    for (let i = 0; i < designNumbers.length; i += listingChunk) {
+      yield* db("writing the listing", run.tables.list(run.key, designNumbers.slice(i, i + listingChunk)))
+    }
+    return true
+  })
+
+/**
+ * Reconcile: SQL compares the listing with the rows. The current rows of the criteria it leaves
+ * out are marked no longer matching; then a listed design without a row, or whose row no longer
+ * matched, is got (one the run skipped, or one that matches again without having changed). A row
+ * the service answered 404 for stays so until a search reports the design changed.
+ */
+const reconcile = (run: Run) =>
+  Effect.gen(function*() {
+    if (!(yield* list(run))) return
+    const { tables } = run
+    run.tally.noLongerMatching = yield* db("writing designs", tables.unlisted(run.key, run.at, run.history))
+    const missing = Stream.paginate("", (after) =>
+      Effect.map(db("reading designs", tables.listedToGet(run.key, after, listingChunk)), (listed) =>
+        [listed, Option.fromNullishOr(listed.at(-1))] as const))
+    yield* commit(run, getEach(run, missing))
+    yield* db("writing the listing", tables.clearListing(run.key))
+  })
+
+/** Finish: the watermark moves to the run's day, unless the run was short of designs; the report. */
+const finish = (run: Run) =>
+  Effect.gen(function*() {
+    const watermark = run.short === undefined ? run.row.run_day ?? run.at.slice(0, 10) : run.row.watermark
+    yield* db(
+      "finishing the run",
+      run.tables.putSyncRow({
+        ...run.row,
+        watermark,
+        run_day: null,
+        run_since: null,
+        run_position: 0,
+        run_at: null,
+        updated_at: iso(yield* Clock.currentTimeMillis),
+        last_run_at: run.short === undefined ? run.at : run.row.last_run_at
+      })
+    )
+    if (run.short !== undefined) {
+      return yield* new IncompleteSyncError({
+        criteriaKey: run.key,
+        detail: run.short,
+        fetched: run.tally.fetched,
+        watermark
+      })
+    }
+    return {
+      criteriaKey: run.key,
+      watermark: watermark ?? run.at.slice(0, 10),
+      full: run.since === undefined,
+      resumed: run.resumed,
+      changedSince: run.since,
+      ...run.tally
+    } satisfies SyncReport
+  })
+
+/** One run of `sync`, phase by phase. */
+export const sync = (deps: Deps, criteria: unknown, options: unknown) =>
+  Effect.gen(function*() {
+    const run = yield* plan(deps, criteria, options)
+    const { changed } = run
+    if (changed._tag === "quick") {
+      yield* commit(run, fetchQuick(run, changed.request), run.row.run_position)
+    } else {
+      const startPage = Math.floor(run.row.run_position / maxPageSize)
+      yield* commit(run, fetchAdvanced(run, changed.request, startPage), startPage * maxPageSize)
+    }
+    yield* reconcile(run)
+    return yield* finish(run)
+  })
+
+/** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */
+export const make = (batchSize: number, schema = "design_search") =>
+  Effect.gen(function*() {
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 1000) {
+      return yield* new MirrorDatabaseError({ detail: `batchSize must be an integer from 1 to 1000, got ${batchSize}` })
+    }
+    const client = yield* DesignSearchClient
+    const sql = yield* postgres
+    yield* migrateLocked(schema, migrate(schema))
+    const deps: Deps = { client, tables: yield* makeTables(schema), batchSize }
+    const state = (criteria: Criteria) =>
+      Result.match(criteriaKey(criteria), {
+        onFailure: () => Effect.succeed(Option.none<SyncState>()),
+        onSuccess: (key) =>
+          Effect.map(
+            db("reading the sync state", deps.tables.syncRow(key)),
+            Option.map((row): SyncState => ({
+              criteriaKey: row.criteria_key,
+              criteria: row.criteria,
+              watermark: Option.fromNullishOr(row.watermark),
+              inProgress: row.run_day !== null
+            }))
+          )
+      })
+    const exclusive = exclusively(sql, schema)
+    return {
+      sync: (criteria: Criteria, options?: SyncOptions) =>
+        exclusive(Effect.provideService(sync(deps, criteria, options), SqlClient.SqlClient, sql)),
+      state: (criteria: Criteria) => Effect.provideService(state(criteria), SqlClient.SqlClient, sql),
+      changes: (options: ChangesOptions = {}) =>
+        Stream.provideService(readChanges(schema, options), SqlClient.SqlClient, sql)
+    }
+  })
+
+/** The changes the mirror over the ambient `SqlClient` holds, its tables in `schema`. */
+export const changes = (
+  { schema = "design_search", ...options }: ChangesOptions & { readonly schema?: string | undefined }
+) => Stream.unwrap(Effect.as(postgres, readChanges(schema, options)))
