@@ -232,8 +232,8 @@ export type AdvancedSearchRequest = typeof AdvancedSearchRequest.Type
  */
 export const maxPageSize = 100
 
-/** An integer from 0, told as the Effect 3 edition's `NonNegativeInt` tells it. */
-const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" }))
+/** An integer from 0. */
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /**
  * Paged advanced search request body (`POST {base}/page/advanced`): an advanced search with a

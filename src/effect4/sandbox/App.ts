@@ -48,9 +48,9 @@ interface Route {
 /** What the handlers share: the app's config, and its ids and error answers. */
 type Context = AppConfig & { readonly nextId: () => string; readonly errors: Http.Errors }
 
-const decodeQuick = Schema.decodeUnknownEffect(QuickSearchRequest, { errors: "all" })
-const decodeAdvanced = Schema.decodeUnknownEffect(AdvancedSearchRequest, { errors: "all" })
-const decodePage = Schema.decodeUnknownEffect(PageRequest, { errors: "all" })
+const decodeQuick = Schema.decodeUnknownEffect(QuickSearchRequest, { errors: "all", reportInput: true })
+const decodeAdvanced = Schema.decodeUnknownEffect(AdvancedSearchRequest, { errors: "all", reportInput: true })
+const decodePage = Schema.decodeUnknownEffect(PageRequest, { errors: "all", reportInput: true })
 const isDesignNumber = Schema.is(DesignNumber)
 
 const fail = (ctx: Context, status: number, code: string, detail: string, headers?: Record<string, string>) =>

@@ -17,7 +17,7 @@ const prefix = "/__sandbox"
 
 type Response = HttpServerResponse.HttpServerResponse
 
-const strict = { errors: "all", onExcessProperty: "error" } as const
+const strict = { errors: "all", onExcessProperty: "error", reportInput: true } as const
 const decodeFault = Schema.decodeUnknownEffect(Fault, strict)
 const encodeFault = Schema.encodeSync(Fault)
 
