@@ -15,7 +15,19 @@ import type * as Designs from "../../src/effect4/Designs.js"
 import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
 import * as Sandbox from "../../src/effect4/Sandbox.js"
 import { clientLayer } from "./support/layers.js"
-import { apiRequests, counted, database, day, designs, everything, onPostgres, record, rows } from "./support/mirror.js"
+import {
+  apiRequests,
+  counted,
+  database,
+  databaseUrl,
+  day,
+  designs,
+  effect3Sync,
+  everything,
+  onPostgres,
+  record,
+  rows
+} from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
 
 /** Designs last changed before December: a touch takes a design out. */
@@ -248,6 +260,42 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror (Effect 4) on PostgreS
         yield* DesignMirror.make()
         expect(yield* rows).toEqual(stored)
       })),
+    120_000
+  )
+
+  it.effect(
+    "a mirror the Effect 3 edition synced is taken up: its rows as this edition writes them, its watermark",
+    () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(Date.now())
+        const url = yield* databaseUrl
+        const written = yield* effect3Sync(url)
+        expect(written.fetched).toBe(designs)
+        yield* onPostgres(
+          Effect.gen(function*() {
+            const mirror = yield* DesignMirror.DesignMirror
+            const before = yield* rows
+            expect(before).toHaveLength(designs)
+            for (const row of [before[0]!, before[designs - 1]!]) {
+              expect(JSON.parse(row.record)).toEqual(JSON.parse(yield* record(row.number)))
+            }
+            const [report, requests] = yield* counted(mirror.sync(everything))
+            expect(report).toMatchObject({
+              criteriaKey: written.criteriaKey,
+              full: false,
+              changedSince: written.watermark,
+              fetched: 0,
+              inserted: 0,
+              updated: 0,
+              matching: designs
+            })
+            expect(requests).toBe(2)
+            expect(yield* rows).toEqual(before)
+            expect(yield* changesOf("new")).toHaveLength(designs)
+          }),
+          url
+        )
+      }),
     120_000
   )
 })
