@@ -267,7 +267,6 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror (Effect 4) on PostgreS
     "a mirror the Effect 3 edition synced is taken up: its rows as this edition writes them, its watermark",
     () =>
       Effect.gen(function*() {
-        yield* TestClock.setTime(Date.now())
         const url = yield* databaseUrl
         const written = yield* effect3Sync(url)
         expect(written.fetched).toBe(designs)

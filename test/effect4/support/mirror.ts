@@ -3,7 +3,7 @@
  * a fresh database on the test file's PostgreSQL server, the in-process sandbox behind the client,
  * time on the `TestClock`, and readers of the rows and of the requests made.
  */
-import { Clock, Effect, Layer, Result } from "effect"
+import { Effect, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { execFile } from "node:child_process"
@@ -70,7 +70,7 @@ export const database = Effect.map(databaseUrl, client)
 
 /**
  * Runs `test` on a fresh sandbox and a fresh database (or the database `url`), the clock at 1
- * December 2026 unless it was set after that.
+ * December 2026.
  */
 export const onPostgres = <A, E>(
   test: Effect.Effect<
@@ -81,7 +81,7 @@ export const onPostgres = <A, E>(
   url?: string
 ) =>
   Effect.gen(function*() {
-    if ((yield* Clock.currentTimeMillis) < dec1) yield* TestClock.setTime(dec1)
+    yield* TestClock.setTime(dec1)
     const sql = url === undefined ? yield* database : client(url)
     const deps = Layer.merge(sql, clientLayer({ sandbox: { designs } }))
     return yield* Effect.provide(test, DesignMirror.layer().pipe(Layer.provideMerge(deps)))
