@@ -6,46 +6,11 @@
  */
 import { Array as Arr, ParseResult } from "effect"
 import type { Mask } from "../core/mask.js"
-import { cap, keptText } from "../core/mask.js"
+import { cap } from "../core/mask.js"
+import { boundedKey, preview } from "../core/preview.js"
 
-/** Longest string, key or description a preview shows. */
-const previewLength = 60
-/** How deep a preview looks into arrays and objects, and how many of their entries it shows. */
-const previewDepth = 2
-const previewEntries = 3
 /** Longest description of a failure. */
 export const maxDescriptionLength = 1000
-
-const quote = (s: string, mask: Mask): string => JSON.stringify(keptText(mask, s, previewLength))
-
-/** A short rendering of `value`: a few entries, a few levels, masked strings. */
-const render = (value: unknown, mask: Mask, depth: number): string => {
-  switch (typeof value) {
-    case "string":
-      return quote(value, mask)
-    case "function":
-      return "a function"
-    case "object": {
-      if (value === null) return "null"
-      const isArray = Array.isArray(value)
-      const entries: ReadonlyArray<readonly [string, unknown]> = isArray
-        ? value.slice(0, previewEntries + 1).map((v) => ["", v] as const)
-        : Object.entries(value).slice(0, previewEntries + 1)
-      if (entries.length === 0) return isArray ? "[]" : "{}"
-      if (depth >= previewDepth) return isArray ? "[…]" : "{…}"
-      const shown = entries.slice(0, previewEntries).map(([key, v]) =>
-        (isArray ? "" : quote(key, mask) + ":") + render(v, mask, depth + 1)
-      )
-      const more = entries.length > previewEntries ? ",…" : ""
-      return isArray ? `[${shown.join(",")}${more}]` : `{${shown.join(",")}${more}}`
-    }
-    default: // a number, a boolean, a bigint, a symbol, undefined
-      return typeof value === "bigint" ? `${value}n` : String(value)
-  }
-}
-
-const boundedKey = (key: PropertyKey, mask: Mask): PropertyKey =>
-  typeof key === "string" ? keptText(mask, key, previewLength) : key
 
 const isMany = <A>(a: ParseResult.SingleOrNonEmpty<A>): a is Arr.NonEmptyReadonlyArray<A> => Array.isArray(a)
 
@@ -56,8 +21,8 @@ const isMany = <A>(a: ParseResult.SingleOrNonEmpty<A>): a is Arr.NonEmptyReadonl
 const boundedIssue = (issue: ParseResult.ParseIssue, mask: Mask): ParseResult.ParseIssue => {
   switch (issue._tag) {
     case "Type": {
-      const preview = { toString: () => cap(render(issue.actual, mask, 0), previewLength) }
-      return new ParseResult.Type(issue.ast, preview, issue.message)
+      const shown = { toString: () => preview(issue.actual, mask) }
+      return new ParseResult.Type(issue.ast, shown, issue.message)
     }
     case "Pointer": {
       const path: ParseResult.Path = isMany(issue.path)

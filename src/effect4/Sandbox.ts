@@ -1,0 +1,237 @@
+/**
+ * The sandbox: a simulation of the design search service that behaves as the specification says
+ * the real one does (token endpoint, the API's operations, spec-shaped errors), over a deterministic
+ * dataset, with fault injection, token revocation and counters. `layer` puts it behind an
+ * in-process `HttpClient` (no sockets) for an application's tests; `SandboxControl` drives it.
+ *
+ * The Effect 4 edition of `effect-design-search/Sandbox` (its docs tell the long story).
+ *
+ * @since 0.4.0
+ */
+import { Duration, Effect, Layer, Result } from "effect"
+import type { Config } from "effect"
+import type { Scope } from "effect"
+import { HttpClient } from "effect/http"
+import type { HttpServerError } from "effect/http"
+import { randomBytes } from "node:crypto"
+import { generateDesigns, prng } from "../core/dataset.js"
+import * as SearchIndex from "../core/searchIndex.js"
+import * as DesignSearchConfig from "./DesignSearchConfig.js"
+import * as OptionalPeer from "./internal/optionalPeer.js"
+import { invalid, nonNegative, positiveInt } from "./internal/optionChecks.js"
+import * as App from "./sandbox/App.js"
+import * as Cassette from "./sandbox/Cassette.js"
+import * as Control from "./sandbox/Control.js"
+import { SandboxControl } from "./sandbox/Control.js"
+import type { Sandbox } from "./sandbox/Control.js"
+import { defaults, resultFields } from "./sandbox/Defaults.js"
+import type { ListenOptions, ResultField, Served } from "./sandbox/Defaults.js"
+import { httpClient } from "./sandbox/InProcessClient.js"
+import * as State from "./sandbox/State.js"
+
+export { fixedNumbers, samples } from "../core/dataset.js"
+export type { RequestFilter } from "../core/faultMatch.js"
+export type { Journal } from "../core/journal.js"
+export { type CassetteOptions } from "./sandbox/Cassette.js"
+export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
+export {
+  defaults,
+  listenDefaults,
+  type ListenOptions,
+  type ResultField,
+  resultFields,
+  type Served
+} from "./sandbox/Defaults.js"
+export { httpClient } from "./sandbox/InProcessClient.js"
+export { type Entry, Fault, FaultTarget, type Stats } from "./sandbox/State.js"
+
+/**
+ * Options of `make`, `layer` and `serve`.
+ *
+ * @since 0.4.0
+ * @category options
+ */
+export interface Options {
+  /** Default `sandbox-client`. */
+  readonly clientId?: string | undefined
+  /** Default `sandbox-secret`. */
+  readonly clientSecret?: string | undefined
+  /** How many designs the dataset holds (default `defaults.designs`, 500; at least the fixed records). */
+  readonly designs?: number | undefined
+  /** Seed of the dataset (default 1): the same seed gives the same designs. */
+  readonly seed?: number | undefined
+  /** `expires_in` of issued tokens (default 3600 seconds, as the spec says). */
+  readonly tokenLifetime?: Duration.Input | undefined
+  /** Most design numbers a quick search lists; beyond it a `warning` message says so (default 10,000). */
+  readonly resultCap?: number | undefined
+  /** Largest request body accepted (default 1 MiB). */
+  readonly maxRequestBytes?: number | undefined
+  /**
+   * The field of a search result that lists the design numbers (default `designNumbers`): the live
+   * service's name for it is not public, and the client reads either.
+   */
+  readonly resultField?: ResultField | undefined
+  /** How many requests the journal keeps, the last ones (default 10,000). */
+  readonly journalSize?: number | undefined
+  /**
+   * How long the sandbox waits, on its `Clock`, before each answer: a duration, or a range drawn
+   * from a random source seeded by `seed` (default none).
+   */
+  readonly latency?: Duration.Input | {
+    readonly min: Duration.Input
+    readonly max: Duration.Input
+  } | undefined
+}
+
+/**
+ * Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const inProcessUrl = "https://sandbox.design-search.invalid"
+
+/** Each answer's latency in milliseconds: fixed, or drawn from `[min, max]` by a source seeded by `seed`. */
+const latencyOf = (latency: Options["latency"], seed: number) => {
+  const range = typeof latency === "object" && latency !== null && ("min" in latency || "max" in latency)
+  if (range && (latency.min === undefined || latency.max === undefined)) {
+    return Result.fail(invalid(["latency"], "latency's range needs both its min and its max"))
+  }
+  const [min, max] = range ? [latency.min, latency.max] : [latency, latency]
+  const ends = [nonNegative("latency", min, Duration.zero), nonNegative("latency", max, Duration.zero)] as const
+  return Result.flatMap(Result.all(ends), ([low, high]) => {
+    const [from, span, random] = [Duration.toMillis(low), Duration.toMillis(high) - Duration.toMillis(low), prng(seed)]
+    return span < 0
+      ? Result.fail(invalid(["latency"], "latency's min must be at most its max"))
+      : Result.succeed(() => from + Math.floor(random() * (span + 1)))
+  })
+}
+
+/**
+ * Builds a sandbox: generates its dataset and index, and a fresh signing key.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<Sandbox, Config.ConfigError> =>
+  Effect.gen(function*() {
+    const clientId = options.clientId ?? defaults.clientId
+    const clientSecret = options.clientSecret ?? defaults.clientSecret
+    if (clientId === "" || clientSecret === "") {
+      return yield* Effect.fail(invalid(["clientId"], "sandbox credentials must not be empty"))
+    }
+    const designs = yield* positiveInt("designs", options.designs ?? defaults.designs)
+    const lifetime = yield* Effect.fromResult(
+      nonNegative("tokenLifetime", options.tokenLifetime, defaults.tokenLifetime)
+    )
+    const tokenLifetimeSeconds = yield* positiveInt("tokenLifetime", Math.round(Duration.toSeconds(lifetime)))
+    const resultCap = yield* positiveInt("resultCap", options.resultCap ?? defaults.resultCap)
+    const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
+    const resultField = options.resultField ?? defaults.resultField
+    if (!resultFields.includes(resultField)) {
+      return yield* Effect.fail(
+        invalid(["resultField"], `resultField must be designNumbers or designIds, got ${String(resultField)}`)
+      )
+    }
+    const seed = options.seed ?? defaults.seed
+    const latency = yield* Effect.fromResult(latencyOf(options.latency, seed))
+    const index = SearchIndex.make(generateDesigns(designs, seed))
+    const state = State.make(yield* positiveInt("journalSize", options.journalSize ?? defaults.journalSize))
+    const secrets = [clientSecret, `${clientId}:${clientSecret}`]
+    const signingKey = randomBytes(32)
+    const config = { clientId, clientSecret, tokenLifetimeSeconds, resultCap, resultField, maxRequestBytes }
+    const app = App.make({ ...config, signingKey, issuer: inProcessUrl, index, state, secrets, latency })
+    return { app, control: Control.make(state, index), clientId, clientSecret, designCount: index.size }
+  })
+
+/**
+ * A sandbox behind an in-process `HttpClient`, its `SandboxControl`, and a `DesignSearchConfig`
+ * that points at it with its credentials: provide it instead of the network in an application's
+ * tests.
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<
+  HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
+  Config.ConfigError
+> => Layer.unwrap(Effect.map(make(options), layerOf))
+
+/**
+ * `layer`, its answers a cassette's (docs/cassettes.md): `replay` answers from the file at `path`
+ * and never from the network; `record` asks the service that the `DesignSearchConfig` given to the
+ * layer names (else `DesignSearchConfig.layerConfig`), over the `HttpClient` given to it (else
+ * `fetch`), and writes each exchange to the file, with no secret or token in it; `auto` replays what
+ * the file holds and records what it lacks. A request a replay lacks gets a 501 (a `ServerError`)
+ * naming the closest recorded one and how it differs. The file is checked whole when the layer is
+ * built, and a recording holds it locked (`FILE.lock`): a `ConfigError` names the field, the option
+ * or the process in the way. `SandboxControl` injects faults and counts requests as on `layer`; its
+ * `reset` also replays from the start.
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layerCassette = (
+  path: string,
+  options: Cassette.CassetteOptions
+): Layer.Layer<
+  HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
+  Config.ConfigError
+> => Layer.unwrap(Effect.map(Cassette.make(path, options), layerOf))
+
+/** The services of `layer` over `sandbox`. */
+const layerOf = (sandbox: Sandbox) =>
+  Layer.mergeAll(
+    Layer.succeed(HttpClient.HttpClient, httpClient(sandbox.app)),
+    Layer.succeed(SandboxControl, sandbox.control),
+    DesignSearchConfig.layer({
+      clientId: sandbox.clientId,
+      clientSecret: sandbox.clientSecret,
+      authUrl: inProcessUrl,
+      baseUrl: inProcessUrl + DesignSearchConfig.apiPath
+    })
+  )
+
+/**
+ * Options of `serve`: the sandbox's (`Options`) and where to listen (`port`, default 8787, `0` for
+ * any free port; `host`, default `127.0.0.1`, loopback only).
+ *
+ * @since 0.4.0
+ * @category options
+ */
+export interface ServeOptions extends Options, ListenOptions {
+  /** The file of a cassette to replay (`layerCassette`) instead of a dataset. */
+  readonly cassette?: string | undefined
+  /** The cassette's `ignore` option. */
+  readonly ignore?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * Builds a sandbox and serves it over loopback HTTP until the scope closes, with the `/__sandbox/*`
+ * control routes (faults, requests, stats, touch, revoke-tokens, reset), answering only requests addressed to
+ * it and control requests from no page but its own. Needs `@effect/platform-node`, an optional peer:
+ * without it, a `ConfigError` naming the package (`make` and `layer` never need it).
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const serve = (
+  options: ServeOptions = {}
+): Effect.Effect<Served, Config.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
+  Effect.flatMap(loadServer, (Server) =>
+    Effect.flatMap(
+      options.cassette === undefined
+        ? make(options)
+        : Cassette.make(options.cassette, { mode: "replay", ignore: options.ignore }),
+      (sandbox) => Server.serve(sandbox, options)
+    ))
+
+/** The server, with `@effect/platform-node`, loaded when a sandbox is first served. */
+const loadServer = OptionalPeer.load({
+  packageName: "@effect/platform-node",
+  feature: "Sandbox.serve",
+  install: "npm install @effect/platform-node@^4.1",
+  load: () => import("./sandbox/Server.js")
+})

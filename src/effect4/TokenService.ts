@@ -1,0 +1,132 @@
+/**
+ * The `TokenService` of the Effect 4 edition: hands out a valid access token, fetching one from the
+ * token endpoint only when it must (see `Service`). With a `TokenStore` in its context, fetches and
+ * refreshes go through it, to share one token across a fleet of processes. The body is in
+ * `internal/token/`; see the Effect 3 module and docs/library.md for the long story.
+ *
+ * @since 0.4.0
+ */
+import type { Effect, Option, Scope } from "effect"
+import { Context, Layer, Schedule } from "effect"
+import type { HttpClient } from "effect/http"
+import type * as AccessToken from "./AccessToken.js"
+import type { TokenError } from "./ApiError.js"
+import type { DesignSearchConfig } from "./DesignSearchConfig.js"
+import { honorRetryAfter } from "./internal/client/retry.js"
+import * as Cache from "./internal/token/cache.js"
+
+/**
+ * Counters of the service's work since it started.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Stats {
+  /** Requests sent to the token endpoint, retries included. */
+  readonly tokenRequests: number
+  /** Calls to `get` that found no usable token and waited on a fetch. */
+  readonly waits: number
+  /** Refreshes started ahead of expiry. */
+  readonly refreshes: number
+  /** Tokens taken from the `TokenStore` that another process fetched. */
+  readonly sharedTokens: number
+}
+
+/**
+ * Hands out access tokens: cached, fetched once however many callers ask, refreshed ahead while in use.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Service {
+  /**
+   * A token valid for at least the configured skew: the cached one, or a fresh one. Fails with
+   * `TokenError` when none could be had (refused credentials, an endpoint unavailable through the
+   * retries, an answer that is no token, or the service shut down).
+   */
+  readonly get: Effect.Effect<AccessToken.AccessToken, TokenError>
+  /**
+   * Forgets `token` if it is still the cached one (compare-and-clear), so the next `get` fetches a
+   * new one, and never hands it out again while it lives, even if a `TokenStore` still holds it
+   * (the store is told in the background by one fiber, again until it hears). Called on a 401; a late
+   * 401 for an old token leaves a newer token alone. Never fails.
+   */
+  readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
+  /**
+   * For a call whose first token got a 401 at `since` (epoch milliseconds of the `Clock`) and
+   * whose retry's `token` got one too: none when `token` was fetched by this service since then (a
+   * token fetched after the refusal is refused as well: the call fails); otherwise a token this
+   * service fetched since then, the cached one or one fetched now (through the `TokenStore`, which
+   * stores it for the fleet, taking no token from it), one fetch for every call that asks at once.
+   * A store may hand out a token fetched before the refusal, by any process, which the API refuses
+   * too. Fails with `TokenError` as `get` does.
+   */
+  readonly renew: (
+    token: AccessToken.AccessToken,
+    since: number
+  ) => Effect.Effect<Option.Option<AccessToken.AccessToken>, TokenError>
+  /** The counters of the service's work since it started. Never fails. */
+  readonly stats: Effect.Effect<Stats>
+}
+
+/**
+ * The token service a `DesignSearchClient` takes its tokens from.
+ *
+ * @since 0.4.0
+ * @category tags
+ */
+export class TokenService extends Context.Service<TokenService, Service>()("effect-design-search/TokenService") {}
+
+/**
+ * How many times `defaultRetrySchedule` tries a token request again.
+ *
+ * @since 0.4.0
+ * @category retries
+ */
+export const defaultRetries = 4
+
+/**
+ * Backoff of token requests that failed transiently (network, timeout, 408, 429, 5xx): jittered
+ * exponential, four retries at most, a 429's `Retry-After` honoured up to 30 seconds.
+ *
+ * @since 0.4.0
+ * @category retries
+ */
+export const defaultRetrySchedule: Schedule.Schedule<unknown, TokenError> = honorRetryAfter(
+  Schedule.max([Schedule.exponential("500 millis").pipe(Schedule.jittered), Schedule.recurs(defaultRetries)]),
+  "30 seconds"
+)
+
+/**
+ * Options of `make` and `layer`.
+ *
+ * @since 0.4.0
+ * @category options
+ */
+export interface Options {
+  /** Replaces `defaultRetrySchedule` for transient token endpoint failures. */
+  readonly retrySchedule?: Schedule.Schedule<unknown, TokenError> | undefined
+}
+
+/**
+ * Builds the service in the current scope: the refresh fiber and any fetch in flight are bound to
+ * it and stop when it closes. It uses the `TokenStore` of its context, if any.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<Service, never, DesignSearchConfig | HttpClient.HttpClient | Scope.Scope> =>
+  Cache.make(options.retrySchedule ?? defaultRetrySchedule)
+
+/**
+ * The service, with the `TokenStore` of its context if there is one.
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<TokenService, never, DesignSearchConfig | HttpClient.HttpClient> =>
+  Layer.effect(TokenService, make(options))

@@ -1,0 +1,123 @@
+/**
+ * One authorized API call, from a request to its decoded answer: the request budget's turn, a
+ * token, the request sent with it, the answer classified; a 401 forgets that token and tries with a
+ * fresh one; transient failures are retried on the schedule. See docs/reliability.md for the
+ * request counts of every case.
+ */
+import type { Schedule } from "effect"
+import { Effect, Function, Option, Redacted } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { maskOf } from "../../../core/mask.js"
+import * as AccessToken from "../../AccessToken.js"
+import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
+import type { Settings } from "../../DesignSearchConfig.js"
+import * as RequestBudget from "../../RequestBudget.js"
+import type * as TokenService from "../../TokenService.js"
+import { toldRetries } from "../waits.js"
+import { classify } from "./answers.js"
+import type { Decode, StatusError } from "./answers.js"
+import { confine, exchange, originOf } from "./http.js"
+import { defaultBackOff, defaultRetrySchedule, isTransient, retryTransient } from "./retry.js"
+
+/** What one API call can fail with before an operation narrows it. */
+export type CallError = StatusError | TransportError | TokenError
+
+/**
+ * Sends a request below the API base and decodes its 2xx answer with `decode`. It runs within an
+ * operation (`operations.ts`), whose context tells `fetch` not to follow redirects.
+ */
+export type Call = <A>(
+  request: HttpClientRequest.HttpClientRequest,
+  decode: Decode<A>
+) => Effect.Effect<ApiResponse<A>, CallError>
+
+/** What the calls are made over. */
+export interface CallOptions {
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
+}
+
+/**
+ * The API's calls over `ambient`: the base URL and `accept` set on every request, then the
+ * application's `transformClient`; the `Authorization` header confined to the API's origin.
+ */
+export const makeCall = (
+  config: Settings,
+  tokens: TokenService.Service,
+  ambient: HttpClient.HttpClient,
+  options: CallOptions
+): Effect.Effect<Call> =>
+  Effect.map(Effect.serviceOption(RequestBudget.RequestBudget), (budgets) => {
+    const base = config.apiBaseUrl
+    const limits = { timeout: config.requestTimeout, maxBodyBytes: config.maxBodyBytes }
+    // Every request goes to `base`; only a `transformClient` can send one elsewhere (a redirect it
+    // follows, a URL it rewrites), so only then is the ambient client confined to the API's origin.
+    const client = (options.transformClient === undefined ? ambient : confine(ambient, originOf(base))).pipe(
+      HttpClient.mapRequest(Function.flow(HttpClientRequest.prependUrl(base), HttpClientRequest.acceptJson)),
+      options.transformClient ?? Function.identity
+    )
+    const budget = Option.map(budgets, (b) => b.forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId }))
+
+    /**
+     * `effect` in its turn of the budget, if there is one; a 429 backs the budget off. The turn comes
+     * before the token, so that a long wait does not send a token that expired while it waited.
+     */
+    const paced = <A>(effect: Effect.Effect<A, CallError>): Effect.Effect<A, CallError> =>
+      Option.isNone(budget) ? effect : Effect.andThen(RequestBudget.take(budget.value), effect).pipe(
+        Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
+      )
+
+    /** One try with the token `tokenOfTry` gives; a 401 forgets that token. Answers are masked of it. */
+    const attempt = <A>(
+      request: HttpClientRequest.HttpClientRequest,
+      decode: Decode<A>,
+      tokenOfTry: Effect.Effect<AccessToken.AccessToken, TokenError> = tokens.get
+    ) =>
+      paced(Effect.flatMap(tokenOfTry, (token) =>
+        exchange(
+          client,
+          HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)),
+          limits,
+          base
+        )
+          .pipe(
+            Effect.flatMap((answer) => classify(decode, answer, () => maskOf([Redacted.value(token.token)]))),
+            Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
+          )))
+
+    /**
+     * The tries after a 401: one with the token `get` hands out, and, when that one is refused too
+     * without being known to have been fetched since the first 401 (a store may hand out a token
+     * any process fetched before it), one last with a token fetched here since (`renew`). So a call
+     * fails with `AuthenticationError` only when a token fetched after its first refusal is refused
+     * too; three tries at most.
+     */
+    const afterRefusal = <A>(request: HttpClientRequest.HttpClientRequest, decode: Decode<A>) =>
+      Effect.clockWith((clock) => {
+        const since = clock.currentTimeMillisUnsafe()
+        let retried: AccessToken.AccessToken | undefined
+        return Effect.catchTag(
+          attempt(request, decode, Effect.map(tokens.get, (token) => (retried = token))),
+          "AuthenticationError",
+          (e) =>
+            retried === undefined ?
+              Effect.fail(e) :
+              Effect.flatMap(
+                tokens.renew(retried, since),
+                (fresh) => Option.isNone(fresh) ? Effect.fail(e) : attempt(request, decode, Effect.succeed(fresh.value))
+              )
+        )
+      })
+
+    // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
+    const policy = toldRetries(options.retrySchedule ?? defaultRetrySchedule)
+    return (request, decode) => {
+      const once = Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode))
+      // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
+      return Effect.catch(once, (first) => {
+        let replayed = false
+        const again = Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first)))
+        return retryTransient(again, isTransient, policy)
+      })
+    }
+  })

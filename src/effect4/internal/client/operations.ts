@@ -1,0 +1,140 @@
+/**
+ * The operations of `DesignSearchClient`: each request checked by its schema (nothing is sent when
+ * it fails), sent as one authorized call, its answer decoded by the operation's schema; and the
+ * streams of full designs built on them.
+ */
+import { Context, Effect, Option, Result, Schema, Stream, Tracer } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import type { ApiResponse, NotFoundError, ValidationError } from "../../ApiError.js"
+import { UnexpectedResponseError } from "../../ApiError.js"
+import { Design, DesignPage, SearchResult } from "../../Designs.js"
+import type { AdvancedSearchRequest, QuickSearchRequest } from "../../Designs.js"
+import { DesignSearchConfig } from "../../DesignSearchConfig.js"
+import { TokenService } from "../../TokenService.js"
+import { clientValidation, parameterError } from "../validation.js"
+import { makeCall } from "./calls.js"
+import type { Call, CallError, CallOptions } from "./calls.js"
+import { withoutFollowingRedirects } from "./http.js"
+import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged.js"
+import type { PagedOptions, Refusal } from "./paged.js"
+import { checkAdvancedSearch, checkDesignNumber, checkPage, checkQuickSearch, positiveInt } from "./requests.js"
+
+const decodeDesign = Schema.decodeUnknownResult(Design)
+const decodeDesignPage = Schema.decodeUnknownResult(DesignPage)
+const decodeResult = Schema.decodeUnknownResult(SearchResult)
+
+/** A search result, its numbers read from `designNumbers` or, failing that, `designIds`. */
+export const decodeSearchResult = (u: unknown) => {
+  if (typeof u !== "object" || u === null || !("designIds" in u) || "designNumbers" in u) return decodeResult(u)
+  const { designIds, ...rest } = u
+  return decodeResult({ ...rest, designNumbers: designIds })
+}
+
+/** A 404 where the operation has no such outcome is an unexpected response. */
+const notFoundIsUnexpected = <A>(effect: Effect.Effect<A, CallError>) =>
+  Effect.catchTag(effect, "NotFoundError", (e: NotFoundError) =>
+    Effect.fail(
+      new UnexpectedResponseError({ status: e.status, excerpt: e.excerpt, issue: "unexpected HTTP status 404" })
+    ))
+
+const post = (path: string, body: unknown) => HttpClientRequest.bodyJsonUnsafe(HttpClientRequest.post(path), body)
+
+/** The options of `searchDesigns`: an object, `concurrency` a positive integer, `onSearch` a function. */
+const checkSearchOptions = (options: unknown) => {
+  if (typeof options !== "object" || options === null) {
+    return Result.fail(clientValidation([parameterError("options", pagedProblems.options)]))
+  }
+  const { concurrency = 8, onSearch } = options as { concurrency?: unknown; onSearch?: unknown }
+  return onSearch === undefined || typeof onSearch === "function"
+    ? positiveInt("concurrency", concurrency)
+    : Result.fail(clientValidation([parameterError("onSearch", pagedProblems.onSearch)]))
+}
+
+/**
+ * The operation `DesignSearchClient.{name}`: its input checked (nothing is sent when it is refused),
+ * then sent as what the check decoded; a client span whose context also tells `fetch` not to follow
+ * redirects (what `call` needs), both provided at once, as a span provides itself anyway.
+ */
+const operation = <I, B, A, E>(
+  name: string,
+  check: (input: I) => Result.Result<B, ValidationError>,
+  send: (checked: B) => Effect.Effect<A, E>,
+  attributes?: (input: I) => Readonly<Record<string, unknown>>
+) =>
+(input: I): Effect.Effect<A, E | ValidationError> =>
+  Effect.useSpan(
+    `DesignSearchClient.${name}`,
+    { kind: "client", attributes: attributes?.(input) },
+    (span) => {
+      const checked: Effect.Effect<A, E | ValidationError> = Effect.flatMap(Effect.fromResult(check(input)), send)
+      return Effect.updateContext(
+        checked,
+        (context: Context.Context<never>) => withoutFollowingRedirects(Context.add(context, Tracer.ParentSpan, span))
+      )
+    }
+  )
+
+/** The operations over one authorized `call`. */
+const operations = (call: Call) => {
+  const search = (path: string) => (body: unknown) => notFoundIsUnexpected(call(post(path, body), decodeSearchResult))
+  const quickSearch = operation("quickSearch", checkQuickSearch, search("/search/quick"))
+  const advancedSearch = operation("advancedSearch", checkAdvancedSearch, search("/search/advanced"))
+  const searchPage = operation("searchPage", checkPage, (body) => call(post("/page/advanced", body), decodeDesignPage))
+  const getDesign = operation(
+    "getDesign",
+    checkDesignNumber,
+    (n) => call(HttpClientRequest.get(`/design/${n}`), decodeDesign),
+    (designNumber) => ({ designNumber })
+  )
+
+  const searchDesigns = (
+    request: QuickSearchRequest,
+    options: {
+      readonly concurrency?: number | undefined
+      readonly onSearch?: ((response: ApiResponse<SearchResult>) => Effect.Effect<void>) | undefined
+    } = {}
+  ) =>
+    Result.match(checkSearchOptions(options), {
+      onFailure: Stream.fail,
+      onSuccess: (concurrency) =>
+        Stream.unwrap(Effect.map(
+          Effect.tap(quickSearch(request), (response) => options.onSearch?.(response) ?? Effect.void),
+          (response) =>
+            getEach(
+              Stream.fromIterable(response.data.designNumbers),
+              (n) => Effect.map(getDesign(n), (r) => r.data),
+              concurrency
+            )
+        ))
+    })
+
+  // The paged operation's refusal, remembered for the client's life.
+  let refused: Option.Option<Refusal> = Option.none()
+  const paged = {
+    searchPage,
+    advancedSearch,
+    getDesign,
+    refused: () => refused,
+    remember: (refusal: Refusal) => void (refused = Option.some(refusal))
+  }
+  const advancedDesigns = (request: AdvancedSearchRequest, options: PagedOptions = {}) => {
+    // The request is read once, here: its pages are made from what the schema decoded.
+    const valid = checkAdvancedSearch(request)
+    if (Result.isFailure(valid)) return Stream.fail(valid.failure)
+    const read = checkPagedOptions(options)
+    return typeof read === "string"
+      ? Stream.fail(clientValidation([parameterError(read, pagedProblems[read])]))
+      : pagedDesigns(paged, valid.success, read)
+  }
+
+  return { quickSearch, getDesign, advancedSearch, searchPage, searchDesigns, advancedDesigns }
+}
+
+/** The operations over the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`. */
+export const make = (options: CallOptions) =>
+  Effect.gen(function*() {
+    const config = yield* DesignSearchConfig
+    const tokens = yield* TokenService
+    const ambient = yield* HttpClient.HttpClient
+    return operations(yield* makeCall(config, tokens, ambient, options))
+  })

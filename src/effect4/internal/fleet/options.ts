@@ -1,0 +1,87 @@
+/**
+ * The fleet's options, checked: each layer checks its own, and `Fleet.layer` checks them all before
+ * it connects, so that bad options fail at once and not after the connection was waited for.
+ */
+import { Duration, Result } from "effect"
+import { invalid as invalidOption, positive } from "../optionChecks.js"
+
+/** Defaults of the connection's options. */
+export const connectionDefaults = {
+  url: "redis://127.0.0.1:6379",
+  keyPrefix: "design-search",
+  commandTimeout: Duration.millis(500),
+  probeInterval: Duration.seconds(1),
+  connectTimeout: Duration.seconds(2)
+} as const
+
+/** Defaults of the token store's options. */
+export const storeDefaults = { lockTtl: Duration.seconds(10), maxWait: Duration.seconds(30) } as const
+
+/** Defaults of the budget's options. */
+export const budgetDefaults = { burst: 1, maxBackOff: Duration.seconds(60) } as const
+
+type Durations<K extends string> = { readonly [k in K]?: Duration.Input | undefined }
+
+const millis = (name: string, input: Duration.Input | undefined, fallback: Duration.Duration) =>
+  Result.map(positive(name, input, fallback), Duration.toMillis)
+
+/** The option `name` is not what it must be. */
+const invalid = (name: string, message: string) => Result.fail(invalidOption([name], message))
+
+/** A `redis:` or `rediss:` URL (its password never told), a prefix, positive durations. */
+export const checkConnection = (
+  options: Durations<"commandTimeout" | "probeInterval" | "connectTimeout"> & {
+    readonly url?: string | undefined
+    readonly keyPrefix?: string | undefined
+  }
+) =>
+  Result.gen(function*() {
+    const url = options.url ?? connectionDefaults.url
+    const protocol = URL.canParse(url) ? new URL(url).protocol : undefined
+    if (protocol !== "redis:" && protocol !== "rediss:") {
+      return yield* invalid("url", "url must be a redis:// or rediss:// URL")
+    }
+    const keyPrefix = options.keyPrefix ?? connectionDefaults.keyPrefix
+    if (keyPrefix === "") return yield* invalid("keyPrefix", "keyPrefix must not be empty")
+    const d = connectionDefaults
+    return {
+      url,
+      keyPrefix,
+      commandTimeoutMillis: yield* millis("commandTimeout", options.commandTimeout, d.commandTimeout),
+      probeIntervalMillis: yield* millis("probeInterval", options.probeInterval, d.probeInterval),
+      connectTimeoutMillis: yield* millis("connectTimeout", options.connectTimeout, d.connectTimeout)
+    }
+  })
+
+/** The connection's options checked, durations in milliseconds. */
+export type ConnectionSettings = Result.Result.Success<ReturnType<typeof checkConnection>>
+
+/** The token store's options checked, in milliseconds. */
+export const checkStore = (options: Durations<"lockTtl" | "maxWait">) =>
+  Result.all({
+    lockMillis: millis("lockTtl", options.lockTtl, storeDefaults.lockTtl),
+    maxWaitMillis: millis("maxWait", options.maxWait, storeDefaults.maxWait)
+  })
+
+/** The budget's options checked into its pace. */
+export const checkPace = (
+  options: Durations<"maxBackOff"> & {
+    readonly requestsPerSecond?: number | undefined
+    readonly burst?: number | undefined
+  }
+) => {
+  const { burst = budgetDefaults.burst, requestsPerSecond } = options
+  if (requestsPerSecond !== undefined && !(Number.isFinite(requestsPerSecond) && requestsPerSecond > 0)) {
+    return invalid("requestsPerSecond", "expected a positive number")
+  }
+  if (!Number.isSafeInteger(burst) || burst < 1) return invalid("burst", "expected a positive integer")
+  const intervalMillis = requestsPerSecond === undefined ? 0 : 1000 / requestsPerSecond
+  return Result.map(millis("maxBackOff", options.maxBackOff, budgetDefaults.maxBackOff), (maxBackOffMillis) => ({
+    intervalMillis,
+    toleranceMillis: (burst - 1) * intervalMillis,
+    maxBackOffMillis
+  }))
+}
+
+/** The budget's pace in milliseconds: between slots (0: none), the tolerance of a burst, the longest back-off. */
+export type Pace = Result.Result.Success<ReturnType<typeof checkPace>>

@@ -1,0 +1,106 @@
+/**
+ * Schema failures told in bounded text, in the Effect 3 edition's words: one `path: problem` per
+ * offending value ("Expected string, actual 1", "is missing"), the value shown as a short masked
+ * preview (`core/preview.ts`), the whole description capped. The values appear when the schema was
+ * run with `reportInput: true` (`parseOptions`); otherwise the texts stop before ", actual".
+ */
+import { SchemaAST, SchemaIssue } from "effect"
+import type { Schema } from "effect"
+import type { Mask } from "../../core/mask.js"
+import { cap } from "../../core/mask.js"
+import { boundedKey, preview } from "../../core/preview.js"
+
+/** Longest description of a failure. */
+export const maxDescriptionLength = 1000
+
+/** Every issue, with the offending values for the texts to show (previewed, never whole). */
+export const parseOptions = { errors: "all", reportInput: true } as const
+
+/** One offending value: where it is, the kind of leaf issue, and what is wrong with it. */
+export interface Told {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly tag: SchemaIssue.Leaf["_tag"]
+  readonly message: string
+}
+
+const messageOf = (annotations: { readonly [key: string]: unknown } | undefined): string | undefined =>
+  typeof annotations?.["message"] === "string" ? annotations["message"] : undefined
+
+const actual = (issue: SchemaIssue.Issue, mask: Mask): string =>
+  SchemaIssue.hasInput(issue) ? `, actual ${preview(issue.input, mask)}` : ""
+
+/** "Expected string", "Expected \"AND\"": Effect's name for what `ast` takes, unless it has a message. */
+const expected = (ast: SchemaAST.AST): string =>
+  messageOf(ast.annotations) ?? SchemaIssue.defaultLeafHook(new SchemaIssue.InvalidType(ast))
+
+/** The texts of the leaves, as the Effect 3 edition writes them. */
+export const leafHook = (mask: Mask): SchemaIssue.LeafHook => (issue) => {
+  switch (issue._tag) {
+    case "InvalidType":
+      return messageOf(issue.ast.annotations) ?? expected(issue.ast) + actual(issue, mask)
+    case "InvalidValue":
+      return messageOf(issue.annotations) ?? "Expected a valid value" + actual(issue, mask)
+    case "MissingKey":
+      return "is missing"
+    case "UnexpectedKey": {
+      const keys = SchemaAST.isObjects(issue.ast)
+        ? issue.ast.propertySignatures.map((p) => typeof p.name === "string" ? JSON.stringify(p.name) : String(p.name))
+        : []
+      return keys.length > 0 ? `is unexpected, expected: ${keys.join(" | ")}` : "is unexpected"
+    }
+    case "Forbidden":
+      return "is forbidden"
+    case "OneOf":
+      return SchemaIssue.defaultLeafHook(issue)
+  }
+}
+
+/** A failed filter's own text, which stands for every issue under it: its message, or what it expected. */
+const filterText = (issue: SchemaIssue.Filter, mask: Mask): string | undefined => {
+  const { expected, message } = issue.filter.annotations ?? {}
+  if (typeof message === "string") return message
+  const bare = issue.issue._tag === "InvalidValue" && messageOf(issue.issue.annotations) === undefined
+  return bare && typeof expected === "string" ? `Expected ${expected}${actual(issue, mask)}` : undefined
+}
+
+/** The members of a union a value matched none of, nested unions opened, the `undefined` of an optional field left out. */
+const members = (ast: SchemaAST.Union): ReadonlyArray<SchemaAST.AST> => {
+  const all = ast.types.flatMap((m): ReadonlyArray<SchemaAST.AST> => SchemaAST.isUnion(m) ? members(m) : [m])
+  const kept = all.filter((m) => !SchemaAST.isUndefined(m))
+  return kept.length > 0 ? kept : all
+}
+
+/** Every offending value of `issue`, in order, path keys masked and capped. */
+export const told = (issue: SchemaIssue.Issue, mask: Mask): ReadonlyArray<Told> => {
+  const text = leafHook(mask)
+  const walk = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>, told?: string): ReadonlyArray<Told> => {
+    switch (issue._tag) {
+      case "Pointer":
+        return walk(issue.issue, [...path, ...issue.path.map((key) => boundedKey(key, mask))], told)
+      case "Encoding":
+        return walk(issue.issue, path, told)
+      case "Filter":
+        return walk(issue.issue, path, told ?? filterText(issue, mask))
+      case "Composite":
+        return issue.issues.flatMap((i) => walk(i, path, told))
+      case "AnyOf":
+        return issue.issues.length > 0
+          ? issue.issues.flatMap((i) => walk(i, path, told))
+          : members(issue.ast).map((m) => ({
+            path,
+            tag: "InvalidType",
+            message: told ?? expected(m) + actual(issue, mask)
+          }))
+      default:
+        return [{ path, tag: issue._tag, message: told ?? text(issue) }]
+    }
+  }
+  return walk(issue, [])
+}
+
+/** What did not fit, one `path: problem` per offending value, bounded in length. */
+export const describe = (error: Schema.SchemaError, mask: Mask): string =>
+  cap(
+    told(error.issue, mask).map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ` : "") + i.message).join("; "),
+    maxDescriptionLength
+  )

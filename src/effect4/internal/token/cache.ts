@@ -1,0 +1,286 @@
+/**
+ * The body of `TokenService`: the token cache's state machine. One cached token read from a `Ref`
+ * with no I/O; one fetch in flight however many callers wait; a refresh ahead of expiry only for a
+ * token in use; a compare-and-clear `invalidate` for 401s. Time comes from Effect's `Clock`.
+ */
+import {
+  Clock,
+  DateTime,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  FiberHandle,
+  Option,
+  Queue,
+  Redacted,
+  Ref,
+  Schedule,
+  Tracer
+} from "effect"
+import type { Scope } from "effect"
+import { HttpClient } from "effect/http"
+import * as AccessToken from "../../AccessToken.js"
+import { TokenError } from "../../ApiError.js"
+import { DesignSearchConfig, type Settings } from "../../DesignSearchConfig.js"
+import * as TokenStore from "../../TokenStore.js"
+import { retryTransient } from "../client/retry.js"
+import { toldRetries } from "../waits.js"
+import * as TokenEndpoint from "./endpoint.js"
+
+type Token = AccessToken.AccessToken
+type Fetch = Effect.Effect<Token, TokenError>
+/** One fetch's outcome, for every caller that waits on it. */
+type Flight = Deferred.Deferred<Token, TokenError>
+
+interface State {
+  readonly token: Token | undefined
+  /** Until when `token` is handed out (epoch milliseconds): its expiry less the skew. */
+  readonly validUntil: number
+  /** Whether `token` was handed out from the cache since it was fetched. */
+  readonly used: boolean
+  readonly inflight: Flight | undefined
+  /** The fetch in flight for `renew`, which takes no token from the store, and when it began. */
+  readonly renewal: { readonly deferred: Flight; readonly since: number } | undefined
+}
+
+const empty: State = { token: undefined, validUntil: 0, used: false, inflight: undefined, renewal: undefined }
+
+/** What the pieces of one service share. */
+interface Cache {
+  readonly config: Settings
+  readonly client: HttpClient.HttpClient
+  readonly retrySchedule: Schedule.Schedule<unknown, TokenError>
+  readonly scope: Scope.Scope
+  readonly state: Ref.Ref<State>
+  readonly refreshFiber: FiberHandle.FiberHandle<void, never>
+  readonly counters: { tokenRequests: number; waits: number; refreshes: number; sharedTokens: number }
+  readonly store: TokenStore.ClientTokens
+  /** The span the service is built in: the parent of its fetches' spans (`withOwnSpan`). */
+  readonly owner: Option.Option<Tracer.AnySpan>
+  /** Tokens fetched here, with when their request was sent: a store's token is another object. */
+  readonly fetchedHere: WeakMap<Token, number>
+  /** Tokens refused with a 401 (token → expiry): none is handed out again while it lives. */
+  readonly refused: Map<string, number>
+  /**
+   * Refused tokens the store is still to hear of, told one at a time by one fiber: an outage
+   * queues them (the oldest let go past `maxRefused`) rather than start a retrying fiber for each.
+   */
+  readonly unheard: Queue.Queue<Token>
+  closed: boolean
+}
+
+/** The answer of a fetch stopped by the layer's scope closing, and of a call made after it. */
+const closedError = new TokenError({ reason: "Unavailable", detail: "the token service was shut down" })
+const isTransient = (error: TokenError): boolean => error.reason === "Unavailable"
+const newFlight = (): Flight => Deferred.makeUnsafe<Token, TokenError>()
+/** How many refused tokens a service remembers at most (each until it expires). */
+const maxRefused = 1024
+
+const expiresMillis = (token: Token) => DateTime.toEpochMillis(token.expiresAt)
+const lifeMillis = (token: Token) => Duration.toMillis(AccessToken.lifetime(token))
+// The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
+const validUntil = (c: Cache, token: Token) =>
+  expiresMillis(token) - Math.min(Duration.toMillis(c.config.expirySkew), lifeMillis(token) / 10)
+const fetchedSince = (c: Cache, token: Token, since: number) =>
+  (c.fetchedHere.get(token) ?? Number.NEGATIVE_INFINITY) >= since
+/** Whether `token` is the cached one. */
+const holds = (s: State, token: Token) => s.token !== undefined && AccessToken.sameToken(s.token, token)
+
+const isRefused = (c: Cache, token: Token) => c.refused.has(Redacted.value(token.token))
+const remember = (c: Cache, token: Token, now: number) => {
+  for (const [value, expires] of c.refused) if (expires <= now) c.refused.delete(value)
+  if (c.refused.size >= maxRefused) c.refused.delete(c.refused.keys().next().value ?? "")
+  c.refused.set(Redacted.value(token.token), expiresMillis(token))
+}
+
+/**
+ * `effect` as a span of the service (`c.owner`), or a root span, rather than of the caller that
+ * happened to start it: a fetch serves every caller until the token expires, and would outlive
+ * the first one's request if it were interrupted. A link leads from that caller (`linkCaller`).
+ */
+const withOwnSpan = (c: Cache, name: string, linkCaller: boolean) => (effect: Fetch): Fetch =>
+  Effect.flatMap(Effect.option(Effect.currentSpan), (caller) =>
+    Effect.withSpan(effect, name, {
+      kind: "client",
+      parent: Option.getOrUndefined(c.owner),
+      root: true,
+      links: linkCaller && Option.isSome(caller) ? [{ span: caller.value, attributes: {} }] : []
+    }))
+
+/** One token request, counted, its token remembered as fetched here. */
+const requestToken = (c: Cache): Fetch =>
+  Effect.clockWith((clock) => {
+    c.counters.tokenRequests++
+    const sent = clock.currentTimeMillisUnsafe()
+    const limits = { timeout: c.config.tokenTimeout, maxBodyBytes: c.config.maxBodyBytes }
+    return Effect.tap(
+      TokenEndpoint.requestToken(c.client, c.config, c.config.tokenUrl, limits),
+      (token) => Effect.sync(() => c.fetchedHere.set(token, sent))
+    )
+  })
+
+/** Token requests, transient failures retried on the service's schedule while `holding` holds. */
+const requestRetried = (c: Cache, holding = Effect.succeed(true)): Fetch =>
+  retryTransient(requestToken(c), isTransient, toldRetries(Schedule.while(c.retrySchedule, () => holding)))
+
+/** `fetch` through the store, which may answer with a token it holds that `accept` takes. */
+const obtain = (c: Cache, fetch: Fetch, accept: (token: Token, now: number) => boolean): Fetch =>
+  Effect.map(
+    c.store.obtain(fetch, (token, now) => now < validUntil(c, token) && !isRefused(c, token) && accept(token, now)),
+    (obtained) => {
+      if (obtained.shared) c.counters.sharedTokens++
+      return obtained.token
+    }
+  )
+
+/**
+ * Waits until `refreshBefore` ahead of `cached`'s expiry, then refreshes it if it is still cached,
+ * was used, and no fetch is in flight. It retries while `cached` is handed out; once callers wait on
+ * it instead, it starts over with every retry a fetch they started would have had.
+ */
+const refreshAhead = (c: Cache, cached: Token) =>
+  Effect.gen(function*() {
+    const lead = Math.min(Duration.toMillis(c.config.refreshBefore), lifeMillis(cached) / 2)
+    const now = yield* Clock.currentTimeMillis
+    yield* Effect.sleep(Duration.millis(Math.max(0, expiresMillis(cached) - lead - now)))
+    const handedOut = Effect.zipWith(Ref.get(c.state), Clock.currentTimeMillis, (s, t) =>
+      holds(s, cached) && t < s.validUntil)
+    // another process of the fleet may have refreshed it already
+    const newer = (token: Token) =>
+      expiresMillis(token) > expiresMillis(cached)
+    const fetch = obtain(c, requestRetried(c, handedOut), newer).pipe(
+      Effect.catchIf(isTransient, (e) =>
+        Effect.flatMap(handedOut, (still) =>
+          still ? Effect.fail(e) : obtain(c, requestRetried(c), newer))),
+      withOwnSpan(c, "TokenService.refresh", false)
+    )
+    const deferred = newFlight()
+    // Claiming the fetch and starting it go together, or its waiters would wait forever.
+    yield* Effect.flatten(Ref.modify(c.state, (s): [Effect.Effect<void>, State] => {
+      if (!holds(s, cached) || !s.used || s.inflight !== undefined) {
+        return [Effect.void, s]
+      }
+      c.counters.refreshes++
+      return [startFetch(c, deferred, fetch), { ...s, inflight: deferred }]
+    })).pipe(Effect.uninterruptible)
+  })
+
+/**
+ * Starts `fetch` for `deferred`, in the layer's scope so no caller owns it: stores its token, then
+ * completes every waiter, and starts the refresh of that token. Forked uninterruptibly; only the
+ * request itself is interruptible, so that closing the scope stops it and its waiters still hear
+ * of it (with an error).
+ */
+const startFetch = (c: Cache, deferred: Flight, fetch: Fetch): Effect.Effect<void> =>
+  Effect.interruptible(fetch).pipe(
+    Effect.onExit((exit) =>
+      Ref.update(c.state, (s): State => {
+        const flights = {
+          inflight: s.inflight === deferred ? undefined : s.inflight,
+          renewal: s.renewal?.deferred === deferred ? undefined : s.renewal
+        }
+        return Exit.isSuccess(exit)
+          ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
+          : { ...s, ...flights }
+      }).pipe(Effect.andThen(Deferred.done(deferred, Exit.hasInterrupts(exit) ? Exit.fail(closedError) : exit)))
+    ),
+    // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
+    Effect.tap((token) =>
+      Effect.flatMap(
+        Ref.get(c.state),
+        (s) => s.token === token ? FiberHandle.run(c.refreshFiber, refreshAhead(c, token)) : Effect.void
+      )
+    ),
+    // its outcome reaches every waiter through the flight: the fiber itself has no one to tell
+    Effect.ignore,
+    // the fetch is the one part of this fiber an interruption may stop
+    Effect.forkIn(c.scope, { uninterruptible: true }),
+    Effect.asVoid
+  )
+
+/**
+ * The cached token if usable, else the one fetch for it, joined or started: for `get`, any fetch;
+ * for a `renew` of a call refused `since` then, a token fetched here since, without the store.
+ * Installing a flight and starting its fetch are not torn apart by an interruption, or every later
+ * caller would wait on a fetch that never starts.
+ */
+const claim = (c: Cache, since?: number): Fetch =>
+  Effect.clockWith((clock) =>
+    Effect.uninterruptibleMask((restore) =>
+      // what the caller is to run next, and the state it leaves
+      Effect.flatten(Ref.modify(c.state, (s): [Fetch, State] => {
+        const now = clock.currentTimeMillisUnsafe()
+        const renewing = since !== undefined
+        if (s.token !== undefined && now < s.validUntil && (!renewing || fetchedSince(c, s.token, since))) {
+          return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
+        }
+        if (c.closed) return [Effect.fail(closedError), s]
+        c.counters.waits++
+        const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
+        if (joined !== undefined) return [restore(Deferred.await(joined)), s]
+        const deferred = newFlight()
+        const fetch = obtain(c, requestRetried(c), () => !renewing)
+        const started = startFetch(c, deferred, withOwnSpan(c, "TokenService.fetch", true)(fetch))
+        const waited = Effect.andThen(started, restore(Deferred.await(deferred)))
+        return [waited, renewing ? { ...s, renewal: { deferred, since: now } } : { ...s, inflight: deferred }]
+      }))
+    )
+  )
+
+// The common case, a usable token already marked used, is one read and no write.
+const get = (c: Cache): Fetch =>
+  Effect.clockWith((clock) =>
+    Effect.flatMap(
+      Ref.get(c.state),
+      (s) =>
+        s.used && s.token !== undefined && clock.currentTimeMillisUnsafe() < s.validUntil
+          ? Effect.succeed(s.token)
+          : claim(c)
+    )
+  )
+
+// Concurrent 401s for one token tell the store once; remembering a token and queueing it for
+// the store are not torn apart by an interruption.
+const invalidate = (c: Cache) => (token: Token): Effect.Effect<void> =>
+  Effect.uninterruptible(Effect.clockWith((clock) => {
+    const told = isRefused(c, token)
+    remember(c, token, clock.currentTimeMillisUnsafe())
+    const cleared = Ref.update(c.state, (s) => holds(s, token) ? { ...s, token: undefined } : s)
+    return Effect.andThen(cleared, told ? Effect.void : Queue.offer(c.unheard, token))
+  }))
+
+const renew = (c: Cache) => (token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
+  Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(claim(c, since)))
+
+/** `TokenService.make`, transient failures of the token endpoint retried on `retrySchedule`. */
+export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
+  Effect.gen(function*() {
+    const config = yield* DesignSearchConfig
+    const c: Cache = {
+      config,
+      client: yield* HttpClient.HttpClient,
+      retrySchedule,
+      scope: yield* Effect.scope,
+      state: yield* Ref.make(empty),
+      refreshFiber: yield* FiberHandle.make<void, never>(),
+      counters: { tokenRequests: 0, waits: 0, refreshes: 0, sharedTokens: 0 },
+      store: Option.getOrElse(yield* Effect.serviceOption(TokenStore.TokenStore), () => TokenStore.memory)
+        .forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId }),
+      owner: yield* Effect.serviceOption(Tracer.ParentSpan),
+      fetchedHere: new WeakMap(),
+      refused: new Map(),
+      unheard: yield* Queue.sliding<Token>(maxRefused),
+      closed: false
+    }
+    // Closed, the service answers at once rather than start a fetch nothing would complete, and
+    // hands out no token it still holds: a call made after the close fails as one waiting did.
+    yield* Effect.addFinalizer(() =>
+      Effect.andThen(
+        Effect.sync(() => void (c.closed = true)),
+        Ref.update(c.state, (s): State => ({ ...s, token: undefined }))
+      )
+    )
+    yield* Effect.forkIn(Effect.forever(Effect.flatMap(Queue.take(c.unheard), c.store.invalidate)), c.scope)
+    return { get: get(c), invalidate: invalidate(c), renew: renew(c), stats: Effect.sync(() => ({ ...c.counters })) }
+  })

@@ -1,0 +1,50 @@
+/**
+ * Schema failures as spec-shaped error objects: one per offending input, pointing at it with a
+ * JSON Pointer (RFC 6901). The client and the sandbox use the same mapping, so a request the client
+ * refuses reads the same as the 422 the sandbox would send for it.
+ */
+import type { Schema } from "effect"
+import { noMask } from "../../core/mask.js"
+import { ValidationError } from "../ApiError.js"
+import type { ErrorObject } from "../ApiError.js"
+import { told } from "./schemaIssues.js"
+
+const escapeToken = (token: PropertyKey): string => String(token).replace(/~/g, "~0").replace(/\//g, "~1")
+
+/** The JSON Pointer of a schema issue path: `["filters", "statusFilter", 0]` → `/filters/statusFilter/0`. */
+export const toPointer = (path: ReadonlyArray<PropertyKey>): string => path.map((t) => "/" + escapeToken(t)).join("")
+
+const codeOf = (tag: string): string =>
+  tag === "MissingKey" ? "MISSING_FIELD" : tag === "UnexpectedKey" ? "UNKNOWN_FIELD" : "INVALID_FIELD"
+
+/**
+ * One error object per offending input (spec 7.2), each with `source.pointer`; the issues of one
+ * input (a value that matches no member of a union, say) are joined into its `detail`, which
+ * shows the offending value bounded (`schemaIssues.ts`).
+ */
+export const pointerErrors = (error: Schema.SchemaError): ReadonlyArray<ErrorObject> => {
+  const byPointer = new Map<string, { code: string; details: Array<string> }>()
+  for (const issue of told(error.issue, noMask)) {
+    const pointer = toPointer(issue.path)
+    const detail = issue.tag === "UnexpectedKey" ? "is not a known field" : issue.message
+    const entry = byPointer.get(pointer)
+    if (entry === undefined) byPointer.set(pointer, { code: codeOf(issue.tag), details: [detail] })
+    else if (!entry.details.includes(detail)) entry.details.push(detail)
+  }
+  return [...byPointer].map(([pointer, { code, details }]) => ({
+    code,
+    detail: details.join("; or "),
+    source: { pointer }
+  }))
+}
+
+/** The error object of a malformed path or query parameter. */
+export const parameterError = (parameter: string, detail: string): ErrorObject => ({
+  code: "INVALID_PARAMETER",
+  detail,
+  source: { parameter }
+})
+
+/** The client's refusal of a request it did not send: the one way the toolkit says so. */
+export const clientValidation = (errors: ReadonlyArray<ErrorObject>): ValidationError =>
+  new ValidationError({ errors, messages: [], excerpt: "", origin: "client" })

@@ -1,0 +1,128 @@
+/** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
+import { Cause, Clock, Context, Effect, Schema } from "effect"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { applies, enqueue } from "../../core/faultMatch.js"
+import type { RequestFilter } from "../../core/faultMatch.js"
+import { contents, noMatch } from "../../core/journal.js"
+import type { Journal } from "../../core/journal.js"
+import type { SearchIndex } from "../../core/searchIndex.js"
+import * as State from "./State.js"
+
+/**
+ * `touch` was given numbers of designs the sandbox does not hold: it touched none.
+ *
+ * @since 0.4.0
+ * @category errors
+ */
+export class UnknownDesignsError extends Schema.TaggedError<UnknownDesignsError>()("UnknownDesignsError", {
+  numbers: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `no design numbered ${this.numbers.join(", ")}`
+  }
+}
+
+/**
+ * Drives a sandbox from a test or a tool.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Control {
+  /**
+   * Serves a fault to the next `times` (or `count`) requests to its target that its `match` names,
+   * after letting `after` of them through (faults apply in injection order); fails on a malformed fault.
+   */
+  readonly injectFault: (fault: typeof State.Fault.Encoded) => Effect.Effect<void, Schema.SchemaError>
+  /** Revokes every token issued so far: the API answers them with 401. Never fails. */
+  readonly revokeTokens: Effect.Effect<void>
+  /** The sandbox's counters: tokens issued, requests per endpoint, abandoned answers. Never fails. */
+  readonly stats: Effect.Effect<State.Stats>
+  /** Drops faults, tokens, counters and the journal. Never fails. */
+  readonly reset: Effect.Effect<void>
+  /**
+   * The journal, only the requests `filter` names if given, read as stored, masked (`core/journal.ts`
+   * says what an entry keeps). Fails on a malformed filter, as `injectFault` on a malformed `match`,
+   * and on a `body` field named as a credential, which the journal keeps as `[redacted]`.
+   */
+  readonly requests: (
+    filter?: RequestFilter<State.Endpoint>
+  ) => Effect.Effect<Journal<State.Entry>, Schema.SchemaError>
+  /**
+   * The last journaled request `filter` names: a one-line assertion in a test. Fails with a
+   * `NoSuchElementError` naming the filter and the last request received, or on a malformed filter.
+   */
+  readonly expectRequest: (
+    filter: RequestFilter<State.Endpoint>
+  ) => Effect.Effect<State.Entry, Cause.NoSuchElementError | Schema.SchemaError>
+  /**
+   * Changes designs as the register would: appends " (amended)" to each title and sets its
+   * `lastChanged` to today (UTC midnight, by the sandbox's clock), so searches by `changedSinceDate`
+   * find it. Fails with `UnknownDesignsError`, touching none, if a number is not in the sandbox.
+   */
+  readonly touch: (numbers: ReadonlyArray<string>) => Effect.Effect<void, UnknownDesignsError>
+}
+
+/**
+ * The `Control` of the sandbox behind `Sandbox.layer`.
+ *
+ * @since 0.4.0
+ * @category tags
+ */
+export class SandboxControl extends Context.Service<SandboxControl, Control>()(
+  "effect-design-search/SandboxControl"
+) {}
+
+/**
+ * An app answering the sandbox's requests: every answer a response, whatever the request.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
+
+/**
+ * A sandbox: its app, its control, and the credentials it accepts.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Sandbox {
+  readonly app: App
+  readonly control: Control
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly designCount: number
+}
+
+const strict = { errors: "all", onExcessProperty: "error" } as const
+const decodeFault = Schema.decodeUnknownEffect(State.Fault, strict)
+const decodeFilter = Schema.decodeUnknownEffect(State.RequestFilter, strict)
+
+/** The control of a sandbox's `state` and of the designs of its `index`. */
+export const make = (state: State.State, index: SearchIndex): Control => {
+  const requests = (filter: RequestFilter = {}) =>
+    Effect.map(decodeFilter(filter), (decoded) => ({
+      entries: contents(state.journal).filter((entry) => applies(decoded, entry)),
+      dropped: state.journal.dropped
+    }))
+  return {
+    injectFault: (fault) => Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => enqueue(state.faults, f))),
+    revokeTokens: Effect.sync(() => state.activeTokens.clear()),
+    stats: Effect.sync(() => State.stats(state)),
+    reset: Effect.sync(() => State.reset(state)),
+    requests,
+    expectRequest: (filter) =>
+      Effect.flatMap(requests(filter), ({ entries }) => {
+        const last = entries.at(-1)
+        return last === undefined
+          ? Effect.fail(new Cause.NoSuchElementError(noMatch(filter, contents(state.journal).at(-1))))
+          : Effect.succeed(last)
+      }),
+    touch: (numbers) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const unknown = index.touch(numbers, now)
+        return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
+      })
+  }
+}

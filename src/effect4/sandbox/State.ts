@@ -1,0 +1,228 @@
+/** The sandbox's mutable state (faults waiting, tokens in force, counters, journal), changed only in `Effect.sync`. */
+import { Array as Arr, Effect, Predicate, Schema, SchemaIssue, SchemaParser } from "effect"
+import type { Types } from "effect"
+import { faultQueue, fieldPathProblem, misplaced, take } from "../../core/faultMatch.js"
+import type { FaultQueue, Match, Seen } from "../../core/faultMatch.js"
+import { credentialName, maxNesting, nestsWithin, push, ring } from "../../core/journal.js"
+import type { JournalEntry, Ring, Writable } from "../../core/journal.js"
+import { endpoints } from "../../core/service.js"
+import type { Endpoint } from "../../core/service.js"
+
+/**
+ * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
+ * search, `page` the paged one), or all of them.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const FaultTarget = Schema.Literals([...endpoints, "any"])
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export type FaultTarget = typeof FaultTarget.Type
+
+/** The endpoints the sandbox counts. */
+export type { Endpoint }
+
+/**
+ * A record whose keys `problem` checks, each refused with its own message, before its values are
+ * decoded. Effect's `Record` says of a key its key schema refuses only that it is unexpected, and
+ * takes a `__proto__` key for the prototype: the key, and what it asked for, would be lost.
+ */
+const checkedRecord = <S extends Schema.Constraint>(value: S, problem: (key: string) => string | undefined) => {
+  const record = Schema.Record(Schema.String, value)
+  return Schema.declareConstructor<typeof record.Type, typeof record.Encoded>()(
+    [record],
+    ([codec]) => (input, ast, options) => {
+      const issues = Object.keys(Predicate.isObject(input) ? input : {}).flatMap((key) => {
+        const message = key === "__proto__" ? "__proto__ is no name a record can keep" : problem(key)
+        return message === undefined ? [] : [new SchemaIssue.Pointer([key], new SchemaIssue.InvalidValue({ message }))]
+      })
+      return Arr.isArrayNonEmpty(issues)
+        ? Effect.fail(new SchemaIssue.Composite(ast, issues, input))
+        : SchemaParser.decodeUnknownEffect(codec)(input, options)
+    }
+  )
+}
+
+/** Header names the transport computes itself: a fault may not set them. */
+const reservedHeaders = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"])
+
+/** A header a fault may send: an HTTP token for a name, visible Latin-1 text for a value. */
+const FaultHeaders = checkedRecord(
+  Schema.String.check(
+    Schema.isPattern(/^[\t\x20-\x7e\x80-\xff]*$/, { message: "expected a header value without control characters" })
+  ),
+  (name) =>
+    !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
+      ? "expected an HTTP header name"
+      : reservedHeaders.has(name.toLowerCase())
+      ? `${name} is set by the server itself`
+      : undefined
+)
+
+const Scalar = Schema.Union([Schema.String, Schema.Number, Schema.Boolean, Schema.Null])
+
+/** The fields of a body a fault or a journal query names, by path, each with the value it must have. */
+const BodyMatch = checkedRecord(Scalar, fieldPathProblem)
+
+/**
+ * The body fields a journal query names: none named as a credential, since the journal keeps its
+ * value as `[redacted]` (`core/journal.ts`) and a filter on it could never match.
+ */
+const FilterBodyMatch = checkedRecord(
+  Scalar,
+  (key) =>
+    fieldPathProblem(key) ?? (key.split(/[.[\]]/).some((name) => credentialName.test(name))
+      ? `${key} names a credential, which the journal keeps as [redacted]: no filter on it can match`
+      : undefined)
+)
+
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+/** What a fault or a journal query names beside its target (`core/faultMatch.ts`); every field given must hold. */
+const matchFields = {
+  path: Schema.optional(Schema.String),
+  designNumber: Schema.optional(Schema.String),
+  pageNumber: Schema.optional(NonNegativeInt),
+  body: Schema.optional(BodyMatch)
+}
+
+/** The fields of `match` that no request to `target` can hold, as the issues of a filter. */
+const misplacedIssues = (target: string | undefined, match: Match, at: ReadonlyArray<string> = []) =>
+  misplaced(target, match, at).map(({ message, path }) => ({ path, issue: message }))
+
+/** A journal query whose fields its target's requests can all hold. */
+const heldByTarget = <S extends Schema.Top & { readonly Type: Match & { readonly target?: string | undefined } }>(
+  self: S
+) => self.check(Schema.makeFilter(({ target, ...match }: S["Type"]) => misplacedIssues(target, match)))
+
+/**
+ * Which requests of the journal to read (`SandboxControl.requests`): a target and the fields of a
+ * fault's `match`.
+ */
+export const RequestFilter = heldByTarget(Schema.Struct({
+  target: Schema.optional(FaultTarget),
+  ...matchFields,
+  body: Schema.optional(FilterBodyMatch)
+}))
+
+/** `RequestFilter` as the query of `GET /__sandbox/requests`: `pageNumber` a number in text, `body` JSON. */
+export const RequestQuery = heldByTarget(Schema.Struct({
+  target: Schema.optional(FaultTarget),
+  ...matchFields,
+  pageNumber: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
+  body: Schema.optional(Schema.fromJsonString(FilterBodyMatch))
+}))
+
+const between = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
+const Uses = between(1, 1_000_000)
+
+/**
+ * A fault: after letting `after` requests through, the next `times` (or `count`) requests to
+ * `target` that `match` names get `status` with `body` (a string is sent as is, anything else as
+ * JSON; absent, a spec-shaped error for the status) and `headers`, after `delayMs` on the sandbox's
+ * clock, answered as `kind` says.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const Fault = Schema.Struct({
+  target: FaultTarget,
+  /** `reset` drops the connection before any response; `resetMidBody` after the headers and half the body. */
+  kind: Schema.optional(Schema.Literals(["respond", "reset", "resetMidBody"])),
+  status: between(200, 599),
+  count: Uses.pipe(Schema.withDecodingDefault(Effect.succeed(1))),
+  /** Another name for `count`; when given, it is the one used. */
+  times: Schema.optional(Uses),
+  after: Schema.optional(between(0, 1_000_000)),
+  match: Schema.optional(Schema.Struct(matchFields)),
+  body: Schema.optional(Schema.Unknown),
+  headers: Schema.optional(FaultHeaders),
+  delayMs: Schema.optional(between(0, 600_000))
+}).check(Schema.makeFilter((fault) => [
+  ...(fault.body !== undefined && (fault.status === 204 || fault.status === 304)
+    ? [{ path: ["body"], issue: `a ${fault.status} answer has no body` }]
+    : nestsWithin(fault.body)
+    ? []
+    : [{ path: ["body"], issue: `a body nests at most ${maxNesting} levels as JSON; send a deeper one as a string` }]),
+  ...misplacedIssues(fault.target, fault.match ?? {}, ["match"])
+]))
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export type Fault = typeof Fault.Type
+
+/**
+ * Counters of the sandbox's work.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Stats {
+  readonly tokensIssued: number
+  /** Requests per endpoint: `search` the quick search, `advanced` the advanced one, `page` the paged one. */
+  readonly requests: { readonly [E in Endpoint]: number }
+  /** Requests whose client went away (an interrupted call, a closed socket) before the answer. */
+  readonly abandoned: number
+}
+
+/**
+ * A request the sandbox received (`core/journal.ts` says what it keeps of it).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type Entry = JournalEntry<Endpoint, Fault>
+
+export interface State {
+  faults: FaultQueue<Fault>
+  journal: Ring<Writable<Entry>>
+  /** `jti` of every token in force: revocation empties it. */
+  readonly activeTokens: Set<string>
+  counts: Types.DeepMutable<Stats>
+}
+
+const zero = (): State["counts"] => ({
+  tokensIssued: 0,
+  requests: { token: 0, search: 0, design: 0, advanced: 0, page: 0 },
+  abandoned: 0
+})
+
+export const make = (journalSize: number): State => ({
+  faults: faultQueue(),
+  journal: ring(journalSize),
+  activeTokens: new Set(),
+  counts: zero()
+})
+
+/** Drops faults, tokens, counters and the journal; error and token ids keep counting, so they stay unique. */
+export const reset = (state: State): void => {
+  state.faults = faultQueue()
+  state.journal = ring(state.journal.size)
+  state.activeTokens.clear()
+  state.counts = zero()
+}
+
+export const stats = ({ counts }: State): Stats => ({ ...counts, requests: { ...counts.requests } })
+
+/**
+ * Where every request passes: its (masked) entry is journaled and, when routed, counted; it takes
+ * one use of the fault that answers it as it arrived (`seen`, raw, never kept), if any, and the
+ * journal names it.
+ */
+export const receive = (state: State, entry: Writable<Entry>, seen: Seen): Fault | undefined => {
+  push(state.journal, entry)
+  if (entry.target === undefined) return undefined
+  state.counts.requests[entry.target]++
+  const queued = take(state.faults, seen)
+  if (queued !== undefined) entry.fault = { index: queued.index, fault: queued.fault }
+  return queued?.fault
+}
+
+/** How the app asks its transport to drop the connection: `reset`, or `reset-mid-body` after half the body. */
+export const resetHeader = "x-sandbox-reset"

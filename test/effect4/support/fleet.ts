@@ -1,0 +1,74 @@
+/**
+ * The Effect 4 edition's fleet layers as its Redis tests build them: two connections over one real
+ * `redis-server` stand for two processes of a fleet, each with its own `TokenStore.layerRedis`,
+ * `RequestBudget.layerRedis` and `FleetRedis` connection, on a fresh key prefix.
+ */
+import { Clock, Context, DateTime, Duration, Effect, Layer, Redacted } from "effect"
+import type { Scope } from "effect"
+import type * as AccessToken from "../../../src/effect4/AccessToken.js"
+import * as FleetRedis from "../../../src/effect4/FleetRedis.js"
+import * as RequestBudget from "../../../src/effect4/RequestBudget.js"
+import * as TokenStore from "../../../src/effect4/TokenStore.js"
+
+/** The client every member shares a token and a budget for. */
+export const client: FleetRedis.ClientIdentity = { tokenUrl: "https://auth.example/token", clientId: "fleet-client" }
+
+let prefixes = 0
+/** A key prefix no other test of this process used. */
+export const freshPrefix = (): string => `test4-${prefixes++}`
+
+/** One process's view of the fleet. */
+export interface Member {
+  readonly tokens: TokenStore.ClientTokens
+  readonly budget: RequestBudget.ClientBudget
+  readonly redis: FleetRedis.Service
+}
+
+/** One process's view: its own connection, store and budget (10 per second), alive for the rest of the scope. */
+export const member = (
+  url: string,
+  keyPrefix: string,
+  options: TokenStore.RedisOptions & FleetRedis.Options = {}
+): Effect.Effect<Member, never, Scope.Scope> =>
+  Effect.map(
+    Layer.build(
+      Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis({ requestsPerSecond: 10 })).pipe(
+        Layer.provideMerge(FleetRedis.layer({ ...options, url, keyPrefix })),
+        Layer.orDie
+      )
+    ),
+    (context) => ({
+      tokens: Context.get(context, TokenStore.TokenStore).forClient(client),
+      budget: Context.get(context, RequestBudget.RequestBudget).forClient(client),
+      redis: Context.get(context, FleetRedis.FleetRedis)
+    })
+  )
+
+/** Two members of one fleet on a fresh key prefix. */
+export const pair = (
+  url: string,
+  options: TokenStore.RedisOptions & FleetRedis.Options = {}
+): Effect.Effect<readonly [Member, Member], never, Scope.Scope> =>
+  Effect.suspend(() => {
+    const prefix = freshPrefix()
+    return Effect.all([member(url, prefix, options), member(url, prefix, options)])
+  })
+
+/** A token `value` issued now (in whole milliseconds, as a store keeps it), living `lifetimeSeconds`. */
+export const tokenOf = (value: string, lifetimeSeconds = 3600): Effect.Effect<AccessToken.AccessToken> =>
+  Effect.map(DateTime.now, (now) => ({
+    token: Redacted.make(value),
+    tokenType: "Bearer",
+    issuedAt: now,
+    expiresAt: DateTime.add(now, { seconds: lifetimeSeconds })
+  }))
+
+/** The token string an `obtain` brought back. */
+export const valueOf = (obtained: TokenStore.Obtained): string => Redacted.value(obtained.token.token)
+
+/** Accepts any stored token. */
+export const always = (): boolean => true
+
+/** When `budget`'s next slot opens, in epoch ms. */
+export const slotAt = (budget: RequestBudget.ClientBudget): Effect.Effect<number> =>
+  Effect.zipWith(budget.reserve, Clock.currentTimeMillis, (wait, now) => now + Duration.toMillis(wait))

@@ -1,0 +1,46 @@
+/** Layers the Effect 4 tests build the client from: the in-process sandbox with chosen options. */
+import { Effect, Fiber, Layer } from "effect"
+import { HttpClient } from "effect/http"
+import { TestClock } from "effect/testing"
+import * as DesignSearchClient from "../../../src/effect4/DesignSearchClient.js"
+import * as DesignSearchConfig from "../../../src/effect4/DesignSearchConfig.js"
+import * as Sandbox from "../../../src/effect4/Sandbox.js"
+
+export interface TestOptions {
+  readonly sandbox?: Sandbox.Options
+  /** Overrides of the configuration pointing at the sandbox (a wrong secret, other timings). */
+  readonly config?: Partial<DesignSearchConfig.Options>
+  readonly client?: DesignSearchClient.Options
+}
+
+/** A sandbox, the control over it, and a configuration that reaches it. */
+export const sandboxLayer = (options: TestOptions = {}) =>
+  Layer.unwrap(
+    Effect.map(Effect.orDie(Sandbox.make(options.sandbox)), (sandbox) =>
+      Layer.mergeAll(
+        Layer.succeed(HttpClient.HttpClient, Sandbox.httpClient(sandbox.app)),
+        Layer.succeed(Sandbox.SandboxControl, sandbox.control),
+        Layer.orDie(DesignSearchConfig.layer({
+          clientId: sandbox.clientId,
+          clientSecret: sandbox.clientSecret,
+          authUrl: Sandbox.inProcessUrl,
+          baseUrl: Sandbox.inProcessUrl + DesignSearchConfig.apiPath,
+          ...options.config
+        }))
+      ))
+  )
+
+/** The client, its token service and the sandbox behind them. */
+export const clientLayer = (options: TestOptions = {}) =>
+  DesignSearchClient.layer(options.client).pipe(Layer.provideMerge(sandboxLayer(options)))
+
+/** The sandbox's counters. */
+export const sandboxStats = Effect.flatMap(Sandbox.SandboxControl, (c) => c.stats)
+
+/** Runs `effect` in the background while simulated time passes, then joins it. */
+export const withTime = <A, E, R>(effect: Effect.Effect<A, E, R>, time: Parameters<typeof TestClock.adjust>[0]) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.forkChild(effect)
+    yield* TestClock.adjust(time)
+    return yield* Fiber.join(fiber)
+  })

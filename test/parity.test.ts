@@ -1,0 +1,383 @@
+/**
+ * The parity table (`test/parity/cases.ts`) run against the Effect 3 edition; the Effect 4 edition
+ * runs the same table in `test/effect4/parity.test.ts`. Each case is its own test, on its own
+ * sandbox, client and clock. The sandbox's answers are compared with `sandbox-transcript.json`,
+ * which this edition records: `npm run parity:record` (`PARITY_RECORD=1`) writes it afresh.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it, layer } from "@effect/vitest"
+import type { Scope } from "effect"
+import {
+  Cause,
+  Chunk,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  Fiber,
+  Layer,
+  Option,
+  Redacted,
+  Schedule,
+  Stream,
+  TestClock
+} from "effect"
+import * as fs from "node:fs"
+import { afterAll } from "vitest"
+import { make as ownAddress } from "../src/core/sandboxAddress.js"
+import * as DesignMirror from "../src/DesignMirror.js"
+import type { ApiError } from "../src/index.js"
+import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
+import { withControlRoutes } from "../src/sandbox/ControlRoutes.js"
+import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec } from "./parity/cases.js"
+import { cases, casesOf, kinds, mirrorCriteria, pagingSearches } from "./parity/cases.js"
+import { failureOutcome, pickFields, pickRequests, since } from "./parity/compare.js"
+import * as Raw from "./parity/sandbox-requests.js"
+import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
+import { database, dec1 } from "./support/mirror.js"
+import * as Pg from "./support/postgres.js"
+
+const ran = new Set<CaseKind>()
+
+const sandboxOptions = (spec: SandboxSpec = {}): Sandbox.Options => ({
+  ...(spec.designs === undefined ? {} : { designs: spec.designs }),
+  ...(spec.resultCap === undefined ? {} : { resultCap: spec.resultCap }),
+  ...(spec.tokenLifetimeSeconds === undefined ? {} : { tokenLifetime: Duration.seconds(spec.tokenLifetimeSeconds) })
+})
+
+const configOptions = (spec: ConfigSpec = {}) => ({
+  ...(spec.clientSecret === undefined ? {} : { clientSecret: spec.clientSecret }),
+  ...(spec.maxBodyBytes === undefined ? {} : { maxBodyBytes: spec.maxBodyBytes }),
+  ...(spec.refreshBeforeMs === undefined ? {} : { refreshBefore: Duration.millis(spec.refreshBeforeMs) }),
+  ...(spec.expirySkewMs === undefined ? {} : { expirySkew: Duration.millis(spec.expirySkewMs) })
+})
+
+const millis = (u: unknown) => (Duration.isDuration(u) ? Duration.toMillis(u) : undefined)
+
+/** A call's outcome as the table writes it. */
+const outcomeOf = <A>(exit: Exit.Exit<A, unknown>, expected: Outcome, value: (a: A) => string): Outcome =>
+  Exit.match(exit, {
+    onSuccess: (a) => ({ _tag: "Success", value: value(a) }),
+    onFailure: (cause) =>
+      Option.match(Cause.failureOption(cause), {
+        onNone: () => ({ _tag: `defect: ${Cause.pretty(cause)}` }),
+        onSome: (error) => failureOutcome(error, expected, millis)
+      })
+  })
+
+const runCall = (call: Call) =>
+  Effect.gen(function*() {
+    switch (call.op) {
+      case "token":
+        return yield* Effect.map(Effect.flatMap(TokenService.TokenService, (t) => t.get), (t) => t.tokenType)
+      case "getDesign":
+        return yield* Effect.map(
+          Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign(call.number)),
+          (r) => r.data.number
+        )
+      case "quickSearch":
+        return yield* Effect.map(
+          Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.quickSearch({ query: call.query })),
+          (r) => r.data.designNumbers.join(",")
+        )
+    }
+  })
+
+/** A retry schedule of three retries that records the status of every failure it is stepped with. */
+const recording = () => {
+  const seen: Array<number> = []
+  const schedule = Schedule.recurs(3).pipe(
+    Schedule.tapInput((e: ApiError.DesignSearchError) =>
+      Effect.sync(() => void seen.push("status" in e && typeof e.status === "number" ? e.status : 0))
+    )
+  )
+  return { seen, schedule }
+}
+
+const runFault = (c: CaseOf<"fault">) => {
+  const { schedule, seen } = recording()
+  const options = { sandbox: sandboxOptions(c.sandbox), config: configOptions(c.config) }
+  const recorded = (of: "token" | "client") => (c.recordRetries === of ? { retrySchedule: schedule } : {})
+  const services = Layer.effect(DesignSearchClient.DesignSearchClient, DesignSearchClient.make(recorded("client")))
+    .pipe(
+      Layer.provideMerge(TokenService.layer(recorded("token"))),
+      Layer.provideMerge(sandboxLayer(options))
+    )
+  return Effect.gen(function*() {
+    if (c.startAt !== undefined) yield* TestClock.setTime(c.startAt)
+    const control = yield* Sandbox.SandboxControl
+    for (const [i, step] of c.calls.entries()) {
+      for (const fault of step.faults ?? []) yield* control.injectFault(fault)
+      if (step.revokeTokens === true) yield* control.revokeTokens
+      const fiber = yield* Effect.fork(Effect.exit(runCall(step.call)))
+      for (const [j, s] of (step.steps ?? []).entries()) {
+        yield* TestClock.adjust(Duration.millis(s.advanceMs))
+        if (s.stillRunning === true) expect(Option.isNone(yield* Fiber.poll(fiber)), `call ${i}, step ${j}`).toBe(true)
+        if (s.requests !== undefined) {
+          expect(pickRequests((yield* sandboxStats).requests, s.requests), `call ${i}, step ${j}`).toEqual(s.requests)
+        }
+      }
+      const exit = yield* Fiber.join(fiber)
+      expect(outcomeOf(exit, step.outcome, String), `call ${i}`).toEqual(step.outcome)
+    }
+    if (c.seen !== undefined) expect(seen).toEqual(c.seen)
+    expect(pickRequests((yield* sandboxStats).requests, c.requests)).toEqual(c.requests)
+  }).pipe(Effect.provide(services))
+}
+
+const runEconomy = (c: CaseOf<"tokenEconomy">) =>
+  Effect.gen(function*() {
+    const tokens = yield* TokenService.TokenService
+    const client = yield* DesignSearchClient.DesignSearchClient
+    const control = yield* Sandbox.SandboxControl
+    const got: Array<string> = []
+    for (const step of c.steps) {
+      switch (step.do) {
+        case "get": {
+          const exits = yield* Effect.all(Array.from({ length: step.count }, () => Effect.exit(tokens.get)), {
+            concurrency: step.concurrent ? "unbounded" : 1
+          })
+          for (const exit of exits) if (Exit.isSuccess(exit)) got.push(Redacted.value(exit.value.token))
+          break
+        }
+        case "getDesign":
+          for (let i = 0; i < step.count; i++) {
+            yield* client.getDesign(Sandbox.fixedNumbers.chair)
+            if (step.everyMs > 0) yield* TestClock.adjust(Duration.millis(step.everyMs))
+          }
+          break
+        case "advance":
+          yield* TestClock.adjust(Duration.millis(step.ms))
+          break
+        case "revokeTokens":
+          yield* control.revokeTokens
+          break
+        case "fault":
+          yield* control.injectFault(step.fault)
+          break
+        case "expect": {
+          const stats = yield* control.stats
+          const service = yield* tokens.stats
+          if (step.requests !== undefined) expect(pickRequests(stats.requests, step.requests)).toEqual(step.requests)
+          if (step.tokensIssued !== undefined) expect(stats.tokensIssued).toBe(step.tokensIssued)
+          if (step.service !== undefined) expect(pickFields(service, step.service)).toEqual(step.service)
+          if (step.distinctTokens !== undefined) expect(new Set(got).size).toBe(step.distinctTokens)
+          if (step.tokenRequestsBetween !== undefined) {
+            const [least, most] = step.tokenRequestsBetween
+            expect(stats.requests.token).toBeGreaterThanOrEqual(least)
+            expect(stats.requests.token).toBeLessThanOrEqual(most)
+          }
+        }
+      }
+    }
+  }).pipe(Effect.provide(clientLayer({ sandbox: sandboxOptions(c.sandbox), config: configOptions(c.config) })))
+
+const runPaging = (c: CaseOf<"paging">) =>
+  Effect.gen(function*() {
+    const client = yield* DesignSearchClient.DesignSearchClient
+    const control = yield* Sandbox.SandboxControl
+    const request = pagingSearches[c.search]
+    const numbers = (yield* client.advancedSearch(request)).data.designNumbers
+    for (const [i, stream] of c.streams.entries()) {
+      for (const fault of stream.faults ?? []) yield* control.injectFault(fault)
+      const before = (yield* control.stats).requests
+      const told: Array<DesignSearchClient.PageInfo> = []
+      const notFound: Array<string> = []
+      const designs = client.advancedDesigns(request, {
+        ...stream.options,
+        onPage: (page) => Effect.sync(() => void told.push(page)),
+        ...(stream.onNotFound === true ? { onNotFound: (n) => Effect.sync(() => void notFound.push(n)) } : {})
+      })
+      const result = yield* Effect.either(Stream.runCollect(designs))
+      const emitted = Either.map(result, (d) => Chunk.toReadonlyArray(d).map((design) => design.number))
+      const { outcome } = stream
+      if (outcome._tag === "Success" && "count" in outcome) {
+        const from = outcome.from ?? 0
+        const missing = outcome.notFound ?? 0
+        expect(emitted, `stream ${i}`).toEqual(Either.right(numbers.slice(from + missing)))
+        expect(numbers.slice(from + missing)).toHaveLength(outcome.count)
+        expect(notFound).toEqual(numbers.slice(from, from + missing))
+      } else {
+        expect(Either.getLeft(result).pipe(Option.map((e) => e._tag)), `stream ${i}`).toEqual(
+          Option.some(outcome._tag)
+        )
+      }
+      const { token: _, ...requests } = since((yield* control.stats).requests, before)
+      expect(requests, `stream ${i}`).toEqual(stream.requests)
+      if (stream.told !== undefined) {
+        const { firstCodes, firstDetailIncludes, ...every } = stream.told
+        expect({
+          pageNumbers: told.map((p) => p.pageNumber),
+          fallback: told.every((p) => p.fallback === every.fallback) ? every.fallback : !every.fallback,
+          pages: told.every((p) => p.pages === every.pages) ? every.pages : told.map((p) => p.pages),
+          count: told.every((p) => p.count === every.count) ? every.count : told.map((p) => p.count)
+        }, `stream ${i}`).toEqual(every)
+        if (firstCodes !== undefined) expect(told[0]?.messages.map((m) => m.code)).toEqual(firstCodes)
+        if (firstDetailIncludes !== undefined) expect(told[0]?.messages[0]?.detail).toContain(firstDetailIncludes)
+      }
+    }
+  }).pipe(Effect.provide(clientLayer({
+    sandbox: sandboxOptions(c.sandbox),
+    ...(c.noRetry ? { client: { retrySchedule: Schedule.stop } } : {})
+  })))
+
+interface Row {
+  readonly number: string
+  readonly record: string
+  readonly state: string
+}
+
+const storedRows = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<Row>`SELECT number, CAST(record AS TEXT) AS record, state FROM designs ORDER BY number`
+)
+
+const apiRequests = Effect.map(
+  sandboxStats,
+  ({ requests }) => requests.search + requests.advanced + requests.page + requests.design
+)
+
+const runMirror = (c: CaseOf<"mirrorSync">) =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(dec1)
+    const sql = yield* database("postgres")
+    const services = DesignMirror.layer().pipe(
+      Layer.provideMerge(Layer.merge(sql, clientLayer({ sandbox: { designs: c.designs } })))
+    )
+    yield* Effect.provide(
+      Effect.gen(function*() {
+        const mirror = yield* DesignMirror.DesignMirror
+        const control = yield* Sandbox.SandboxControl
+        let touchedFrom: ReadonlyArray<Row> = []
+        for (const [i, step] of c.steps.entries()) {
+          switch (step.do) {
+            case "sync": {
+              const before = yield* apiRequests
+              const report = yield* mirror.sync(mirrorCriteria[step.criteria])
+              expect(pickFields(report, step.report), `step ${i}`).toEqual(step.report)
+              expect((yield* apiRequests) - before, `step ${i}`).toBe(step.requests)
+              break
+            }
+            case "advanceDays":
+              yield* TestClock.adjust(Duration.days(step.days))
+              break
+            case "touch":
+              touchedFrom = yield* storedRows
+              yield* control.touch(step.rows.map((n) => touchedFrom[n]!.number))
+              break
+            case "rows": {
+              const rows = yield* storedRows
+              expect(rows, `step ${i}`).toHaveLength(step.count)
+              expect(
+                rows.flatMap((r, n) => (r.state === "current" ? [] : [[n, r.state] as const])),
+                `step ${i}`
+              ).toEqual(step.notCurrent)
+              if (step.changedSinceTouch !== undefined) {
+                expect(rows.flatMap((r, n) => (r.record === touchedFrom[n]?.record ? [] : [n])), `step ${i}`).toEqual(
+                  step.changedSinceTouch
+                )
+              }
+            }
+          }
+        }
+      }),
+      services
+    )
+  }).pipe(Effect.scoped)
+
+/** The committed transcript of the sandbox's answers. */
+const transcriptPath = new URL("./parity/sandbox-transcript.json", import.meta.url)
+const recordTranscript = process.env["PARITY_RECORD"] === "1"
+const committed: Readonly<Record<string, ReadonlyArray<Raw.Answer>>> = fs.existsSync(transcriptPath)
+  ? JSON.parse(fs.readFileSync(transcriptPath, "utf8"))
+  : {}
+const answered: Record<string, ReadonlyArray<Raw.Answer>> = {}
+const outOfDate = "test/parity/sandbox-transcript.json is out of date with the Effect 3 sandbox: " +
+  "run `npm run parity:record` and review the difference"
+
+/** The answers of a fresh in-process sandbox (with its control routes) to a scenario's requests. */
+const replay = (scenario: Raw.Scenario) =>
+  Effect.gen(function*() {
+    const sandbox = yield* Sandbox.make()
+    const app = withControlRoutes(sandbox.app, sandbox.control, ownAddress(Raw.ownAddress.host, Raw.ownAddress.port))
+    const answers: Array<Raw.Answer> = []
+    let bearer = ""
+    for (const request of scenario.requests) {
+      const headers = new Headers(request.headers)
+      if (request.bearer === true) headers.set("authorization", `Bearer ${bearer}`)
+      const web = new Request(Raw.origin + request.path, {
+        method: request.method,
+        headers,
+        body: request.body ?? null
+      })
+      const response = yield* Effect.provideService(
+        app,
+        HttpServerRequest.HttpServerRequest,
+        HttpServerRequest.fromWeb(web)
+      )
+      const answer = HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD" })
+      const body = yield* Effect.promise(() => answer.text())
+      bearer = Raw.tokenOf(body) ?? bearer
+      answers.push({
+        request: Raw.requestLine(request),
+        status: answer.status,
+        headers: Raw.keptHeaders(answer.headers),
+        body: Raw.withoutSignatures(body)
+      })
+    }
+    return answers
+  })
+
+const runSandboxBytes = (c: CaseOf<"sandboxBytes">) =>
+  Effect.gen(function*() {
+    const scenario = Raw.scenarios.find((s) => s.name === c.scenario)!
+    const answers = yield* replay(scenario)
+    if (recordTranscript) answered[c.scenario] = answers
+    else expect(answers, outOfDate).toEqual(committed[c.scenario])
+  })
+
+/** A case's run, in the test's scope; the mirror's also on the test file's PostgreSQL server. */
+type Runner<C, R = never> = (c: C) => Effect.Effect<void, unknown, R | Scope.Scope>
+type Runners = { readonly [K in CaseKind]: Runner<CaseOf<K>, K extends "mirrorSync" ? Pg.Postgres : never> }
+
+const runners = {
+  fault: runFault,
+  tokenEconomy: runEconomy,
+  paging: runPaging,
+  mirrorSync: runMirror,
+  sandboxBytes: runSandboxBytes
+} satisfies Runners
+
+/** A case's test: its kind noted as run, then its run. */
+const test = <C extends Case, R>(c: C, runner: Runner<C, R>) => () =>
+  Effect.orDie(Effect.suspend(() => (ran.add(c.kind), runner(c))))
+
+describe("parity (Effect 3)", () => {
+  for (const c of casesOf("fault")) it.scoped(c.name, test(c, runners.fault))
+  for (const c of casesOf("tokenEconomy")) it.scoped(c.name, test(c, runners.tokenEconomy))
+  for (const c of casesOf("paging")) it.scoped(c.name, test(c, runners.paging))
+  for (const c of casesOf("sandboxBytes")) it.scoped(c.name, test(c, runners.sandboxBytes))
+})
+
+// One server for the file; each case its own database (its clock set at its start)
+layer(Pg.layer, { timeout: 120_000 })("parity (Effect 3): mirrorSync on PostgreSQL", (it) => {
+  for (const c of casesOf("mirrorSync")) it.scoped(c.name, test(c, runners.mirrorSync), 120_000)
+})
+
+describe("parity: the table", () => {
+  it("every kind of the table ran, and no other", () => {
+    expect([...ran].sort()).toEqual(kinds)
+    expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length)
+  })
+
+  it("the transcript holds the scenarios, and only them", () => {
+    if (!recordTranscript) {
+      expect(Object.keys(committed).sort(), outOfDate).toEqual(Raw.scenarios.map((s) => s.name).sort())
+    }
+  })
+})
+
+afterAll(() => {
+  if (recordTranscript) fs.writeFileSync(transcriptPath, JSON.stringify(answered, null, 2) + "\n")
+})
