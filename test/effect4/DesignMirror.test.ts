@@ -6,7 +6,7 @@
  * shares, and a database that is away failing typed errors.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Context, DateTime, Effect, Exit, Fiber, Layer, Option, Result, Scope, Stream } from "effect"
+import { Context, DateTime, Deferred, Effect, Exit, Fiber, Layer, Option, Result, Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
@@ -193,6 +193,25 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror (Effect 4) on PostgreS
           watermark: Option.some("2026-12-01"),
           inProgress: false
         })
+      })),
+    120_000
+  )
+
+  it.effect(
+    "a sync while another runs into the same mirror fails at once, locked; the first goes on",
+    () =>
+      onPostgres(Effect.gen(function*() {
+        const mirror = yield* DesignMirror.DesignMirror
+        const started = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const first = yield* mirror.sync(everything, {
+          onProgress: () => Effect.andThen(Deferred.succeed(started, undefined), Deferred.await(release))
+        }).pipe(Effect.forkChild)
+        yield* Deferred.await(started)
+        const second = yield* Effect.flip(mirror.sync({ query: "chair" }))
+        expect(second).toMatchObject({ _tag: "MirrorDatabaseError", locked: true })
+        yield* Deferred.succeed(release, undefined)
+        expect(yield* Fiber.join(first)).toMatchObject({ fetched: designs })
       })),
     120_000
   )
