@@ -13,6 +13,7 @@ import type { SearchIndex } from "../../core/searchIndex.js"
 import { designPath, endpointOf } from "../../core/service.js"
 import type { Message } from "../../core/wire.js"
 import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
+import { parseOptions } from "../internal/schemaIssues.js"
 import { parameterError } from "../internal/validation.js"
 import type { App } from "./Control.js"
 import * as Http from "./Http.js"
@@ -48,9 +49,9 @@ interface Route {
 /** What the handlers share: the app's config, and its ids and error answers. */
 type Context = AppConfig & { readonly nextId: () => string; readonly errors: Http.Errors }
 
-const decodeQuick = Schema.decodeUnknownEffect(QuickSearchRequest, { errors: "all" })
-const decodeAdvanced = Schema.decodeUnknownEffect(AdvancedSearchRequest, { errors: "all" })
-const decodePage = Schema.decodeUnknownEffect(PageRequest, { errors: "all" })
+const decodeQuick = Schema.decodeUnknownEffect(QuickSearchRequest, parseOptions)
+const decodeAdvanced = Schema.decodeUnknownEffect(AdvancedSearchRequest, parseOptions)
+const decodePage = Schema.decodeUnknownEffect(PageRequest, parseOptions)
 const isDesignNumber = Schema.is(DesignNumber)
 
 const fail = (ctx: Context, status: number, code: string, detail: string, headers?: Record<string, string>) =>
