@@ -30,9 +30,9 @@ import * as DesignMirror from "../src/DesignMirror.js"
 import type { ApiError } from "../src/index.js"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
 import { withControlRoutes } from "../src/sandbox/ControlRoutes.js"
-import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec } from "./parity/cases.js"
-import { cases, casesOf, kinds, mirrorCriteria, pagingSearches } from "./parity/cases.js"
-import { failureOutcome, pickFields, pickRequests, since } from "./parity/compare.js"
+import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec, SyncOutcome } from "./parity/cases.js"
+import { cases, casesOf, expectedSync, kinds, mirrorCriteria, pagingSearches } from "./parity/cases.js"
+import { failureOutcome, pickFields, pickRequests, since, streamFailure } from "./parity/compare.js"
 import * as Raw from "./parity/sandbox-requests.js"
 import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
 import { database, dec1 } from "./support/mirror.js"
@@ -132,15 +132,28 @@ const runEconomy = (c: CaseOf<"tokenEconomy">) =>
     const client = yield* DesignSearchClient.DesignSearchClient
     const control = yield* Sandbox.SandboxControl
     const got: Array<string> = []
+    type Got = ReadonlyArray<Exit.Exit<{ readonly token: Redacted.Redacted<string> }, unknown>>
+    const keep = (exits: Got) => {
+      for (const exit of exits) if (Exit.isSuccess(exit)) got.push(Redacted.value(exit.value.token))
+    }
+    const getAll = (count: number, concurrent: boolean) =>
+      Effect.all(Array.from({ length: count }, () => Effect.exit(tokens.get)), {
+        concurrency: concurrent ? "unbounded" : 1
+      })
+    let joinSpawned: Effect.Effect<Got> = Effect.succeed([])
     for (const step of c.steps) {
       switch (step.do) {
-        case "get": {
-          const exits = yield* Effect.all(Array.from({ length: step.count }, () => Effect.exit(tokens.get)), {
-            concurrency: step.concurrent ? "unbounded" : 1
-          })
-          for (const exit of exits) if (Exit.isSuccess(exit)) got.push(Redacted.value(exit.value.token))
+        case "get":
+          keep(yield* getAll(step.count, step.concurrent))
           break
-        }
+        case "spawnGets":
+          joinSpawned = Fiber.join(
+            yield* Effect.fork(Effect.delay(getAll(step.count, true), Duration.millis(step.afterMs)))
+          )
+          break
+        case "joinGets":
+          keep(yield* joinSpawned)
+          break
         case "getDesign":
           for (let i = 0; i < step.count; i++) {
             yield* client.getDesign(Sandbox.fixedNumbers.chair)
@@ -199,9 +212,7 @@ const runPaging = (c: CaseOf<"paging">) =>
         expect(numbers.slice(from + missing)).toHaveLength(outcome.count)
         expect(notFound).toEqual(numbers.slice(from, from + missing))
       } else {
-        expect(Either.getLeft(result).pipe(Option.map((e) => e._tag)), `stream ${i}`).toEqual(
-          Option.some(outcome._tag)
-        )
+        expect(streamFailure(Either.isLeft(result) ? result.left : undefined, outcome), `stream ${i}`).toEqual(outcome)
       }
       const { token: _, ...requests } = since((yield* control.stats).requests, before)
       expect(requests, `stream ${i}`).toEqual(stream.requests)
@@ -253,10 +264,37 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
         for (const [i, step] of c.steps.entries()) {
           switch (step.do) {
             case "sync": {
+              for (const fault of step.faults ?? []) yield* control.injectFault(fault)
               const before = yield* apiRequests
-              const report = yield* mirror.sync(mirrorCriteria[step.criteria])
-              expect(pickFields(report, step.report), `step ${i}`).toEqual(step.report)
-              expect((yield* apiRequests) - before, `step ${i}`).toBe(step.requests)
+              const stopAt = step.interruptAtCommitted
+              const exit = yield* mirror.sync(mirrorCriteria[step.criteria], {
+                ...(step.concurrency === undefined ? {} : { concurrency: step.concurrency }),
+                ...(stopAt === undefined ? {} : {
+                  onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
+                })
+              }).pipe(Effect.fork, Effect.flatMap(Fiber.await))
+              const expected = expectedSync(step)
+              const outcome: SyncOutcome = Exit.isSuccess(exit)
+                ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }
+                : Exit.isInterrupted(exit)
+                ? { interrupted: true }
+                : {
+                  failure: Option.match(Cause.failureOption(exit.cause), {
+                    onNone: () => "defect",
+                    onSome: (e) => e._tag
+                  })
+                }
+              expect(outcome, `step ${i}`).toEqual(expected)
+              if (step.requests !== undefined) expect((yield* apiRequests) - before, `step ${i}`).toBe(step.requests)
+              break
+            }
+            case "state": {
+              const state = Option.getOrUndefined(yield* mirror.state(mirrorCriteria[step.criteria]))
+              const { criteria: _, do: __, ...expected } = step
+              expect({
+                watermark: state === undefined ? "no state" : Option.getOrNull(state.watermark),
+                ...(expected.inProgress === undefined ? {} : { inProgress: state?.inProgress })
+              }, `step ${i}`).toEqual(expected)
               break
             }
             case "advanceDays":

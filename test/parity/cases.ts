@@ -107,6 +107,9 @@ export type EconomyStep =
   | { readonly do: "get"; readonly count: number; readonly concurrent: boolean }
   /** `count` calls to `getDesign(chair)`, the clock moved by `everyMs` after each. */
   | { readonly do: "getDesign"; readonly count: number; readonly everyMs: number }
+  /** `count` calls to `TokenService.get` at once, `afterMs` from now, left running until `joinGets`. */
+  | { readonly do: "spawnGets"; readonly count: number; readonly afterMs: number }
+  | { readonly do: "joinGets" }
   | { readonly do: "advance"; readonly ms: number }
   | { readonly do: "revokeTokens" }
   | { readonly do: "fault"; readonly fault: FaultSpec }
@@ -146,11 +149,12 @@ export interface PagingStream {
   readonly onNotFound?: boolean
   /**
    * Success: the designs emitted are the advanced search's numbers from `from` (default 0), less
-   * the first `notFound` of them (told to `onNotFound`), `count` in all. Failure: an error's `_tag`.
+   * the first `notFound` of them (told to `onNotFound`), `count` in all. Failure: an error's `_tag`,
+   * and the `source.parameter` of its first error object where given.
    */
   readonly outcome:
     | { readonly _tag: "Success"; readonly count: number; readonly from?: number; readonly notFound?: number }
-    | { readonly _tag: string }
+    | { readonly _tag: string; readonly parameter?: string }
   /** Requests this stream made, per endpoint (all five checked). */
   readonly requests: Readonly<Record<Exclude<Endpoint, "token">, number>>
   /** What `onPage` was told: the page numbers, and of every page `fallback`, `pages` and `count`. */
@@ -183,14 +187,39 @@ export const mirrorCriteria = {
   unchangedBeforeDecember: { rows: [{ op: "AND", query: { date: { type: "LAST_CHANGED", to: "2026-11-30" } } }] }
 } as const
 
+/** What a mirror case's sync ended with, as the runners compare it. */
+export type SyncOutcome =
+  | { readonly report: Readonly<Record<string, unknown>> }
+  | { readonly failure: string }
+  | { readonly interrupted: true }
+
 /** A step of a mirror case, on PostgreSQL, the clock starting at 1 December 2026, 09:00 UTC. */
 export type MirrorStep =
-  /** A sync of `criteria`: fields of its report, and the API requests it made. */
+  /**
+   * A sync of `criteria`, after `faults`: fields of its report, or the `_tag` of its failure, or
+   * `interrupted` (by its `onProgress`, once `interruptAtCommitted` designs are committed); and the
+   * API requests it made, where given.
+   */
   | {
     readonly do: "sync"
     readonly criteria: keyof typeof mirrorCriteria
-    readonly report: Readonly<Record<string, string | number | boolean>>
-    readonly requests: number
+    readonly faults?: ReadonlyArray<FaultSpec>
+    readonly concurrency?: number
+    readonly interruptAtCommitted?: number
+    readonly report?: Readonly<Record<string, string | number | boolean>>
+    readonly failure?: string
+    readonly interrupted?: true
+    readonly requests?: number
+  }
+  /**
+   * `DesignMirror.state` of `criteria`: its watermark (`null` for none) and whether a run is in
+   * progress (not checked when left out).
+   */
+  | {
+    readonly do: "state"
+    readonly criteria: keyof typeof mirrorCriteria
+    readonly watermark: string | null
+    readonly inProgress?: boolean
   }
   | { readonly do: "advanceDays"; readonly days: number }
   /** `SandboxControl.touch` of the stored designs at these places (rows ordered by number). */
@@ -205,6 +234,14 @@ export type MirrorStep =
     readonly notCurrent: ReadonlyArray<readonly [number, string]>
     readonly changedSinceTouch?: ReadonlyArray<number>
   }
+
+/** The outcome a sync step expects. */
+export const expectedSync = (step: Extract<MirrorStep, { readonly do: "sync" }>): SyncOutcome =>
+  step.report !== undefined
+    ? { report: step.report }
+    : step.failure !== undefined
+    ? { failure: step.failure }
+    : { interrupted: true }
 
 /** The mirror's incremental sync, its reports and request counts. */
 export interface MirrorCase {
@@ -440,6 +477,27 @@ const faultCases: ReadonlyArray<FaultCase> = [
   },
   {
     kind: "fault",
+    name: "design 429 once with Retry-After 20: the retry waits for it",
+    calls: [{
+      faults: [{ target: "design", status: 429, headers: { "retry-after": "20" } }],
+      call: { op: "getDesign", number: chair },
+      steps: [{ advanceMs: 19_000, stillRunning: true, requests: { design: 1 } }, { advanceMs: 1000 }],
+      outcome: { _tag: "Success", value: chair }
+    }],
+    requests: { design: 2 }
+  },
+  {
+    kind: "fault",
+    name: "a Retry-After beyond the cap gives up at once with RateLimitError",
+    calls: [{
+      faults: [{ target: "design", status: 429, headers: { "retry-after": "3600" } }],
+      call: { op: "getDesign", number: chair },
+      outcome: { _tag: "RateLimitError", fields: { status: 429, retryAfterMs: 3_600_000 } }
+    }],
+    requests: { design: 1 }
+  },
+  {
+    kind: "fault",
     name: "429 with Retry-After as an HTTP date waits until that date",
     startAt: Date.UTC(2026, 0, 1, 12, 0, 0),
     calls: [{
@@ -609,6 +667,41 @@ const economyCases: ReadonlyArray<EconomyCase> = [
   },
   {
     kind: "tokenEconomy",
+    // The refresh starts at 59 min 30 s, as the old token stops being handed out; its one slow try
+    // fails after the callers have come, and four more 503s follow: their fifth try gets the token.
+    name: "callers that wait on a refresh get every retry of a fetch of their own: a try and four retries",
+    config: { refreshBeforeMs: 30_000, expirySkewMs: 30_000 },
+    steps: [
+      { do: "get", count: 2, concurrent: false },
+      { do: "advance", ms: 3_569_000 },
+      { do: "fault", fault: { target: "token", status: 503, delayMs: 2000 } },
+      { do: "fault", fault: { target: "token", status: 503, count: 4 } },
+      { do: "spawnGets", count: 3, afterMs: 2000 },
+      { do: "advance", ms: minute },
+      { do: "joinGets" },
+      // the first fetch, the refresh's try, then one fetch's try and four retries
+      { do: "expect", distinctTokens: 2, requests: { token: 7 }, service: { refreshes: 1 } }
+    ]
+  },
+  {
+    kind: "tokenEconomy",
+    // refreshed from 59 min, handed out until 59 min 30 s: two slow 503s take that time, and a third
+    // fails after it, while a caller waits; the retries it is owed follow
+    name: "a refresh whose retries outlast the old token starts over for the callers that wait on it",
+    steps: [
+      { do: "get", count: 2, concurrent: false },
+      { do: "fault", fault: { target: "token", status: 503, delayMs: 14_000 } },
+      { do: "fault", fault: { target: "token", status: 503, delayMs: 14_000 } },
+      { do: "fault", fault: { target: "token", status: 503, delayMs: 5000 } },
+      { do: "advance", ms: 3_571_000 },
+      { do: "spawnGets", count: 1, afterMs: 0 },
+      { do: "advance", ms: minute },
+      { do: "joinGets" },
+      { do: "expect", distinctTokens: 2, requests: { token: 5 } }
+    ]
+  },
+  {
+    kind: "tokenEconomy",
     name: "a failed refresh retries while the old token is valid, callers keep the old one",
     steps: [
       { do: "get", count: 2, concurrent: false },
@@ -754,6 +847,24 @@ const pagingCases: ReadonlyArray<PagingCase> = [
   },
   {
     kind: "paging",
+    name: "bad options are a client ValidationError naming the option; nothing is sent",
+    sandbox: { designs: 240 },
+    search: "every",
+    noRetry: false,
+    streams: ([
+      [{ pageSize: 0 }, "pageSize"],
+      [{ pageSize: 101 }, "pageSize"],
+      [{ startPage: -1 }, "startPage"],
+      [{ startPage: 0.5 }, "startPage"],
+      [{ concurrency: 0 }, "concurrency"]
+    ] as const).map(([options, parameter]): PagingStream => ({
+      options,
+      outcome: { _tag: "ValidationError", parameter },
+      requests: { page: 0, advanced: 0, design: 0, search: 0 }
+    }))
+  },
+  {
+    kind: "paging",
     name: "in the fallback, a search that lists fewer numbers than it counts says so",
     sandbox: { designs: 240, resultCap: 20 },
     search: "every",
@@ -866,6 +977,38 @@ const mirrorCases: ReadonlyArray<MirrorCase> = [
         requests: 2
       },
       { do: "rows", count: designs, notCurrent: [[10, "no_longer_matching"], [20, "no_longer_matching"]] }
+    ]
+  },
+  {
+    kind: "mirrorSync",
+    name:
+      "a run interrupted half-way, then one that fails, lose nothing; the next ends with every row and the first run's watermark",
+    designs,
+    steps: [
+      // interrupted once a page of 100 designs (a transaction) is committed
+      { do: "sync", criteria: "every", concurrency: 1, interruptAtCommitted: 100, interrupted: true },
+      { do: "rows", count: 100, notCurrent: [] },
+      { do: "state", criteria: "every", watermark: null, inProgress: true },
+      // the next day it goes on from there (pages 1 and 2), and fails at the listing
+      { do: "advanceDays", days: 1 },
+      {
+        do: "sync",
+        criteria: "every",
+        faults: [{ target: "advanced", status: 400 }],
+        failure: "BadRequestError",
+        requests: 3
+      },
+      { do: "rows", count: designs, notCurrent: [] },
+      { do: "state", criteria: "every", watermark: null },
+      // the last page again (its rows were committed, the run was not), and the listing
+      {
+        do: "sync",
+        criteria: "every",
+        report: { resumed: true, full: true, watermark: "2026-12-01", inserted: 0, requests: 2 },
+        requests: 2
+      },
+      { do: "rows", count: designs, notCurrent: [] },
+      { do: "state", criteria: "every", watermark: "2026-12-01", inProgress: false }
     ]
   }
 ]

@@ -51,3 +51,22 @@ export const since = <K extends string>(
   before: Readonly<Record<K, number>>
 ): Record<K, number> =>
   Object.fromEntries(Object.keys(after).map((k) => [k, after[k as K] - before[k as K]])) as Record<K, number>
+
+/**
+ * A stream's end as a paging case writes a failure: `Success` when `error` is undefined, else its
+ * `_tag`, and the `source.parameter` of its first error object when `expected` names one.
+ */
+export const streamFailure = (
+  error: unknown,
+  expected: { readonly _tag: string; readonly parameter?: string }
+): { readonly _tag: string; readonly parameter?: string } => {
+  if (error === undefined) return { _tag: "Success" }
+  const record = (typeof error === "object" && error !== null ? error : {}) as {
+    readonly _tag?: unknown
+    readonly errors?: ReadonlyArray<{ readonly source?: { readonly parameter?: string } }>
+  }
+  const tag = typeof record._tag === "string" ? record._tag : "not a tagged error"
+  return expected.parameter === undefined
+    ? { _tag: tag }
+    : { _tag: tag, parameter: String(record.errors?.[0]?.source?.parameter) }
+}

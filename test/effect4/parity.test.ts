@@ -1,0 +1,402 @@
+/**
+ * The parity table (`test/parity/cases.ts`) run against the Effect 4 edition, as
+ * `test/parity.test.ts` runs it against the Effect 3 one. Each case is its own test, on its own
+ * sandbox, client and clock. The sandbox's answers are compared with `sandbox-transcript.json`,
+ * recorded from the Effect 3 sandbox: both editions answer the same bytes.
+ */
+import { assert, describe, expect, it, layer } from "@effect/vitest"
+import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Redacted, Result, Schedule, Stream } from "effect"
+import type { Scope } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
+import * as fs from "node:fs"
+import { make as ownAddress } from "../../src/core/sandboxAddress.js"
+import type { DesignSearchError } from "../../src/effect4/ApiError.js"
+import * as DesignMirror from "../../src/effect4/DesignMirror.js"
+import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
+import * as Sandbox from "../../src/effect4/Sandbox.js"
+import { withControlRoutes } from "../../src/effect4/sandbox/ControlRoutes.js"
+import * as TokenService from "../../src/effect4/TokenService.js"
+import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec, SyncOutcome } from "../parity/cases.js"
+import { cases, casesOf, expectedSync, kinds, mirrorCriteria, pagingSearches } from "../parity/cases.js"
+import { failureOutcome, pickFields, pickRequests, since, streamFailure } from "../parity/compare.js"
+import * as Raw from "../parity/sandbox-requests.js"
+import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
+import { database, dec1 } from "./support/mirror.js"
+import * as Pg from "./support/postgres.js"
+
+const ran = new Set<CaseKind>()
+
+const sandboxOptions = (spec: SandboxSpec = {}): Sandbox.Options => ({
+  ...(spec.designs === undefined ? {} : { designs: spec.designs }),
+  ...(spec.resultCap === undefined ? {} : { resultCap: spec.resultCap }),
+  ...(spec.tokenLifetimeSeconds === undefined ? {} : { tokenLifetime: Duration.seconds(spec.tokenLifetimeSeconds) })
+})
+
+const configOptions = (spec: ConfigSpec = {}) => ({
+  ...(spec.clientSecret === undefined ? {} : { clientSecret: spec.clientSecret }),
+  ...(spec.maxBodyBytes === undefined ? {} : { maxBodyBytes: spec.maxBodyBytes }),
+  ...(spec.refreshBeforeMs === undefined ? {} : { refreshBefore: Duration.millis(spec.refreshBeforeMs) }),
+  ...(spec.expirySkewMs === undefined ? {} : { expirySkew: Duration.millis(spec.expirySkewMs) })
+})
+
+const millis = (u: unknown) => (Duration.isDuration(u) ? Duration.toMillis(u) : undefined)
+
+/** A call's outcome as the table writes it. */
+const outcomeOf = <A>(exit: Exit.Exit<A, unknown>, expected: Outcome, value: (a: A) => string): Outcome =>
+  Exit.match(exit, {
+    onSuccess: (a) => ({ _tag: "Success", value: value(a) }),
+    onFailure: (cause) =>
+      Option.match(Cause.findErrorOption(cause), {
+        onNone: () => ({ _tag: `defect: ${Cause.pretty(cause)}` }),
+        onSome: (error) => failureOutcome(error, expected, millis)
+      })
+  })
+
+const runCall = (call: Call) =>
+  Effect.gen(function*() {
+    switch (call.op) {
+      case "token":
+        return (yield* Effect.flatMap(TokenService.TokenService, (t) => t.get)).tokenType
+      case "getDesign":
+        return (yield* Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign(call.number)))
+          .data.number
+      case "quickSearch":
+        return (yield* Effect.flatMap(
+          DesignSearchClient.DesignSearchClient,
+          (c) => c.quickSearch({ query: call.query })
+        )).data.designNumbers.join(",")
+    }
+  })
+
+/** A retry schedule of three retries that records the status of every failure it is stepped with. */
+const recording = () => {
+  const seen: Array<number> = []
+  const schedule = Schedule.recurs(3).pipe(
+    Schedule.setInputType<DesignSearchError>(),
+    Schedule.tap(({ input }) =>
+      Effect.sync(() => void seen.push("status" in input && typeof input.status === "number" ? input.status : 0))
+    )
+  )
+  return { seen, schedule }
+}
+
+const isRunning = (fiber: Fiber.Fiber<unknown, unknown>) => fiber.pollUnsafe() === undefined
+
+const runFault = (c: CaseOf<"fault">) => {
+  const { schedule, seen } = recording()
+  const options = { sandbox: sandboxOptions(c.sandbox), config: configOptions(c.config) }
+  const recorded = (of: "token" | "client") => (c.recordRetries === of ? { retrySchedule: schedule } : {})
+  const services = Layer.effect(DesignSearchClient.DesignSearchClient, DesignSearchClient.make(recorded("client")))
+    .pipe(
+      Layer.provideMerge(TokenService.layer(recorded("token"))),
+      Layer.provideMerge(sandboxLayer(options))
+    )
+  return Effect.gen(function*() {
+    if (c.startAt !== undefined) yield* TestClock.setTime(c.startAt)
+    const control = yield* Sandbox.SandboxControl
+    for (const [i, step] of c.calls.entries()) {
+      for (const fault of step.faults ?? []) yield* control.injectFault(fault)
+      if (step.revokeTokens === true) yield* control.revokeTokens
+      const fiber = yield* Effect.forkChild(Effect.exit(runCall(step.call)))
+      for (const [j, s] of (step.steps ?? []).entries()) {
+        yield* TestClock.adjust(Duration.millis(s.advanceMs))
+        if (s.stillRunning === true) assert.isTrue(isRunning(fiber), `call ${i}, step ${j}`)
+        if (s.requests !== undefined) {
+          expect(pickRequests((yield* sandboxStats).requests, s.requests), `call ${i}, step ${j}`).toEqual(s.requests)
+        }
+      }
+      const exit = yield* Fiber.join(fiber)
+      expect(outcomeOf(exit, step.outcome, String), `call ${i}`).toEqual(step.outcome)
+    }
+    if (c.seen !== undefined) expect(seen).toEqual(c.seen)
+    expect(pickRequests((yield* sandboxStats).requests, c.requests)).toEqual(c.requests)
+  }).pipe(Effect.provide(services))
+}
+
+const runEconomy = (c: CaseOf<"tokenEconomy">) =>
+  Effect.gen(function*() {
+    const tokens = yield* TokenService.TokenService
+    const client = yield* DesignSearchClient.DesignSearchClient
+    const control = yield* Sandbox.SandboxControl
+    const got: Array<string> = []
+    type Got = ReadonlyArray<Exit.Exit<{ readonly token: Redacted.Redacted<string> }, unknown>>
+    const keep = (exits: Got) => {
+      for (const exit of exits) if (Exit.isSuccess(exit)) got.push(Redacted.value(exit.value.token))
+    }
+    const getAll = (count: number, concurrent: boolean) =>
+      Effect.all(Array.from({ length: count }, () => Effect.exit(tokens.get)), {
+        concurrency: concurrent ? "unbounded" : 1
+      })
+    let joinSpawned: Effect.Effect<Got> = Effect.succeed([])
+    for (const step of c.steps) {
+      switch (step.do) {
+        case "get":
+          keep(yield* getAll(step.count, step.concurrent))
+          break
+        case "spawnGets":
+          joinSpawned = Fiber.join(
+            yield* Effect.forkChild(Effect.delay(getAll(step.count, true), Duration.millis(step.afterMs)))
+          )
+          break
+        case "joinGets":
+          keep(yield* joinSpawned)
+          break
+        case "getDesign":
+          for (let i = 0; i < step.count; i++) {
+            yield* client.getDesign(Sandbox.fixedNumbers.chair)
+            if (step.everyMs > 0) yield* TestClock.adjust(Duration.millis(step.everyMs))
+          }
+          break
+        case "advance":
+          yield* TestClock.adjust(Duration.millis(step.ms))
+          break
+        case "revokeTokens":
+          yield* control.revokeTokens
+          break
+        case "fault":
+          yield* control.injectFault(step.fault)
+          break
+        case "expect": {
+          const stats = yield* control.stats
+          const service = yield* tokens.stats
+          if (step.requests !== undefined) expect(pickRequests(stats.requests, step.requests)).toEqual(step.requests)
+          if (step.tokensIssued !== undefined) expect(stats.tokensIssued).toBe(step.tokensIssued)
+          if (step.service !== undefined) expect(pickFields(service, step.service)).toEqual(step.service)
+          if (step.distinctTokens !== undefined) expect(new Set(got).size).toBe(step.distinctTokens)
+          if (step.tokenRequestsBetween !== undefined) {
+            const [least, most] = step.tokenRequestsBetween
+            expect(stats.requests.token).toBeGreaterThanOrEqual(least)
+            expect(stats.requests.token).toBeLessThanOrEqual(most)
+          }
+        }
+      }
+    }
+  }).pipe(Effect.provide(clientLayer({ sandbox: sandboxOptions(c.sandbox), config: configOptions(c.config) })))
+
+const runPaging = (c: CaseOf<"paging">) =>
+  Effect.gen(function*() {
+    const client = yield* DesignSearchClient.DesignSearchClient
+    const control = yield* Sandbox.SandboxControl
+    const request = pagingSearches[c.search]
+    const numbers = (yield* client.advancedSearch(request)).data.designNumbers
+    for (const [i, stream] of c.streams.entries()) {
+      for (const fault of stream.faults ?? []) yield* control.injectFault(fault)
+      const before = (yield* control.stats).requests
+      const told: Array<DesignSearchClient.PageInfo> = []
+      const notFound: Array<string> = []
+      const designs = client.advancedDesigns(request, {
+        ...stream.options,
+        onPage: (page) => Effect.sync(() => void told.push(page)),
+        ...(stream.onNotFound === true ? { onNotFound: (n) => Effect.sync(() => void notFound.push(n)) } : {})
+      })
+      const result = yield* Effect.result(Stream.runCollect(designs))
+      const { outcome } = stream
+      if (outcome._tag === "Success" && "count" in outcome) {
+        const from = outcome.from ?? 0
+        const missing = outcome.notFound ?? 0
+        expect(Result.map(result, (d) => d.map((design) => design.number)), `stream ${i}`).toEqual(
+          Result.succeed(numbers.slice(from + missing))
+        )
+        expect(numbers.slice(from + missing)).toHaveLength(outcome.count)
+        expect(notFound).toEqual(numbers.slice(from, from + missing))
+      } else {
+        expect(streamFailure(Result.isFailure(result) ? result.failure : undefined, outcome), `stream ${i}`).toEqual(
+          outcome
+        )
+      }
+      const { token: _, ...requests } = since((yield* control.stats).requests, before)
+      expect(requests, `stream ${i}`).toEqual(stream.requests)
+      if (stream.told !== undefined) {
+        const { firstCodes, firstDetailIncludes, ...every } = stream.told
+        expect({
+          pageNumbers: told.map((p) => p.pageNumber),
+          fallback: told.every((p) => p.fallback === every.fallback) ? every.fallback : !every.fallback,
+          pages: told.every((p) => p.pages === every.pages) ? every.pages : told.map((p) => p.pages),
+          count: told.every((p) => p.count === every.count) ? every.count : told.map((p) => p.count)
+        }, `stream ${i}`).toEqual(every)
+        if (firstCodes !== undefined) expect(told[0]?.messages.map((m) => m.code)).toEqual(firstCodes)
+        if (firstDetailIncludes !== undefined) expect(told[0]?.messages[0]?.detail).toContain(firstDetailIncludes)
+      }
+    }
+  }).pipe(Effect.provide(clientLayer({
+    sandbox: sandboxOptions(c.sandbox),
+    ...(c.noRetry ? { client: { retrySchedule: Schedule.recurs(0) } } : {})
+  })))
+
+interface Row {
+  readonly number: string
+  readonly record: string
+  readonly state: string
+}
+
+const storedRows = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<Row>`SELECT number, CAST(record AS TEXT) AS record, state FROM designs ORDER BY number`
+)
+
+const apiRequests = Effect.map(
+  sandboxStats,
+  ({ requests }) => requests.search + requests.advanced + requests.page + requests.design
+)
+
+const runMirror = (c: CaseOf<"mirrorSync">) =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(dec1)
+    const sql = yield* database
+    const services = DesignMirror.layer().pipe(
+      Layer.provideMerge(Layer.merge(sql, clientLayer({ sandbox: { designs: c.designs } })))
+    )
+    yield* Effect.provide(
+      Effect.gen(function*() {
+        const mirror = yield* DesignMirror.DesignMirror
+        const control = yield* Sandbox.SandboxControl
+        let touchedFrom: ReadonlyArray<Row> = []
+        for (const [i, step] of c.steps.entries()) {
+          switch (step.do) {
+            case "sync": {
+              for (const fault of step.faults ?? []) yield* control.injectFault(fault)
+              const before = yield* apiRequests
+              const stopAt = step.interruptAtCommitted
+              const exit = yield* mirror.sync(mirrorCriteria[step.criteria], {
+                ...(step.concurrency === undefined ? {} : { concurrency: step.concurrency }),
+                ...(stopAt === undefined ? {} : {
+                  onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
+                })
+              }).pipe(Effect.forkChild, Effect.flatMap(Fiber.await))
+              const expected = expectedSync(step)
+              const outcome: SyncOutcome = Exit.isSuccess(exit)
+                ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }
+                : Exit.hasInterrupts(exit)
+                ? { interrupted: true }
+                : {
+                  failure: Option.match(Cause.findErrorOption(exit.cause), {
+                    onNone: () => "defect",
+                    onSome: (e) => e._tag
+                  })
+                }
+              expect(outcome, `step ${i}`).toEqual(expected)
+              if (step.requests !== undefined) expect((yield* apiRequests) - before, `step ${i}`).toBe(step.requests)
+              break
+            }
+            case "state": {
+              const state = Option.getOrUndefined(yield* mirror.state(mirrorCriteria[step.criteria]))
+              const { criteria: _, do: __, ...expected } = step
+              expect({
+                watermark: state === undefined ? "no state" : Option.getOrNull(state.watermark),
+                ...(expected.inProgress === undefined ? {} : { inProgress: state?.inProgress })
+              }, `step ${i}`).toEqual(expected)
+              break
+            }
+            case "advanceDays":
+              yield* TestClock.adjust(Duration.days(step.days))
+              break
+            case "touch":
+              touchedFrom = yield* storedRows
+              yield* control.touch(step.rows.map((n) => touchedFrom[n]!.number))
+              break
+            case "rows": {
+              const rows = yield* storedRows
+              expect(rows, `step ${i}`).toHaveLength(step.count)
+              expect(
+                rows.flatMap((r, n) => (r.state === "current" ? [] : [[n, r.state] as const])),
+                `step ${i}`
+              ).toEqual(step.notCurrent)
+              if (step.changedSinceTouch !== undefined) {
+                expect(rows.flatMap((r, n) => (r.record === touchedFrom[n]?.record ? [] : [n])), `step ${i}`).toEqual(
+                  step.changedSinceTouch
+                )
+              }
+            }
+          }
+        }
+      }),
+      services
+    )
+  })
+
+/** The transcript of the Effect 3 sandbox's answers. */
+const committed: Readonly<Record<string, ReadonlyArray<Raw.Answer>>> = JSON.parse(
+  fs.readFileSync(new URL("../parity/sandbox-transcript.json", import.meta.url), "utf8")
+)
+
+/** The answers of a fresh in-process sandbox (with its control routes) to a scenario's requests. */
+const replay = (scenario: Raw.Scenario) =>
+  Effect.gen(function*() {
+    const sandbox = yield* Sandbox.make()
+    const app = withControlRoutes(sandbox.app, sandbox.control, ownAddress(Raw.ownAddress.host, Raw.ownAddress.port))
+    const answers: Array<Raw.Answer> = []
+    let bearer = ""
+    for (const request of scenario.requests) {
+      const headers = new Headers(request.headers)
+      if (request.bearer === true) headers.set("authorization", `Bearer ${bearer}`)
+      const web = new Request(Raw.origin + request.path, {
+        method: request.method,
+        headers,
+        body: request.body ?? null
+      })
+      const response = yield* Effect.provideService(
+        app,
+        HttpServerRequest.HttpServerRequest,
+        HttpServerRequest.fromWeb(web)
+      )
+      const answer = HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD" })
+      const body = yield* Effect.promise(() => answer.text())
+      bearer = Raw.tokenOf(body) ?? bearer
+      answers.push({
+        request: Raw.requestLine(request),
+        status: answer.status,
+        headers: Raw.keptHeaders(answer.headers),
+        body: Raw.withoutSignatures(body)
+      })
+    }
+    return answers
+  })
+
+const runSandboxBytes = (c: CaseOf<"sandboxBytes">) =>
+  Effect.gen(function*() {
+    const scenario = Raw.scenarios.find((s) => s.name === c.scenario)!
+    expect(yield* replay(scenario), "the Effect 4 sandbox answers otherwise than the Effect 3 one").toEqual(
+      committed[c.scenario]
+    )
+  })
+
+/** A case's run, in the test's scope; the mirror's also on the test file's PostgreSQL server. */
+type Runner<C, R = never> = (c: C) => Effect.Effect<void, unknown, R | Scope.Scope>
+type Runners = { readonly [K in CaseKind]: Runner<CaseOf<K>, K extends "mirrorSync" ? Pg.Postgres : never> }
+
+const runners = {
+  fault: runFault,
+  tokenEconomy: runEconomy,
+  paging: runPaging,
+  mirrorSync: runMirror,
+  sandboxBytes: runSandboxBytes
+} satisfies Runners
+
+/** A case's test: its kind noted as run, then its run. */
+const test = <C extends Case, R>(c: C, runner: Runner<C, R>) => () =>
+  Effect.orDie(Effect.suspend(() => (ran.add(c.kind), runner(c))))
+
+describe("parity (Effect 4)", () => {
+  for (const c of casesOf("fault")) it.effect(c.name, test(c, runners.fault))
+  for (const c of casesOf("tokenEconomy")) it.effect(c.name, test(c, runners.tokenEconomy))
+  for (const c of casesOf("paging")) it.effect(c.name, test(c, runners.paging))
+  for (const c of casesOf("sandboxBytes")) it.effect(c.name, test(c, runners.sandboxBytes))
+})
+
+// One server for the file; each case its own database (its clock set at its start)
+layer(Pg.layer, { timeout: 120_000 })("parity (Effect 4): mirrorSync on PostgreSQL", (it) => {
+  for (const c of casesOf("mirrorSync")) it.effect(c.name, test(c, runners.mirrorSync), 120_000)
+})
+
+describe("parity: the table", () => {
+  it("every kind of the table ran, and no other", () => {
+    expect([...ran].sort()).toEqual(kinds)
+    expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length)
+  })
+
+  it("the transcript holds the scenarios, and only them", () => {
+    expect(Object.keys(committed).sort()).toEqual(Raw.scenarios.map((s) => s.name).sort())
+  })
+})
