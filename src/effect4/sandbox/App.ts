@@ -13,11 +13,10 @@ import type { SearchIndex } from "../../core/searchIndex.js"
 import { designPath, endpointOf } from "../../core/service.js"
 import type { Message } from "../../core/wire.js"
 import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
-import { parseOptions } from "../internal/schemaIssues.js"
 import { parameterError } from "../internal/validation.js"
 import type { App } from "./Control.js"
 import * as Http from "./Http.js"
-import { receive, resetHeader } from "./State.js"
+import { parseOptions, receive, resetHeader } from "./State.js"
 import type { Endpoint, Fault, State } from "./State.js"
 
 /** What the app is built from. */
