@@ -4,13 +4,15 @@
  * that misses its target says NOT MET.
  *
  * The timed benchmarks run alone: the toolkit against a hand-written client (bench/throughput.ts,
- * which pins its server and itself to a core each: bench/cores.ts), the CLI's start, the sandbox's
+ * which pins its server and itself to a core each: bench/cores.ts), the same for the Effect 4
+ * edition (bench/effect4/throughput.ts, a process with effect 4), the CLI's start, the sandbox's
  * search. What measures no time runs side by side to keep the run short: the heap (bench/memory.ts),
  * the token economy (counts on simulated time), the sync's peak memory (bench/syncMemory.ts); then
  * the request counts of an export, of a fleet (a `redis-server` of its own) and of a mirror's sync.
  *
  * `tsx bench/run.ts --quick` is a smoke run (few rounds, small sizes): its figures mean nothing.
  */
+import { execFile } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { cpus, loadavg, release, totalmem } from "node:os"
 import { performance } from "node:perf_hooks"
@@ -25,6 +27,26 @@ import * as Sync from "./sync.js"
 import * as SyncMemory from "./syncMemory.js"
 import * as Throughput from "./throughput.js"
 import * as TokenEconomy from "./tokenEconomy.js"
+
+/** bench/effect4/throughput.ts in its own process, with the Effect 4 edition's own effect. */
+const effect4Throughput = (rounds: number, requests: number) =>
+  new Promise<Pick<Throughput.ThroughputResult, "fetchC64" | "fetchC1">>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [
+        "--expose-gc",
+        "--import",
+        "tsx",
+        "--import",
+        "./effect4/register.mjs",
+        "bench/effect4/throughput.ts",
+        String(rounds),
+        String(requests)
+      ],
+      { cwd: new URL("..", import.meta.url), maxBuffer: 2 ** 20 },
+      (error, stdout) => (error === null ? resolve(JSON.parse(stdout)) : reject(error))
+    )
+  )
 
 const quick = process.argv.includes("--quick")
 const started = performance.now()
@@ -65,6 +87,10 @@ const main = async () => {
   const throughput = await step(
     "toolkit against a hand-written client (getDesign over FetchHttpClient: c64, c1; over layerUndici: c64)",
     () => Throughput.run(quick ? { rounds: 2, requests: 1_000 } : { rounds: 21, requests: 1_500 })
+  )
+  const effect4 = await step(
+    "the Effect 4 edition against a hand-written Effect 4 client (getDesign over FetchHttpClient: c64, c1)",
+    () => quick ? effect4Throughput(2, 1_000) : effect4Throughput(21, 1_500)
   )
   const [memory, tokens, syncMemory] = await Promise.all([
     step("heap (10k to 100k getDesigns, a process each)", () => Memory.run(quick ? { first: 1_000, last: 3_000 } : {})),
@@ -122,6 +148,26 @@ const main = async () => {
       }`,
       target: "≤ 1 ms",
       met: fetchC1.toolkit.cpuMsPerRequest <= 1
+    },
+    effect4ClientVsHandwrittenC64: {
+      value: effect4.fetchC64.ratio,
+      measured: "the same, for the Effect 4 edition against a hand-written Effect 4 client",
+      result: `${effect4.fetchC64.toolkit.requestsPerSecond} req/s → ×${effect4.fetchC64.ratio} (rounds ${
+        effect4.fetchC64.ratios.join(", ")
+      })`,
+      baseline: `hand-written ${effect4.fetchC64.handwritten.requestsPerSecond} req/s`,
+      target: "≥ 0.9",
+      met: effect4.fetchC64.ratio >= 0.9
+    },
+    effect4CpuMsPerRequest: {
+      value: effect4.fetchC1.toolkit.cpuMsPerRequest,
+      measured: "the same, for the Effect 4 edition",
+      result: `${effect4.fetchC1.toolkit.cpuMsPerRequest} ms (Effect 3 edition ${fetchC1.toolkit.cpuMsPerRequest} ms)`,
+      baseline: `hand-written Effect 4 ${effect4.fetchC1.handwritten.cpuMsPerRequest} ms → ${
+        ratio(effect4.fetchC1.toolkit.cpuMsPerRequest, effect4.fetchC1.handwritten.cpuMsPerRequest)
+      }`,
+      target: "≤ 1 ms",
+      met: effect4.fetchC1.toolkit.cpuMsPerRequest <= 1
     },
     syncRssGrowth200kVs20k: {
       value: syncMemory.syncRssGrowth,
@@ -243,6 +289,7 @@ const main = async () => {
     headlines,
     benchmarks: {
       throughput,
+      effect4Throughput: effect4,
       memory,
       tokenEconomy: tokens,
       syncMemory,

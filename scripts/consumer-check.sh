@@ -8,8 +8,9 @@
 # exactOptionalPropertyTypes and without skipLibCheck, and the README's sandbox test (from
 # test/readme.test.ts) with the one setting the README's installation section asks for. It runs the
 # program against the in-process sandbox and the test with vitest; runs the installed design-search;
-# and checks that the project holds one copy of effect and none of the CLI's own framework. Exits
-# non-zero, saying why, on the first thing that differs.
+# and checks that the project holds one copy of effect and none of the CLI's own framework. Then the
+# same for the Effect 4 edition in a fresh Effect 4.1 project (below), whose README program also
+# mirrors into a throwaway PostgreSQL server. Exits non-zero, saying why, on the first thing that differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -17,7 +18,13 @@ root=$PWD
 fail() { echo "consumer check: $*" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/design-search-consumer.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+pg=""
+pg_ctl=()
+cleanup() {
+  if [ -n "$pg" ]; then "${pg_ctl[@]}" -D "$pg/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$pg"; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
 npm run build --silent >/dev/null || fail "npm run build failed"
 tarball=$(npm pack --silent --pack-destination "$work" | tail -n 1)
@@ -82,4 +89,69 @@ grep -qF "$(node -p 'require(process.argv[1]).version' "$root/package.json")" <<
 found=$(npx --no-install design-search search chair --json 2>/dev/null) || fail "design-search search chair failed"
 grep -q '"count"' <<<"$found" || fail "design-search search chair --json printed no count: $found"
 
-echo "consumer check: passed (${compilers#, }; one copy of effect: ${copies})"
+effect3="${compilers#, }; one copy of effect: ${copies}"
+
+# The Effect 4 edition, in a fresh Effect 4.1 project: `effect-design-search/effect4` with effect@^4.1,
+# @effect/sql-pg 4 for the mirror and @effect/vitest 4, as the README's "On Effect 4" installs them. It
+# runs on Node.js 22.19 or later: Node.js 24 from scripts/ensure-node.sh.
+node24=$("$root/scripts/ensure-node.sh" 24) || fail "Node.js 24 could not be installed"
+app4="$work/app4"
+mkdir "$app4"
+cp "$root/test/consumer/effect4/program.ts" "$root/test/consumer/tsconfig.json" "$app4/"
+printf '{ "extends": "./tsconfig.json", "compilerOptions": { "noEmit": true }, "include": ["sandbox.test.ts"] }\n' \
+  >"$app4/tsconfig.vitest.json"
+sed -n '/^\/\/ README: begin$/,/^\/\/ README: end$/p' "$root/test/effect4/readme.test.ts" |
+  sed 's|from "../../src/effect4/index.js"|from "effect-design-search/effect4"|' >"$app4/sandbox.test.ts"
+grep -q 'from "effect-design-search/effect4"' "$app4/sandbox.test.ts" || fail "test/effect4/readme.test.ts holds no README test"
+node -e '
+  const overrides = require(process.argv[1]).overrides ?? {}
+  const app = { name: "consumer-effect4", private: true, type: "module", overrides }
+  require("fs").writeFileSync(process.argv[2], JSON.stringify(app, null, 2) + "\n")
+' "$root/package.json" "$app4/package.json"
+cd "$app4"
+npm install --no-audit --no-fund --loglevel=error "$tarball" effect@^4.1 @effect/sql-pg@^4.0.5 ||
+  fail "npm install of the tarball with effect@^4.1 failed"
+for package in @effect/platform @effect/cli @effect/platform-node ioredis; do
+  [ ! -e "node_modules/$package" ] || fail "installing the package on Effect 4 installed $package"
+done
+npm install --no-audit --no-fund --loglevel=error -D @effect/vitest@^4 vitest@^5 @types/node@^24 ||
+  fail "npm install -D of the README's Effect 4 test packages failed"
+copies4=$(find node_modules -type f -path '*node_modules/effect/package.json' | sort)
+[ "$(grep -c . <<<"$copies4")" -eq 1 ] || fail "Effect 4: more than one copy of effect: $(tr '\n' ' ' <<<"$copies4")"
+[[ "$(node -p 'require("./node_modules/effect/package.json").version')" == 4.* ]] || fail "Effect 4: effect is not 4.x"
+compilers4=""
+for typescript in "~5.9" latest; do
+  npm install --no-audit --no-fund --loglevel=error -D "typescript@$typescript" ||
+    fail "npm install -D typescript@$typescript failed"
+  compiler=$(node -p 'require("./node_modules/typescript/package.json").version')
+  compilers4="$compilers4, TypeScript $compiler"
+  npx --no-install tsc -p tsconfig.json || fail "the README's Effect 4 program does not typecheck with TypeScript $compiler"
+  npx --no-install tsc -p tsconfig.vitest.json ||
+    fail "the README's Effect 4 sandbox test does not typecheck with TypeScript $compiler"
+done
+
+# A throwaway PostgreSQL server on loopback for the program's mirror (as the postgres user when root).
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$bin/initdb" ] || fail "PostgreSQL is not installed: run ./scripts/ensure-postgres.sh"
+pg=$(mktemp -d "${TMPDIR:-/tmp}/design-search-consumer-pg.XXXXXX")
+as=()
+if [ "$(id -u)" -eq 0 ]; then chown postgres "$pg"; as=(runuser -u postgres --); fi
+pg_ctl=("${as[@]}" "$bin/pg_ctl")
+cd "$pg" # the postgres user's working directory, one it may read
+port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
+"${as[@]}" "$bin/initdb" -D "$pg/data" -A trust -U postgres --no-sync -E UTF8 >"$pg/initdb.log" 2>&1 ||
+  fail "initdb failed: $(tail -n 3 "$pg/initdb.log")"
+"${pg_ctl[@]}" -D "$pg/data" -l "$pg/server.log" -w -o "-k $pg -h 127.0.0.1 -p $port -F" start >/dev/null ||
+  fail "PostgreSQL did not start: $(tail -n 3 "$pg/server.log")"
+"${as[@]}" "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -q -c 'CREATE DATABASE designs' || fail "CREATE DATABASE failed"
+
+cd "$app4"
+ran=$(DATABASE_URL="postgres://postgres@127.0.0.1:$port/designs" "$node24" out/program.js) ||
+  fail "the README's Effect 4 program failed when run: $ran"
+grep -qE '^[1-9][0-9]* registered designs match "chair"$' <<<"$ran" || fail "the Effect 4 program found no chair: $ran"
+grep -qE '^mirrored [1-9][0-9]* designs of Wattle in [1-9][0-9]* requests$' <<<"$ran" ||
+  fail "the Effect 4 program mirrored nothing: $ran"
+PATH="$(dirname "$node24"):$PATH" npx --no-install vitest run sandbox.test.ts ||
+  fail "the README's Effect 4 sandbox test failed"
+
+echo "consumer check: passed (Effect 3: ${effect3}; Effect 4: ${compilers4#, }, one copy of effect: ${copies4}, the mirror into PostgreSQL)"

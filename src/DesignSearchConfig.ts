@@ -251,12 +251,7 @@ const missing = (error: ConfigError.ConfigError): ReadonlyArray<string> =>
 /** Unset variables, told as what to do about them: the provider's own text names no remedy. */
 const unset = (error: ConfigError.ConfigError): ConfigError.ConfigError => {
   const names = [...new Set(missing(error))]
-  return ConfigError.MissingData(
-    [names[0] ?? "IPAUSTRALIA_CLIENT_ID"],
-    `${names.join(" and ")} ${names.length === 1 ? "is" : "are"} not set: set ` +
-      "IPAUSTRALIA_CLIENT_ID and IPAUSTRALIA_CLIENT_SECRET to the credentials IP Australia issued to your " +
-      "application, or provide Sandbox.layer() in place of the service to run without them"
-  )
+  return ConfigError.MissingData([names[0] ?? "IPAUSTRALIA_CLIENT_ID"], Service.credentialsNotSet(names))
 }
 
 /**

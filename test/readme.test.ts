@@ -26,13 +26,6 @@ describe("the application against the sandbox", () => {
       expect((yield* control.stats).requests.design).toBe(3)
     }).pipe(Effect.provide(TestLayer)))
 
-  it.effect("fails a design the register does not hold with NotFoundError", () =>
-    Effect.gen(function*() {
-      const client = yield* DesignSearchClient.DesignSearchClient
-      const error = yield* Effect.flip(client.getDesign("100000000"))
-      expect(error._tag).toBe("NotFoundError")
-    }).pipe(Effect.provide(TestLayer)))
-
   it.effect("sends registered designs only; a failed search for bottles is retried", () =>
     Effect.gen(function*() {
       const control = yield* Sandbox.SandboxControl

@@ -63,3 +63,12 @@ export const serviceUrl = (input: unknown): URL | { readonly problem: string } =
     problem: `must use https: (plain http: is allowed only for loopback hosts), got ${url.protocol}//${url.host}`
   }
 }
+
+/** The variables that hold the credentials IP Australia issues to an application. */
+export const credentialVariables = ["IPAUSTRALIA_CLIENT_ID", "IPAUSTRALIA_CLIENT_SECRET"] as const
+
+/** Credential variables not set, told as what to do about them: a provider's own text names no remedy. */
+export const credentialsNotSet = (names: ReadonlyArray<string>): string =>
+  `${names.join(" and ")} ${names.length === 1 ? "is" : "are"} not set: set ` +
+  `${credentialVariables.join(" and ")} to the credentials IP Australia issued to your application, ` +
+  "or provide Sandbox.layer() in place of the service to run without them"

@@ -7,7 +7,7 @@
  * @since 0.4.0
  */
 import { Duration, Schema } from "effect"
-import { cap } from "../core/mask.js"
+import { describeErrors as describe } from "../core/errorText.js"
 
 /** Extension attributes (spec 7.1.3) are kept, not dropped. */
 const Extensions = Schema.Record(Schema.String, Schema.Unknown)
@@ -107,24 +107,6 @@ export type ErrorPayload = typeof ErrorPayload.Type
 export interface ApiResponse<A> {
   readonly data: A
   readonly messages: ReadonlyArray<Message>
-}
-
-/** Longest account of a response's errors a `message` gives: the fields keep them whole. */
-const maxDescribed = 1000
-
-/** An error object with the part of the request it points at: `CODE at /pointer: detail`. */
-const describeOne = ({ code, detail, source }: ErrorObject): string => {
-  const at = source?.pointer ?? source?.parameter
-  return `${code}${at === undefined || at === "" ? "" : ` at ${at}`}: ${detail}`
-}
-
-const describe = (errors: ReadonlyArray<ErrorObject>, excerpt: string, unreadable = 0): string => {
-  const told = errors.length > 0
-    ? cap(errors.map(describeOne).join("; "), maxDescribed)
-    : excerpt === ""
-    ? "(empty body)"
-    : excerpt
-  return unreadable > 0 ? `${told} (and ${unreadable} unreadable error or message objects)` : told
 }
 
 /** Fields every error built from an HTTP response carries. */

@@ -234,20 +234,12 @@ export const optionsConfig: Config.Config<Options> = Config.all({
   baseUrl: Config.String("IPAUSTRALIA_BASE_URL").pipe(Config.withDefault(undefined))
 })
 
-const credentials = ["IPAUSTRALIA_CLIENT_ID", "IPAUSTRALIA_CLIENT_SECRET"] as const
-
-/** Unset credentials, told as what to do about them: the provider's own text names no remedy. */
+/** `error`, or, when credentials are not set, which ones and what to do about them. */
 const unsetCredentials = (error: Config.ConfigError): Effect.Effect<never, Config.ConfigError> =>
-  Effect.flatMap(Config.all(credentials.map((name) => Config.option(Config.String(name)))), (values) => {
-    const names = credentials.filter((_, i) => Option.isNone(values[i] ?? Option.none()))
-    return Effect.fail(
-      names.length === 0 ? error : missing(
-        `${names.join(" and ")} ${names.length === 1 ? "is" : "are"} not set: set ` +
-          "IPAUSTRALIA_CLIENT_ID and IPAUSTRALIA_CLIENT_SECRET to the credentials IP Australia issued to your " +
-          "application, or provide Sandbox.layer() in place of the service to run without them"
-      )
-    )
-  })
+  Effect.flatMap(
+    Effect.filter(Service.credentialVariables, (name) => Effect.map(Config.option(Config.String(name)), Option.isNone)),
+    (names) => Effect.fail(names.length === 0 ? error : missing(Service.credentialsNotSet(names)))
+  )
 
 /**
  * `make` from the `IPAUSTRALIA_*` variables.

@@ -96,8 +96,9 @@ export const Sort = Schema.Struct({
   direction: Schema.Literals(["ASCENDING", "DESCENDING"])
 })
 
-/** The fields a record carries beyond those named: kept as sent. */
-const Extensions = [Schema.Record(Schema.String, Schema.Unknown)] as const
+/** A record of `fields` that keeps the fields it carries beyond those named, as sent. */
+const Open = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
+  Schema.StructWithRest(Schema.Struct(fields), [Schema.Record(Schema.String, Schema.Unknown)])
 
 /** A request sent as given: refused, pointing at the value, when JSON would change what it says. */
 const writable = <S extends Schema.Top>(schema: S) =>
@@ -164,18 +165,15 @@ export const DateRange = Schema.Struct({
  * @since 0.4.0
  * @category schemas
  */
-export const Criteria = Schema.StructWithRest(
-  Schema.Struct({
-    owner: Schema.optional(Query),
-    designer: Schema.optional(Query),
-    productName: Schema.optional(Query),
-    designNumber: Schema.optional(Query),
-    classification: Schema.optional(Query),
-    statuses: Schema.optional(Schema.Array(FilterValue)),
-    date: Schema.optional(DateRange)
-  }),
-  Extensions
-).check(Schema.makeFilter((c) => Object.keys(c).length > 0 || "expected at least one criterion"))
+export const Criteria = Open({
+  owner: Schema.optional(Query),
+  designer: Schema.optional(Query),
+  productName: Schema.optional(Query),
+  designNumber: Schema.optional(Query),
+  classification: Schema.optional(Query),
+  statuses: Schema.optional(Schema.Array(FilterValue)),
+  date: Schema.optional(DateRange)
+}).check(Schema.makeFilter((c) => Object.keys(c).length > 0 || "expected at least one criterion"))
 
 /**
  * @since 0.4.0
@@ -216,7 +214,7 @@ const advancedFields = {
  * @since 0.4.0
  * @category schemas
  */
-export const AdvancedSearchRequest = writable(Schema.StructWithRest(Schema.Struct(advancedFields), Extensions))
+export const AdvancedSearchRequest = writable(Open(advancedFields))
 
 /**
  * @since 0.4.0
@@ -232,8 +230,8 @@ export type AdvancedSearchRequest = typeof AdvancedSearchRequest.Type
  */
 export const maxPageSize = 100
 
-/** An integer from 0, told as the Effect 3 edition's `NonNegativeInt` tells it. */
-const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" }))
+/** An integer from 0. */
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /**
  * Paged advanced search request body (`POST {base}/page/advanced`): an advanced search with a
@@ -242,18 +240,15 @@ const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expec
  * @since 0.4.0
  * @category schemas
  */
-export const PageRequest = writable(Schema.StructWithRest(
-  Schema.Struct({
-    ...advancedFields,
-    pageNumber: NonNegativeInt,
-    pageSize: Schema.Int.check(
-      Schema.isBetween({ minimum: 1, maximum: maxPageSize }, {
-        message: `expected a page size: an integer from 1 to ${maxPageSize}`
-      })
-    )
-  }),
-  Extensions
-))
+export const PageRequest = writable(Open({
+  ...advancedFields,
+  pageNumber: NonNegativeInt,
+  pageSize: Schema.Int.check(
+    Schema.isBetween({ minimum: 1, maximum: maxPageSize }, {
+      message: `expected a page size: an integer from 1 to ${maxPageSize}`
+    })
+  )
+}))
 
 /**
  * @since 0.4.0
@@ -291,10 +286,7 @@ const resultFields = {
  * @since 0.4.0
  * @category schemas
  */
-export const SearchResult = Schema.StructWithRest(
-  Schema.Struct({ ...resultFields, designNumbers: Schema.Array(DesignNumber) }),
-  Extensions
-)
+export const SearchResult = Open({ ...resultFields, designNumbers: Schema.Array(DesignNumber) })
 
 /**
  * @since 0.4.0
@@ -322,10 +314,7 @@ export type QuickSearchResult = SearchResult
  * @since 0.4.0
  * @category schemas
  */
-export const Classification = Schema.StructWithRest(
-  Schema.Struct({ code: Schema.String, title: Schema.optional(Schema.String) }),
-  Extensions
-)
+export const Classification = Open({ code: Schema.String, title: Schema.optional(Schema.String) })
 
 /**
  * An owner or designer.
@@ -333,7 +322,7 @@ export const Classification = Schema.StructWithRest(
  * @since 0.4.0
  * @category schemas
  */
-export const Party = Schema.StructWithRest(Schema.Struct({ name: Schema.String }), Extensions)
+export const Party = Open({ name: Schema.String })
 
 /**
  * Everything publicly known about a design. Only `number` is required.
@@ -341,23 +330,20 @@ export const Party = Schema.StructWithRest(Schema.Struct({ name: Schema.String }
  * @since 0.4.0
  * @category schemas
  */
-export const Design = Schema.StructWithRest(
-  Schema.Struct({
-    number: DesignNumber,
-    title: Schema.optional(Schema.String),
-    productNames: Schema.optional(Schema.Array(Schema.String)),
-    status: Schema.optional(DesignStatus),
-    classifications: Schema.optional(Schema.Array(Classification)),
-    owners: Schema.optional(Schema.Array(Party)),
-    designers: Schema.optional(Schema.Array(Party)),
-    filingDate: Schema.optional(WireDate),
-    registrationDate: Schema.optional(WireDate),
-    expiryDate: Schema.optional(WireDate),
-    lastChanged: Schema.optional(WireDate),
-    statementOfNewness: Schema.optional(Schema.String)
-  }),
-  Extensions
-)
+export const Design = Open({
+  number: DesignNumber,
+  title: Schema.optional(Schema.String),
+  productNames: Schema.optional(Schema.Array(Schema.String)),
+  status: Schema.optional(DesignStatus),
+  classifications: Schema.optional(Schema.Array(Classification)),
+  owners: Schema.optional(Schema.Array(Party)),
+  designers: Schema.optional(Schema.Array(Party)),
+  filingDate: Schema.optional(WireDate),
+  registrationDate: Schema.optional(WireDate),
+  expiryDate: Schema.optional(WireDate),
+  lastChanged: Schema.optional(WireDate),
+  statementOfNewness: Schema.optional(Schema.String)
+})
 
 /**
  * @since 0.4.0
@@ -372,10 +358,7 @@ export type Design = typeof Design.Type
  * @since 0.4.0
  * @category schemas
  */
-export const DesignPage = Schema.StructWithRest(
-  Schema.Struct({ ...resultFields, designs: Schema.Array(Design) }),
-  Extensions
-)
+export const DesignPage = Open({ ...resultFields, designs: Schema.Array(Design) })
 
 /**
  * @since 0.4.0

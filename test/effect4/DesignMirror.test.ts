@@ -6,7 +6,7 @@
  * shares, and a database that is away failing typed errors.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Context, DateTime, Effect, Exit, Fiber, Layer, Option, Result, Scope, Stream } from "effect"
+import { Context, DateTime, Deferred, Effect, Exit, Fiber, Layer, Option, Result, Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
@@ -15,7 +15,19 @@ import type * as Designs from "../../src/effect4/Designs.js"
 import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
 import * as Sandbox from "../../src/effect4/Sandbox.js"
 import { clientLayer } from "./support/layers.js"
-import { apiRequests, counted, database, day, designs, everything, onPostgres, record, rows } from "./support/mirror.js"
+import {
+  apiRequests,
+  counted,
+  database,
+  databaseUrl,
+  day,
+  designs,
+  effect3Sync,
+  everything,
+  onPostgres,
+  record,
+  rows
+} from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
 
 /** Designs last changed before December: a touch takes a design out. */
@@ -186,6 +198,25 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror (Effect 4) on PostgreS
   )
 
   it.effect(
+    "a sync while another runs into the same mirror fails at once, locked; the first goes on",
+    () =>
+      onPostgres(Effect.gen(function*() {
+        const mirror = yield* DesignMirror.DesignMirror
+        const started = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const first = yield* mirror.sync(everything, {
+          onProgress: () => Effect.andThen(Deferred.succeed(started, undefined), Deferred.await(release))
+        }).pipe(Effect.forkChild)
+        yield* Deferred.await(started)
+        const second = yield* Effect.flip(mirror.sync({ query: "chair" }))
+        expect(second).toMatchObject({ _tag: "MirrorDatabaseError", locked: true })
+        yield* Deferred.succeed(release, undefined)
+        expect(yield* Fiber.join(first)).toMatchObject({ fetched: designs })
+      })),
+    120_000
+  )
+
+  it.effect(
     "criteria that are not valid fail a client ValidationError before anything is written or sent",
     () =>
       onPostgres(Effect.gen(function*() {
@@ -250,6 +281,41 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror (Effect 4) on PostgreS
       })),
     120_000
   )
+
+  it.effect(
+    "a mirror the Effect 3 edition synced is taken up: its rows as this edition writes them, its watermark",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* databaseUrl
+        const written = yield* effect3Sync(url)
+        expect(written.fetched).toBe(designs)
+        yield* onPostgres(
+          Effect.gen(function*() {
+            const mirror = yield* DesignMirror.DesignMirror
+            const before = yield* rows
+            expect(before).toHaveLength(designs)
+            for (const row of [before[0]!, before[designs - 1]!]) {
+              expect(JSON.parse(row.record)).toEqual(JSON.parse(yield* record(row.number)))
+            }
+            const [report, requests] = yield* counted(mirror.sync(everything))
+            expect(report).toMatchObject({
+              criteriaKey: written.criteriaKey,
+              full: false,
+              changedSince: written.watermark,
+              fetched: 0,
+              inserted: 0,
+              updated: 0,
+              matching: designs
+            })
+            expect(requests).toBe(2)
+            expect(yield* rows).toEqual(before)
+            expect(yield* changesOf("new")).toHaveLength(designs)
+          }),
+          url
+        )
+      }),
+    120_000
+  )
 })
 
 /** docs/mirror.md's PostgreSQL queries, in the doc's order. */
@@ -275,14 +341,13 @@ const cell = (value: unknown): string =>
   value instanceof Date ? value.toISOString().replace("T00:00:00.000Z", "") : String(value)
 
 /**
- * The mirror synced three times: ten days ago (the designs filed before 2020), an hour ago (every
+ * The mirror synced three times, the clock ten days ago: then (the designs filed before 2020), an hour ago (every
  * design), and now, after three registered designs were stored as `FILED` and changed in the
  * register. Answers the sandbox's designs and the times of the runs.
  */
 const synced = Effect.gen(function*() {
   const mirror = yield* DesignMirror.DesignMirror
   const sql = yield* SqlClient.SqlClient
-  yield* TestClock.setTime(now - 10 * day)
   yield* mirror.sync(before2020)
   const second = now - 3_600_000
   yield* TestClock.setTime(second)
@@ -334,6 +399,8 @@ layer(Pg.layer, { timeout: "180 seconds" })("docs/mirror.md's queries (Effect 4)
   it.effect("each of the five answers, on PostgreSQL, what the sandbox's data says", () =>
     Effect.gen(function*() {
       expect(questions.map((q) => q.heading)).toHaveLength(5)
+      // The pool's idle timers run on the clock: it is set before the pool is made, not moved 56 years after.
+      yield* TestClock.setTime(now - 10 * day)
       const deps = Layer.merge(yield* database, clientLayer({ sandbox: { designs: 2000 } }))
       yield* Effect.gen(function*() {
         const data = yield* synced

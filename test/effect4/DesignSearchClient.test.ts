@@ -5,9 +5,12 @@
  * edition's tests of the client).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Layer, Logger, References, Schedule, Stream } from "effect"
-import { HttpClient, HttpClientError } from "effect/http"
+import { Context, Duration, Effect, Fiber, Layer, Logger, Option, References, Schedule, Stream, Tracer } from "effect"
+import type { Scope } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import { TestClock } from "effect/testing"
+import { createServer } from "node:http"
+import type { Server } from "node:net"
 import type * as ApiError from "../../src/effect4/ApiError.js"
 import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
 import * as DesignSearchConfig from "../../src/effect4/DesignSearchConfig.js"
@@ -90,6 +93,26 @@ describe("DesignSearchClient (Effect 4): operations", () => {
       yield* Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)
       expect(seen).toBe(1)
     }))
+})
+
+describe("DesignSearchClient (Effect 4): spans", () => {
+  it.effect("each operation is a client span, the parent of its request's span", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span: (options) => {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      yield* Effect.withTracer(Effect.flatMap(Client, (c) => c.getDesign(chair)), tracer)
+      const operation = spans.find((s) => s.name === "DesignSearchClient.getDesign")
+      expect(operation).toMatchObject({ kind: "client" })
+      expect(operation?.attributes.get("designNumber")).toBe(chair)
+      const request = spans.find((s) => s.name === "GET" && s.attributes.get("url.path") !== undefined)
+      expect(request && Option.getOrUndefined(request.parent)).toBe(operation)
+    }).pipe(Effect.provide(clientLayer())))
 })
 
 describe("DesignSearchClient (Effect 4): requests that fail their own schema are not sent", () => {
@@ -409,4 +432,88 @@ describe("DesignSearchClient (Effect 4): waits that speak", () => {
     }).pipe(
       Effect.provide(clientLayer().pipe(Layer.provide(Layer.orDie(RequestBudget.layer({ requestsPerSecond: 0.5 })))))
     ))
+})
+
+/** Listens with `server` on 127.0.0.1 at a free port and answers the port; closes it with the scope. */
+const listening = (server: Server): Effect.Effect<number, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.callback<number>((resume) => {
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address()
+        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
+      })
+    }),
+    () => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+  )
+
+describe("DesignSearchClient (Effect 4): the token goes only to the configured API origin", () => {
+  it.live("over FetchHttpClient, no operation follows a redirect: the 302 is the answer", () =>
+    Effect.gen(function*() {
+      const elsewhere: Array<string | undefined> = []
+      const other = yield* listening(createServer((req, res) => {
+        elsewhere.push(req.url)
+        res.writeHead(200, { "content-type": "application/json" }).end("{\"number\":\"1\"}")
+      }))
+      const api = yield* listening(createServer((req, res) =>
+        req.url?.endsWith("/access_token")
+          ? void res.writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ access_token: "a.b.c", expires_in: 3600, token_type: "Bearer" }))
+          : void res.writeHead(302, { location: `http://127.0.0.1:${other}/steal` }).end()
+      ))
+      const client = yield* Effect.map(
+        Layer.build(
+          DesignSearchClient.layer().pipe(
+            Layer.provide(FetchHttpClient.layer),
+            Layer.provide(Layer.orDie(DesignSearchConfig.layer({
+              clientId: "id",
+              clientSecret: "secret",
+              authUrl: `http://127.0.0.1:${api}`,
+              baseUrl: `http://127.0.0.1:${api}/api`
+            })))
+          )
+        ),
+        Context.get(Client)
+      )
+      const rows = [{ op: "AND" as const, query: { productName: "chair" } }]
+      const errors = yield* Effect.all([
+        Effect.flip(client.getDesign("201900001")),
+        Effect.flip(client.quickSearch({ query: "chair" })),
+        Effect.flip(client.advancedSearch({ rows })),
+        Effect.flip(client.searchPage({ rows, pageNumber: 0, pageSize: 10 }))
+      ])
+      expect(errors.map((e) => [e._tag, "status" in e ? e.status : undefined])).toEqual(
+        Array(4).fill(["UnexpectedResponseError", 302])
+      )
+      expect(elsewhere).toEqual([])
+    }))
+
+  it.effect("a transformClient that follows redirects never carries the token off the API origin", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Effect.orDie(Sandbox.make())
+      const sent: Array<{ url: string; authorization: string | undefined }> = []
+      const inProcess = Sandbox.httpClient(sandbox.app)
+      const wire = HttpClient.make((request) => {
+        sent.push({ url: request.url, authorization: request.headers["authorization"] })
+        return inProcess.execute(request)
+      })
+      const layer = DesignSearchClient.layer({ transformClient: HttpClient.followRedirects(3) }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, wire)),
+        Layer.provide(Layer.orDie(DesignSearchConfig.layer({
+          clientId: sandbox.clientId,
+          clientSecret: sandbox.clientSecret,
+          authUrl: Sandbox.inProcessUrl,
+          baseUrl: Sandbox.inProcessUrl + DesignSearchConfig.apiPath
+        })))
+      )
+      yield* sandbox.control.injectFault({
+        target: "design",
+        status: 302,
+        headers: { location: "https://sandbox.design-search.invalid.evil.example/x" }
+      })
+      yield* Effect.exit(Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer))
+      expect(sent.find((s) => s.url.includes("/design/"))?.authorization).toMatch(/^Bearer /)
+      const offOrigin = sent.filter((s) => s.url.includes("evil.example"))
+      expect(offOrigin).toHaveLength(1)
+      expect(offOrigin[0]?.authorization).toBeUndefined()
+    }))
 })

@@ -9,7 +9,6 @@ import fc from "fast-check"
 import { generateDesigns } from "../../src/core/dataset.js"
 import type * as Wire from "../../src/core/wire.js"
 import * as Designs from "../../src/effect4/Designs.js"
-import { parseOptions } from "../../src/effect4/internal/schemaIssues.js"
 import { pointerErrors } from "../../src/effect4/internal/validation.js"
 
 type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
@@ -62,7 +61,7 @@ describe("Designs (Effect 4)", () => {
 
   /** The pointers of what `schema` refuses in `input`; none when it is accepted. */
   const refused = (schema: Schema.Decoder<unknown>, input: unknown) =>
-    Result.match(Schema.decodeUnknownResult(schema)(input, parseOptions), {
+    Result.match(Schema.decodeUnknownResult(schema)(input, { errors: "all", reportInput: true }), {
       onFailure: (error) => pointerErrors(error).map((e) => e.source?.pointer),
       onSuccess: () => []
     })

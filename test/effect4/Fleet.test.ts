@@ -1,15 +1,19 @@
 /**
  * The Effect 4 edition's `Fleet.layer` against a real `redis-server` (a compact port of
- * test/Fleet.test.ts): two builds, standing for two processes, share one token and one pace; its
- * own options fail as a `ConfigError` before any connection is made.
+ * test/Fleet.test.ts): wired below `DesignSearchClient.layer` as the README wires it, two clients
+ * share one token; two builds, standing for two processes, share one token and one pace; its own
+ * options fail as a `ConfigError` before any connection is made.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:net"
+import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
 import * as Fleet from "../../src/effect4/Fleet.js"
 import { RequestBudget } from "../../src/effect4/RequestBudget.js"
+import * as TokenService from "../../src/effect4/TokenService.js"
 import { TokenStore } from "../../src/effect4/TokenStore.js"
 import { always, client, freshPrefix, slotAt, tokenOf, valueOf } from "./support/fleet.js"
+import { sandboxLayer, sandboxStats } from "./support/layers.js"
 import { redisServer } from "./support/redis.js"
 
 /** A loopback TCP listener that counts the connections made to it, closed with the scope. */
@@ -31,6 +35,28 @@ const connectionCounter = Effect.acquireRelease(
 const failure = <A, E>(layer: Layer.Layer<A, E>) => Effect.map(Effect.flip(Effect.scoped(Layer.build(layer))), String)
 
 describe("Fleet.layer (Effect 4)", () => {
+  it.live("provided below DesignSearchClient.layer, as the README wires it: a second client takes the first one's token", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const keyPrefix = freshPrefix()
+      const connect = Effect.map(
+        Layer.build(
+          DesignSearchClient.layer().pipe(Layer.provide(Layer.orDie(Fleet.layer({ url: redis.url, keyPrefix }))))
+        ),
+        (context) => ({
+          client: Context.get(context, DesignSearchClient.DesignSearchClient),
+          tokens: Context.get(context, TokenService.TokenService)
+        })
+      )
+      const first = yield* connect
+      const second = yield* connect
+      yield* first.client.quickSearch({ query: "chair" })
+      yield* second.client.quickSearch({ query: "chair" })
+      assert.strictEqual((yield* sandboxStats).requests.token, 1)
+      assert.deepInclude(yield* first.tokens.stats, { tokenRequests: 1, sharedTokens: 0 })
+      assert.deepInclude(yield* second.tokens.stats, { tokenRequests: 0, sharedTokens: 1 })
+    }).pipe(Effect.provide(sandboxLayer())))
+
   it.live("two processes share one token and one pace", () =>
     Effect.gen(function*() {
       const redis = yield* redisServer

@@ -1,17 +1,21 @@
 /**
  * The Effect 4 edition's `RequestBudget` (a compact port of test/RequestBudget.test.ts): in one
  * process on simulated time, the Effect 3 edition's figures (evenly spaced slots, bursts, a 429's
- * back-off, its cap, one budget per client id, bad options refused); over a real `redis-server`,
- * two processes sharing the slots and the back-off, the fallback to this process's pace while
- * Redis is away, and the shared pace again once it is back.
+ * back-off, its cap, one budget per client id, bad options refused, a client's calls paced and held
+ * by a 429); over a real `redis-server`, two processes sharing the slots and the back-off under
+ * core's keys, the fallback to this process's pace while Redis is away, and the shared pace again
+ * once it is back.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Exit, Fiber } from "effect"
+import { Clock, Duration, Effect, Exit, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { extendBackOff, keyOf } from "../../src/core/redis.js"
+import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
 import { FleetRedis } from "../../src/effect4/FleetRedis.js"
 import * as RequestBudget from "../../src/effect4/RequestBudget.js"
+import * as Sandbox from "../../src/effect4/Sandbox.js"
 import { client, freshPrefix, member, pair, slotAt } from "./support/fleet.js"
+import { clientLayer, sandboxStats } from "./support/layers.js"
 import { redisServer } from "./support/redis.js"
 
 const waits = (budget: RequestBudget.ClientBudget, count: number) =>
@@ -28,6 +32,19 @@ const sendTimes = (budget: RequestBudget.ClientBudget, count: number) =>
     yield* TestClock.adjust("1 hour")
     return (yield* Fiber.joinAll(fibers)).map((t) => t - start).sort((x, y) => x - y)
   })
+
+/** The client over the in-process sandbox, with a budget of `options` in its context. */
+const pacedClient = (options: RequestBudget.Options) =>
+  clientLayer().pipe(Layer.provide(Layer.orDie(RequestBudget.layer(options))))
+
+const searches = (count: number) =>
+  Effect.flatMap(
+    DesignSearchClient.DesignSearchClient,
+    (c) =>
+      Effect.forkChild(
+        Effect.all(Array.from({ length: count }, () => c.quickSearch({ query: "chair" })), { concurrency: "unbounded" })
+      )
+  )
 
 const budgetOf = (options: RequestBudget.Options) =>
   Effect.map(RequestBudget.make(options), (service) => service.forClient(client))
@@ -77,6 +94,35 @@ describe("RequestBudget (Effect 4)", () => {
       assert.deepStrictEqual(yield* waits(service.forClient(client), 1), [2000])
       assert.deepStrictEqual(yield* waits(yield* budgetOf({ requestsPerSecond: 1 }), 1), [0])
     }))
+
+  it.effect("the client takes a slot before each request: 5 calls at 2 per second reach the API over 2 seconds", () =>
+    Effect.gen(function*() {
+      const fiber = yield* searches(5)
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* sandboxStats).requests.search, 1)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* sandboxStats).requests.search, 3)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* sandboxStats).requests.search, 5)
+      assert.strictEqual((yield* Fiber.join(fiber)).length, 5)
+    }).pipe(Effect.provide(pacedClient({ requestsPerSecond: 2 }))))
+
+  it.effect("a 429 backs off every call of the client until its Retry-After", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      yield* control.injectFault({ target: "search", status: 429, headers: { "retry-after": "5" } })
+      const first = yield* searches(1)
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* sandboxStats).requests.search, 1)
+      // a call started after the 429 waits out the back-off too
+      const second = yield* searches(1)
+      yield* TestClock.adjust("4900 millis")
+      assert.strictEqual((yield* sandboxStats).requests.search, 1)
+      yield* TestClock.adjust("200 millis")
+      assert.strictEqual((yield* sandboxStats).requests.search, 3)
+      yield* Fiber.join(first)
+      yield* Fiber.join(second)
+    }).pipe(Effect.provide(pacedClient({}))))
 
   it.effect("refuses a rate that is not a positive number, a burst that is not a positive integer, a back-off cap that is not a positive duration", () =>
     Effect.gen(function*() {

@@ -24,8 +24,11 @@ import {
 import { TestClock } from "effect/testing"
 import type * as AccessToken from "../../src/effect4/AccessToken.js"
 import type { DesignSearchError } from "../../src/effect4/ApiError.js"
+import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
+import * as Sandbox from "../../src/effect4/Sandbox.js"
 import * as TokenService from "../../src/effect4/TokenService.js"
 import * as TokenStore from "../../src/effect4/TokenStore.js"
+import { sandboxLayer, sandboxStats } from "./support/layers.js"
 import * as Endpoint from "./support/tokenEndpoint.js"
 
 const tokens = TokenService.TokenService
@@ -414,6 +417,58 @@ describe("TokenService with a TokenStore", () => {
       yield* service.invalidate(yield* tokenFor("after-close", "1 hour"))
       yield* TestClock.adjust("1 minute")
       assert.strictEqual(heard.length, 50)
+    }))
+})
+
+describe("the 401 → renew protocol, through the client and the sandbox, with a store", () => {
+  const withClient = (offered: Ref.Ref<AccessToken.AccessToken | undefined>) =>
+    DesignSearchClient.layer().pipe(Layer.provide(offeringStore(offered)), Layer.provideMerge(sandboxLayer()))
+  const search = Effect.flatMap(
+    DesignSearchClient.DesignSearchClient,
+    (client) => client.quickSearch({ query: "chair" })
+  )
+  const revoke = Effect.flatMap(Sandbox.SandboxControl, (control) => control.revokeTokens)
+  const requests = Effect.map(sandboxStats, (stats) => ({ token: stats.requests.token, search: stats.requests.search }))
+
+  it.effect("a store's token refused with a 401 is not taken again: the retry fetches one here", () =>
+    Effect.gen(function*() {
+      const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(yield* tokenFor("unknown", "1 hour"))
+      yield* Effect.gen(function*() {
+        yield* search
+        assert.deepStrictEqual(yield* requests, { token: 1, search: 2 })
+        expect(yield* (yield* tokens).stats).toMatchObject({ tokenRequests: 1, sharedTokens: 1 })
+      }).pipe(Effect.provide(withClient(offered)))
+    }))
+
+  it.effect("a retry handed a store's token from before the refusal tries once more with one fetched here", () =>
+    Effect.gen(function*() {
+      const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(undefined)
+      yield* Effect.gen(function*() {
+        yield* search
+        // another process stored a token the API refuses, and this store never lets it go
+        yield* Ref.set(offered, yield* tokenFor("stored-before-the-refusal", "1 hour"))
+        yield* revoke
+        yield* search
+        // 401 with T1, 401 with the store's token, success with one fetched here
+        assert.deepStrictEqual(yield* requests, { token: 2, search: 4 })
+        // a store's token refused, then one fetched here refused as well: the call fails on its third try
+        yield* Ref.set(offered, yield* tokenFor("another-stored", "1 hour"))
+        yield* Effect.flatMap(Sandbox.SandboxControl, (c) => c.injectFault({ target: "search", status: 401, count: 3 }))
+        assert.strictEqual((yield* Effect.flip(search))._tag, "AuthenticationError")
+        assert.deepStrictEqual(yield* requests, { token: 3, search: 7 })
+      }).pipe(Effect.provide(withClient(offered)))
+    }))
+
+  it.effect("calls refused at once share one fetch for their last try", () =>
+    Effect.gen(function*() {
+      const offered = yield* Ref.make<AccessToken.AccessToken | undefined>(undefined)
+      yield* Effect.gen(function*() {
+        yield* search
+        yield* Ref.set(offered, yield* tokenFor("stored-before-the-refusal", "1 hour"))
+        yield* revoke
+        yield* Effect.all(Array.from({ length: 20 }, () => search), { concurrency: "unbounded" })
+        assert.deepStrictEqual(yield* requests, { token: 2, search: 1 + 20 * 3 })
+      }).pipe(Effect.provide(withClient(offered)))
     }))
 })
 

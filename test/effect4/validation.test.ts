@@ -11,7 +11,7 @@ import * as Issues from "../../src/effect4/internal/schemaIssues.js"
 import { pointerErrors, toPointer } from "../../src/effect4/internal/validation.js"
 
 const failure = (schema: Schema.Decoder<unknown>, input: unknown, options: object = {}): Schema.SchemaError =>
-  Result.match(Schema.decodeUnknownResult(schema)(input, { ...Issues.parseOptions, ...options }), {
+  Result.match(Schema.decodeUnknownResult(schema)(input, { errors: "all", reportInput: true, ...options }), {
     onFailure: (error) => error,
     onSuccess: () => assert.fail(`${JSON.stringify(input)} was accepted`)
   })
@@ -87,6 +87,27 @@ describe("describe", () => {
     assert.strictEqual(
       Issues.describe(failure(Designs.SearchResult, input, { reportInput: false }), noMask),
       "count: Expected a non-negative number; designNumbers.1: Expected string"
+    )
+  })
+
+  it("number checks are told in the Effect 3 edition's words, Effect 4's own for what it alone has", () => {
+    const told = (check: Parameters<typeof Schema.Number.check>[0], input: number) =>
+      Issues.describe(failure(Schema.Number.check(check), input), noMask)
+    assert.strictEqual(
+      told(Schema.isBetween({ minimum: 200, maximum: 599 }), 700),
+      "Expected a number between 200 and 599, actual 700"
+    )
+    assert.strictEqual(told(Schema.isGreaterThanOrEqualTo(0), -1), "Expected a non-negative number, actual -1")
+    assert.strictEqual(
+      told(Schema.isGreaterThanOrEqualTo(2), 1),
+      "Expected a number greater than or equal to 2, actual 1"
+    )
+    assert.strictEqual(told(Schema.isGreaterThan(0), 0), "Expected a positive number, actual 0")
+    assert.strictEqual(told(Schema.isLessThan(3), 3), "Expected a number less than 3, actual 3")
+    assert.strictEqual(told(Schema.isLessThanOrEqualTo(0), 1), "Expected a non-positive number, actual 1")
+    assert.strictEqual(
+      told(Schema.isBetween({ minimum: 0, maximum: 1, exclusiveMaximum: true }), 1),
+      "Expected a value between 0 and 1 (excluded), actual 1"
     )
   })
 

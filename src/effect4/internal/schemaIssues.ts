@@ -1,8 +1,9 @@
 /**
  * Schema failures told in bounded text, in the Effect 3 edition's words: one `path: problem` per
  * offending value ("Expected string, actual 1", "is missing"), the value shown as a short masked
- * preview (`core/preview.ts`), the whole description capped. The values appear when the schema was
- * run with `reportInput: true` (`parseOptions`); otherwise the texts stop before ", actual".
+ * preview (`core/preview.ts`), the whole description capped. The values appear when the schema ran
+ * with `reportInput: true`; without it (the token endpoint's answers, whose values may be tokens of
+ * any type) the texts stop before ", actual".
  */
 import { SchemaAST, SchemaIssue } from "effect"
 import type { Schema } from "effect"
@@ -12,9 +13,6 @@ import { boundedKey, preview } from "../../core/preview.js"
 
 /** Longest description of a failure. */
 export const maxDescriptionLength = 1000
-
-/** Every issue, with the offending values for the texts to show (previewed, never whole). */
-export const parseOptions = { errors: "all", reportInput: true } as const
 
 /** One offending value: where it is, the kind of leaf issue, and what is wrong with it. */
 export interface Told {
@@ -55,12 +53,31 @@ export const leafHook = (mask: Mask): SchemaIssue.LeafHook => (issue) => {
   }
 }
 
+/** Effect 3's words for the number checks Effect 4 words otherwise ("a value between 1 and 10"). */
+const numberCheck = (id: unknown, payload: unknown): string | undefined => {
+  const bounds: { readonly [key: string]: unknown } = typeof payload === "object" ? { ...payload } : {}
+  const { exclusiveMaximum: below, exclusiveMinimum: above, maximum, minimum } = bounds
+  switch (id) {
+    case "effect/schema/isBetween":
+      return above === undefined && below === undefined ? `a number between ${minimum} and ${maximum}` : undefined
+    case "effect/schema/isGreaterThanOrEqualTo":
+      return minimum === 0 ? "a non-negative number" : `a number greater than or equal to ${minimum}`
+    case "effect/schema/isGreaterThan":
+      return above === 0 ? "a positive number" : `a number greater than ${above}`
+    case "effect/schema/isLessThanOrEqualTo":
+      return maximum === 0 ? "a non-positive number" : `a number less than or equal to ${maximum}`
+    case "effect/schema/isLessThan":
+      return below === 0 ? "a negative number" : `a number less than ${below}`
+  }
+}
+
 /** A failed filter's own text, which stands for every issue under it: its message, or what it expected. */
 const filterText = (issue: SchemaIssue.Filter, mask: Mask): string | undefined => {
-  const { expected, message } = issue.filter.annotations ?? {}
+  const { expected, message, representation } = issue.filter.annotations ?? {}
   if (typeof message === "string") return message
   const bare = issue.issue._tag === "InvalidValue" && messageOf(issue.issue.annotations) === undefined
-  return bare && typeof expected === "string" ? `Expected ${expected}${actual(issue, mask)}` : undefined
+  const told = numberCheck(representation?.id, representation?.payload) ?? expected
+  return bare && typeof told === "string" ? `Expected ${told}${actual(issue, mask)}` : undefined
 }
 
 /** The members of a union a value matched none of, nested unions opened, the `undefined` of an optional field left out. */

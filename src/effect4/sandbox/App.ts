@@ -16,7 +16,7 @@ import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } 
 import { parameterError } from "../internal/validation.js"
 import type { App } from "./Control.js"
 import * as Http from "./Http.js"
-import { receive, resetHeader } from "./State.js"
+import { parseOptions, receive, resetHeader } from "./State.js"
 import type { Endpoint, Fault, State } from "./State.js"
 
 /** What the app is built from. */
@@ -48,9 +48,9 @@ interface Route {
 /** What the handlers share: the app's config, and its ids and error answers. */
 type Context = AppConfig & { readonly nextId: () => string; readonly errors: Http.Errors }
 
-const decodeQuick = Schema.decodeUnknownEffect(QuickSearchRequest, { errors: "all" })
-const decodeAdvanced = Schema.decodeUnknownEffect(AdvancedSearchRequest, { errors: "all" })
-const decodePage = Schema.decodeUnknownEffect(PageRequest, { errors: "all" })
+const decodeQuick = Schema.decodeUnknownEffect(QuickSearchRequest, parseOptions)
+const decodeAdvanced = Schema.decodeUnknownEffect(AdvancedSearchRequest, parseOptions)
+const decodePage = Schema.decodeUnknownEffect(PageRequest, parseOptions)
 const isDesignNumber = Schema.is(DesignNumber)
 
 const fail = (ctx: Context, status: number, code: string, detail: string, headers?: Record<string, string>) =>

@@ -95,9 +95,8 @@ export interface Sandbox {
   readonly designCount: number
 }
 
-const strict = { errors: "all", onExcessProperty: "error" } as const
-const decodeFault = Schema.decodeUnknownEffect(State.Fault, strict)
-const decodeFilter = Schema.decodeUnknownEffect(State.RequestFilter, strict)
+const decodeFault = Schema.decodeUnknownEffect(State.Fault, State.strict)
+const decodeFilter = Schema.decodeUnknownEffect(State.RequestFilter, State.strict)
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
 export const make = (state: State.State, index: SearchIndex): Control => {

@@ -10,14 +10,13 @@ import * as Address from "./Address.js"
 import type { App, Control } from "./Control.js"
 import { defaults } from "./Defaults.js"
 import { allowMethod, decodeJson, errorAnswers, json, readBody } from "./Http.js"
-import { Fault, RequestQuery } from "./State.js"
+import { Fault, RequestQuery, strict } from "./State.js"
 
 /** Every control route lives below this path. */
 const prefix = "/__sandbox"
 
 type Response = HttpServerResponse.HttpServerResponse
 
-const strict = { errors: "all", onExcessProperty: "error" } as const
 const decodeFault = Schema.decodeUnknownEffect(Fault, strict)
 const encodeFault = Schema.encodeSync(Fault)
 

@@ -1,5 +1,5 @@
 /** The sandbox's mutable state (faults waiting, tokens in force, counters, journal), changed only in `Effect.sync`. */
-import { Array as Arr, Effect, Predicate, Schema, SchemaIssue, SchemaParser } from "effect"
+import { Array as Arr, Effect, Predicate, Schema, SchemaGetter, SchemaIssue, SchemaParser } from "effect"
 import type { Types } from "effect"
 import { faultQueue, fieldPathProblem, misplaced, take } from "../../core/faultMatch.js"
 import type { FaultQueue, Match, Seen } from "../../core/faultMatch.js"
@@ -47,6 +47,12 @@ const checkedRecord = <S extends Schema.Constraint>(value: S, problem: (key: str
   )
 }
 
+/** Every issue, with the offending values for the refusal's text to show (previewed, never whole). */
+export const parseOptions = { errors: "all", reportInput: true } as const
+
+/** How faults and journal queries are decoded: every problem, with the values at fault, and no field unknown. */
+export const strict = { ...parseOptions, onExcessProperty: "error" } as const
+
 /** Header names the transport computes itself: a fault may not set them. */
 const reservedHeaders = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"])
 
@@ -80,7 +86,7 @@ const FilterBodyMatch = checkedRecord(
       : undefined)
 )
 
-const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" }))
 
 /** What a fault or a journal query names beside its target (`core/faultMatch.ts`); every field given must hold. */
 const matchFields = {
@@ -109,15 +115,38 @@ export const RequestFilter = heldByTarget(Schema.Struct({
   body: Schema.optional(FilterBodyMatch)
 }))
 
+/** Text read by `read`, or refused with the message it fails with. */
+const fromText = <S extends Schema.Constraint>(to: S, read: (text: string) => Effect.Effect<unknown, string>) =>
+  Schema.String.pipe(Schema.decodeTo(to, {
+    decode: SchemaGetter.transformEffect((text: string) =>
+      Effect.mapError(read(text), (message) => new SchemaIssue.InvalidValue({ message }, text))
+    ),
+    encode: SchemaGetter.transform((value) => JSON.stringify(value))
+  }))
+
+/** A number in text, as the Effect 3 edition reads and refuses it. */
+const readNumber = (text: string) => {
+  const n = text.trim() === "" ? Number.NaN : Number(text)
+  return Number.isNaN(n) && text !== "NaN"
+    ? Effect.fail(`Unable to decode ${JSON.stringify(text)} into a number`)
+    : Effect.succeed(n)
+}
+
+/** JSON text, refused with what the parser says of it. */
+const readJson = (text: string) =>
+  Effect.try({ try: (): unknown => JSON.parse(text), catch: (e) => e instanceof Error ? e.message : String(e) })
+
 /** `RequestFilter` as the query of `GET /__sandbox/requests`: `pageNumber` a number in text, `body` JSON. */
 export const RequestQuery = heldByTarget(Schema.Struct({
   target: Schema.optional(FaultTarget),
   ...matchFields,
-  pageNumber: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
-  body: Schema.optional(Schema.fromJsonString(FilterBodyMatch))
+  pageNumber: Schema.optional(fromText(NonNegativeInt, readNumber)),
+  body: Schema.optional(fromText(FilterBodyMatch, readJson))
 }))
 
-const between = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
+/** Integers from `minimum` to `maximum`, refused in the Effect 3 edition's words. */
+const between = (minimum: number, maximum: number) =>
+  Schema.Int.check(Schema.isBetween({ minimum, maximum }, { expected: `a number between ${minimum} and ${maximum}` }))
 const Uses = between(1, 1_000_000)
 
 /**

@@ -6,6 +6,8 @@
 import { Effect, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import * as DesignMirror from "../../../src/effect4/DesignMirror.js"
 import type * as Designs from "../../../src/effect4/Designs.js"
 import * as DesignSearchClient from "../../../src/effect4/DesignSearchClient.js"
@@ -24,15 +26,9 @@ export const day = 86_400_000
 let databases = 0
 
 /** The URL of a new empty database on the test file's server. */
-const databaseUrl = Effect.flatMap(
+export const databaseUrl = Effect.flatMap(
   Pg.Postgres,
   (server) => server.database(`mirror_${process.pid}_${++databases}`)
-)
-
-/** A `SqlClient` on a new empty database, its statements naming the mirror's tables without their schema. */
-export const database = Effect.map(
-  databaseUrl,
-  (url) => DesignMirror.layerPostgres({ url: `${url}?options=-c%20search_path%3Ddesign_search%2Cpublic` })
 )
 
 export interface Row {
@@ -65,20 +61,52 @@ export const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return [result, (yield* apiRequests) - before] as const
   })
 
-/** Runs `test` on a fresh sandbox and a fresh database, the clock at 1 December 2026. */
+/** A `SqlClient` on the database `url`, its statements naming the mirror's tables without their schema. */
+const client = (url: string) =>
+  DesignMirror.layerPostgres({ url: `${url}?options=-c%20search_path%3Ddesign_search%2Cpublic` })
+
+/** A `SqlClient` on a new empty database. */
+export const database = Effect.map(databaseUrl, client)
+
+/**
+ * Runs `test` on a fresh sandbox and a fresh database (or the database `url`), the clock at 1
+ * December 2026.
+ */
 export const onPostgres = <A, E>(
   test: Effect.Effect<
     A,
     E,
     DesignMirror.DesignMirror | SqlClient.SqlClient | DesignSearchClient.DesignSearchClient | Sandbox.SandboxControl
   >,
-  sandbox: Sandbox.Options = {}
+  url?: string
 ) =>
   Effect.gen(function*() {
     yield* TestClock.setTime(dec1)
-    const deps = Layer.merge(yield* database, clientLayer({ sandbox: { designs, ...sandbox } }))
+    const sql = url === undefined ? yield* database : client(url)
+    const deps = Layer.merge(sql, clientLayer({ sandbox: { designs } }))
     return yield* Effect.provide(test, DesignMirror.layer().pipe(Layer.provideMerge(deps)))
   })
+
+/** The repository's root, where the Effect 3 edition's tests run. */
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+
+/**
+ * The report of a sync of every design of the sandbox into the database `url` by the Effect 3
+ * edition, run in a process of its own (test/support/mirrorSync.ts).
+ */
+export const effect3Sync = (url: string) =>
+  Effect.callback<{ readonly criteriaKey: string; readonly watermark: string; readonly fetched: number }, Error>(
+    (resume) =>
+      void execFile(
+        process.execPath,
+        ["--import", "tsx", "test/support/mirrorSync.ts", url],
+        { cwd: root },
+        (error, stdout, stderr) =>
+          resume(
+            error === null ? Effect.succeed(JSON.parse(stdout)) : Effect.fail(new Error(`${error.message}${stderr}`))
+          )
+      )
+  )
 
 /** The record of `n` as the mirror writes it, from the client's get. */
 export const record = (n: string) =>

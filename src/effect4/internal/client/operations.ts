@@ -19,9 +19,9 @@ import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged
 import type { PagedOptions, Refusal } from "./paged.js"
 import { checkAdvancedSearch, checkDesignNumber, checkPage, checkQuickSearch, positiveInt } from "./requests.js"
 
-const decodeDesign = Schema.decodeUnknownResult(Design)
-const decodeDesignPage = Schema.decodeUnknownResult(DesignPage)
-const decodeResult = Schema.decodeUnknownResult(SearchResult)
+const decodeDesign = Schema.decodeUnknownResult(Design, { reportInput: true })
+const decodeDesignPage = Schema.decodeUnknownResult(DesignPage, { reportInput: true })
+const decodeResult = Schema.decodeUnknownResult(SearchResult, { reportInput: true })
 
 /** A search result, its numbers read from `designNumbers` or, failing that, `designIds`. */
 export const decodeSearchResult = (u: unknown) => {

@@ -13,7 +13,7 @@ const checker = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,
   onExcessProperty: "error" | "ignore" = "ignore"
 ) => {
-  const decode = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty })
+  const decode = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty, reportInput: true })
   return (request: unknown): Result.Result<S["Type"], ValidationError> =>
     Result.mapError(decode(request), (error) => clientValidation(pointerErrors(error)))
 }

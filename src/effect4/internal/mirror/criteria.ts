@@ -18,8 +18,12 @@ export type Search =
 const invalid = (parameter: string, detail: string): Result.Result<never, ValidationError> =>
   Result.fail(clientValidation([parameterError(parameter, detail)]))
 
-const decodeAdvanced = Schema.decodeUnknownResult(AdvancedSearchRequest, { errors: "all" })
-const decodeQuick = Schema.decodeUnknownResult(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
+const decodeAdvanced = Schema.decodeUnknownResult(AdvancedSearchRequest, { errors: "all", reportInput: true })
+const decodeQuick = Schema.decodeUnknownResult(QuickSearchRequest, {
+  errors: "all",
+  onExcessProperty: "error",
+  reportInput: true
+})
 
 /**
  * The criteria, checked, as the JSON stored (without `changedSinceDate`, keys in order) and as the
