@@ -353,7 +353,11 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
 /** The answers of a fresh in-process sandbox (with its control routes) to a scenario's requests. */
 const replay = (scenario: Raw.Scenario) =>
   Effect.gen(function*() {
-    const sandbox = yield* Sandbox.make()
+    const { tokenLifetimeSeconds, ...options } = scenario.sandbox ?? {}
+    const sandbox = yield* Sandbox.make({
+      ...options,
+      ...(tokenLifetimeSeconds === undefined ? {} : { tokenLifetime: Duration.seconds(tokenLifetimeSeconds) })
+    })
     const app = withControlRoutes(sandbox.app, sandbox.control, ownAddress(Raw.ownAddress.host, Raw.ownAddress.port))
     const answers: Array<Raw.Answer> = []
     let bearer = ""

@@ -19,6 +19,16 @@ export interface RawRequest {
 
 export interface Scenario {
   readonly name: string
+  /** Options of the scenario's sandbox (`Sandbox.Options`, in plain units). */
+  readonly sandbox?: {
+    readonly designs?: number
+    readonly seed?: number
+    readonly resultCap?: number
+    readonly resultField?: "designNumbers" | "designIds"
+    readonly tokenLifetimeSeconds?: number
+    readonly maxRequestBytes?: number
+    readonly journalSize?: number
+  }
   readonly requests: ReadonlyArray<RawRequest>
 }
 
@@ -133,6 +143,56 @@ export const scenarios: ReadonlyArray<Scenario> = [
       { method: "GET", path: control("nothing") },
       { method: "POST", path: control("reset") },
       { method: "GET", path: control("stats") }
+    ]
+  },
+  {
+    name: "a sandbox of other options",
+    sandbox: {
+      designs: 60,
+      seed: 7,
+      resultCap: 2,
+      resultField: "designIds",
+      tokenLifetimeSeconds: 600,
+      maxRequestBytes: 200,
+      journalSize: 3
+    },
+    requests: [
+      token,
+      post(quick, { query: "chair" }),
+      post(advanced, { rows: [{ op: "AND", query: { owner: "ltd" } }] }),
+      post(paged, { rows: [{ op: "AND", query: { owner: "ltd" } }], pageNumber: 0, pageSize: 2 }),
+      post(quick, { query: "x".repeat(300) }),
+      { method: "GET", path: designPath + fixedNumbers.bottle, bearer: true },
+      { method: "GET", path: control("requests") },
+      { method: "GET", path: control("stats") }
+    ]
+  },
+  {
+    name: "matched faults and the journal's filters",
+    requests: [
+      token,
+      post(control("faults"), { target: "design", status: 404, match: { designNumber: fixedNumbers.bottle } }, false),
+      post(
+        control("faults"),
+        { target: "advanced", status: 422, match: { body: { "rows[0].query.owner": "Nobody" } } },
+        false
+      ),
+      post(control("faults"), { target: "page", status: 503, after: 1, times: 2, match: { pageNumber: 1 } }, false),
+      { method: "GET", path: designPath + fixedNumbers.chair, bearer: true },
+      { method: "GET", path: designPath + fixedNumbers.bottle, bearer: true },
+      post(advanced, { rows: [{ op: "AND", query: { owner: "ltd" } }] }),
+      post(advanced, { rows: [{ op: "AND", query: { owner: "Nobody" } }] }),
+      ...[1, 1, 1, 1, 2].map((pageNumber) => post(paged, { ...byOwner, pageNumber, pageSize: 2 })),
+      { method: "GET", path: control("requests") + "?target=page&pageNumber=1" },
+      { method: "GET", path: control("requests") + `?target=design&designNumber=${fixedNumbers.bottle}` },
+      {
+        method: "GET",
+        path: control("requests") + "?target=advanced&body=%7B%22rows%5B0%5D.query.owner%22%3A%22Nobody%22%7D"
+      },
+      { method: "GET", path: control("requests") + "?target=design&pageNumber=1" },
+      { method: "GET", path: control("requests") + "?body=%7B%22client_secret%22%3A%22x%22%7D" },
+      post(control("faults"), { target: "search", status: 500, match: { designNumber: fixedNumbers.chair } }, false),
+      post(control("faults"), { target: "design", status: 500, match: { pagenumber: 2 } }, false)
     ]
   },
   {
