@@ -27,7 +27,7 @@ import * as fs from "node:fs"
 import { afterAll } from "vitest"
 import { make as ownAddress } from "../src/core/sandboxAddress.js"
 import * as DesignMirror from "../src/DesignMirror.js"
-import type { ApiError } from "../src/index.js"
+import type { ApiError, Designs } from "../src/index.js"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
 import { withControlRoutes } from "../src/sandbox/ControlRoutes.js"
 import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec, SyncOutcome } from "./parity/cases.js"
@@ -116,6 +116,16 @@ const runCall = (call: Call) =>
           Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.quickSearch({ query: call.query })),
           (r) => r.data.designNumbers.join(",")
         )
+      case "advancedSearch":
+        return (yield* Effect.flatMap(
+          DesignSearchClient.DesignSearchClient,
+          (c) => c.advancedSearch(call.request as Designs.AdvancedSearchRequest)
+        )).data.count
+      case "searchPage":
+        return (yield* Effect.flatMap(
+          DesignSearchClient.DesignSearchClient,
+          (c) => c.searchPage(call.request as Designs.PageRequest)
+        )).data.count
     }
   })
 

@@ -14,6 +14,7 @@ import * as fs from "node:fs"
 import { make as ownAddress } from "../../src/core/sandboxAddress.js"
 import type { DesignSearchError } from "../../src/effect4/ApiError.js"
 import * as DesignMirror from "../../src/effect4/DesignMirror.js"
+import type * as Designs from "../../src/effect4/Designs.js"
 import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
 import * as Sandbox from "../../src/effect4/Sandbox.js"
 import { withControlRoutes } from "../../src/effect4/sandbox/ControlRoutes.js"
@@ -91,6 +92,16 @@ const runCall = (call: Call) =>
           DesignSearchClient.DesignSearchClient,
           (c) => c.quickSearch({ query: call.query })
         )).data.designNumbers.join(",")
+      case "advancedSearch":
+        return (yield* Effect.flatMap(
+          DesignSearchClient.DesignSearchClient,
+          (c) => c.advancedSearch(call.request as Designs.AdvancedSearchRequest)
+        )).data.count
+      case "searchPage":
+        return (yield* Effect.flatMap(
+          DesignSearchClient.DesignSearchClient,
+          (c) => c.searchPage(call.request as Designs.PageRequest)
+        )).data.count
     }
   })
 

@@ -45,8 +45,8 @@ export interface ConfigSpec {
 export type Requests = Partial<Readonly<Record<Endpoint, number>>>
 
 /**
- * How a call ended: `Success` with what it gave (a token's type, a design's number, a search's
- * numbers joined by commas), or an error's `_tag` and its fields. A field whose value is a
+ * How a call ended: `Success` with what it gave (a token's type, a design's number, a quick
+ * search's numbers joined by commas, an advanced search's or a page's count), or an error's `_tag` and its fields. A field whose value is a
  * `Duration` is compared in milliseconds under its own name with `Ms` appended (`retryAfterMs`);
  * `detailIncludes` checks a part of `detail`.
  */
@@ -58,11 +58,16 @@ export type Outcome =
     readonly detailIncludes?: string
   }
 
-/** A call a case makes: a token from `TokenService`, or an operation of `DesignSearchClient`. */
+/**
+ * A call a case makes: a token from `TokenService`, or an operation of `DesignSearchClient` (an
+ * advanced search or a page of one with the request as given, checked or not).
+ */
 export type Call =
   | { readonly op: "token" }
   | { readonly op: "getDesign"; readonly number: string }
   | { readonly op: "quickSearch"; readonly query: string }
+  | { readonly op: "advancedSearch"; readonly request: unknown }
+  | { readonly op: "searchPage"; readonly request: unknown }
 
 /**
  * The clock moved by `advanceMs` while the call runs; then, if `stillRunning`, the call has not
@@ -571,6 +576,46 @@ const faultCases: ReadonlyArray<FaultCase> = [
       }
     ],
     requests: { token: 1, design: 2 }
+  },
+  {
+    kind: "fault",
+    name: "a request the client refuses is a client ValidationError pointing at each problem; nothing is sent",
+    calls: [
+      {
+        call: {
+          op: "advancedSearch",
+          request: {
+            rows: [
+              { op: "XOR", query: { owner: "ltd" } },
+              { op: "AND", query: {} },
+              { op: "OR", query: { date: { type: "FILING", from: "2020-02-01", to: "2020-01-01" } } }
+            ]
+          }
+        },
+        outcome: { _tag: "ValidationError", fields: { origin: "client" } }
+      },
+      {
+        call: { op: "advancedSearch", request: { rows: [] } },
+        outcome: { _tag: "ValidationError", fields: { origin: "client" } }
+      },
+      {
+        call: { op: "advancedSearch", request: { rows: [{ op: "AND", query: { owner: "ltd", extra: Number.NaN } }] } },
+        outcome: { _tag: "ValidationError", fields: { origin: "client" } }
+      },
+      ...[[0, 0], [0, 101], [-1, 10], [0.5, 10]].map(([pageNumber, pageSize]): FaultCall => ({
+        call: {
+          op: "searchPage",
+          request: { rows: [{ op: "AND", query: { owner: "ltd" } }], pageNumber, pageSize }
+        },
+        outcome: { _tag: "ValidationError", fields: { origin: "client" } }
+      })),
+      { call: { op: "quickSearch", query: "" }, outcome: { _tag: "ValidationError", fields: { origin: "client" } } },
+      {
+        call: { op: "getDesign", number: "not a number!" },
+        outcome: { _tag: "ValidationError", fields: { origin: "client" } }
+      }
+    ],
+    requests: { token: 0, search: 0, design: 0, advanced: 0, page: 0 }
   },
   {
     kind: "fault",

@@ -105,7 +105,8 @@ export const scenarios: ReadonlyArray<Scenario> = [
       post(paged, { ...byOwner, pageNumber: 0, pageSize: 3 }),
       post(paged, { ...byOwner, pageNumber: 1000, pageSize: 3 }),
       post(paged, { ...byOwner, pageNumber: 0, pageSize: 101 }),
-      post(paged, { ...byOwner, pageNumber: -1, pageSize: 3 })
+      post(paged, { ...byOwner, pageNumber: -1, pageSize: 3 }),
+      post(paged, { ...byOwner, pageNumber: 0.5, pageSize: 3 })
     ]
   },
   {
