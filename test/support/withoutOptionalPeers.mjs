@@ -30,7 +30,8 @@ const root = new URL("../../", import.meta.url)
 const { exports } = JSON.parse(readFileSync(new URL("package.json", root), "utf8"))
 const imported = []
 const failedImports = []
-for (const entry of Object.values(exports)) {
+// the Effect 3 edition's modules (the Effect 4 edition's load only with its own effect)
+for (const [, entry] of Object.entries(exports).filter(([subpath]) => !subpath.startsWith("./effect4"))) {
   try {
     await import(new URL(entry.default, root).href)
     imported.push(entry.default)
