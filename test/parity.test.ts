@@ -1,8 +1,9 @@
 /**
  * The parity table (`test/parity/cases.ts`) run against the Effect 3 edition; the Effect 4 edition
  * runs the same table in `test/effect4/parity.test.ts`. Each case is its own test, on its own
- * sandbox, client and clock. The sandbox's answers are compared with `sandbox-transcript.json`,
- * which this edition records: `npm run parity:record` (`PARITY_RECORD=1`) writes it afresh.
+ * sandbox, client and clock. Beside the table's own expectations, the sandbox's answers and every
+ * field of every other outcome are held to the transcripts this edition records
+ * (`sandbox-transcript.json`, `outcome-transcript.json`; `npm run parity:record` writes them afresh).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -32,7 +33,15 @@ import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
 import { withControlRoutes } from "../src/sandbox/ControlRoutes.js"
 import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec, SyncOutcome } from "./parity/cases.js"
 import { cases, casesOf, expectedSync, kinds, mirrorCriteria, pagingSearches } from "./parity/cases.js"
-import { errorFields, failureOutcome, pickFields, pickRequests, since, streamFailure } from "./parity/compare.js"
+import {
+  failureOutcome,
+  fullFailure,
+  pickFields,
+  pickRequests,
+  plainFields,
+  since,
+  streamFailure
+} from "./parity/compare.js"
 import type { FullOutcome } from "./parity/compare.js"
 import * as Raw from "./parity/sandbox-requests.js"
 import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
@@ -43,7 +52,8 @@ const ran = new Set<CaseKind>()
 
 /**
  * The transcripts this edition records (`npm run parity:record`, `PARITY_RECORD=1`) and both
- * editions are held to: the sandbox's answers, and every field of each outcome of the other cases (the counters at each check of the token economy).
+ * editions are held to: the sandbox's answers, and every field of each outcome of the other cases
+ * (the counters at each check of the token economy).
  */
 const recordingTranscripts = process.env["PARITY_RECORD"] === "1"
 const sandboxTranscript = "sandbox-transcript.json"
@@ -86,7 +96,7 @@ const fullOutcomeOf = <A>(exit: Exit.Exit<A, unknown>, value: (a: A) => unknown)
     onFailure: (cause) =>
       Option.match(Cause.failureOption(cause), {
         onNone: () => (Cause.isInterruptedOnly(cause) ? { interrupted: true } : { defect: Cause.pretty(cause) }),
-        onSome: (error) => ({ [failureOutcome(error, { _tag: "" }, millis)._tag]: errorFields(error, millis) })
+        onSome: (error) => fullFailure(error, millis)
       })
   })
 
@@ -101,31 +111,21 @@ const outcomeOf = <A>(exit: Exit.Exit<A, unknown>, expected: Outcome, value: (a:
       })
   })
 
+/** A call, and what it gave as the table writes it. */
 const runCall = (call: Call) =>
   Effect.gen(function*() {
+    const client = DesignSearchClient.DesignSearchClient
     switch (call.op) {
       case "token":
-        return yield* Effect.map(Effect.flatMap(TokenService.TokenService, (t) => t.get), (t) => t.tokenType)
+        return (yield* (yield* TokenService.TokenService).get).tokenType
       case "getDesign":
-        return yield* Effect.map(
-          Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign(call.number)),
-          (r) => r.data.number
-        )
+        return (yield* (yield* client).getDesign(call.number)).data.number
       case "quickSearch":
-        return yield* Effect.map(
-          Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.quickSearch({ query: call.query })),
-          (r) => r.data.designNumbers.join(",")
-        )
+        return (yield* (yield* client).quickSearch({ query: call.query })).data.designNumbers.join(",")
       case "advancedSearch":
-        return (yield* Effect.flatMap(
-          DesignSearchClient.DesignSearchClient,
-          (c) => c.advancedSearch(call.request as Designs.AdvancedSearchRequest)
-        )).data.count
+        return String((yield* (yield* client).advancedSearch(call.request as Designs.AdvancedSearchRequest)).data.count)
       case "searchPage":
-        return (yield* Effect.flatMap(
-          DesignSearchClient.DesignSearchClient,
-          (c) => c.searchPage(call.request as Designs.PageRequest)
-        )).data.count
+        return String((yield* (yield* client).searchPage(call.request as Designs.PageRequest)).data.count)
     }
   })
 
@@ -329,7 +329,7 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
                   onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
                 })
               }).pipe(Effect.fork, Effect.flatMap(Fiber.await))
-              outcomes.push(fullOutcomeOf(exit, (report) => errorFields(report, millis)))
+              outcomes.push(fullOutcomeOf(exit, (report) => plainFields(report, millis)))
               const expected = expectedSync(step)
               const outcome: SyncOutcome = Exit.isSuccess(exit)
                 ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }

@@ -1,8 +1,9 @@
 /**
  * The parity table (`test/parity/cases.ts`) run against the Effect 4 edition, as
  * `test/parity.test.ts` runs it against the Effect 3 one. Each case is its own test, on its own
- * sandbox, client and clock. The sandbox's answers are compared with `sandbox-transcript.json`,
- * recorded from the Effect 3 sandbox: both editions answer the same bytes.
+ * sandbox, client and clock. Beside the table's own expectations, the sandbox's answers and every
+ * field of every other outcome are held to the transcripts recorded from the Effect 3 edition
+ * (`sandbox-transcript.json`, `outcome-transcript.json`).
  */
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Redacted, Result, Schedule, Stream } from "effect"
@@ -21,7 +22,15 @@ import { withControlRoutes } from "../../src/effect4/sandbox/ControlRoutes.js"
 import * as TokenService from "../../src/effect4/TokenService.js"
 import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec, SyncOutcome } from "../parity/cases.js"
 import { cases, casesOf, expectedSync, kinds, mirrorCriteria, pagingSearches } from "../parity/cases.js"
-import { errorFields, failureOutcome, pickFields, pickRequests, since, streamFailure } from "../parity/compare.js"
+import {
+  failureOutcome,
+  fullFailure,
+  pickFields,
+  pickRequests,
+  plainFields,
+  since,
+  streamFailure
+} from "../parity/compare.js"
 import type { FullOutcome } from "../parity/compare.js"
 import * as Raw from "../parity/sandbox-requests.js"
 import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
@@ -64,7 +73,7 @@ const fullOutcomeOf = <A>(exit: Exit.Exit<A, unknown>, value: (a: A) => unknown)
     onFailure: (cause) =>
       Option.match(Cause.findErrorOption(cause), {
         onNone: () => (Cause.hasInterruptsOnly(cause) ? { interrupted: true } : { defect: Cause.pretty(cause) }),
-        onSome: (error) => ({ [failureOutcome(error, { _tag: "" }, millis)._tag]: errorFields(error, millis) })
+        onSome: (error) => fullFailure(error, millis)
       })
   })
 
@@ -79,29 +88,21 @@ const outcomeOf = <A>(exit: Exit.Exit<A, unknown>, expected: Outcome, value: (a:
       })
   })
 
+/** A call, and what it gave as the table writes it. */
 const runCall = (call: Call) =>
   Effect.gen(function*() {
+    const client = DesignSearchClient.DesignSearchClient
     switch (call.op) {
       case "token":
-        return (yield* Effect.flatMap(TokenService.TokenService, (t) => t.get)).tokenType
+        return (yield* (yield* TokenService.TokenService).get).tokenType
       case "getDesign":
-        return (yield* Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign(call.number)))
-          .data.number
+        return (yield* (yield* client).getDesign(call.number)).data.number
       case "quickSearch":
-        return (yield* Effect.flatMap(
-          DesignSearchClient.DesignSearchClient,
-          (c) => c.quickSearch({ query: call.query })
-        )).data.designNumbers.join(",")
+        return (yield* (yield* client).quickSearch({ query: call.query })).data.designNumbers.join(",")
       case "advancedSearch":
-        return (yield* Effect.flatMap(
-          DesignSearchClient.DesignSearchClient,
-          (c) => c.advancedSearch(call.request as Designs.AdvancedSearchRequest)
-        )).data.count
+        return String((yield* (yield* client).advancedSearch(call.request as Designs.AdvancedSearchRequest)).data.count)
       case "searchPage":
-        return (yield* Effect.flatMap(
-          DesignSearchClient.DesignSearchClient,
-          (c) => c.searchPage(call.request as Designs.PageRequest)
-        )).data.count
+        return String((yield* (yield* client).searchPage(call.request as Designs.PageRequest)).data.count)
     }
   })
 
@@ -311,7 +312,7 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
                   onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
                 })
               }).pipe(Effect.forkChild, Effect.flatMap(Fiber.await))
-              outcomes.push(fullOutcomeOf(exit, (report) => errorFields(report, millis)))
+              outcomes.push(fullOutcomeOf(exit, (report) => plainFields(report, millis)))
               const expected = expectedSync(step)
               const outcome: SyncOutcome = Exit.isSuccess(exit)
                 ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }

@@ -1,8 +1,19 @@
 /**
- * What both runners read of an outcome to compare it with the table: plain functions, no `effect`
- * import (each runner passes what its edition needs, such as reading a `Duration`).
+ * What both runners read of an outcome to compare it with the table and the outcome transcript:
+ * plain functions, no `effect` import (each runner passes what its edition needs, such as reading
+ * a `Duration`).
  */
 import type { Outcome } from "./cases.js"
+
+type Fields = Readonly<Record<string, unknown>>
+
+const fieldsOf = (error: unknown): Fields => (typeof error === "object" && error !== null ? error : {}) as Fields
+
+/** An error's `_tag`, or what it is when it has none. */
+const tagOf = (error: unknown): string => {
+  const tag = fieldsOf(error)["_tag"]
+  return typeof tag === "string" ? tag : `not a tagged error: ${typeof error}`
+}
 
 /**
  * The failure `error` as the table writes it: its `_tag`, the fields the expected outcome names
@@ -13,8 +24,7 @@ export const failureOutcome = (
   expected: Outcome,
   millis: (duration: unknown) => number | undefined
 ): Outcome => {
-  const record = (typeof error === "object" && error !== null ? error : {}) as Readonly<Record<string, unknown>>
-  const tag = typeof record["_tag"] === "string" ? record["_tag"] : `not a tagged error: ${typeof error}`
+  const record = fieldsOf(error)
   const wanted = "fields" in expected && expected.fields !== undefined ? Object.keys(expected.fields) : []
   const fields = Object.fromEntries(wanted.map((name) => {
     const value = name.endsWith("Ms") ? millis(record[name.slice(0, -2)]) : record[name]
@@ -23,7 +33,7 @@ export const failureOutcome = (
   const detail = record["detail"]
   const part = "detailIncludes" in expected ? expected.detailIncludes : undefined
   return {
-    _tag: tag,
+    _tag: tagOf(error),
     ...(wanted.length > 0 ? { fields } : {}),
     ...(part === undefined
       ? {}
@@ -61,33 +71,39 @@ export const streamFailure = (
   expected: { readonly _tag: string; readonly parameter?: string }
 ): { readonly _tag: string; readonly parameter?: string } => {
   if (error === undefined) return { _tag: "Success" }
-  const record = (typeof error === "object" && error !== null ? error : {}) as {
-    readonly _tag?: unknown
+  const { errors } = fieldsOf(error) as {
     readonly errors?: ReadonlyArray<{ readonly source?: { readonly parameter?: string } }>
   }
-  const tag = typeof record._tag === "string" ? record._tag : "not a tagged error"
   return expected.parameter === undefined
-    ? { _tag: tag }
-    : { _tag: tag, parameter: String(record.errors?.[0]?.source?.parameter) }
+    ? { _tag: tagOf(error) }
+    : { _tag: tagOf(error), parameter: String(errors?.[0]?.source?.parameter) }
 }
 
 /**
- * Every field of a failure but `_tag`, by name in order, as plain JSON (a `Duration`, read by
- * `millis`, as `{ millis }`): what the outcome transcript holds of each call of the fault matrix.
+ * Every field of `value` but `_tag`, by name in order, as plain JSON (a `Duration`, read by
+ * `millis`, as `{ millis }`): what the outcome transcript holds of a failure or a report.
  */
-export const errorFields = (
-  error: unknown,
+export const plainFields = (
+  value: unknown,
   millis: (duration: unknown) => number | undefined
 ): Record<string, unknown> => {
-  const record = (typeof error === "object" && error !== null ? error : {}) as Readonly<Record<string, unknown>>
+  const record = fieldsOf(value)
   return Object.fromEntries(
     Object.keys(record).filter((name) => name !== "_tag").sort().map((name) => {
-      const value = record[name]
-      const ms = millis(value)
-      return [name, ms !== undefined ? { millis: ms } : value === undefined ? null : JSON.parse(JSON.stringify(value))]
+      const field = record[name]
+      const ms = millis(field)
+      return [name, ms !== undefined ? { millis: ms } : field === undefined ? null : JSON.parse(JSON.stringify(field))]
     })
   )
 }
 
-/** What the outcome transcript holds of a call: `{ Success: value }`, or `{ [_tag]: fields }`. */
+/**
+ * What the outcome transcript holds of a call, a stream, a sync or a check: `{ Success: value }`,
+ * `{ [_tag]: fields }` (`fullFailure`), `{ interrupted: true }`, or counters.
+ */
 export type FullOutcome = Readonly<Record<string, unknown>>
+
+/** A failure as the outcome transcript holds it: `{ [_tag]: every other field }`. */
+export const fullFailure = (error: unknown, millis: (duration: unknown) => number | undefined): FullOutcome => ({
+  [tagOf(error)]: plainFields(error, millis)
+})
