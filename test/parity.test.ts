@@ -31,7 +31,18 @@ import * as DesignMirror from "../src/DesignMirror.js"
 import type { ApiError, Designs } from "../src/index.js"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
 import { withControlRoutes } from "../src/sandbox/ControlRoutes.js"
-import type { Call, Case, CaseKind, CaseOf, ConfigSpec, Outcome, SandboxSpec, SyncOutcome } from "./parity/cases.js"
+import type {
+  Call,
+  Case,
+  CaseKind,
+  CaseOf,
+  ConfigSpec,
+  MirrorStep,
+  Outcome,
+  PagingStream,
+  SandboxSpec,
+  SyncOutcome
+} from "./parity/cases.js"
 import { cases, casesOf, expectedSync, kinds, mirrorCriteria, pagingSearches } from "./parity/cases.js"
 import {
   failureOutcome,
@@ -237,6 +248,24 @@ const runEconomy = (c: CaseOf<"tokenEconomy">) =>
     holdOutcomes(c.name, outcomes)
   }).pipe(Effect.provide(clientLayer({ sandbox: sandboxOptions(c.sandbox), config: configOptions(c.config) })))
 
+/** What `onPage` was told, held to what a paging stream expects. */
+const checkTold = (
+  told: ReadonlyArray<DesignSearchClient.PageInfo>,
+  expected: NonNullable<PagingStream["told"]>,
+  at: string
+) => {
+  const { firstCodes, firstDetailIncludes, ...every } = expected
+  const each = <A>(f: (page: DesignSearchClient.PageInfo) => A) => [...new Set(told.map(f))]
+  expect({
+    pageNumbers: told.map((p) => p.pageNumber),
+    fallback: each((p) => p.fallback),
+    pages: each((p) => p.pages),
+    count: each((p) => p.count)
+  }, at).toEqual({ ...every, fallback: [every.fallback], pages: [every.pages], count: [every.count] })
+  if (firstCodes !== undefined) expect(told[0]?.messages.map((m) => m.code), at).toEqual(firstCodes)
+  if (firstDetailIncludes !== undefined) expect(told[0]?.messages[0]?.detail, at).toContain(firstDetailIncludes)
+}
+
 const runPaging = (c: CaseOf<"paging">) =>
   Effect.gen(function*() {
     const client = yield* DesignSearchClient.DesignSearchClient
@@ -270,17 +299,7 @@ const runPaging = (c: CaseOf<"paging">) =>
       }
       const { token: _, ...requests } = since((yield* control.stats).requests, before)
       expect(requests, `stream ${i}`).toEqual(stream.requests)
-      if (stream.told !== undefined) {
-        const { firstCodes, firstDetailIncludes, ...every } = stream.told
-        expect({
-          pageNumbers: told.map((p) => p.pageNumber),
-          fallback: told.every((p) => p.fallback === every.fallback) ? every.fallback : !every.fallback,
-          pages: told.every((p) => p.pages === every.pages) ? every.pages : told.map((p) => p.pages),
-          count: told.every((p) => p.count === every.count) ? every.count : told.map((p) => p.count)
-        }, `stream ${i}`).toEqual(every)
-        if (firstCodes !== undefined) expect(told[0]?.messages.map((m) => m.code)).toEqual(firstCodes)
-        if (firstDetailIncludes !== undefined) expect(told[0]?.messages[0]?.detail).toContain(firstDetailIncludes)
-      }
+      if (stream.told !== undefined) checkTold(told, stream.told, `stream ${i}`)
     }
     holdOutcomes(c.name, outcomes)
   }).pipe(Effect.provide(clientLayer({
@@ -304,6 +323,31 @@ const apiRequests = Effect.map(
   ({ requests }) => requests.search + requests.advanced + requests.page + requests.design
 )
 
+/** A sync step of a mirror case: its faults, the sync, its outcome and requests checked; its full outcome. */
+const syncStep = (step: Extract<MirrorStep, { readonly do: "sync" }>, at: string) =>
+  Effect.gen(function*() {
+    const mirror = yield* DesignMirror.DesignMirror
+    const control = yield* Sandbox.SandboxControl
+    for (const fault of step.faults ?? []) yield* control.injectFault(fault)
+    const before = yield* apiRequests
+    const stopAt = step.interruptAtCommitted
+    const exit = yield* mirror.sync(mirrorCriteria[step.criteria], {
+      ...(step.concurrency === undefined ? {} : { concurrency: step.concurrency }),
+      ...(stopAt === undefined ? {} : {
+        onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
+      })
+    }).pipe(Effect.fork, Effect.flatMap(Fiber.await))
+    const expected = expectedSync(step)
+    const outcome: SyncOutcome = Exit.isSuccess(exit)
+      ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }
+      : Exit.isInterrupted(exit)
+      ? { interrupted: true }
+      : { failure: Option.match(Cause.failureOption(exit.cause), { onNone: () => "defect", onSome: (e) => e._tag }) }
+    expect(outcome, at).toEqual(expected)
+    if (step.requests !== undefined) expect((yield* apiRequests) - before, at).toBe(step.requests)
+    return fullOutcomeOf(exit, (report) => plainFields(report, millis))
+  })
+
 const runMirror = (c: CaseOf<"mirrorSync">) =>
   Effect.gen(function*() {
     yield* TestClock.setTime(dec1)
@@ -319,32 +363,9 @@ const runMirror = (c: CaseOf<"mirrorSync">) =>
         const outcomes: Array<FullOutcome> = []
         for (const [i, step] of c.steps.entries()) {
           switch (step.do) {
-            case "sync": {
-              for (const fault of step.faults ?? []) yield* control.injectFault(fault)
-              const before = yield* apiRequests
-              const stopAt = step.interruptAtCommitted
-              const exit = yield* mirror.sync(mirrorCriteria[step.criteria], {
-                ...(step.concurrency === undefined ? {} : { concurrency: step.concurrency }),
-                ...(stopAt === undefined ? {} : {
-                  onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
-                })
-              }).pipe(Effect.fork, Effect.flatMap(Fiber.await))
-              outcomes.push(fullOutcomeOf(exit, (report) => plainFields(report, millis)))
-              const expected = expectedSync(step)
-              const outcome: SyncOutcome = Exit.isSuccess(exit)
-                ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }
-                : Exit.isInterrupted(exit)
-                ? { interrupted: true }
-                : {
-                  failure: Option.match(Cause.failureOption(exit.cause), {
-                    onNone: () => "defect",
-                    onSome: (e) => e._tag
-                  })
-                }
-              expect(outcome, `step ${i}`).toEqual(expected)
-              if (step.requests !== undefined) expect((yield* apiRequests) - before, `step ${i}`).toBe(step.requests)
+            case "sync":
+              outcomes.push(yield* syncStep(step, `step ${i}`))
               break
-            }
             case "state": {
               const state = Option.getOrUndefined(yield* mirror.state(mirrorCriteria[step.criteria]))
               const { criteria: _, do: __, ...expected } = step
