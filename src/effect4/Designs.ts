@@ -242,7 +242,11 @@ const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
  */
 export const PageRequest = writable(Open({
   ...advancedFields,
-  pageNumber: NonNegativeInt,
+  // as the Effect 3 edition words it: its own message for a fraction, the check's for a negative
+  pageNumber: Schema.Number.check(
+    Schema.isGreaterThanOrEqualTo(0),
+    Schema.isInt({ message: "expected a page number: an integer from 0" })
+  ),
   pageSize: Schema.Int.check(
     Schema.isBetween({ minimum: 1, maximum: maxPageSize }, {
       message: `expected a page size: an integer from 1 to ${maxPageSize}`
