@@ -11,17 +11,18 @@ import type { HttpServerError } from "@effect/platform"
 import { ConfigError, Duration, Effect, Either, Layer } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
-import { generateDesigns, prng } from "./core/dataset.js"
+import { generateDesigns } from "./core/dataset.js"
+import * as Checks from "./core/sandboxChecks.js"
 import * as SearchIndex from "./core/searchIndex.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as OptionalPeer from "./internal/optionalPeer.js"
-import { nonNegative, positiveInt } from "./internal/optionChecks.js"
+import { nonNegative } from "./internal/optionChecks.js"
 import * as App from "./sandbox/App.js"
 import * as Cassette from "./sandbox/Cassette.js"
 import * as Control from "./sandbox/Control.js"
 import { SandboxControl } from "./sandbox/Control.js"
 import type { Sandbox } from "./sandbox/Control.js"
-import { defaults, resultFields } from "./sandbox/Defaults.js"
+import { defaults } from "./sandbox/Defaults.js"
 import type { ListenOptions, ResultField, Served } from "./sandbox/Defaults.js"
 import { httpClient } from "./sandbox/InProcessClient.js"
 import * as State from "./sandbox/State.js"
@@ -49,15 +50,18 @@ export { type Entry, Fault, FaultTarget, type Stats } from "./sandbox/State.js"
  * @category options
  */
 export interface Options {
-  /** Default `sandbox-client`. */
+  /** Default `sandbox-client`; not blank. */
   readonly clientId?: string | undefined
-  /** Default `sandbox-secret`. */
+  /** Default `sandbox-secret`; not blank. */
   readonly clientSecret?: string | undefined
-  /** How many designs the dataset holds (default `defaults.designs`, 500; at least the fixed records). */
+  /**
+   * How many designs the dataset holds (default `defaults.designs`, 500; at least the fixed records),
+   * at most 200,000: each costs about 2 KB and 50 µs to build.
+   */
   readonly designs?: number | undefined
-  /** Seed of the dataset (default 1): the same seed gives the same designs. */
+  /** Seed of the dataset (default 1), a safe integer: the same seed gives the same designs. */
   readonly seed?: number | undefined
-  /** `expires_in` of issued tokens (default 3600 seconds, as the spec says). */
+  /** `expires_in` of issued tokens (default 3600 seconds, as the spec says): a second to a year, as the client accepts. */
   readonly tokenLifetime?: Duration.DurationInput | undefined
   /** Most design numbers a quick search lists; beyond it a `warning` message says so (default 10,000). */
   readonly resultCap?: number | undefined
@@ -72,7 +76,7 @@ export interface Options {
   readonly journalSize?: number | undefined
   /**
    * How long the sandbox waits, on its `Clock`, before each answer: a duration, or a range drawn
-   * from a random source seeded by `seed` (default none).
+   * from a random source seeded by `seed` (default none); at most 10 minutes, as a fault's `delayMs`.
    */
   readonly latency?: Duration.DurationInput | {
     readonly min: Duration.DurationInput
@@ -88,7 +92,11 @@ export interface Options {
  */
 export const inProcessUrl = "https://sandbox.design-search.invalid"
 
-const invalid = (name: string, message: string) => Effect.fail(ConfigError.InvalidData([name], message))
+/** A value the options' plain checks accepted, or the `ConfigError` naming the option they refused. */
+const checked = <A>(result: Checks.Checked<A>): Either.Either<A, ConfigError.ConfigError> =>
+  "refused" in result
+    ? Either.left(ConfigError.InvalidData([...result.refused.path], result.refused.message))
+    : Either.right(result.value)
 
 /** Each answer's latency in milliseconds: fixed, or drawn from `[min, max]` by a source seeded by `seed`. */
 const latencyOf = (latency: Options["latency"], seed: number) => {
@@ -98,40 +106,28 @@ const latencyOf = (latency: Options["latency"], seed: number) => {
   }
   const [min, max] = range ? [latency.min, latency.max] : [latency, latency]
   const ends = [nonNegative("latency", min, Duration.zero), nonNegative("latency", max, Duration.zero)] as const
-  return Either.flatMap(Either.all(ends), ([low, high]) => {
-    const [from, span, random] = [Duration.toMillis(low), Duration.toMillis(high) - Duration.toMillis(low), prng(seed)]
-    return span < 0
-      ? Either.left(ConfigError.InvalidData(["latency"], "latency's min must be at most its max"))
-      : Either.right(() => from + Math.floor(random() * (span + 1)))
-  })
+  return Either.flatMap(
+    Either.all(ends),
+    ([low, high]) => checked(Checks.latency(Duration.toMillis(low), Duration.toMillis(high), seed))
+  )
 }
 
 /**
- * Builds a sandbox: generates its dataset and index, and a fresh signing key.
+ * Builds a sandbox: generates its dataset and index, and a fresh signing key. Options out of their
+ * ranges (docs/library.md) or of the wrong type fail it with a `ConfigError` naming the option.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.ConfigError> =>
   Effect.gen(function*() {
-    const clientId = options.clientId ?? defaults.clientId
-    const clientSecret = options.clientSecret ?? defaults.clientSecret
-    if (clientId === "" || clientSecret === "") {
-      return yield* invalid("clientId", "sandbox credentials must not be empty")
-    }
-    const designs = yield* positiveInt("designs", options.designs ?? defaults.designs)
+    const plain = yield* checked(Checks.plainOptions(options))
     const lifetime = yield* nonNegative("tokenLifetime", options.tokenLifetime, defaults.tokenLifetime)
-    const tokenLifetimeSeconds = yield* positiveInt("tokenLifetime", Math.round(Duration.toSeconds(lifetime)))
-    const resultCap = yield* positiveInt("resultCap", options.resultCap ?? defaults.resultCap)
-    const maxRequestBytes = yield* positiveInt("maxRequestBytes", options.maxRequestBytes ?? defaults.maxRequestBytes)
-    const resultField = options.resultField ?? defaults.resultField
-    if (!resultFields.includes(resultField)) {
-      return yield* invalid("resultField", `resultField must be designNumbers or designIds, got ${String(resultField)}`)
-    }
-    const seed = options.seed ?? defaults.seed
-    const latency = yield* latencyOf(options.latency, seed)
+    const tokenLifetimeSeconds = yield* checked(Checks.tokenLifetime(Duration.toSeconds(lifetime)))
+    const latency = yield* latencyOf(options.latency, plain.seed)
+    const { clientId, clientSecret, designs, journalSize, maxRequestBytes, resultCap, resultField, seed } = plain
     const index = SearchIndex.make(generateDesigns(designs, seed))
-    const state = State.make(yield* positiveInt("journalSize", options.journalSize ?? defaults.journalSize))
+    const state = State.make(journalSize)
     const secrets = [clientSecret, `${clientId}:${clientSecret}`]
     const signingKey = randomBytes(32)
     const config = { clientId, clientSecret, tokenLifetimeSeconds, resultCap, resultField, maxRequestBytes }
@@ -217,7 +213,8 @@ export const serve = (
 ): Effect.Effect<Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
   Effect.flatMap(loadServer, (Server) =>
     Effect.flatMap(
-      options.cassette === undefined
+      // `make` refuses options that are no object
+      typeof options !== "object" || options === null || options.cassette === undefined
         ? make(options)
         : Cassette.make(options.cassette, { mode: "replay", ignore: options.ignore }),
       (sandbox) => Server.serve(sandbox, options)

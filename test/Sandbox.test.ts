@@ -651,7 +651,9 @@ describe("SandboxControl.touch", () => {
       yield* TestClock.setTime(dec2)
       const client = yield* DesignSearchClient.DesignSearchClient
       const control = yield* Sandbox.SandboxControl
-      const error = yield* Effect.flip(control.touch([wristWatch, "999999999", "x1"]))
+      const error = yield* Effect.flip(
+        control.touch([wristWatch, "999999999", "x1"]).pipe(Effect.catchTag("ParseError", Effect.die))
+      )
       expect(error).toBeInstanceOf(Sandbox.UnknownDesignsError)
       expect(error.numbers).toEqual(["999999999", "x1"])
       expect((yield* client.getDesign(wristWatch)).data.title).not.toMatch(/amended/)

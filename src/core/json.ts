@@ -5,11 +5,11 @@ export const maxRequestNesting = 64
 
 /**
  * Where JSON would not write `u` as it is (a function, a symbol, a `bigint`, a number that is not
- * finite, a class, a hole or `undefined` in an array, a cycle, nesting past `maxRequestNesting`):
- * the path to the first such value, or `undefined`. An object's field that is `undefined` is left
- * out by JSON, as an absent optional field is, and is fine.
+ * finite, a class, a hole or `undefined` in an array, a cycle, nesting past `limit` levels): the path
+ * to the first such value, or `undefined`. An object's field that is `undefined` is left out by
+ * JSON, as an absent optional field is, and is fine.
  */
-export const unwritableAt = (u: unknown): ReadonlyArray<PropertyKey> | undefined => {
+export const unwritableAt = (u: unknown, limit: number = maxRequestNesting): ReadonlyArray<PropertyKey> | undefined => {
   const visit = (
     value: unknown,
     path: ReadonlyArray<PropertyKey>,
@@ -17,7 +17,7 @@ export const unwritableAt = (u: unknown): ReadonlyArray<PropertyKey> | undefined
   ): ReadonlyArray<PropertyKey> | undefined => {
     if (value === null || typeof value === "string" || typeof value === "boolean") return undefined
     if (typeof value === "number") return Number.isFinite(value) ? undefined : path
-    if (typeof value !== "object" || parents.includes(value) || parents.length >= maxRequestNesting) return path
+    if (typeof value !== "object" || parents.includes(value) || parents.length >= limit) return path
     const proto: unknown = Object.getPrototypeOf(value)
     if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return path
     const entries: Array<[PropertyKey, unknown]> = Array.isArray(value)

@@ -59,9 +59,12 @@ export interface Control {
   /**
    * Changes designs as the register would: appends " (amended)" to each title and sets its
    * `lastChanged` to today (UTC midnight, by the sandbox's clock), so searches by `changedSinceDate`
-   * find it. Fails with `UnknownDesignsError`, touching none, if a number is not in the sandbox.
+   * find it. Fails with `UnknownDesignsError`, touching none, if a number is not in the sandbox, and
+   * on anything but a list of strings.
    */
-  readonly touch: (numbers: ReadonlyArray<string>) => Effect.Effect<void, UnknownDesignsError>
+  readonly touch: (
+    numbers: ReadonlyArray<string>
+  ) => Effect.Effect<void, UnknownDesignsError | ParseResult.ParseError>
 }
 
 /**
@@ -89,6 +92,7 @@ export interface Sandbox {
 const strict = { errors: "all", onExcessProperty: "error" } as const
 const decodeFault = Schema.decodeUnknown(State.Fault, strict)
 const decodeFilter = Schema.decodeUnknown(State.RequestFilter, strict)
+const decodeNumbers = Schema.decodeUnknown(Schema.Array(Schema.String), strict)
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
 export const make = (state: State.State, index: SearchIndex): Control => {
@@ -109,8 +113,8 @@ export const make = (state: State.State, index: SearchIndex): Control => {
           Effect.fromNullable(entries.at(-1)),
           () => new Cause.NoSuchElementException(noMatch(filter, contents(state.journal).at(-1)))
         )),
-    touch: (numbers) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    touch: (input) =>
+      Effect.flatMap(Effect.zip(decodeNumbers(input), Clock.currentTimeMillis), ([numbers, now]) => {
         const unknown = index.touch(numbers, now)
         return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
       })

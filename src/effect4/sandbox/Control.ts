@@ -58,9 +58,10 @@ export interface Control {
   /**
    * Changes designs as the register would: appends " (amended)" to each title and sets its
    * `lastChanged` to today (UTC midnight, by the sandbox's clock), so searches by `changedSinceDate`
-   * find it. Fails with `UnknownDesignsError`, touching none, if a number is not in the sandbox.
+   * find it. Fails with `UnknownDesignsError`, touching none, if a number is not in the sandbox, and
+   * on anything but a list of strings.
    */
-  readonly touch: (numbers: ReadonlyArray<string>) => Effect.Effect<void, UnknownDesignsError>
+  readonly touch: (numbers: ReadonlyArray<string>) => Effect.Effect<void, UnknownDesignsError | Schema.SchemaError>
 }
 
 /**
@@ -97,6 +98,7 @@ export interface Sandbox {
 
 const decodeFault = Schema.decodeUnknownEffect(State.Fault, State.strict)
 const decodeFilter = Schema.decodeUnknownEffect(State.RequestFilter, State.strict)
+const decodeNumbers = Schema.decodeUnknownEffect(Schema.Array(Schema.String), State.strict)
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
 export const make = (state: State.State, index: SearchIndex): Control => {
@@ -118,8 +120,8 @@ export const make = (state: State.State, index: SearchIndex): Control => {
           ? Effect.fail(new Cause.NoSuchElementError(noMatch(filter, contents(state.journal).at(-1))))
           : Effect.succeed(last)
       }),
-    touch: (numbers) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    touch: (input) =>
+      Effect.flatMap(Effect.zip(decodeNumbers(input), Clock.currentTimeMillis), ([numbers, now]) => {
         const unknown = index.touch(numbers, now)
         return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
       })

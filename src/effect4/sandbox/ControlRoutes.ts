@@ -79,11 +79,13 @@ export const withControlRoutes = (app: App, control: Control, own: Address.OwnAd
             Effect.as(control.touch(numbers), noContent).pipe(Effect.mapError((error) =>
               errors(
                 422,
-                error.numbers.map((number) => ({
-                  code: "UNKNOWN_DESIGN",
-                  detail: `no design numbered ${number}`,
-                  source: { pointer: `/numbers/${numbers.indexOf(number)}` }
-                }))
+                error._tag === "UnknownDesignsError"
+                  ? error.numbers.map((number) => ({
+                    code: "UNKNOWN_DESIGN",
+                    detail: `no design numbered ${number}`,
+                    source: { pointer: `/numbers/${numbers.indexOf(number)}` }
+                  }))
+                  : pointerErrors(error) // not met: `decodeTouch` checked the numbers already
               )
             ))
         )

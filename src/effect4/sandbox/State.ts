@@ -3,8 +3,9 @@ import { Array as Arr, Effect, Predicate, Schema, SchemaGetter, SchemaIssue, Sch
 import type { Types } from "effect"
 import { faultQueue, fieldPathProblem, misplaced, take } from "../../core/faultMatch.js"
 import type { FaultQueue, Match, Seen } from "../../core/faultMatch.js"
-import { credentialName, maxNesting, nestsWithin, push, ring } from "../../core/journal.js"
+import { credentialName, push, ring } from "../../core/journal.js"
 import type { JournalEntry, Ring, Writable } from "../../core/journal.js"
+import { faultBodyProblems, faultHeaderProblem, maxDelayMs } from "../../core/sandboxChecks.js"
 import { endpoints } from "../../core/service.js"
 import type { Endpoint } from "../../core/service.js"
 
@@ -53,20 +54,12 @@ export const parseOptions = { errors: "all", reportInput: true } as const
 /** How faults and journal queries are decoded: every problem, with the values at fault, and no field unknown. */
 export const strict = { ...parseOptions, onExcessProperty: "error" } as const
 
-/** Header names the transport computes itself: a fault may not set them. */
-const reservedHeaders = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"])
-
 /** A header a fault may send: an HTTP token for a name, visible Latin-1 text for a value. */
 const FaultHeaders = checkedRecord(
   Schema.String.check(
     Schema.isPattern(/^[\t\x20-\x7e\x80-\xff]*$/, { message: "expected a header value without control characters" })
   ),
-  (name) =>
-    !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
-      ? "expected an HTTP header name"
-      : reservedHeaders.has(name.toLowerCase())
-      ? `${name} is set by the server itself`
-      : undefined
+  faultHeaderProblem
 )
 
 const Scalar = Schema.Union([Schema.String, Schema.Number, Schema.Boolean, Schema.Null])
@@ -152,8 +145,8 @@ const Uses = between(1, 1_000_000)
 /**
  * A fault: after letting `after` requests through, the next `times` (or `count`) requests to
  * `target` that `match` names get `status` with `body` (a string is sent as is, anything else as
- * JSON; absent, a spec-shaped error for the status) and `headers`, after `delayMs` on the sandbox's
- * clock, answered as `kind` says.
+ * JSON, which must write it as it is; absent, a spec-shaped error for the status) and `headers`
+ * (none the transport sets), after `delayMs` on the sandbox's clock, answered as `kind` says.
  *
  * @since 0.4.0
  * @category schemas
@@ -170,13 +163,9 @@ export const Fault = Schema.Struct({
   match: Schema.optional(Schema.Struct(matchFields)),
   body: Schema.optional(Schema.Unknown),
   headers: Schema.optional(FaultHeaders),
-  delayMs: Schema.optional(between(0, 600_000))
+  delayMs: Schema.optional(between(0, maxDelayMs))
 }).check(Schema.makeFilter((fault) => [
-  ...(fault.body !== undefined && (fault.status === 204 || fault.status === 304)
-    ? [{ path: ["body"], issue: `a ${fault.status} answer has no body` }]
-    : nestsWithin(fault.body)
-    ? []
-    : [{ path: ["body"], issue: `a body nests at most ${maxNesting} levels as JSON; send a deeper one as a string` }]),
+  ...faultBodyProblems(fault.status, fault.body).map(({ message, path }) => ({ path, issue: message })),
   ...misplacedIssues(fault.target, fault.match ?? {}, ["match"])
 ]))
 

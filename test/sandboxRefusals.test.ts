@@ -1,0 +1,130 @@
+/**
+ * What the sandbox refuses of what a user hands it, with a typed error that names the option or the
+ * field, never a defect, a hang or a silent loss: options out of range or of the wrong type (in
+ * `make`, `layer` and `serve` alike), a fault whose body JSON would not send as given or whose
+ * headers the transport sets, and `touch` given anything but a list of design numbers.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
+import type { ConfigError } from "effect"
+import { DesignSearchClient, Sandbox } from "../src/index.js"
+import { clientLayer } from "./support/layers.js"
+
+const { chair } = Sandbox.fixedNumbers
+
+/** Where the `ConfigError` of `effect`'s failure points, and its text; a defect fails the test. */
+const refusal = <A, R>(effect: Effect.Effect<A, ConfigError.ConfigError | { readonly _tag: string }, R>) =>
+  Effect.map(Effect.exit(Effect.suspend(() => effect)), (exit) => {
+    if (Exit.isSuccess(exit)) return { path: "accepted", text: "" }
+    const error = Cause.failureOption(exit.cause)
+    if (Option.isNone(error)) return { path: `defect: ${Cause.pretty(exit.cause)}`, text: "" }
+    const e = error.value as ConfigError.ConfigError
+    return { path: e._op === "InvalidData" ? e.path.join(".") : e._tag, text: String(e) }
+  })
+
+describe("Sandbox options out of range or of the wrong type", () => {
+  it.effect("each is a ConfigError naming the option, from make, layer and serve alike", () =>
+    Effect.gen(function*() {
+      const refused: ReadonlyArray<readonly [unknown, string, string]> = [
+        [null, "", "expected an object of options"],
+        ["options", "", "expected an object of options"],
+        [{ designs: 1e7 }, "designs", "at most 200000"],
+        [{ designs: 200_001 }, "designs", "at most 200000"],
+        [{ designs: 0 }, "designs", "designs must be a positive integer"],
+        [{ clientId: 5 }, "clientId", "clientId must be a string"],
+        [{ clientSecret: 5 }, "clientSecret", "clientSecret must be a string"],
+        [{ clientId: "  " }, "clientId", "clientId must not be empty"],
+        [{ clientSecret: "" }, "clientSecret", "clientSecret must not be empty"],
+        [{ seed: Number.NaN }, "seed", "seed must be a safe integer"],
+        [{ seed: "x" }, "seed", "seed must be a safe integer"],
+        [{ seed: 1.5 }, "seed", "seed must be a safe integer"],
+        [{ seed: 2 ** 53 }, "seed", "seed must be a safe integer"],
+        [{ tokenLifetime: "400 days" }, "tokenLifetime", "at most a year"],
+        [{ tokenLifetime: "366 days" }, "tokenLifetime", "at most a year"],
+        [{ latency: 1e12 }, "latency", "at most 600000"],
+        [{ latency: { min: 0, max: "601 seconds" } }, "latency", "at most 600000"]
+      ]
+      for (const [options, path, says] of refused) {
+        const shown = JSON.stringify(options)
+        const made = yield* refusal(Sandbox.make(options as Sandbox.Options))
+        expect(made.path, shown).toBe(path)
+        expect(made.text, shown).toContain(says)
+        const layered = yield* refusal(Layer.build(Sandbox.layer(options as Sandbox.Options)).pipe(Effect.scoped))
+        expect(layered.path, shown).toBe(path)
+        const served = yield* refusal(Sandbox.serve(options as Sandbox.ServeOptions).pipe(Effect.scoped))
+        expect(served.path, shown).toBe(path)
+      }
+    }))
+
+  it.effect("the bounds themselves are accepted: a year's tokens the client takes, ten minutes' latency, any safe seed", () =>
+    Effect.gen(function*() {
+      for (const options of [{ seed: -7 }, { seed: 0 }, { latency: "10 minutes" }, { designs: 20 }] as const) {
+        expect((yield* refusal(Sandbox.make(options))).path, JSON.stringify(options)).toBe("accepted")
+      }
+      const client = yield* DesignSearchClient.DesignSearchClient
+      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+    }).pipe(Effect.provide(
+      DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer({ designs: 20, tokenLifetime: "365 days" })))
+    )))
+})
+
+describe("injectFault refuses a body or headers it could not send as given", () => {
+  it.effect("a body JSON would not write as it is (a bigint, a symbol, a function, NaN, a class, a hole): a ParseError at it", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      const bodies: ReadonlyArray<readonly [unknown, string]> = [
+        [{ a: 1n }, `["body"]["a"]`],
+        [{ a: Symbol("s") }, `["body"]["a"]`],
+        [() => 1, `["body"]`],
+        [Symbol("s"), `["body"]`],
+        [10n, `["body"]`],
+        [{ rows: [1, Number.NaN] }, `["body"]["rows"][1]`],
+        [{ when: new Date(0) }, `["body"]["when"]`],
+        // eslint-disable-next-line no-sparse-arrays
+        [[1, , 3], `["body"][1]`],
+        [{ list: [undefined] }, `["body"]["list"][0]`]
+      ]
+      for (const [body, at] of bodies) {
+        const error = yield* Effect.flip(control.injectFault({ target: "design", status: 400, body }))
+        expect(error._tag).toBe("ParseError")
+        expect(error.message, at).toContain(at)
+        expect(error.message, at).toContain("send it as a string")
+      }
+      // Nothing was queued: the next request gets the real answer.
+      const client = yield* DesignSearchClient.DesignSearchClient
+      expect((yield* client.getDesign(chair)).data.number).toBe(chair)
+      expect((yield* control.requests({ target: "design" })).entries.map((e) => e.fault)).toEqual([undefined])
+      // What JSON writes as given still goes, an absent field included.
+      yield* control.injectFault({ target: "design", status: 400, body: { a: [1, "x", null, { b: undefined }] } })
+      expect((yield* Effect.flip(client.getDesign(chair)))._tag).toBe("BadRequestError")
+    }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a header the transport sets (Content-Encoding among them) is refused, in any case", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      for (
+        const name of ["Content-Encoding", "content-encoding", "Content-Length", "Transfer-Encoding", "Connection"]
+      ) {
+        const error = yield* Effect.flip(
+          control.injectFault({ target: "search", status: 200, body: "x", headers: { [name]: "gzip" } })
+        )
+        expect(error.message).toContain(`${name} is set by the server itself`)
+      }
+    }).pipe(Effect.provide(clientLayer())))
+})
+
+describe("SandboxControl.touch", () => {
+  it.effect("anything but a list of strings is a ParseError, never a defect, and touches nothing", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      for (const numbers of [undefined, null, chair, [null], [5], [chair, 5], { 0: chair, length: 1 }]) {
+        const exit = yield* Effect.exit(control.touch(numbers as never))
+        const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+        expect(Option.map(error, (e) => e._tag), JSON.stringify(numbers)).toEqual(Option.some("ParseError"))
+      }
+      const client = yield* DesignSearchClient.DesignSearchClient
+      expect((yield* client.quickSearch({ query: "amended" })).data.count).toBe(0)
+      yield* control.touch([chair])
+      expect((yield* client.quickSearch({ query: "amended" })).data.count).toBe(1)
+    }).pipe(Effect.provide(clientLayer())))
+})
