@@ -77,7 +77,7 @@ export const plainOptions = (options: unknown): Checked<PlainOptions> => {
   for (const name of ["clientId", "clientSecret"] as const) {
     const credential = o[name]
     if (typeof credential !== "string") return refuse(name, `${name} must be a string, got ${typeof credential}`)
-    // a client trims it, and `DesignSearchConfig` refuses it as missing
+    // a blank one a client's `DesignSearchConfig` would refuse, naming a variable the user never set
     if (credential.trim() === "") return refuse(name, `${name} must not be empty`)
   }
   for (const name of ["designs", "resultCap", "maxRequestBytes", "journalSize"] as const) {
@@ -99,7 +99,7 @@ export const plainOptions = (options: unknown): Checked<PlainOptions> => {
 export const tokenLifetime = (seconds: number): Checked<number> => {
   const rounded = Math.round(seconds)
   return rounded < 1
-    ? refuse("tokenLifetime", `tokenLifetime must be a positive integer, got ${rounded}`)
+    ? refuse("tokenLifetime", `tokenLifetime must be at least a second, got ${seconds} seconds`)
     : rounded > maxTokenLifetimeSeconds
     ? refuse(
       "tokenLifetime",
@@ -122,7 +122,7 @@ export const latency = (min: number, max: number, seed: number): Checked<() => n
 }
 
 /** Header names the transport computes itself, or whose encoding it would apply: a fault may not set them. */
-export const reservedHeaders: ReadonlySet<string> = new Set([
+const reservedHeaders: ReadonlySet<string> = new Set([
   "content-length",
   "transfer-encoding",
   "content-encoding",
