@@ -602,7 +602,9 @@ const faultCases: ReadonlyArray<FaultCase> = [
         call: { op: "advancedSearch", request: { rows: [{ op: "AND", query: { owner: "ltd", extra: Number.NaN } }] } },
         outcome: { _tag: "ValidationError", fields: { origin: "client" } }
       },
-      ...[[0, 0], [0, 101], [-1, 10], [0.5, 10]].map(([pageNumber, pageSize]): FaultCall => ({
+      ...([[0, 0], [0, 101], [0, 1.5], [-1, 10], [0.5, 10], ["1", 10]] as const).map((
+        [pageNumber, pageSize]
+      ): FaultCall => ({
         call: {
           op: "searchPage",
           request: { rows: [{ op: "AND", query: { owner: "ltd" } }], pageNumber, pageSize }
