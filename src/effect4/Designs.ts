@@ -242,7 +242,11 @@ const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
  */
 export const PageRequest = writable(Open({
   ...advancedFields,
-  pageNumber: NonNegativeInt,
+  // a number that is no integer gets the Effect 3 edition's words for a page number
+  pageNumber: Schema.Number.check(
+    Schema.isInt({ message: "expected a page number: an integer from 0" }),
+    Schema.isGreaterThanOrEqualTo(0)
+  ),
   pageSize: Schema.Int.check(
     Schema.isBetween({ minimum: 1, maximum: maxPageSize }, {
       message: `expected a page size: an integer from 1 to ${maxPageSize}`
