@@ -242,10 +242,10 @@ const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
  */
 export const PageRequest = writable(Open({
   ...advancedFields,
-  // a number that is no integer gets the Effect 3 edition's words for a page number
+  // as the Effect 3 edition words it: its own message for a fraction, the check's for a negative
   pageNumber: Schema.Number.check(
-    Schema.isInt({ message: "expected a page number: an integer from 0" }),
-    Schema.isGreaterThanOrEqualTo(0)
+    Schema.isGreaterThanOrEqualTo(0),
+    Schema.isInt({ message: "expected a page number: an integer from 0" })
   ),
   pageSize: Schema.Int.check(
     Schema.isBetween({ minimum: 1, maximum: maxPageSize }, {
