@@ -17,8 +17,10 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Redacted } from "effect"
 import type { Option, Scope, Stream } from "effect"
+import type { ValidationError } from "./ApiError.js"
+import { connectTimeoutProblem } from "./core/mirror.js"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
-import { databaseError, type MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
+import { databaseError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
 import type { Change, ChangesOptions, Criteria, SyncError } from "./internal/mirror/model.js"
 import type { SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
 import * as Sync from "./internal/mirror/sync.js"
@@ -44,10 +46,18 @@ export interface Service {
    * options are checked first (a client `ValidationError`). Fails with `SyncError`.
    */
   readonly sync: (criteria: Criteria, options?: SyncOptions) => Effect.Effect<SyncReport, SyncError>
-  /** The stored sync state of `criteria`, if it was ever synced. Fails with `MirrorDatabaseError`. */
-  readonly state: (criteria: Criteria) => Effect.Effect<Option.Option<SyncState>, MirrorDatabaseError>
-  /** The changes syncs saw (`design_changes`), newest first, read a page at a time: see `changes`. */
-  readonly changes: (options?: ChangesOptions) => Stream.Stream<Change, MirrorDatabaseError>
+  /**
+   * The stored sync state of `criteria`, if it was ever synced. Criteria `sync` refuses are refused
+   * alike (a client `ValidationError`); fails with `MirrorDatabaseError` too.
+   */
+  readonly state: (
+    criteria: Criteria
+  ) => Effect.Effect<Option.Option<SyncState>, ValidationError | MirrorDatabaseError>
+  /**
+   * The changes syncs saw (`design_changes`), newest first, read a page at a time: see `changes`.
+   * Options are checked first (a client `ValidationError`).
+   */
+  readonly changes: (options?: ChangesOptions) => Stream.Stream<Change, ValidationError | MirrorDatabaseError>
 }
 
 /**
@@ -59,7 +69,7 @@ export interface Service {
  */
 export const changes = (
   options: ChangesOptions & Pick<Options, "schema"> = {}
-): Stream.Stream<Change, MirrorDatabaseError, SqlClient.SqlClient> => Sync.changes(options)
+): Stream.Stream<Change, ValidationError | MirrorDatabaseError, SqlClient.SqlClient> => Sync.changes(options)
 
 /**
  * The mirror: provide it with `layer`, over a `SqlClient` (`layerSqlite`, `layerPostgres`, or the
@@ -79,7 +89,10 @@ export class DesignMirror extends Context.Tag("effect-design-search/DesignMirror
 export interface Options {
   /** Designs committed at once, 1 to 1,000 (default 100, a page): a stopped run loses at most these. */
   readonly batchSize?: number | undefined
-  /** On PostgreSQL, the schema of the mirror's tables (default `design_search`, made if absent); not on SQLite. */
+  /**
+   * On PostgreSQL, the schema of the mirror's tables (default `design_search`, made if absent), a
+   * name of 1 to 63 bytes (PostgreSQL's limit); not on SQLite.
+   */
   readonly schema?: string | undefined
 }
 
@@ -95,8 +108,7 @@ export interface Options {
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Service, MirrorDatabaseError, SqlClient.SqlClient | DesignSearchClient> =>
-  Sync.make(options.batchSize ?? 100, options.schema)
+): Effect.Effect<Service, MirrorDatabaseError, SqlClient.SqlClient | DesignSearchClient> => Sync.make(options)
 
 /**
  * The mirror over the ambient `SqlClient` and `DesignSearchClient`; building it creates or migrates
@@ -138,8 +150,14 @@ export interface SqliteOptions {
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database`; redacted, as it may hold a password. */
   readonly url: Redacted.Redacted | string
-  /** How long to wait for a connection (default 5 seconds). */
+  /** How long to wait for a connection, in milliseconds (default 5000): more than 0, at most 2^31 - 1. */
   readonly connectTimeoutMillis?: number | undefined
+}
+
+/** `connectTimeoutMillis`, checked: one out of a timer's range would time every connection out at once. */
+const connectTimeoutOf = (millis: number = 5000) => {
+  const problem = connectTimeoutProblem(millis)
+  return problem === undefined ? Effect.succeed(millis) : Effect.fail(new MirrorDatabaseError({ detail: problem }))
 }
 
 /** A driver, imported when first needed, or the error naming the package to install. */
@@ -207,11 +225,12 @@ export const layerPostgres = (
 ): Layer.Layer<SqlClient.SqlClient, SqlDriverMissingError | MirrorDatabaseError> =>
   reachable(
     Effect.gen(function*() {
+      const connectTimeout = yield* connectTimeoutOf(options.connectTimeoutMillis)
       const { PgClient } = yield* loadDriver("@effect/sql-pg", () => import("@effect/sql-pg"))
       const connecting = databaseError("connecting to PostgreSQL")
       return yield* PgClient.make({
         url: Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url),
-        connectTimeout: options.connectTimeoutMillis ?? 5000
+        connectTimeout
       }).pipe(
         Effect.mapError(connecting),
         Effect.catchAllDefect((cause) => Effect.fail(connecting({ message: "bad connection URL", cause })))

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Chunk, DateTime, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -386,9 +386,73 @@ layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
         expect(yield* syncStates).toEqual([])
         expect(yield* apiRequests).toBe(0)
         expect(DesignMirror.criteriaKey({ query: "" })._tag).toBe("Left")
-        expect(yield* mirror.state(null as never)).toEqual(Option.none())
+        // `state` refuses the criteria `sync` refuses, rather than answer "never synced"
+        const refusedCriteria = [...cases.filter(([, options]) => options === undefined).map(([c]) => c), {
+          query: "\u0000"
+        }]
+        for (const criteria of refusedCriteria) {
+          const error = yield* Effect.flip(mirror.state(criteria as never))
+          expect(error, String(criteria)).toMatchObject({ _tag: "ValidationError", origin: "client" })
+        }
+        // `changes` checks its options alike, through the service and the accessor
+        const changesCases: ReadonlyArray<readonly [unknown, string]> = [
+          [null, "options"],
+          [5, "options"],
+          [{ since: "yesterday" }, "since"],
+          [{ since: new Date() }, "since"],
+          [{ kind: "bogus" }, "kind"]
+        ]
+        for (const [options, at] of changesCases) {
+          for (
+            const changes of [() => mirror.changes(options as never), () => DesignMirror.changes(options as never)]
+          ) {
+            const error = yield* Effect.flip(Stream.runCollect(Stream.suspend(changes)))
+            expect(error, at).toMatchObject({ _tag: "ValidationError", origin: "client" })
+            const pointed = (error as ApiError.ValidationError).errors.map((e) => e.source?.parameter)
+            expect(pointed, at).toEqual([at])
+          }
+        }
+        // the documented forms: nothing, a `DateTime` (UTC or zoned), a kind
+        const since = DateTime.unsafeMakeZoned(0, { timeZone: "Australia/Sydney" })
+        for (const options of [undefined, {}, { since, kind: "new" as const }, { since: DateTime.unsafeMake(0) }]) {
+          expect(Chunk.toArray(yield* Stream.runCollect(mirror.changes(options)))).toEqual([])
+        }
       })
     ))
+
+  it.effect("postgres: a connection timeout out of range, or a schema PostgreSQL would refuse or cut, fails a MirrorDatabaseError before any connection", () =>
+    Effect.gen(function*() {
+      const url = yield* Effect.flatMap(Pg.Postgres, (server) => server.database(`mirror_options_${process.pid}`))
+      for (const connectTimeoutMillis of [0, -5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, "5000"]) {
+        const layer = DesignMirror.layerPostgres({ url, connectTimeoutMillis: connectTimeoutMillis as number })
+        const error = yield* Effect.flip(Effect.scoped(Layer.build(layer)))
+        expect(error, String(connectTimeoutMillis)).toMatchObject({ _tag: "MirrorDatabaseError" })
+        expect(error.message).toContain("connectTimeoutMillis must be a number of milliseconds")
+      }
+      const sql = DesignMirror.layerPostgres({ url, connectTimeoutMillis: 2000 })
+      const client = DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))
+      const schemas = Effect.flatMap(
+        SqlClient.SqlClient,
+        (s) => s<{ name: string }>`SELECT nspname AS name FROM pg_namespace`
+      )
+      const before = yield* Effect.provide(schemas, sql)
+      // 64 bytes: PostgreSQL would keep 63, and two such names would be one schema
+      for (const schema of ["", 5, "a\u0000b", "s".repeat(64), "é".repeat(32)]) {
+        const made = Effect.scoped(Layer.build(DesignMirror.layer({ schema: schema as string })))
+        const error = yield* Effect.flip(Effect.provide(made, Layer.merge(sql, client)))
+        expect(error, String(schema)).toMatchObject({
+          _tag: "MirrorDatabaseError",
+          detail: expect.stringMatching(/^schema must be/)
+        })
+        const read = Stream.runCollect(DesignMirror.changes({ schema: schema as string }))
+        expect(yield* Effect.flip(Effect.provide(read, sql))).toMatchObject({ _tag: "MirrorDatabaseError" })
+      }
+      expect(yield* Effect.provide(schemas, sql)).toEqual(before)
+      // 63 bytes is a name PostgreSQL keeps whole
+      const whole = "é".repeat(31) + "s"
+      yield* Effect.provide(Effect.scoped(Layer.build(DesignMirror.layer({ schema: whole }))), Layer.merge(sql, client))
+      expect((yield* Effect.provide(schemas, sql)).map((r) => r.name)).toContain(whole)
+    }))
 
   it.effect("sqlite: a quick search is mirrored by search and gets; a design the service no longer finds is marked not_found", () =>
     onEngine(

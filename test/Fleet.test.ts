@@ -55,6 +55,12 @@ describe("Fleet.layer", () => {
       expect(yield* failure(Fleet.layer({ url: counted, maxWait: -1 }))).toContain("maxWait")
       expect(yield* failure(Fleet.layer({ url: counted, requestsPerSecond: 0 }))).toContain("requestsPerSecond")
       expect(yield* failure(Fleet.layer({ url: counted, burst: 1.5 }))).toContain("burst")
+      // ioredis decodes the user and password, and throws on a malformed escape: refused here, untold
+      for (const userInfo of [":SECRET%zz", "user%E0%A4%A:SECRET"]) {
+        const refused = yield* failure(Fleet.layer({ url: `redis://${userInfo}@127.0.0.1:${listener.port}` }))
+        expect(refused).toContain("url's user or password has a malformed percent escape")
+        expect(refused).not.toContain("SECRET")
+      }
       expect(listener.connections()).toBe(0)
     }).pipe(Effect.scoped))
 })

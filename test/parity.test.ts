@@ -8,10 +8,10 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it, layer } from "@effect/vitest"
-import type { Scope } from "effect"
 import {
   Cause,
   Chunk,
+  Context,
   Duration,
   Effect,
   Either,
@@ -21,6 +21,7 @@ import {
   Option,
   Redacted,
   Schedule,
+  Scope,
   Stream,
   TestClock
 } from "effect"
@@ -187,9 +188,15 @@ const runFault = (c: CaseOf<"fault">) => {
 
 const runEconomy = (c: CaseOf<"tokenEconomy">) =>
   Effect.gen(function*() {
-    const tokens = yield* TokenService.TokenService
-    const client = yield* DesignSearchClient.DesignSearchClient
-    const control = yield* Sandbox.SandboxControl
+    // built in a scope of its own, which a step may close
+    const scope = yield* Effect.acquireRelease(Scope.make(), (scope) => Scope.close(scope, Exit.void))
+    const services = yield* Layer.buildWithScope(
+      clientLayer({ sandbox: sandboxOptions(c.sandbox), config: configOptions(c.config) }),
+      scope
+    )
+    const tokens = Context.get(services, TokenService.TokenService)
+    const client = Context.get(services, DesignSearchClient.DesignSearchClient)
+    const control = Context.get(services, Sandbox.SandboxControl)
     const got: Array<string> = []
     type Got = ReadonlyArray<Exit.Exit<{ readonly token: Redacted.Redacted<string> }, unknown>>
     const keep = (exits: Got) => {
@@ -223,6 +230,9 @@ const runEconomy = (c: CaseOf<"tokenEconomy">) =>
         case "advance":
           yield* TestClock.adjust(Duration.millis(step.ms))
           break
+        case "closeScope":
+          yield* Scope.close(scope, Exit.void)
+          break
         case "revokeTokens":
           yield* control.revokeTokens
           break
@@ -246,7 +256,7 @@ const runEconomy = (c: CaseOf<"tokenEconomy">) =>
       }
     }
     holdOutcomes(c.name, outcomes)
-  }).pipe(Effect.provide(clientLayer({ sandbox: sandboxOptions(c.sandbox), config: configOptions(c.config) })))
+  })
 
 /** What `onPage` was told, held to what a paging stream expects. */
 const checkTold = (

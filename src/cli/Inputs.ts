@@ -6,7 +6,7 @@
 import { DateTime, Option } from "effect"
 import { isCalendarDate, wireDate } from "../core/calendarDate.js"
 import { samples } from "../core/dataset.js"
-import type { ChangeKind } from "../DesignMirror.js"
+import { changeKinds } from "../core/mirror.js"
 import { isLoopbackHost } from "../DesignSearchConfig.js"
 import * as RequestBudget from "../RequestBudget.js"
 import { defaults, listenDefaults, resultFields } from "../sandbox/Defaults.js"
@@ -213,15 +213,6 @@ export const sync = make({
   refuse: refuseSearch
 })
 export type SyncInput = Input<typeof sync.fields>
-
-/** The kinds of change a sync records. */
-const changeKinds = [
-  "new",
-  "changed",
-  "no_longer_matching",
-  "not_found",
-  "matching_again"
-] as const satisfies ReadonlyArray<ChangeKind>
 
 /** `--since`: a day (UTC), an instant, `today` or `yesterday`, as the instant it names at the time of the run. */
 const since: Parser<(now: DateTime.Utc) => DateTime.Utc> = {

@@ -12,6 +12,34 @@ export type DesignState = "current" | "no_longer_matching" | "not_found"
 /** What a run saw happen to a design (see `DesignMirror.ChangeKind`). */
 export type ChangeKind = "new" | "changed" | "no_longer_matching" | "not_found" | "matching_again"
 
+/** Every kind of change, as `changes({ kind })` and `design-search changes --kind` take them. */
+export const changeKinds = [
+  "new",
+  "changed",
+  "no_longer_matching",
+  "not_found",
+  "matching_again"
+] as const satisfies ReadonlyArray<ChangeKind>
+
+/** Why `millis` cannot be `layerPostgres`'s `connectTimeoutMillis`, if it cannot: out of a timer's range, it times every connection out. */
+export const connectTimeoutProblem = (millis: unknown): string | undefined =>
+  typeof millis === "number" && millis > 0 && millis <= 2_147_483_647
+    ? undefined
+    : `connectTimeoutMillis must be a number of milliseconds from 1 to 2147483647, got ${String(millis)}`
+
+/** The longest name PostgreSQL keeps, in bytes: it cuts a longer one, so that two long names would be one. */
+const maxIdentifierBytes = 63
+
+/** Why `schema` cannot name the mirror's PostgreSQL schema, if it cannot (nothing names the default). */
+export const schemaProblem = (schema: unknown): string | undefined =>
+  schema === undefined
+    ? undefined
+    : typeof schema !== "string" || schema === "" || schema.includes("\u0000")
+    ? "schema must be a non-empty text without NUL (U+0000), or nothing"
+    : new TextEncoder().encode(schema).length > maxIdentifierBytes
+    ? `schema must be at most ${maxIdentifierBytes} bytes (PostgreSQL cuts a longer name)`
+    : undefined
+
 /** The table where the migrator records the migrations it has run. */
 export const migrationsTable = "design_mirror_migrations"
 

@@ -234,7 +234,73 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror (Effect 4) on PostgreS
         const sql = yield* SqlClient.SqlClient
         expect(yield* sql`SELECT * FROM design_sync_state`).toEqual([])
         expect(DesignMirror.criteriaKey({ query: "" })._tag).toBe("Failure")
+        // `state` refuses what `sync` refuses, rather than answer "never synced"
+        for (const criteria of [null, { query: "" }, { rows: [] }, { query: "\u0000" }]) {
+          expect(yield* Effect.flip(mirror.state(criteria as never))).toMatchObject({
+            _tag: "ValidationError",
+            origin: "client"
+          })
+        }
+        // `changes` checks its options alike, through the service and the accessor
+        const changesCases: ReadonlyArray<readonly [unknown, string]> = [
+          [null, "options"],
+          [5, "options"],
+          [{ since: "yesterday" }, "since"],
+          [{ since: new Date() }, "since"],
+          [{ kind: "bogus" }, "kind"]
+        ]
+        for (const [options, at] of changesCases) {
+          for (
+            const changes of [() => mirror.changes(options as never), () => DesignMirror.changes(options as never)]
+          ) {
+            const error = yield* Effect.flip(Stream.runCollect(Stream.suspend(changes)))
+            expect(error, at).toMatchObject({ _tag: "ValidationError", origin: "client" })
+            expect(error._tag === "ValidationError" && error.errors.map((e) => e.source?.parameter), at).toEqual([at])
+          }
+        }
+        // the documented forms: nothing, a `DateTime` (UTC or zoned), a kind
+        const since = DateTime.makeZonedUnsafe(0, { timeZone: "Australia/Sydney" })
+        for (const options of [undefined, {}, { since, kind: "new" as const }, { since: DateTime.makeUnsafe(0) }]) {
+          expect(yield* Stream.runCollect(mirror.changes(options))).toEqual([])
+        }
       })),
+    120_000
+  )
+
+  it.effect(
+    "a connection timeout out of range, or a schema PostgreSQL would refuse or cut, fails a MirrorDatabaseError",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* databaseUrl
+        for (const connectTimeoutMillis of [0, -5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, "5000"]) {
+          const layer = DesignMirror.layerPostgres({ url, connectTimeoutMillis: connectTimeoutMillis as number })
+          const error = yield* Effect.flip(Effect.scoped(Layer.build(layer)))
+          expect(error, String(connectTimeoutMillis)).toMatchObject({ _tag: "MirrorDatabaseError" })
+          expect(error.message).toContain("connectTimeoutMillis must be a number of milliseconds")
+        }
+        const sql = DesignMirror.layerPostgres({ url, connectTimeoutMillis: 2000 })
+        const deps = Layer.merge(sql, clientLayer({ sandbox: { designs: 1 } }))
+        const schemas = Effect.flatMap(
+          SqlClient.SqlClient,
+          (s) => s<{ name: string }>`SELECT nspname AS name FROM pg_namespace`
+        )
+        const before = yield* Effect.provide(schemas, sql)
+        // 64 bytes: PostgreSQL would keep 63, and two such names would be one schema
+        for (const schema of ["", 5, "a\u0000b", "s".repeat(64), "é".repeat(32)]) {
+          const made = Effect.scoped(Layer.build(DesignMirror.layer({ schema: schema as string })))
+          expect(yield* Effect.flip(Effect.provide(made, deps)), String(schema)).toMatchObject({
+            _tag: "MirrorDatabaseError",
+            detail: expect.stringMatching(/^schema must be/)
+          })
+          const read = Stream.runCollect(DesignMirror.changes({ schema: schema as string }))
+          expect(yield* Effect.flip(Effect.provide(read, sql))).toMatchObject({ _tag: "MirrorDatabaseError" })
+        }
+        expect(yield* Effect.provide(schemas, sql)).toEqual(before)
+        // 63 bytes is a name PostgreSQL keeps whole
+        const whole = "é".repeat(31) + "s"
+        yield* Effect.provide(Effect.scoped(Layer.build(DesignMirror.layer({ schema: whole }))), deps)
+        expect((yield* Effect.provide(schemas, sql)).map((r) => r.name)).toContain(whole)
+      }),
     120_000
   )
 

@@ -85,6 +85,12 @@ describe("Fleet.layer (Effect 4)", () => {
       assert.include(yield* failure(Fleet.layer({ url: counted, maxWait: -1 })), "maxWait")
       assert.include(yield* failure(Fleet.layer({ url: counted, requestsPerSecond: 0 })), "requestsPerSecond")
       assert.include(yield* failure(Fleet.layer({ url: counted, burst: 1.5 })), "burst")
+      // ioredis decodes the user and password, and throws on a malformed escape: refused here, untold
+      for (const userInfo of [":SECRET%zz", "user%E0%A4%A:SECRET"]) {
+        const refused = yield* failure(Fleet.layer({ url: `redis://${userInfo}@127.0.0.1:${listener.port}` }))
+        assert.include(refused, "url's user or password has a malformed percent escape")
+        assert.notInclude(refused, "SECRET")
+      }
       assert.strictEqual(listener.count, 0)
     }))
 })

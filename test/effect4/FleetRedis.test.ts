@@ -64,6 +64,12 @@ describe("FleetRedis (Effect 4)", () => {
       const url = yield* failure(FleetRedis.layer({ url: "http://user:hunter2@cache.internal:6379" }))
       assert.include(url, "url must be a redis:// or rediss:// URL")
       assert.notInclude(url, "hunter2")
+      // ioredis takes options from the query too, and throws on some: a ConfigError, the URL untold
+      for (const query of ["Connector=x", "sentinels=x", "scripts=x"]) {
+        const refused = yield* failure(FleetRedis.layer({ url: `redis://:SECRET@127.0.0.1:1?${query}` }))
+        assert.include(refused, "url is not one ioredis accepts")
+        assert.notInclude(refused, "SECRET")
+      }
       assert.include(yield* failure(FleetRedis.layer({ keyPrefix: "" })), "keyPrefix")
       assert.include(yield* failure(FleetRedis.layer({ commandTimeout: 0 })), "commandTimeout must be positive")
     }))

@@ -6,8 +6,21 @@
  * (`sandbox-transcript.json`, `outcome-transcript.json`).
  */
 import { assert, describe, expect, it, layer } from "@effect/vitest"
-import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Redacted, Result, Schedule, Stream } from "effect"
-import type { Scope } from "effect"
+import {
+  Cause,
+  Context,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  Layer,
+  Option,
+  Redacted,
+  Result,
+  Schedule,
+  Scope,
+  Stream
+} from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
@@ -167,9 +180,15 @@ const runFault = (c: CaseOf<"fault">) => {
 
 const runEconomy = (c: CaseOf<"tokenEconomy">) =>
   Effect.gen(function*() {
-    const tokens = yield* TokenService.TokenService
-    const client = yield* DesignSearchClient.DesignSearchClient
-    const control = yield* Sandbox.SandboxControl
+    // built in a scope of its own, which a step may close
+    const scope = yield* Effect.acquireRelease(Scope.make(), (scope) => Scope.close(scope, Exit.void))
+    const services = yield* Layer.buildWithScope(
+      clientLayer({ sandbox: sandboxOptions(c.sandbox), config: configOptions(c.config) }),
+      scope
+    )
+    const tokens = Context.get(services, TokenService.TokenService)
+    const client = Context.get(services, DesignSearchClient.DesignSearchClient)
+    const control = Context.get(services, Sandbox.SandboxControl)
     const got: Array<string> = []
     type Got = ReadonlyArray<Exit.Exit<{ readonly token: Redacted.Redacted<string> }, unknown>>
     const keep = (exits: Got) => {
@@ -203,6 +222,9 @@ const runEconomy = (c: CaseOf<"tokenEconomy">) =>
         case "advance":
           yield* TestClock.adjust(Duration.millis(step.ms))
           break
+        case "closeScope":
+          yield* Scope.close(scope, Exit.void)
+          break
         case "revokeTokens":
           yield* control.revokeTokens
           break
@@ -226,7 +248,7 @@ const runEconomy = (c: CaseOf<"tokenEconomy">) =>
       }
     }
     holdOutcomes(c.name, outcomes)
-  }).pipe(Effect.provide(clientLayer({ sandbox: sandboxOptions(c.sandbox), config: configOptions(c.config) })))
+  })
 
 /** What `onPage` was told, held to what a paging stream expects. */
 const checkTold = (

@@ -116,6 +116,8 @@ export type EconomyStep =
   | { readonly do: "spawnGets"; readonly count: number; readonly afterMs: number }
   | { readonly do: "joinGets" }
   | { readonly do: "advance"; readonly ms: number }
+  /** Closes the scope the token service was built in: its refresh stops. */
+  | { readonly do: "closeScope" }
   | { readonly do: "revokeTokens" }
   | { readonly do: "fault"; readonly fault: FaultSpec }
   /**
@@ -602,7 +604,9 @@ const faultCases: ReadonlyArray<FaultCase> = [
         call: { op: "advancedSearch", request: { rows: [{ op: "AND", query: { owner: "ltd", extra: Number.NaN } }] } },
         outcome: { _tag: "ValidationError", fields: { origin: "client" } }
       },
-      ...[[0, 0], [0, 101], [-1, 10], [0.5, 10]].map(([pageNumber, pageSize]): FaultCall => ({
+      ...([[0, 0], [0, 101], [0, 1.5], [-1, 10], [0.5, 10], ["1", 10]] as const).map((
+        [pageNumber, pageSize]
+      ): FaultCall => ({
         call: {
           op: "searchPage",
           request: { rows: [{ op: "AND", query: { owner: "ltd" } }], pageNumber, pageSize }
@@ -678,6 +682,26 @@ const economyCases: ReadonlyArray<EconomyCase> = [
       { do: "get", count: 2, concurrent: false },
       { do: "advance", ms: 3 * hour },
       { do: "expect", requests: { token: 2 }, service: { refreshes: 1 } }
+    ]
+  },
+  {
+    kind: "tokenEconomy",
+    // left open, the used token is refreshed at 59 minutes (the new one, unused, is not)
+    name: "idle, the service left open: the used token is refreshed once in two hours",
+    steps: [
+      { do: "get", count: 2, concurrent: false },
+      { do: "advance", ms: 2 * hour },
+      { do: "expect", requests: { token: 2 } }
+    ]
+  },
+  {
+    kind: "tokenEconomy",
+    name: "idle, the service's scope closed: nothing runs in two hours",
+    steps: [
+      { do: "get", count: 2, concurrent: false },
+      { do: "closeScope" },
+      { do: "advance", ms: 2 * hour },
+      { do: "expect", requests: { token: 1 } }
     ]
   },
   {

@@ -106,7 +106,9 @@ export const scenarios: ReadonlyArray<Scenario> = [
       post(paged, { ...byOwner, pageNumber: 1000, pageSize: 3 }),
       post(paged, { ...byOwner, pageNumber: 0, pageSize: 101 }),
       post(paged, { ...byOwner, pageNumber: -1, pageSize: 3 }),
-      post(paged, { ...byOwner, pageNumber: 0.5, pageSize: 3 })
+      post(paged, { ...byOwner, pageNumber: 0.5, pageSize: 3 }),
+      post(paged, { ...byOwner, pageNumber: 0, pageSize: 1.5 }),
+      post(paged, { ...byOwner, pageNumber: "1", pageSize: "3" })
     ]
   },
   {

@@ -3,8 +3,8 @@
  * `FleetUnavailable`; while Redis is away, one probe an interval, or at once when it shows it is
  * back; one warning when it goes, one line when it returns.
  */
-import { Clock, Data, Duration, Effect } from "effect"
-import type { ConfigError, Scope } from "effect"
+import { Clock, ConfigError, Data, Duration, Effect } from "effect"
+import type { Scope } from "effect"
 import * as Redis from "../../core/redis.js"
 import * as OptionalPeer from "../optionalPeer.js"
 import type { ConnectionSettings } from "./options.js"
@@ -147,15 +147,21 @@ export const connect = (settings: ConnectionSettings): Effect.Effect<
   Scope.Scope
 > =>
   Effect.acquireRelease(
-    Effect.map(loadIoredis, ({ Redis }) =>
-      new Redis(settings.url, {
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        connectTimeout: settings.connectTimeoutMillis,
-        // reconnects for as long as the process lives, at most a second apart
-        retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
-        // connection errors are answered per command; unheard, ioredis would print them
-      }).on("error", () => {})),
+    Effect.flatMap(loadIoredis, ({ Redis }) =>
+      Effect.try({
+        try: () =>
+          new Redis(settings.url, {
+            enableOfflineQueue: false,
+            maxRetriesPerRequest: 0,
+            connectTimeout: settings.connectTimeoutMillis,
+            // reconnects for as long as the process lives, at most a second apart
+            retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
+            // connection errors are answered per command; unheard, ioredis would print them
+          }).on("error", () => {}),
+        // ioredis reads options from the URL's query too; what it refuses is the url's fault (never
+        // told: its message may quote the url)
+        catch: () => ConfigError.InvalidData(["url"], "url is not one ioredis accepts (check its query options)")
+      })),
     (redis) => Effect.sync(() => redis.disconnect())
   ).pipe(
     Effect.tap((redis) =>

@@ -25,6 +25,12 @@ type Durations<K extends string> = { readonly [k in K]?: Duration.DurationInput 
 const millis = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) =>
   Either.map(positive(name, input, fallback), Duration.toMillis)
 
+/** Whether a URL's user or password decodes (ioredis decodes them, and throws on a bad `%` escape). */
+const decodes = (part: string) => Either.isRight(Either.try(() => decodeURIComponent(part)))
+
+/** Told of a bad user or password: never the part itself, which may be the secret. */
+const userInfoMessage = "url's user or password has a malformed percent escape (write % as %25)"
+
 /** A `redis:` or `rediss:` URL (its password never told), a prefix, positive durations. */
 export const checkConnection = (
   options: Durations<"commandTimeout" | "probeInterval" | "connectTimeout"> & {
@@ -34,9 +40,12 @@ export const checkConnection = (
 ) =>
   Either.gen(function*() {
     const url = options.url ?? connectionDefaults.url
-    const protocol = URL.canParse(url) ? new URL(url).protocol : undefined
-    if (protocol !== "redis:" && protocol !== "rediss:") {
+    const parsed = URL.canParse(url) ? new URL(url) : undefined
+    if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
       return yield* Either.left(ConfigError.InvalidData(["url"], "url must be a redis:// or rediss:// URL"))
+    }
+    if (!decodes(parsed.username) || !decodes(parsed.password)) {
+      return yield* Either.left(ConfigError.InvalidData(["url"], userInfoMessage))
     }
     const keyPrefix = options.keyPrefix ?? connectionDefaults.keyPrefix
     if (keyPrefix === "") {

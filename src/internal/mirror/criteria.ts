@@ -2,14 +2,14 @@
  * What a run is asked: the criteria, checked by their request schema and written as canonical JSON
  * (the key of their rows), and the options of `sync`, checked; and a design as its row stores it.
  */
-import { Effect, Either, Schema } from "effect"
+import { DateTime, Effect, Either, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { UnexpectedResponseError } from "../../ApiError.js"
 import type { ValidationError } from "../../ApiError.js"
-import { canonical, criteriaKeyOf, withoutNul } from "../../core/mirror.js"
+import { canonical, changeKinds, criteriaKeyOf, withoutNul } from "../../core/mirror.js"
 import { AdvancedSearchRequest, Design, QuickSearchRequest } from "../../Designs.js"
 import { clientValidation, parameterError, pointerErrors } from "../validation.js"
-import type { Criteria, SyncOptions } from "./model.js"
+import type { ChangesOptions, Criteria, SyncOptions } from "./model.js"
 
 /** A search the mirror follows, checked, without its `changedSinceDate`: plain data, read once. */
 export type Search =
@@ -69,6 +69,19 @@ export const readOptions = (options: unknown): Either.Either<
   }
   if (typeof history !== "boolean") return invalid("history", "expected a boolean, or nothing")
   return Either.right({ concurrency, history, onProgress: onProgress ?? (() => Effect.void) })
+}
+
+/** The options of `changes`, checked as `sync`'s are: a `since` that is a `DateTime`, a `kind` there is. */
+export const readChangesOptions = (options: unknown): Either.Either<ChangesOptions, ValidationError> => {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    return invalid("options", "expected an object, or nothing")
+  }
+  const { kind, since } = (options ?? {}) as ChangesOptions
+  if (since !== undefined && !DateTime.isDateTime(since)) return invalid("since", "expected a DateTime, or nothing")
+  if (kind !== undefined && !(changeKinds as ReadonlyArray<unknown>).includes(kind)) {
+    return invalid("kind", `expected one of ${changeKinds.join(", ")}, or nothing`)
+  }
+  return Either.right({ kind, since })
 }
 
 /**

@@ -10,15 +10,20 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schedule } from "effect"
 import type { Scope } from "effect"
 import { pathToFileURL } from "node:url"
-import { migrationsTable, qualified, tables } from "../../core/mirror.js"
+import { migrationsTable, qualified, schemaProblem, tables } from "../../core/mirror.js"
 import { databaseError, isLocked, MirrorDatabaseError } from "./model.js"
 
-/** The schema of the mirror's tables: on PostgreSQL the one named, or `design_search`; none elsewhere. */
-export const schemaOf = (named: string | undefined) =>
-  Effect.map(
-    SqlClient.SqlClient,
-    (sql) => sql.onDialectOrElse({ pg: () => named ?? "design_search", orElse: () => undefined })
-  )
+/**
+ * The schema of the mirror's tables: on PostgreSQL the one named, or `design_search`; none elsewhere.
+ * A name PostgreSQL would refuse or cut is refused on every engine, as an option out of range.
+ */
+export const schemaOf = (named: unknown) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const problem = schemaProblem(named)
+    if (problem !== undefined) return Effect.fail(new MirrorDatabaseError({ detail: problem }))
+    const schema = named as string | undefined
+    return Effect.succeed(sql.onDialectOrElse({ pg: () => schema ?? "design_search", orElse: () => undefined }))
+  })
 
 /** SQL failures that the client or the migrator raise as defects (a failed `COMMIT`, a failed migration), as failures. */
 const sqlFailures = (doing: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>

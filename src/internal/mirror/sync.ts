@@ -7,7 +7,7 @@
  * design past its batch, and no set of the numbers it listed (docs/mirror.md).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
+import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
 import { columnsOf, criteriaKeyOf, differences, parsed } from "../../core/mirror.js"
 import type { ChangeRow, DesignRows } from "../../core/mirror.js"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
@@ -16,7 +16,7 @@ import type { Service as Client } from "../../DesignSearchClient.js"
 import { DesignSearchClient, fewerThanCounted } from "../../DesignSearchClient.js"
 import * as Paged from "../client/paged.js"
 import type { Search } from "./criteria.js"
-import { criteriaKey, encodedOf, readCriteria, readOptions } from "./criteria.js"
+import { criteriaKey, encodedOf, readChangesOptions, readCriteria, readOptions } from "./criteria.js"
 import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
 import type { ChangesOptions, Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
 import { exclusively, migrateLocked, retryLocked, schemaOf } from "./sharing.js"
@@ -328,8 +328,10 @@ export const sync = (deps: Deps, criteria: unknown, options: unknown) =>
   })
 
 /** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */
-export const make = (batchSize: number, schema?: string) =>
+export const make = (options: { readonly batchSize?: number | undefined; readonly schema?: string | undefined }) =>
   Effect.gen(function*() {
+    // read here, not in the signature: library code does not throw, even on `make(null)`
+    const { batchSize = 100, schema } = options ?? {}
     if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 1000) {
       return yield* new MirrorDatabaseError({ detail: `batchSize must be an integer from 1 to 1000, got ${batchSize}` })
     }
@@ -342,30 +344,37 @@ export const make = (batchSize: number, schema?: string) =>
     const [mode] = yield* Effect.orElseSucceed(retryLocked(wal), () => [])
     if (mode?.journal_mode === "wal") yield* Effect.ignore(sql`PRAGMA synchronous = NORMAL`)
     const deps: Deps = { client, tables: yield* makeTables(tablesSchema), batchSize }
+    // criteria `sync` refuses are refused here too, not answered "never synced"
     const state = (criteria: Criteria) =>
-      Either.match(criteriaKey(criteria), {
-        onLeft: () => Effect.succeed(Option.none<SyncState>()),
-        onRight: (key) =>
-          Effect.map(
-            db("reading the sync state", deps.tables.syncRow(key)),
-            Option.map((row): SyncState => ({
-              criteriaKey: row.criteria_key,
-              criteria: row.criteria,
-              watermark: Option.fromNullable(row.watermark),
-              inProgress: row.run_day !== null
-            }))
-          )
-      })
+      Effect.flatMap(criteriaKey(criteria), (key) =>
+        Effect.map(
+          db("reading the sync state", deps.tables.syncRow(key)),
+          Option.map((row): SyncState => ({
+            criteriaKey: row.criteria_key,
+            criteria: row.criteria,
+            watermark: Option.fromNullable(row.watermark),
+            inProgress: row.run_day !== null
+          }))
+        ))
     const exclusive = yield* exclusively(tablesSchema)
     return {
       sync: (criteria: Criteria, options?: SyncOptions) =>
         exclusive(Effect.provideService(sync(deps, criteria, options), SqlClient.SqlClient, sql)),
       state: (criteria: Criteria) => Effect.provideService(state(criteria), SqlClient.SqlClient, sql),
-      changes: (options: ChangesOptions = {}) =>
-        Stream.provideService(readChanges(tablesSchema, options), SqlClient.SqlClient, sql)
+      changes: (options?: ChangesOptions) =>
+        Stream.provideService(
+          Stream.unwrap(Effect.map(readChangesOptions(options), (checked) => readChanges(tablesSchema, checked))),
+          SqlClient.SqlClient,
+          sql
+        )
     }
   })
 
 /** The changes the mirror over the ambient `SqlClient` holds, its tables in `schema` (on PostgreSQL). */
-export const changes = ({ schema, ...options }: ChangesOptions & { readonly schema?: string | undefined }) =>
-  Stream.unwrap(Effect.map(schemaOf(schema), (tablesSchema) => readChanges(tablesSchema, options)))
+export const changes = (options: ChangesOptions & { readonly schema?: string | undefined }) =>
+  Stream.unwrap(Effect.gen(function*() {
+    const checked = yield* readChangesOptions(options)
+    // an object, or nothing, once checked
+    const schema = yield* schemaOf((options as { readonly schema?: unknown } | undefined)?.schema)
+    return readChanges(schema, checked)
+  }))

@@ -7,6 +7,7 @@ import { Clock, Data, Duration, Effect, Latch } from "effect"
 import type { Config, Scope } from "effect"
 import * as Redis from "../../../core/redis.js"
 import * as OptionalPeer from "../optionalPeer.js"
+import { invalid } from "../optionChecks.js"
 import type { ConnectionSettings } from "./options.js"
 
 /**
@@ -147,15 +148,21 @@ export const connect = (settings: ConnectionSettings): Effect.Effect<
   Scope.Scope
 > =>
   Effect.acquireRelease(
-    Effect.map(loadIoredis, ({ Redis }) =>
-      new Redis(settings.url, {
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        connectTimeout: settings.connectTimeoutMillis,
-        // reconnects for as long as the process lives, at most a second apart
-        retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
-        // connection errors are answered per command; unheard, ioredis would print them
-      }).on("error", () => {})),
+    Effect.flatMap(loadIoredis, ({ Redis }) =>
+      Effect.try({
+        try: () =>
+          new Redis(settings.url, {
+            enableOfflineQueue: false,
+            maxRetriesPerRequest: 0,
+            connectTimeout: settings.connectTimeoutMillis,
+            // reconnects for as long as the process lives, at most a second apart
+            retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
+            // connection errors are answered per command; unheard, ioredis would print them
+          }).on("error", () => {}),
+        // ioredis reads options from the URL's query too; what it refuses is the url's fault (never
+        // told: its message may quote the url)
+        catch: () => invalid(["url"], "url is not one ioredis accepts (check its query options)")
+      })),
     (redis) => Effect.sync(() => redis.disconnect())
   ).pipe(
     Effect.tap((redis) =>

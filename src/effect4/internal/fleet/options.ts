@@ -28,6 +28,12 @@ const millis = (name: string, input: Duration.Input | undefined, fallback: Durat
 /** The option `name` is not what it must be. */
 const invalid = (name: string, message: string) => Result.fail(invalidOption([name], message))
 
+/** Whether a URL's user or password decodes (ioredis decodes them, and throws on a bad `%` escape). */
+const decodes = (part: string) => Result.isSuccess(Result.try(() => decodeURIComponent(part)))
+
+/** Told of a bad user or password: never the part itself, which may be the secret. */
+const userInfoMessage = "url's user or password has a malformed percent escape (write % as %25)"
+
 /** A `redis:` or `rediss:` URL (its password never told), a prefix, positive durations. */
 export const checkConnection = (
   options: Durations<"commandTimeout" | "probeInterval" | "connectTimeout"> & {
@@ -37,10 +43,11 @@ export const checkConnection = (
 ) =>
   Result.gen(function*() {
     const url = options.url ?? connectionDefaults.url
-    const protocol = URL.canParse(url) ? new URL(url).protocol : undefined
-    if (protocol !== "redis:" && protocol !== "rediss:") {
+    const parsed = URL.canParse(url) ? new URL(url) : undefined
+    if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
       return yield* invalid("url", "url must be a redis:// or rediss:// URL")
     }
+    if (!decodes(parsed.username) || !decodes(parsed.password)) return yield* invalid("url", userInfoMessage)
     const keyPrefix = options.keyPrefix ?? connectionDefaults.keyPrefix
     if (keyPrefix === "") return yield* invalid("keyPrefix", "keyPrefix must not be empty")
     const d = connectionDefaults

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import type { Scope } from "effect"
 import { Migrator, SqlClient, SqlError } from "effect/sql"
-import { migrationsTable, tables } from "../../../core/mirror.js"
+import { migrationsTable, schemaProblem, tables } from "../../../core/mirror.js"
 import { databaseError, MirrorDatabaseError } from "./model.js"
 
 /** The ambient `SqlClient` if it is PostgreSQL's: the mirror's SQL is PostgreSQL's. */
@@ -16,6 +16,14 @@ export const postgres = Effect.flatMap(SqlClient.SqlClient, (sql) =>
     orElse: () =>
       Effect.fail(new MirrorDatabaseError({ detail: "the Effect 4 edition's mirror is on PostgreSQL only" }))
   }))
+
+/** The schema of the mirror's tables: the one named, or `design_search`; a name PostgreSQL would refuse or cut, refused. */
+export const schemaOf = (named: unknown): Effect.Effect<string, MirrorDatabaseError> => {
+  const problem = schemaProblem(named)
+  return problem === undefined
+    ? Effect.succeed((named as string | undefined) ?? "design_search")
+    : Effect.fail(new MirrorDatabaseError({ detail: problem }))
+}
 
 /** SQL failures the client raises as defects (a `ROLLBACK` on a lost connection), as failures. */
 const sqlFailures = (doing: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>

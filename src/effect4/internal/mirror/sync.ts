@@ -6,7 +6,7 @@
  * Designs pass through in batches, and the listing is compared with the rows by SQL: a run holds no
  * design past its batch, and no set of the numbers it listed (docs/mirror.md).
  */
-import { Clock, DateTime, Effect, Filter, Option, Result, Stream } from "effect"
+import { Clock, DateTime, Effect, Filter, Option, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { columnsOf, criteriaKeyOf, differences, parsed } from "../../../core/mirror.js"
 import type { ChangeRow, DesignRows } from "../../../core/mirror.js"
@@ -16,10 +16,10 @@ import type { Service as Client } from "../../DesignSearchClient.js"
 import { DesignSearchClient, fewerThanCounted } from "../../DesignSearchClient.js"
 import * as Paged from "../client/paged.js"
 import type { Search } from "./criteria.js"
-import { criteriaKey, encodedOf, readCriteria, readOptions } from "./criteria.js"
+import { criteriaKey, encodedOf, readChangesOptions, readCriteria, readOptions } from "./criteria.js"
 import { databaseError, IncompleteSyncError, MirrorDatabaseError } from "./model.js"
 import type { ChangesOptions, Criteria, SyncError, SyncOptions, SyncReport, SyncState } from "./model.js"
-import { exclusively, migrateLocked, postgres } from "./sharing.js"
+import { exclusively, migrateLocked, postgres, schemaOf } from "./sharing.js"
 import type { SyncRow, Tables } from "./tables.js"
 import { changes as readChanges, make as makeTables, migrate } from "./tables.js"
 
@@ -324,40 +324,50 @@ export const sync = (deps: Deps, criteria: unknown, options: unknown) =>
   })
 
 /** The mirror over the ambient `SqlClient` and `DesignSearchClient`, its tables created or migrated first. */
-export const make = (batchSize: number, schema = "design_search") =>
+export const make = (options: { readonly batchSize?: number | undefined; readonly schema?: string | undefined }) =>
   Effect.gen(function*() {
+    // read here, not in the signature: library code does not throw, even on `make(null)`
+    const { batchSize = 100, schema: named } = options ?? {}
     if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 1000) {
       return yield* new MirrorDatabaseError({ detail: `batchSize must be an integer from 1 to 1000, got ${batchSize}` })
     }
+    const schema = yield* schemaOf(named)
     const client = yield* DesignSearchClient
     const sql = yield* postgres
     yield* migrateLocked(schema, migrate(schema))
     const deps: Deps = { client, tables: yield* makeTables(schema), batchSize }
+    // criteria `sync` refuses are refused here too, not answered "never synced"
     const state = (criteria: Criteria) =>
-      Result.match(criteriaKey(criteria), {
-        onFailure: () => Effect.succeed(Option.none<SyncState>()),
-        onSuccess: (key) =>
-          Effect.map(
-            db("reading the sync state", deps.tables.syncRow(key)),
-            Option.map((row): SyncState => ({
-              criteriaKey: row.criteria_key,
-              criteria: row.criteria,
-              watermark: Option.fromNullishOr(row.watermark),
-              inProgress: row.run_day !== null
-            }))
-          )
-      })
+      Effect.flatMap(Effect.fromResult(criteriaKey(criteria)), (key) =>
+        Effect.map(
+          db("reading the sync state", deps.tables.syncRow(key)),
+          Option.map((row): SyncState => ({
+            criteriaKey: row.criteria_key,
+            criteria: row.criteria,
+            watermark: Option.fromNullishOr(row.watermark),
+            inProgress: row.run_day !== null
+          }))
+        ))
     const exclusive = exclusively(sql, schema)
     return {
       sync: (criteria: Criteria, options?: SyncOptions) =>
         exclusive(Effect.provideService(sync(deps, criteria, options), SqlClient.SqlClient, sql)),
       state: (criteria: Criteria) => Effect.provideService(state(criteria), SqlClient.SqlClient, sql),
-      changes: (options: ChangesOptions = {}) =>
-        Stream.provideService(readChanges(schema, options), SqlClient.SqlClient, sql)
+      changes: (options?: ChangesOptions) =>
+        Stream.provideService(
+          Stream.unwrap(Effect.map(Effect.fromResult(readChangesOptions(options)), (o) => readChanges(schema, o))),
+          SqlClient.SqlClient,
+          sql
+        )
     }
   })
 
 /** The changes the mirror over the ambient `SqlClient` holds, its tables in `schema`. */
-export const changes = (
-  { schema = "design_search", ...options }: ChangesOptions & { readonly schema?: string | undefined }
-) => Stream.unwrap(Effect.as(postgres, readChanges(schema, options)))
+export const changes = (options: ChangesOptions & { readonly schema?: string | undefined }) =>
+  Stream.unwrap(Effect.gen(function*() {
+    const checked = yield* Effect.fromResult(readChangesOptions(options))
+    // an object, or nothing, once checked
+    const schema = yield* schemaOf((options as { readonly schema?: unknown } | undefined)?.schema)
+    yield* postgres
+    return readChanges(schema, checked)
+  }))
