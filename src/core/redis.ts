@@ -4,6 +4,34 @@
  */
 import { createHash } from "node:crypto"
 
+/** Whether a URL's user or password decodes (ioredis decodes them, and throws on a bad `%` escape). */
+const decodes = (part: string) => {
+  try {
+    return decodeURIComponent(part) !== undefined
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A fleet's Redis URL as ioredis is to read it (its scheme lower-cased: ioredis turns TLS on for
+ * `rediss://` alone), or what is wrong with it, never quoting it (it may hold a password). It
+ * carries host, port, user, password and database only: ioredis would apply a query's options over
+ * the fleet's own, and read any other path as a database index it cannot select.
+ */
+export const checkUrl = (url: string): { readonly href: string } | { readonly problem: string } => {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
+    return { problem: "url must be a redis:// or rediss:// URL" }
+  }
+  if (!decodes(parsed.username) || !decodes(parsed.password)) {
+    return { problem: "url's user or password has a malformed percent escape (write % as %25)" }
+  }
+  return parsed.search === "" && parsed.hash === "" && /^(\/\d*)?$/.test(parsed.pathname)
+    ? { href: parsed.href }
+    : { problem: "url carries host, port, user, password and database (/N) only: no query, no other path" }
+}
+
 /** Which client a fleet shares a token and a budget for: never the secret. */
 export interface ClientIdentity {
   readonly tokenUrl: string

@@ -34,7 +34,7 @@ export const layer = (
 ): Layer.Layer<TokenStore.TokenStore | RequestBudget.RequestBudget, Config.ConfigError> =>
   Layer.unwrap(
     Effect.as(
-      Effect.zip(Effect.fromResult(checkStore(options)), Effect.fromResult(checkPace(options))),
+      Effect.zip(checkStore(options), checkPace(options)),
       Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(
         Layer.provide(FleetRedis.layer(options))
       )

@@ -74,7 +74,7 @@ export const defaults: typeof connectionDefaults = connectionDefaults
  * @category constructors
  */
 export const make = (redis: Connection, options: Options = {}): Effect.Effect<Service, Config.ConfigError> =>
-  Effect.map(Effect.fromResult(checkConnection(options)), (settings) => over(redis, settings))
+  Effect.map(checkConnection(options), (settings) => over(redis, settings))
 
 /**
  * The service over its own `ioredis` connection, closed with the scope. Building it waits up to
@@ -87,7 +87,7 @@ export const make = (redis: Connection, options: Options = {}): Effect.Effect<Se
 export const layer = (options: Options = {}): Layer.Layer<FleetRedis, Config.ConfigError> =>
   Layer.effect(
     FleetRedis,
-    Effect.flatMap(Effect.fromResult(checkConnection(options)), (settings) =>
+    Effect.flatMap(checkConnection(options), (settings) =>
       Effect.map(connect(settings), (own) => over(own.connection, settings, own.onReady)))
   )
 

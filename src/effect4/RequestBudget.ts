@@ -88,7 +88,7 @@ export const take = (budget: ClientBudget): Effect.Effect<void> =>
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, Config.ConfigError> =>
-  Effect.flatMap(Effect.fromResult(checkPace(options)), (pace) => budgets(pace))
+  Effect.flatMap(checkPace(options), (pace) => budgets(pace))
 
 /**
  * `make` as a layer.
@@ -129,7 +129,7 @@ export const layerPublishedCap: Layer.Layer<RequestBudget, Config.ConfigError> =
  */
 export const makeRedis = (options: Options): Effect.Effect<Service, Config.ConfigError, FleetRedis> =>
   Effect.flatMap(
-    Effect.zip(Effect.fromResult(checkPace(options)), FleetRedis),
+    Effect.zip(checkPace(options), FleetRedis),
     ([pace, redis]) => budgets(pace, redis)
   )
 

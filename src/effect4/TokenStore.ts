@@ -107,7 +107,7 @@ export const redisDefaults: typeof storeDefaults = storeDefaults
  * @category constructors
  */
 export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Config.ConfigError, FleetRedis> =>
-  Effect.zipWith(Effect.fromResult(checkStore(options)), FleetRedis, (settings, redis): Service => ({
+  Effect.zipWith(checkStore(options), FleetRedis, (settings, redis): Service => ({
     forClient: (client) => clientTokens(redis, settings, client)
   }))
 

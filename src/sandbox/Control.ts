@@ -1,7 +1,6 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
 import type { HttpApp } from "@effect/platform"
-import { Cause, Clock, Context, Effect, Schema } from "effect"
-import type { ParseResult } from "effect"
+import { Cause, Clock, Context, Effect, ParseResult, Schema } from "effect"
 import { applies, enqueue } from "../core/faultMatch.js"
 import type { RequestFilter } from "../core/faultMatch.js"
 import { contents, noMatch } from "../core/journal.js"
@@ -89,29 +88,36 @@ export interface Sandbox {
   readonly designCount: number
 }
 
-const strict = { errors: "all", onExcessProperty: "error" } as const
-const decodeFault = Schema.decodeUnknown(State.Fault, strict)
-const decodeFilter = Schema.decodeUnknown(State.RequestFilter, strict)
-const decodeNumbers = Schema.decodeUnknown(Schema.Array(Schema.String), strict)
+/** What a caller passed that could not even be read. */
+const unreadable = () =>
+  new ParseResult.ParseError({
+    issue: new ParseResult.Type(Schema.Unknown.ast, undefined, "a getter or a Proxy trap threw")
+  })
+
+/** A decoder of what a caller passed, run when the effect runs; a getter or a Proxy trap that throws fails it too. */
+const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
+  return (input: unknown) => Effect.flatten(Effect.try({ try: () => decode(input), catch: unreadable }))
+}
+const decodeFault = decoder(State.Fault)
+const decodeFilter = decoder(State.RequestFilter)
+const decodeNumbers = decoder(Schema.Array(Schema.String))
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
 export const make = (state: State.State, index: SearchIndex): Control => {
-  const requests = (filter: RequestFilter = {}) =>
-    Effect.map(decodeFilter(filter), (decoded) => ({
-      entries: contents(state.journal).filter((entry) => applies(decoded, entry)),
-      dropped: state.journal.dropped
-    }))
+  const matching = (filter: RequestFilter) => contents(state.journal).filter((entry) => applies(filter, entry))
   return {
     injectFault: (fault) => Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => enqueue(state.faults, f))),
     revokeTokens: Effect.sync(() => state.activeTokens.clear()),
     stats: Effect.sync(() => State.stats(state)),
     reset: Effect.sync(() => State.reset(state)),
-    requests,
+    requests: (filter = {}) =>
+      Effect.map(decodeFilter(filter), (decoded) => ({ entries: matching(decoded), dropped: state.journal.dropped })),
     expectRequest: (filter) =>
-      Effect.flatMap(requests(filter), ({ entries }) =>
+      Effect.flatMap(decodeFilter(filter), (decoded) =>
         Effect.mapError(
-          Effect.fromNullable(entries.at(-1)),
-          () => new Cause.NoSuchElementException(noMatch(filter, contents(state.journal).at(-1)))
+          Effect.fromNullable(matching(decoded).at(-1)),
+          () => new Cause.NoSuchElementException(noMatch(decoded, contents(state.journal).at(-1)))
         )),
     touch: (input) =>
       Effect.flatMap(Effect.zip(decodeNumbers(input), Clock.currentTimeMillis), ([numbers, now]) => {

@@ -17,6 +17,16 @@ export const invalid = (path: ReadonlyArray<string>, message: string): Config.Co
 export const missing = (message: string): Config.ConfigError =>
   new Config.ConfigError(new ConfigProvider.SourceError({ message }))
 
+/** The units of a `Duration.DurationObject`. */
+const units = new Set(["weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"])
+
+/** The counts of a `Duration.DurationObject`, each a number; `[NaN]` for any other object. */
+const countsOf = (input: object): ReadonlyArray<unknown> => {
+  const given: Array<[string, unknown]> = Object.entries(input).filter(([, count]) => count !== undefined)
+  const read = given.length > 0 && given.every(([unit, count]) => units.has(unit) && typeof count === "number")
+  return read ? given.map(([, count]) => count) : [Number.NaN]
+}
+
 /** `input` decoded, or `fallback` when absent; a finite duration of zero or more (whatever a caller passed). */
 export const nonNegative = (
   name: string,
@@ -24,8 +34,13 @@ export const nonNegative = (
   fallback: Duration.Duration
 ): Result.Result<Duration.Duration, Config.ConfigError> => {
   if (input === undefined) return Result.succeed(fallback)
-  // `Duration` reads a NaN count (`NaN`, `[NaN, 0]`) as zero
-  const counts = Array.isArray(input) ? input : [input]
+  // `Duration` reads a NaN count (`NaN`, `[NaN, 0]`, `{ seconds: NaN }`) as zero, and so any other
+  // object (`{}`, `{ secs: 5 }`)
+  const counts = Array.isArray(input)
+    ? input
+    : typeof input === "object" && input !== null && !Duration.isDuration(input)
+    ? countsOf(input)
+    : [input]
   const decoded = counts.some(Number.isNaN) ? Option.none() : Duration.fromInput(input as Duration.Input)
   return Option.isSome(decoded) && Duration.isFinite(decoded.value) && Duration.toMillis(decoded.value) >= 0
     ? Result.succeed(decoded.value)

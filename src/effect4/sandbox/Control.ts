@@ -1,5 +1,5 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
-import { Cause, Clock, Context, Effect, Schema } from "effect"
+import { Cause, Clock, Context, Effect, Schema, SchemaIssue } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { applies, enqueue } from "../../core/faultMatch.js"
 import type { RequestFilter } from "../../core/faultMatch.js"
@@ -96,28 +96,35 @@ export interface Sandbox {
   readonly designCount: number
 }
 
-const decodeFault = Schema.decodeUnknownEffect(State.Fault, State.strict)
-const decodeFilter = Schema.decodeUnknownEffect(State.RequestFilter, State.strict)
-const decodeNumbers = Schema.decodeUnknownEffect(Schema.Array(Schema.String), State.strict)
+/** What a caller passed that could not even be read. */
+const unreadable = () =>
+  new Schema.SchemaError(new SchemaIssue.InvalidValue({ message: "a getter or a Proxy trap threw" }))
+
+/** A decoder of what a caller passed, run when the effect runs; a getter or a Proxy trap that throws fails it too. */
+const decoder = <S extends Schema.ConstraintDecoder<unknown>>(schema: S) => {
+  const decode = Schema.decodeUnknownResult(schema, State.strict)
+  return (input: unknown) =>
+    Effect.flatMap(Effect.try({ try: () => decode(input), catch: unreadable }), Effect.fromResult)
+}
+const decodeFault = decoder(State.Fault)
+const decodeFilter = decoder(State.RequestFilter)
+const decodeNumbers = decoder(Schema.Array(Schema.String))
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
 export const make = (state: State.State, index: SearchIndex): Control => {
-  const requests = (filter: RequestFilter = {}) =>
-    Effect.map(decodeFilter(filter), (decoded) => ({
-      entries: contents(state.journal).filter((entry) => applies(decoded, entry)),
-      dropped: state.journal.dropped
-    }))
+  const matching = (filter: RequestFilter) => contents(state.journal).filter((entry) => applies(filter, entry))
   return {
     injectFault: (fault) => Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => enqueue(state.faults, f))),
     revokeTokens: Effect.sync(() => state.activeTokens.clear()),
     stats: Effect.sync(() => State.stats(state)),
     reset: Effect.sync(() => State.reset(state)),
-    requests,
+    requests: (filter = {}) =>
+      Effect.map(decodeFilter(filter), (decoded) => ({ entries: matching(decoded), dropped: state.journal.dropped })),
     expectRequest: (filter) =>
-      Effect.flatMap(requests(filter), ({ entries }) => {
-        const last = entries.at(-1)
+      Effect.flatMap(decodeFilter(filter), (decoded) => {
+        const last = matching(decoded).at(-1)
         return last === undefined
-          ? Effect.fail(new Cause.NoSuchElementError(noMatch(filter, contents(state.journal).at(-1))))
+          ? Effect.fail(new Cause.NoSuchElementError(noMatch(decoded, contents(state.journal).at(-1))))
           : Effect.succeed(last)
       }),
     touch: (input) =>

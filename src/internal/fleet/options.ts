@@ -2,7 +2,8 @@
  * The fleet's options, checked: each layer checks its own, and `Fleet.layer` checks them all before
  * it connects, so that bad options fail at once and not after the connection was waited for.
  */
-import { ConfigError, Duration, Either } from "effect"
+import { ConfigError, Duration, Effect, Either } from "effect"
+import { checkUrl } from "../../core/redis.js"
 import { positive } from "../optionChecks.js"
 
 /** Defaults of the connection's options. */
@@ -22,57 +23,55 @@ export const budgetDefaults = { burst: 1, maxBackOff: Duration.seconds(60) } as 
 
 type Durations<K extends string> = { readonly [k in K]?: Duration.DurationInput | undefined }
 
+/** `check`, reading the options only when run: anything but an object (a `null` from JavaScript) is refused. */
+const lazily = <O, A>(check: (options: O) => Either.Either<A, ConfigError.ConfigError>) => (options: O) =>
+  Effect.suspend((): Effect.Effect<A, ConfigError.ConfigError> =>
+    typeof options === "object" && options !== null
+      ? check(options)
+      : Either.left(ConfigError.InvalidData([], "expected an object of options"))
+  )
+
 const millis = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) =>
   Either.map(positive(name, input, fallback), Duration.toMillis)
 
-/** Whether a URL's user or password decodes (ioredis decodes them, and throws on a bad `%` escape). */
-const decodes = (part: string) => Either.isRight(Either.try(() => decodeURIComponent(part)))
-
-/** Told of a bad user or password: never the part itself, which may be the secret. */
-const userInfoMessage = "url's user or password has a malformed percent escape (write % as %25)"
-
 /** A `redis:` or `rediss:` URL (its password never told), a prefix, positive durations. */
-export const checkConnection = (
+export const checkConnection = lazily((
   options: Durations<"commandTimeout" | "probeInterval" | "connectTimeout"> & {
     readonly url?: string | undefined
     readonly keyPrefix?: string | undefined
   }
 ) =>
   Either.gen(function*() {
-    const url = options.url ?? connectionDefaults.url
-    const parsed = URL.canParse(url) ? new URL(url) : undefined
-    if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
-      return yield* Either.left(ConfigError.InvalidData(["url"], "url must be a redis:// or rediss:// URL"))
-    }
-    if (!decodes(parsed.username) || !decodes(parsed.password)) {
-      return yield* Either.left(ConfigError.InvalidData(["url"], userInfoMessage))
-    }
+    const url = checkUrl(options.url ?? connectionDefaults.url)
+    if ("problem" in url) return yield* Either.left(ConfigError.InvalidData(["url"], url.problem))
     const keyPrefix = options.keyPrefix ?? connectionDefaults.keyPrefix
     if (keyPrefix === "") {
       return yield* Either.left(ConfigError.InvalidData(["keyPrefix"], "keyPrefix must not be empty"))
     }
     const d = connectionDefaults
     return {
-      url,
+      url: url.href,
       keyPrefix,
       commandTimeoutMillis: yield* millis("commandTimeout", options.commandTimeout, d.commandTimeout),
       probeIntervalMillis: yield* millis("probeInterval", options.probeInterval, d.probeInterval),
       connectTimeoutMillis: yield* millis("connectTimeout", options.connectTimeout, d.connectTimeout)
     }
   })
+)
 
 /** The connection's options checked, durations in milliseconds. */
-export type ConnectionSettings = Either.Either.Right<ReturnType<typeof checkConnection>>
+export type ConnectionSettings = Effect.Effect.Success<ReturnType<typeof checkConnection>>
 
 /** The token store's options checked, in milliseconds. */
-export const checkStore = (options: Durations<"lockTtl" | "maxWait">) =>
+export const checkStore = lazily((options: Durations<"lockTtl" | "maxWait">) =>
   Either.all({
     lockMillis: millis("lockTtl", options.lockTtl, storeDefaults.lockTtl),
     maxWaitMillis: millis("maxWait", options.maxWait, storeDefaults.maxWait)
   })
+)
 
 /** The budget's options checked into its pace. */
-export const checkPace = (
+export const checkPace = lazily((
   options: Durations<"maxBackOff"> & {
     readonly requestsPerSecond?: number | undefined
     readonly burst?: number | undefined
@@ -91,7 +90,7 @@ export const checkPace = (
     toleranceMillis: (burst - 1) * intervalMillis,
     maxBackOffMillis
   }))
-}
+})
 
 /** The budget's pace in milliseconds: between slots (0: none), the tolerance of a burst, the longest back-off. */
-export type Pace = Either.Either.Right<ReturnType<typeof checkPace>>
+export type Pace = Effect.Effect.Success<ReturnType<typeof checkPace>>

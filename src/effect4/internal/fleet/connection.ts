@@ -159,9 +159,8 @@ export const connect = (settings: ConnectionSettings): Effect.Effect<
             retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
             // connection errors are answered per command; unheard, ioredis would print them
           }).on("error", () => {}),
-        // ioredis reads options from the URL's query too; what it refuses is the url's fault (never
-        // told: its message may quote the url)
-        catch: () => invalid(["url"], "url is not one ioredis accepts (check its query options)")
+        // what ioredis refuses in a checked url is the url's fault (never told: its message may quote it)
+        catch: () => invalid(["url"], "url is not one ioredis accepts")
       })),
     (redis) => Effect.sync(() => redis.disconnect())
   ).pipe(
