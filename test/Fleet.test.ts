@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:net"
-import { DesignSearchClient, Fleet, TokenService } from "../src/index.js"
+import { DesignSearchClient, Fleet, FleetRedis, RequestBudget, TokenService, TokenStore } from "../src/index.js"
 import { freshPrefix } from "./support/fleetLayers.js"
 import { sandboxLayer, sandboxStats } from "./support/layers.js"
 import { listening } from "./support/loopback.js"
@@ -63,4 +63,60 @@ describe("Fleet.layer", () => {
       }
       expect(listener.connections()).toBe(0)
     }).pipe(Effect.scoped))
+
+  it.live("a URL carries host, port, user, password and database only: a query or another path is refused, untold", () =>
+    Effect.gen(function*() {
+      const listener = yield* connectionCounter
+      const at = `redis://:SECRET@127.0.0.1:${listener.port}`
+      const queries = ["connectTimeout=abc", "db=abc", "keyPrefix=evil:", "enableOfflineQueue=1", "lazyConnect=1"]
+      const refusedUrls = [...queries.map((q) => `${at}/?${q}`), `${at}?tls=x`, `${at}/0?sentinels=x`, `${at}/abc`]
+      for (const url of [...refusedUrls, `${at}/1/2`, `${at}/-1`, `${at}/#db`]) {
+        const refused = yield* failure(Fleet.layer({ url }))
+        expect(refused).toContain("url carries host, port, user, password and database (/N) only")
+        expect(refused).not.toContain("SECRET")
+      }
+      expect(listener.connections()).toBe(0)
+    }).pipe(Effect.scoped))
+
+  it.scopedLive("a URL's database index is selected; `REDISS://` is TLS as `rediss://` is", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const prefix = freshPrefix()
+      for (const url of [redis.url, `${redis.url}/`, `${redis.url}/3`]) {
+        const fleet = yield* Layer.build(Layer.orDie(FleetRedis.layer({ url, keyPrefix: prefix })))
+        expect(yield* Context.get(fleet, FleetRedis.FleetRedis).command("CLIENT", "INFO")).toContain(
+          url.endsWith("/3") ? " db=3 " : " db=0 "
+        )
+      }
+      // a TLS handshake against a plain Redis: never ready, so the command is refused, not answered
+      const tls = yield* Layer.build(Layer.orDie(FleetRedis.layer({
+        url: redis.url.replace("redis://", "REDISS://"),
+        connectTimeout: "200 millis"
+      })))
+      const refused = yield* Effect.flip(Context.get(tls, FleetRedis.FleetRedis).command("PING"))
+      expect(refused.detail).toContain("not connected")
+    }))
+
+  it.live("options that are not an object are a ConfigError at the options, when the layer is built: never a throw", () =>
+    Effect.gen(function*() {
+      const connection: FleetRedis.Connection = { status: "ready", connect: async () => {}, call: async () => null }
+      const over = FleetRedis.layerClient(connection)
+      const nothing = null as never
+      const layers = [
+        Fleet.layer(nothing),
+        FleetRedis.layer(nothing),
+        FleetRedis.layerClient(connection, nothing),
+        RequestBudget.layer(nothing),
+        Layer.provide(RequestBudget.layerRedis(nothing), over),
+        Layer.provide(TokenStore.layerRedis(nothing), over)
+      ]
+      for (const layer of layers) expect(yield* failure(layer)).toContain("expected an object of options")
+      const made = [
+        FleetRedis.make(connection, nothing),
+        RequestBudget.make(nothing),
+        Effect.provide(RequestBudget.makeRedis(nothing), over),
+        Effect.provide(TokenStore.makeRedis(nothing), over)
+      ]
+      for (const effect of made) expect(String(yield* Effect.flip(effect))).toContain("expected an object of options")
+    }))
 })

@@ -42,7 +42,13 @@ describe("Sandbox options out of range or of the wrong type", () => {
         [{ tokenLifetime: "400 days" }, "tokenLifetime", "at most a year"],
         [{ tokenLifetime: "366 days" }, "tokenLifetime", "at most a year"],
         [{ latency: 1e12 }, "latency", "at most 600000"],
-        [{ latency: { min: 0, max: "601 seconds" } }, "latency", "at most 600000"]
+        [{ latency: { min: 0, max: "601 seconds" } }, "latency", "at most 600000"],
+        // Effect 4's `Duration` reads these as zero: no duration
+        [{ latency: {} }, "latency", "latency must be a finite, non-negative duration"],
+        [{ latency: { min: {}, max: 5 } }, "latency", "latency must be a finite, non-negative duration"],
+        [{ latency: { seconds: Number.NaN } }, "latency", "latency must be a finite, non-negative duration"],
+        [{ tokenLifetime: { secs: 60 } }, "tokenLifetime", "tokenLifetime must be a finite, non-negative duration"],
+        [{ tokenLifetime: { seconds: "60" } }, "tokenLifetime", "tokenLifetime must be a finite, non-negative duration"]
       ]
       for (const [options, path, says] of refused) {
         const shown = JSON.stringify(options)
@@ -126,5 +132,38 @@ describe("SandboxControl.touch", () => {
       expect((yield* client.quickSearch({ query: "amended" })).data.count).toBe(0)
       yield* control.touch([chair])
       expect((yield* client.quickSearch({ query: "amended" })).data.count).toBe(1)
+    }).pipe(Effect.provide(clientLayer())))
+})
+
+describe("SandboxControl given input whose getters or Proxy traps throw", () => {
+  it.effect("each method returns an effect, failing with a ParseError: never a throw or a defect", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      const trap = () => {
+        throw new Error("trap")
+      }
+      const hostile = new Proxy({}, { get: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, has: trap })
+      const getter = Object.defineProperty({}, "target", { enumerable: true, get: trap })
+      const list = new Proxy([chair], { get: trap })
+      const calls: ReadonlyArray<() => Effect.Effect<unknown, { readonly _tag: string }>> = [
+        () => control.injectFault(hostile as never),
+        () => control.injectFault(getter as never),
+        () => control.touch(list as never),
+        () => control.touch(hostile as never),
+        () => control.requests(hostile as never),
+        () => control.requests(getter as never),
+        () => control.expectRequest(hostile as never),
+        () => control.expectRequest(getter as never)
+      ]
+      for (const [i, call] of calls.entries()) {
+        const exit = yield* Effect.exit(call())
+        const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+        expect(Option.map(error, (e) => e._tag), `call ${i}`).toEqual(Option.some("ParseError"))
+      }
+      // a filter read once: what the failure tells is the filter as read, not the caller's object again
+      const once = Object.create({ toJSON: trap }) as object
+      const exit = yield* Effect.exit(control.expectRequest(once))
+      const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+      expect(Option.map(error, (e) => e._tag)).toEqual(Option.some("NoSuchElementException"))
     }).pipe(Effect.provide(clientLayer())))
 })

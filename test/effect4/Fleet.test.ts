@@ -9,8 +9,11 @@ import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:net"
 import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
 import * as Fleet from "../../src/effect4/Fleet.js"
+import * as FleetRedis from "../../src/effect4/FleetRedis.js"
+import * as RequestBudgets from "../../src/effect4/RequestBudget.js"
 import { RequestBudget } from "../../src/effect4/RequestBudget.js"
 import * as TokenService from "../../src/effect4/TokenService.js"
+import * as TokenStores from "../../src/effect4/TokenStore.js"
 import { TokenStore } from "../../src/effect4/TokenStore.js"
 import { always, client, freshPrefix, slotAt, tokenOf, valueOf } from "./support/fleet.js"
 import { sandboxLayer, sandboxStats } from "./support/layers.js"
@@ -92,5 +95,60 @@ describe("Fleet.layer (Effect 4)", () => {
         assert.notInclude(refused, "SECRET")
       }
       assert.strictEqual(listener.count, 0)
+    }))
+
+  it.live("a URL carries host, port, user, password and database only: a query or another path is refused, untold", () =>
+    Effect.gen(function*() {
+      const listener = yield* connectionCounter
+      const at = `redis://:SECRET@127.0.0.1:${listener.port}`
+      const queries = ["connectTimeout=abc", "db=abc", "keyPrefix=evil:", "enableOfflineQueue=1", "lazyConnect=1"]
+      const refusedUrls = [...queries.map((q) => `${at}/?${q}`), `${at}?tls=x`, `${at}/0?sentinels=x`, `${at}/abc`]
+      for (const url of [...refusedUrls, `${at}/1/2`, `${at}/-1`, `${at}/#db`]) {
+        const refused = yield* failure(Fleet.layer({ url }))
+        assert.include(refused, "url carries host, port, user, password and database (/N) only")
+        assert.notInclude(refused, "SECRET")
+      }
+      assert.strictEqual(listener.count, 0)
+    }))
+
+  it.live("a URL's database index is selected; `REDISS://` is TLS as `rediss://` is", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const prefix = freshPrefix()
+      for (const url of [redis.url, `${redis.url}/`, `${redis.url}/3`]) {
+        const fleet = yield* Layer.build(Layer.orDie(FleetRedis.layer({ url, keyPrefix: prefix })))
+        const info = yield* Context.get(fleet, FleetRedis.FleetRedis).command("CLIENT", "INFO")
+        assert.include(info, url.endsWith("/3") ? " db=3 " : " db=0 ")
+      }
+      // a TLS handshake against a plain Redis: never ready, so the command is refused, not answered
+      const tls = yield* Layer.build(Layer.orDie(FleetRedis.layer({
+        url: redis.url.replace("redis://", "REDISS://"),
+        connectTimeout: "200 millis"
+      })))
+      const refused = yield* Effect.flip(Context.get(tls, FleetRedis.FleetRedis).command("PING"))
+      assert.include(refused.detail, "not connected")
+    }))
+
+  it.live("options that are not an object are a ConfigError at the options, when the layer is built: never a throw", () =>
+    Effect.gen(function*() {
+      const connection: FleetRedis.Connection = { status: "ready", connect: async () => {}, call: async () => null }
+      const over = FleetRedis.layerClient(connection)
+      const nothing = null as never
+      const layers = [
+        Fleet.layer(nothing),
+        FleetRedis.layer(nothing),
+        FleetRedis.layerClient(connection, nothing),
+        RequestBudgets.layer(nothing),
+        Layer.provide(RequestBudgets.layerRedis(nothing), over),
+        Layer.provide(TokenStores.layerRedis(nothing), over)
+      ]
+      for (const layer of layers) assert.include(yield* failure(layer), "expected an object of options")
+      const made = [
+        FleetRedis.make(connection, nothing),
+        RequestBudgets.make(nothing),
+        Effect.provide(RequestBudgets.makeRedis(nothing), over),
+        Effect.provide(TokenStores.makeRedis(nothing), over)
+      ]
+      for (const effect of made) assert.include(String(yield* Effect.flip(effect)), "expected an object of options")
     }))
 })
