@@ -102,7 +102,7 @@ describe("Fleet.layer", () => {
       const connection: FleetRedis.Connection = { status: "ready", connect: async () => {}, call: async () => null }
       const over = FleetRedis.layerClient(connection)
       const nothing = null as never
-      const layers = [
+      const layers: ReadonlyArray<Layer.Layer<never, unknown>> = [
         Fleet.layer(nothing),
         FleetRedis.layer(nothing),
         FleetRedis.layerClient(connection, nothing),
@@ -111,7 +111,7 @@ describe("Fleet.layer", () => {
         Layer.provide(TokenStore.layerRedis(nothing), over)
       ]
       for (const layer of layers) expect(yield* failure(layer)).toContain("expected an object of options")
-      const made = [
+      const made: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
         FleetRedis.make(connection, nothing),
         RequestBudget.make(nothing),
         Effect.provide(RequestBudget.makeRedis(nothing), over),

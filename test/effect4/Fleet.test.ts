@@ -134,7 +134,7 @@ describe("Fleet.layer (Effect 4)", () => {
       const connection: FleetRedis.Connection = { status: "ready", connect: async () => {}, call: async () => null }
       const over = FleetRedis.layerClient(connection)
       const nothing = null as never
-      const layers = [
+      const layers: ReadonlyArray<Layer.Layer<never, unknown>> = [
         Fleet.layer(nothing),
         FleetRedis.layer(nothing),
         FleetRedis.layerClient(connection, nothing),
@@ -143,7 +143,7 @@ describe("Fleet.layer (Effect 4)", () => {
         Layer.provide(TokenStores.layerRedis(nothing), over)
       ]
       for (const layer of layers) assert.include(yield* failure(layer), "expected an object of options")
-      const made = [
+      const made: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
         FleetRedis.make(connection, nothing),
         RequestBudgets.make(nothing),
         Effect.provide(RequestBudgets.makeRedis(nothing), over),
