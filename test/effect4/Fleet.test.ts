@@ -88,6 +88,12 @@ describe("Fleet.layer (Effect 4)", () => {
       assert.include(yield* failure(Fleet.layer({ url: counted, maxWait: -1 })), "maxWait")
       assert.include(yield* failure(Fleet.layer({ url: counted, requestsPerSecond: 0 })), "requestsPerSecond")
       assert.include(yield* failure(Fleet.layer({ url: counted, burst: 1.5 })), "burst")
+      // Effect 4's `Duration` reads these as zero: no duration
+      assert.include(yield* failure(Fleet.layer({ url: counted, maxWait: {} })), "maxWait must be a finite")
+      assert.include(
+        yield* failure(Fleet.layer({ url: counted, commandTimeout: { secs: 1 } as never })),
+        "commandTimeout"
+      )
       // ioredis decodes the user and password, and throws on a malformed escape: refused here, untold
       for (const userInfo of [":SECRET%zz", "user%E0%A4%A:SECRET"]) {
         const refused = yield* failure(Fleet.layer({ url: `redis://${userInfo}@127.0.0.1:${listener.port}` }))

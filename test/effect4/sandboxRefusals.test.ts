@@ -67,7 +67,15 @@ describe("Sandbox options out of range or of the wrong type", () => {
 
   it.effect("the bounds themselves are accepted: a year's tokens the client takes, ten minutes' latency, any safe seed", () =>
     Effect.gen(function*() {
-      for (const options of [{ seed: -7 }, { seed: 0 }, { latency: "10 minutes" }, { designs: 20 }] as const) {
+      const accepted: ReadonlyArray<Sandbox.Options> = [{ seed: -7 }, { seed: 0 }, { latency: "10 minutes" }, {
+        designs: 20
+      }]
+      // Effect 4's duration objects, as Effect 4's `Duration` takes them
+      const durationObjects: ReadonlyArray<Sandbox.Options> = [
+        { latency: { minutes: 10 } },
+        { latency: { min: { seconds: 0 }, max: { seconds: 1 } } }
+      ]
+      for (const options of [...accepted, ...durationObjects]) {
         expect((yield* refusal(Sandbox.make(options))).path, JSON.stringify(options)).toBe("accepted")
       }
       const client = yield* DesignSearchClient.DesignSearchClient
