@@ -18,7 +18,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Redacted } from "effect"
 import type { Option, Scope, Stream } from "effect"
 import type { ValidationError } from "./ApiError.js"
-import { connectTimeoutProblem } from "./core/mirror.js"
+import { postgresOptionsProblem } from "./core/mirror.js"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
 import { databaseError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
 import type { Change, ChangesOptions, Criteria, SyncError } from "./internal/mirror/model.js"
@@ -155,9 +155,11 @@ export interface PostgresOptions {
 }
 
 /** `connectTimeoutMillis`, checked: one out of a timer's range would time every connection out at once. */
-const connectTimeoutOf = (millis: number = 5000) => {
-  const problem = connectTimeoutProblem(millis)
-  return problem === undefined ? Effect.succeed(millis) : Effect.fail(new MirrorDatabaseError({ detail: problem }))
+const connectTimeoutOf = (options: PostgresOptions) => {
+  const problem = postgresOptionsProblem(options)
+  return problem === undefined
+    ? Effect.succeed(options.connectTimeoutMillis ?? 5000)
+    : Effect.fail(new MirrorDatabaseError({ detail: problem }))
 }
 
 /** A driver, imported when first needed, or the error naming the package to install. */
@@ -225,7 +227,7 @@ export const layerPostgres = (
 ): Layer.Layer<SqlClient.SqlClient, SqlDriverMissingError | MirrorDatabaseError> =>
   reachable(
     Effect.gen(function*() {
-      const connectTimeout = yield* connectTimeoutOf(options.connectTimeoutMillis)
+      const connectTimeout = yield* connectTimeoutOf(options)
       const { PgClient } = yield* loadDriver("@effect/sql-pg", () => import("@effect/sql-pg"))
       const connecting = databaseError("connecting to PostgreSQL")
       return yield* PgClient.make({

@@ -429,6 +429,11 @@ layer(Pg.layer, { timeout: 120_000 })("DesignMirror", (it) => {
         expect(error, String(connectTimeoutMillis)).toMatchObject({ _tag: "MirrorDatabaseError" })
         expect(error.message).toContain("connectTimeoutMillis must be a number of milliseconds")
       }
+      for (const options of [null, undefined, "postgres://x"]) {
+        const error = yield* Effect.flip(Effect.scoped(Layer.build(DesignMirror.layerPostgres(options as never))))
+        expect(error, String(options)).toMatchObject({ _tag: "MirrorDatabaseError" })
+        expect(error.message).toContain("layerPostgres takes options { url, connectTimeoutMillis? }")
+      }
       const sql = DesignMirror.layerPostgres({ url, connectTimeoutMillis: 2000 })
       const client = DesignSearchClient.layer().pipe(Layer.provide(Sandbox.layer()))
       const schemas = Effect.flatMap(

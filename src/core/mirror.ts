@@ -27,6 +27,15 @@ export const connectTimeoutProblem = (millis: unknown): string | undefined =>
     ? undefined
     : `connectTimeoutMillis must be a number of milliseconds from 1 to 2147483647, got ${String(millis)}`
 
+/** Why `options` cannot be `layerPostgres`'s options, if they cannot: not an object, or a connection timeout out of range. */
+export const postgresOptionsProblem = (options: unknown): string | undefined => {
+  if (typeof options !== "object" || options === null) {
+    return `layerPostgres takes options { url, connectTimeoutMillis? }, got ${String(options)}`
+  }
+  const { connectTimeoutMillis = 5000 } = options as { readonly connectTimeoutMillis?: unknown }
+  return connectTimeoutProblem(connectTimeoutMillis)
+}
+
 /** The longest name PostgreSQL keeps, in bytes: it cuts a longer one, so that two long names would be one. */
 const maxIdentifierBytes = 63
 
@@ -42,6 +51,20 @@ export const schemaProblem = (schema: unknown): string | undefined =>
 
 /** The table where the migrator records the migrations it has run. */
 export const migrationsTable = "design_mirror_migrations"
+
+/** The PostgreSQL schema of the mirror's tables when none is named. */
+export const defaultSchema = "design_search"
+
+/**
+ * Whether the mirror built in `schema` takes in the one found, outside it, through the connection's
+ * `search_path`, whose last migration is `last`: only the default schema, and only a mirror of the
+ * release before schemas (its tables in the connection's schema), which ran migrations 1 and 2 and
+ * never 3. Every mirror made since, in whatever schema (`public` too), has run 3, and stays where it is.
+ */
+export const takesEarlier = (schema: string, last: number | null) => schema === defaultSchema && (last ?? 0) < 3
+
+/** The tables of a mirror of the release before schemas, moved into the default schema with their rows. */
+export const earlierTables = [migrationsTable, "designs", "design_sync_state"]
 
 /** The names of the mirror's tables. */
 export const tables = {

@@ -15,7 +15,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import type { Option, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
-import { connectTimeoutProblem } from "../core/mirror.js"
+import { postgresOptionsProblem } from "../core/mirror.js"
 import type { ValidationError } from "./ApiError.js"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
 import { databaseError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
@@ -133,9 +133,11 @@ export interface PostgresOptions {
 }
 
 /** `connectTimeoutMillis`, checked: one out of a timer's range would time every connection out at once. */
-const connectTimeoutOf = (millis: number = 5000) => {
-  const problem = connectTimeoutProblem(millis)
-  return problem === undefined ? Effect.succeed(millis) : Effect.fail(new MirrorDatabaseError({ detail: problem }))
+const connectTimeoutOf = (options: PostgresOptions) => {
+  const problem = postgresOptionsProblem(options)
+  return problem === undefined
+    ? Effect.succeed(options.connectTimeoutMillis ?? 5000)
+    : Effect.fail(new MirrorDatabaseError({ detail: problem }))
 }
 
 /**
@@ -152,7 +154,7 @@ export const layerPostgres = (
   Layer.effect(
     SqlClient.SqlClient,
     Effect.gen(function*() {
-      const connectTimeout = yield* connectTimeoutOf(options.connectTimeoutMillis)
+      const connectTimeout = yield* connectTimeoutOf(options)
       const { PgClient } = yield* Effect.tryPromise({
         try: () => import("@effect/sql-pg"),
         catch: () => new SqlDriverMissingError({ packageName: "@effect/sql-pg" })

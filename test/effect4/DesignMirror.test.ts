@@ -21,6 +21,7 @@ import {
   database,
   databaseUrl,
   day,
+  dec1,
   designs,
   effect3Sync,
   everything,
@@ -300,6 +301,90 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror (Effect 4) on PostgreS
         const whole = "é".repeat(31) + "s"
         yield* Effect.provide(Effect.scoped(Layer.build(DesignMirror.layer({ schema: whole }))), deps)
         expect((yield* Effect.provide(schemas, sql)).map((r) => r.name)).toContain(whole)
+        for (const options of [null, undefined, "postgres://x"]) {
+          const error = yield* Effect.flip(Effect.scoped(Layer.build(DesignMirror.layerPostgres(options as never))))
+          expect(error, String(options)).toMatchObject({ _tag: "MirrorDatabaseError" })
+          expect(error.message).toContain("layerPostgres takes options { url, connectTimeoutMillis? }")
+        }
+      }),
+    120_000
+  )
+
+  it.effect(
+    "a mirror stays in its schema, public too, whatever the search_path; only the default takes in the release before schemas'",
+    () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(dec1)
+        const inSchema = (schema: string) =>
+          Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            Effect.all([
+              Effect.map(
+                sql<
+                  { name: string }
+                >`SELECT tablename AS name FROM pg_tables WHERE schemaname = ${schema} ORDER BY name`,
+                (found) => found.map((t) => t.name)
+              ),
+              sql.unsafe<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".designs`)
+            ]))
+        const mirrorTables = [
+          "design_changes",
+          "design_classifications",
+          "design_designers",
+          "design_listing",
+          "design_mirror_migrations",
+          "design_owners",
+          "design_products",
+          "design_sync_state",
+          "designs"
+        ]
+        // The search_path docs/mirror.md suggests to analysts (the default mirror's schema first), then
+        // a mirror built in public: a mirror in another schema starts empty, and takes nothing.
+        for (const [sql, first] of [[yield* database, undefined], [yield* database, "public"]] as const) {
+          const deps = Layer.merge(sql, clientLayer({ sandbox: { designs } }))
+          const sync = (schema: string | undefined) =>
+            Effect.flatMap(DesignMirror.DesignMirror, (m) => m.sync(everything)).pipe(
+              Effect.provide(DesignMirror.layer({ schema }).pipe(Layer.provide(deps)))
+            )
+          yield* sync(first)
+          expect(yield* sync("team_b"), first).toMatchObject({ full: true, inserted: designs })
+          for (const schema of [first ?? "design_search", "team_b"]) {
+            expect(yield* Effect.provide(inSchema(schema), sql), schema).toEqual([mirrorTables, [{ n: designs }]])
+          }
+        }
+        // The release before schemas: its two migrations, its tables in the connection's schema.
+        const sql = yield* database
+        yield* Effect.provide(
+          Effect.flatMap(SqlClient.SqlClient, (s) =>
+            Effect.forEach([
+              `CREATE TABLE public.design_mirror_migrations (migration_id integer PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT now(), name text NOT NULL)`,
+              `INSERT INTO public.design_mirror_migrations (migration_id, name)
+  VALUES (1, 'designs_and_sync_state'), (2, 'designs_by_criteria_in_order')`,
+              `CREATE TABLE public.designs (number TEXT PRIMARY KEY NOT NULL, record TEXT NOT NULL, last_changed TEXT,
+  synced_at TEXT NOT NULL, criteria_key TEXT NOT NULL, state TEXT NOT NULL)`,
+              `CREATE INDEX designs_criteria_key_state_number ON public.designs (criteria_key, state, number)`,
+              `CREATE TABLE public.design_sync_state (criteria_key TEXT PRIMARY KEY NOT NULL, criteria TEXT NOT NULL,
+  watermark TEXT, run_day TEXT, run_since TEXT, run_position INTEGER NOT NULL, updated_at TEXT NOT NULL)`
+            ], (statement) => s.unsafe(statement))),
+          sql
+        )
+        const build = (schema?: string) =>
+          Effect.scoped(
+            Layer.build(DesignMirror.layer({ schema }).pipe(Layer.provide(Layer.merge(sql, clientLayer()))))
+          )
+        const publicTables = Effect.flatMap(
+          SqlClient.SqlClient,
+          (s) => s<{ name: string }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY name`
+        ).pipe(Effect.map((found) => found.map((t) => t.name)))
+        yield* build("team_b")
+        expect(yield* Effect.provide(publicTables, sql)).toEqual([
+          "design_mirror_migrations",
+          "design_sync_state",
+          "designs"
+        ])
+        yield* build()
+        expect(yield* Effect.provide(publicTables, sql)).toEqual([])
+        expect((yield* Effect.provide(inSchema("design_search"), sql))[0]).toEqual(mirrorTables)
       }),
     120_000
   )

@@ -10,7 +10,14 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schedule } from "effect"
 import type { Scope } from "effect"
 import { pathToFileURL } from "node:url"
-import { migrationsTable, qualified, schemaProblem, tables } from "../../core/mirror.js"
+import {
+  defaultSchema,
+  earlierTables,
+  migrationsTable,
+  qualified,
+  schemaProblem,
+  takesEarlier
+} from "../../core/mirror.js"
 import { databaseError, isLocked, MirrorDatabaseError } from "./model.js"
 
 /**
@@ -22,7 +29,7 @@ export const schemaOf = (named: unknown) =>
     const problem = schemaProblem(named)
     if (problem !== undefined) return Effect.fail(new MirrorDatabaseError({ detail: problem }))
     const schema = named as string | undefined
-    return Effect.succeed(sql.onDialectOrElse({ pg: () => schema ?? "design_search", orElse: () => undefined }))
+    return Effect.succeed(sql.onDialectOrElse({ pg: () => schema ?? defaultSchema, orElse: () => undefined }))
   })
 
 /** SQL failures that the client or the migrator raise as defects (a failed `COMMIT`, a failed migration), as failures. */
@@ -66,12 +73,16 @@ export const migrateLocked = <E extends { readonly message: string }>(
     const prepare = schema === undefined ? Effect.void : Effect.gen(function*() {
       yield* sql`SELECT pg_advisory_xact_lock(hashtext(${schema}), 1)`
       // Made only if absent: a role may use a schema made for it without being allowed to make one.
-      const [found] = yield* sql<{ readonly made: boolean; readonly moves: boolean }>`SELECT
-  to_regnamespace(quote_ident(${schema})) IS NOT NULL AS made, to_regclass(${migrationsTable}) IS NOT NULL
-  AND to_regclass(format('%I.%I', ${schema}::text, ${migrationsTable}::text)) IS NULL AS moves`
+      const [found] = yield* sql<{ readonly made: boolean; readonly home: string | null }>`SELECT
+  to_regnamespace(quote_ident(${schema})) IS NOT NULL AS made, (SELECT nspname FROM pg_class JOIN pg_namespace n
+  ON n.oid = relnamespace WHERE pg_class.oid = to_regclass(${migrationsTable})) AS home`
+      const home = found?.home ?? schema
+      // A mirror found through the search_path moves in only if the release before schemas made it.
+      const [last] = home === schema || schema !== defaultSchema ? [] : yield* sql<{ readonly id: number | null }>`
+SELECT max(migration_id) AS id FROM ${sql(qualified(home, migrationsTable))}`
       if (found?.made !== true) yield* sql`CREATE SCHEMA ${sql(schema)}`
-      for (const table of found?.moves === true ? [migrationsTable, ...Object.values(tables)] : []) {
-        yield* sql`ALTER TABLE IF EXISTS ${sql(table)} SET SCHEMA ${sql(schema)}`
+      for (const table of last !== undefined && takesEarlier(schema, last.id) ? earlierTables : []) {
+        yield* sql`ALTER TABLE IF EXISTS ${sql(qualified(home, table))} SET SCHEMA ${sql(schema)}`
       }
       // The migrator looks for its table by a statement that, failing, would abort the transaction.
       yield* sql`CREATE TABLE IF NOT EXISTS ${sql(qualified(schema, migrationsTable))} (

@@ -6,7 +6,14 @@
 import { Effect } from "effect"
 import type { Scope } from "effect"
 import { Migrator, SqlClient, SqlError } from "effect/sql"
-import { migrationsTable, schemaProblem, tables } from "../../../core/mirror.js"
+import {
+  defaultSchema,
+  earlierTables,
+  migrationsTable,
+  qualified,
+  schemaProblem,
+  takesEarlier
+} from "../../../core/mirror.js"
 import { databaseError, MirrorDatabaseError } from "./model.js"
 
 /** The ambient `SqlClient` if it is PostgreSQL's: the mirror's SQL is PostgreSQL's. */
@@ -21,7 +28,7 @@ export const postgres = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 export const schemaOf = (named: unknown): Effect.Effect<string, MirrorDatabaseError> => {
   const problem = schemaProblem(named)
   return problem === undefined
-    ? Effect.succeed((named as string | undefined) ?? "design_search")
+    ? Effect.succeed((named as string | undefined) ?? defaultSchema)
     : Effect.fail(new MirrorDatabaseError({ detail: problem }))
 }
 
@@ -48,12 +55,16 @@ export const migrateLocked = <E extends { readonly message: string }>(
     const prepare = Effect.gen(function*() {
       yield* sql`SELECT pg_advisory_xact_lock(hashtext(${schema}), 1)`
       // Made only if absent: a role may use a schema made for it without being allowed to make one.
-      const [found] = yield* sql<{ readonly made: boolean; readonly moves: boolean }>`SELECT
-  to_regnamespace(quote_ident(${schema})) IS NOT NULL AS made, to_regclass(${migrationsTable}) IS NOT NULL
-  AND to_regclass(format('%I.%I', ${schema}::text, ${migrationsTable}::text)) IS NULL AS moves`
+      const [found] = yield* sql<{ readonly made: boolean; readonly home: string | null }>`SELECT
+  to_regnamespace(quote_ident(${schema})) IS NOT NULL AS made, (SELECT nspname FROM pg_class JOIN pg_namespace n
+  ON n.oid = relnamespace WHERE pg_class.oid = to_regclass(${migrationsTable})) AS home`
+      const home = found?.home ?? schema
+      // A mirror found through the search_path moves in only if the release before schemas made it.
+      const [last] = home === schema || schema !== defaultSchema ? [] : yield* sql<{ readonly id: number | null }>`
+SELECT max(migration_id) AS id FROM ${sql(qualified(home, migrationsTable))}`
       if (found?.made !== true) yield* sql`CREATE SCHEMA ${sql(schema)}`
-      for (const table of found?.moves === true ? [migrationsTable, ...Object.values(tables)] : []) {
-        yield* sql`ALTER TABLE IF EXISTS ${sql(table)} SET SCHEMA ${sql(schema)}`
+      for (const table of last !== undefined && takesEarlier(schema, last.id) ? earlierTables : []) {
+        yield* sql`ALTER TABLE IF EXISTS ${sql(qualified(home, table))} SET SCHEMA ${sql(schema)}`
       }
     })
     const creating = "creating the mirror's tables"
