@@ -14,6 +14,9 @@ import { boundedKey, preview } from "../../core/preview.js"
 /** Longest description of a failure. */
 export const maxDescriptionLength = 1000
 
+/** How a request is decoded for these texts: every problem, each with the offending value. */
+export const parseOptions = { errors: "all", reportInput: true } as const
+
 /** One offending value: where it is, the kind of leaf issue, and what is wrong with it. */
 export interface Told {
   readonly path: ReadonlyArray<PropertyKey>

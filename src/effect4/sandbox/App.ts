@@ -13,10 +13,11 @@ import type { SearchIndex } from "../../core/searchIndex.js"
 import { designPath, endpointOf } from "../../core/service.js"
 import type { Message } from "../../core/wire.js"
 import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
+import { parseOptions } from "../internal/schemaIssues.js"
 import { parameterError } from "../internal/validation.js"
 import type { App } from "./Control.js"
 import * as Http from "./Http.js"
-import { parseOptions, receive, resetHeader } from "./State.js"
+import { receive, resetHeader } from "./State.js"
 import type { Endpoint, Fault, State } from "./State.js"
 
 /** What the app is built from. */

@@ -8,6 +8,7 @@ import type { JournalEntry, Ring, Writable } from "../../core/journal.js"
 import { faultBodyProblems, faultHeaderProblem, maxDelayMs } from "../../core/sandboxChecks.js"
 import { endpoints } from "../../core/service.js"
 import type { Endpoint } from "../../core/service.js"
+import { parseOptions } from "../internal/schemaIssues.js"
 
 /**
  * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
@@ -47,9 +48,6 @@ const checkedRecord = <S extends Schema.Constraint>(value: S, problem: (key: str
     }
   )
 }
-
-/** Every issue, with the offending values for the refusal's text to show (previewed, never whole). */
-export const parseOptions = { errors: "all", reportInput: true } as const
 
 /** How faults and journal queries are decoded: every problem, with the values at fault, and no field unknown. */
 export const strict = { ...parseOptions, onExcessProperty: "error" } as const

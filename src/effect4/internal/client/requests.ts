@@ -6,6 +6,7 @@
 import { Result, Schema } from "effect"
 import type { ValidationError } from "../../ApiError.js"
 import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../../Designs.js"
+import { parseOptions } from "../schemaIssues.js"
 import { clientValidation, parameterError, pointerErrors } from "../validation.js"
 
 /** A checker of requests of `schema`: the decoded request, or the refusal pointing at each offending field. */
@@ -13,7 +14,7 @@ const checker = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,
   onExcessProperty: "error" | "ignore" = "ignore"
 ) => {
-  const decode = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty, reportInput: true })
+  const decode = Schema.decodeUnknownResult(schema, { ...parseOptions, onExcessProperty })
   return (request: unknown): Result.Result<S["Type"], ValidationError> =>
     Result.mapError(decode(request), (error) => clientValidation(pointerErrors(error)))
 }

@@ -7,6 +7,7 @@ import { canonical, changeKinds, criteriaKeyOf, withoutNul } from "../../../core
 import { UnexpectedResponseError } from "../../ApiError.js"
 import type { ValidationError } from "../../ApiError.js"
 import { AdvancedSearchRequest, Design, QuickSearchRequest } from "../../Designs.js"
+import { parseOptions } from "../schemaIssues.js"
 import { clientValidation, parameterError, pointerErrors } from "../validation.js"
 import type { ChangesOptions, Criteria, SyncOptions } from "./model.js"
 
@@ -18,12 +19,8 @@ export type Search =
 const invalid = (parameter: string, detail: string): Result.Result<never, ValidationError> =>
   Result.fail(clientValidation([parameterError(parameter, detail)]))
 
-const decodeAdvanced = Schema.decodeUnknownResult(AdvancedSearchRequest, { errors: "all", reportInput: true })
-const decodeQuick = Schema.decodeUnknownResult(QuickSearchRequest, {
-  errors: "all",
-  onExcessProperty: "error",
-  reportInput: true
-})
+const decodeAdvanced = Schema.decodeUnknownResult(AdvancedSearchRequest, parseOptions)
+const decodeQuick = Schema.decodeUnknownResult(QuickSearchRequest, { ...parseOptions, onExcessProperty: "error" })
 
 /**
  * The criteria, checked, as the JSON stored (without `changedSinceDate`, keys in order) and as the
