@@ -35,22 +35,50 @@ for file in package/LICENSE package/dist/index.js package/dist/index.d.ts packag
   grep -qx "$file" <<<"$listing" || fail "the tarball has no $file"
 done
 
-app="$work/app"
-mkdir "$app"
-cp test/consumer/program.ts test/consumer/tsconfig.json test/consumer/tsconfig.vitest.json "$app/"
-# the README's sandbox test, as test/readme.test.ts holds it (that test checks it is the README's)
-sed -n '/^\/\/ README: begin$/,/^\/\/ README: end$/p' test/readme.test.ts |
-  sed 's|from "../src/index.js"|from "effect-design-search"|' >"$app/sandbox.test.ts"
-grep -q 'from "effect-design-search"' "$app/sandbox.test.ts" || fail "test/readme.test.ts holds no README test"
+# A fresh project DIR, made the working directory, holding FILES and the README's sandbox test as
+# TEST holds it (that test checks it is the README's), its import FROM replaced by the package's TO.
 # The registry here serves only some platforms' native optional packages: the repository's
 # overrides hold for the consumer too.
-node -e '
-  const overrides = require(process.argv[1]).overrides ?? {}
-  const app = { name: "consumer", private: true, type: "module", overrides }
-  require("fs").writeFileSync(process.argv[2], JSON.stringify(app, null, 2) + "\n")
-' "$root/package.json" "$app/package.json"
+fresh_app() {
+  local dir=$1 test=$2 from=$3 to=$4
+  shift 4
+  mkdir "$dir"
+  cp "$@" "$dir/"
+  sed -n '/^\/\/ README: begin$/,/^\/\/ README: end$/p' "$root/$test" |
+    sed "s|from \"$from\"|from \"$to\"|" >"$dir/sandbox.test.ts"
+  grep -q "from \"$to\"" "$dir/sandbox.test.ts" || fail "$test holds no README test"
+  node -e '
+    const overrides = require(process.argv[1]).overrides ?? {}
+    const app = { name: "consumer", private: true, type: "module", overrides }
+    require("fs").writeFileSync(process.argv[2], JSON.stringify(app, null, 2) + "\n")
+  ' "$root/package.json" "$dir/package.json"
+  cd "$dir"
+}
 
-cd "$app"
+# In the working directory: exactly one effect, the application's own (into `copies`), and the
+# README's code (tsconfig.json) and sandbox test (tsconfig.vitest.json) typechecked with TypeScript
+# 5.9 and the latest, which must be 7 or later (their versions into `compilers`). $1 names the edition.
+one_effect_and_typecheck() {
+  copies=$(find node_modules -type f -path '*node_modules/effect/package.json' | sort)
+  [ "$(grep -c . <<<"$copies")" -eq 1 ] || fail "$1: more than one copy of effect: $(tr '\n' ' ' <<<"$copies")"
+  compilers=""
+  local typescript compiler
+  for typescript in "~5.9" latest; do
+    npm install --no-audit --no-fund --loglevel=error -D "typescript@$typescript" ||
+      fail "npm install -D typescript@$typescript failed"
+    compiler=$(node -p 'require("./node_modules/typescript/package.json").version')
+    npx --no-install tsc --version >/dev/null || fail "typescript@$typescript ($compiler) has no working tsc"
+    compilers="$compilers, TypeScript $compiler"
+    npx --no-install tsc -p tsconfig.json || fail "$1: the README's code does not typecheck with TypeScript $compiler"
+    npx --no-install tsc -p tsconfig.vitest.json ||
+      fail "$1: the README's sandbox test does not typecheck with TypeScript $compiler"
+  done
+  [ "${compiler%%.*}" -ge 7 ] || fail "typescript@latest is $compiler, not TypeScript 7 or later"
+  compilers=${compilers#, }
+}
+
+fresh_app "$work/app" test/readme.test.ts ../src/index.js effect-design-search \
+  test/consumer/program.ts test/consumer/tsconfig.json test/consumer/tsconfig.vitest.json
 npm install --no-audit --no-fund --loglevel=error "$tarball" effect@^3.22 @effect/platform@^0.97 ||
   fail "npm install of the tarball with its peers failed"
 for package in @effect/cli @effect/platform-node ioredis; do
@@ -58,23 +86,7 @@ for package in @effect/cli @effect/platform-node ioredis; do
 done
 npm install --no-audit --no-fund --loglevel=error -D @effect/vitest@^0.30 vitest@^3.2 @types/node@^20 ||
   fail "npm install -D of the README's test packages failed"
-
-# exactly one effect, the application's own
-copies=$(find node_modules -type f -path '*node_modules/effect/package.json' | sort)
-[ "$(grep -c . <<<"$copies")" -eq 1 ] || fail "more than one copy of effect: $(tr '\n' ' ' <<<"$copies")"
-
-compilers=""
-for typescript in "~5.9" latest; do
-  npm install --no-audit --no-fund --loglevel=error -D "typescript@$typescript" ||
-    fail "npm install -D typescript@$typescript failed"
-  compiler=$(node -p 'require("./node_modules/typescript/package.json").version')
-  npx --no-install tsc --version >/dev/null || fail "typescript@$typescript ($compiler) has no working tsc"
-  compilers="$compilers, TypeScript $compiler"
-  npx --no-install tsc -p tsconfig.json || fail "the README's snippets do not typecheck with TypeScript $compiler"
-  npx --no-install tsc -p tsconfig.vitest.json ||
-    fail "the README's sandbox test does not typecheck with TypeScript $compiler"
-done
-[ "${compiler%%.*}" -ge 7 ] || fail "typescript@latest is $compiler, not TypeScript 7 or later"
+one_effect_and_typecheck "Effect 3"
 
 node out/program.js || fail "the README's snippets failed when run"
 npx --no-install vitest run sandbox.test.ts || fail "the README's sandbox test failed"
@@ -89,26 +101,17 @@ grep -qF "$(node -p 'require(process.argv[1]).version' "$root/package.json")" <<
 found=$(npx --no-install design-search search chair --json 2>/dev/null) || fail "design-search search chair failed"
 grep -q '"count"' <<<"$found" || fail "design-search search chair --json printed no count: $found"
 
-effect3="${compilers#, }; one copy of effect: ${copies}"
+effect3="${compilers}; one copy of effect: ${copies}"
 
 # The Effect 4 edition, in a fresh Effect 4.1 project: `effect-design-search/effect4` with effect@^4.1,
 # @effect/sql-pg 4 for the mirror and @effect/vitest 4, as the README's "On Effect 4" installs them. It
 # runs on Node.js 22.19 or later: Node.js 24 from scripts/ensure-node.sh.
 node24=$("$root/scripts/ensure-node.sh" 24) || fail "Node.js 24 could not be installed"
 app4="$work/app4"
-mkdir "$app4"
-cp "$root/test/consumer/effect4/program.ts" "$root/test/consumer/tsconfig.json" "$app4/"
+fresh_app "$app4" test/effect4/readme.test.ts ../../src/effect4/index.js effect-design-search/effect4 \
+  "$root/test/consumer/effect4/program.ts" "$root/test/consumer/tsconfig.json"
 printf '{ "extends": "./tsconfig.json", "compilerOptions": { "noEmit": true }, "include": ["sandbox.test.ts"] }\n' \
-  >"$app4/tsconfig.vitest.json"
-sed -n '/^\/\/ README: begin$/,/^\/\/ README: end$/p' "$root/test/effect4/readme.test.ts" |
-  sed 's|from "../../src/effect4/index.js"|from "effect-design-search/effect4"|' >"$app4/sandbox.test.ts"
-grep -q 'from "effect-design-search/effect4"' "$app4/sandbox.test.ts" || fail "test/effect4/readme.test.ts holds no README test"
-node -e '
-  const overrides = require(process.argv[1]).overrides ?? {}
-  const app = { name: "consumer-effect4", private: true, type: "module", overrides }
-  require("fs").writeFileSync(process.argv[2], JSON.stringify(app, null, 2) + "\n")
-' "$root/package.json" "$app4/package.json"
-cd "$app4"
+  >tsconfig.vitest.json
 npm install --no-audit --no-fund --loglevel=error "$tarball" effect@^4.1 @effect/sql-pg@^4.0.5 ||
   fail "npm install of the tarball with effect@^4.1 failed"
 for package in @effect/platform @effect/cli @effect/platform-node ioredis; do
@@ -116,19 +119,8 @@ for package in @effect/platform @effect/cli @effect/platform-node ioredis; do
 done
 npm install --no-audit --no-fund --loglevel=error -D @effect/vitest@^4 vitest@^5 @types/node@^24 ||
   fail "npm install -D of the README's Effect 4 test packages failed"
-copies4=$(find node_modules -type f -path '*node_modules/effect/package.json' | sort)
-[ "$(grep -c . <<<"$copies4")" -eq 1 ] || fail "Effect 4: more than one copy of effect: $(tr '\n' ' ' <<<"$copies4")"
 [[ "$(node -p 'require("./node_modules/effect/package.json").version')" == 4.* ]] || fail "Effect 4: effect is not 4.x"
-compilers4=""
-for typescript in "~5.9" latest; do
-  npm install --no-audit --no-fund --loglevel=error -D "typescript@$typescript" ||
-    fail "npm install -D typescript@$typescript failed"
-  compiler=$(node -p 'require("./node_modules/typescript/package.json").version')
-  compilers4="$compilers4, TypeScript $compiler"
-  npx --no-install tsc -p tsconfig.json || fail "the README's Effect 4 program does not typecheck with TypeScript $compiler"
-  npx --no-install tsc -p tsconfig.vitest.json ||
-    fail "the README's Effect 4 sandbox test does not typecheck with TypeScript $compiler"
-done
+one_effect_and_typecheck "Effect 4"
 
 # A throwaway PostgreSQL server on loopback for the program's mirror (as the postgres user when root).
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
@@ -154,4 +146,4 @@ grep -qE '^mirrored [1-9][0-9]* designs of Wattle in [1-9][0-9]* requests$' <<<"
 PATH="$(dirname "$node24"):$PATH" npx --no-install vitest run sandbox.test.ts ||
   fail "the README's Effect 4 sandbox test failed"
 
-echo "consumer check: passed (Effect 3: ${effect3}; Effect 4: ${compilers4#, }, one copy of effect: ${copies4}, the mirror into PostgreSQL)"
+echo "consumer check: passed (Effect 3: ${effect3}; Effect 4: ${compilers}, one copy of effect: ${copies}, the mirror into PostgreSQL)"
