@@ -1,9 +1,14 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
 // .ci/run names a file for a JSON report
 const report = process.env["TEST_REPORT"]
 
 export default defineConfig({
+  resolve: {
+    // a module kept per edition, in its Effect 3 copy (as tsconfig.json's `paths` say)
+    alias: [{ find: /^#edition\/(.*)$/, replacement: fileURLToPath(new URL("./src/$1.effect3.ts", import.meta.url)) }]
+  },
   test: {
     include: ["test/**/*.test.ts"],
     // the Effect 4 edition's tests run on its own vitest: effect4/vitest.config.ts

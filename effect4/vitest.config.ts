@@ -3,16 +3,18 @@ import { defineConfig, type Plugin } from "vitest/config"
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const anchor = here("./package.json")
-const edition = /[\\/](src|test|bench)[\\/]effect4[\\/]/
+const root = here("..")
 const ownInstall = /^(effect|@effect\/[^/]+|vitest)(\/|$)/
 
-// Bare imports made by the edition's sources and tests resolve as if written in this folder, whose
-// node_modules hold effect 4: Node's own lookup from src/effect4 would find the root's effect 3.
+// Bare imports of effect made by the repository's own files (the sources, the tests) resolve as if
+// written in this folder, whose node_modules hold effect 4: Node's own lookup would find the root's
+// effect 3.
 const effect4Resolution: Plugin = {
   name: "effect4-resolution",
   enforce: "pre",
   resolveId(source, importer) {
-    if (importer === undefined || !edition.test(importer) || !ownInstall.test(source)) return null
+    if (importer === undefined || !importer.startsWith(root) || importer.includes("/node_modules/")) return null
+    if (!ownInstall.test(source)) return null
     return this.resolve(source, anchor, { skipSelf: true })
   }
 }
@@ -21,8 +23,12 @@ const effect4Resolution: Plugin = {
 const report = process.env["TEST_REPORT"]
 
 export default defineConfig({
-  root: here(".."),
+  root,
   plugins: [effect4Resolution],
+  resolve: {
+    // a module kept per edition, in its Effect 4 copy (as this folder's tsconfig.json's `paths` say)
+    alias: [{ find: /^#edition\/(.*)$/, replacement: `${here("../src/")}$1.effect4.ts` }]
+  },
   test: {
     include: ["test/effect4/**/*.test.ts"],
     testTimeout: 30_000,

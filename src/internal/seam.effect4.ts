@@ -1,0 +1,114 @@
+/**
+ * The edition seam, Effect 4's side: the same exports as `seam.effect3.ts`, spelled as Effect 4
+ * spells them. See that module for what the seam is.
+ */
+import { Cause, Config, ConfigProvider, Context, DateTime, Duration, Effect, Layer, Option, Result as R, Schema, SchemaIssue } from "effect"
+import type { Clock, Scope } from "effect"
+
+export { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "effect/http"
+export type { HttpClientError, HttpClientResponse } from "effect/http"
+
+/** Which edition this build is. */
+export const edition = 4 as const
+
+// ---- services, results, errors of the runtime
+
+/** A service tag class: `Context.Service<Self, Shape>()(key)`. */
+export const Service = <Self, Shape>() => <const Key extends string>(key: Key) => Context.Service<Self, Shape>()(key)
+
+/** A success or a failure as a value. */
+export type Result<A, E> = R.Result<A, E>
+/** The constructors and readers of `Result` that the shared tree uses. */
+export const Result = {
+  succeed: R.succeed,
+  fail: R.fail,
+  map: R.map,
+  flatMap: R.flatMap,
+  isSuccess: R.isSuccess,
+  isFailure: R.isFailure,
+  match: R.match
+}
+/** An effect that succeeds or fails as `result` does. */
+export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => Effect.fromResult(result)
+/** `effect`'s outcome as a `Result` value. */
+export const toResult = Effect.result
+
+/** Any duration an option takes. */
+export type DurationInput = Duration.Input
+/** `a < b`. */
+export const durationLessThan = Duration.isLessThan
+
+/** Recovers from every failure. */
+export const catchAll = Effect.catch
+/** Recovers from a defect. */
+export const catchDefect = Effect.catchDefect
+/** Fails with `onTimeout()` once `duration` passes. */
+export const timeoutFail: {
+  <E1>(options: { readonly duration: Duration.Input; readonly onTimeout: () => E1 }): <A, E, R>(
+    self: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | E1, R>
+  <A, E, R, E1>(
+    self: Effect.Effect<A, E, R>,
+    options: { readonly duration: Duration.Input; readonly onTimeout: () => E1 }
+  ): Effect.Effect<A, E | E1, R>
+} = function(this: unknown, ...args: ReadonlyArray<unknown>) {
+  // dual: (self, options) or (options)(self)
+  type Options = { readonly duration: Duration.Input; readonly onTimeout: () => unknown }
+  const apply = (self: Effect.Effect<unknown, unknown, unknown>, options: Options) =>
+    Effect.timeoutOrElse(self, { duration: options.duration, orElse: () => Effect.fail(options.onTimeout()) })
+  return args.length === 1
+    ? (self: Effect.Effect<unknown, unknown, unknown>) => apply(self, args[0] as Options)
+    : apply(args[0] as Effect.Effect<unknown, unknown, unknown>, args[1] as Options)
+} as never
+/** Forks as a child of the current fiber. */
+export const forkChild = Effect.forkChild
+/** Lets other fibers run once. */
+export const yieldNow: Effect.Effect<void> = Effect.yieldNow
+/** Runs `effect` with its context changed. */
+export const updateContext = Effect.updateContext
+/** A layer whose resources live as long as it does. */
+export const layerScoped = Layer.effect as <I, S, E, R>(
+  tag: Context.Key<I, S>,
+  effect: Effect.Effect<NoInfer<S>, E, R>
+) => Layer.Layer<I, E, Exclude<R, Scope.Scope>>
+/** The clock's time in milliseconds, read synchronously. */
+export const clockMillis = (clock: Clock.Clock): number => clock.currentTimeMillisUnsafe()
+/** An `Option` of a value that may be null or undefined. */
+export const fromNullable = Option.fromNullishOr
+/** Whether `u` is the error of an empty `Option` or array taken as a value. */
+export const isNoSuchElement = (u: unknown): u is Cause.NoSuchElementError => Cause.isNoSuchElementError(u)
+/** A `DateTime.Utc` of epoch milliseconds, which must be valid. */
+export const dateTimeUnsafe = (millis: number): DateTime.Utc => DateTime.makeUnsafe(millis)
+
+// ---- configuration errors
+
+/** The error of a bad or missing setting. */
+export type ConfigErrorType = Config.ConfigError
+/** A value at `path` (a variable, an option) that fails its check; `message` says how. */
+export const invalidConfig = (path: ReadonlyArray<string>, message: string): ConfigErrorType => {
+  const issue = new SchemaIssue.InvalidValue({ message })
+  return new Config.ConfigError(new Schema.SchemaError(path.length === 0 ? issue : new SchemaIssue.Pointer(path, issue)))
+}
+/** A setting nobody gave, told with what to do about it (Effect 4's error keeps no path). */
+export const missingConfig = (_path: ReadonlyArray<string>, message: string): ConfigErrorType =>
+  new Config.ConfigError(new ConfigProvider.SourceError({ message }))
+
+// ---- schemas
+
+/** The error of a failed decode. */
+export type SchemaError = Schema.SchemaError
+/** Decodes `u` to a `Result`, failing with a `SchemaError`. */
+export const decodeUnknownResult = Schema.decodeUnknownResult
+/** Decodes `u` in an effect, failing with a `SchemaError`. */
+export const decodeUnknownEffect = Schema.decodeUnknownEffect
+/** A union of literal values. */
+export const literals = <const L extends ReadonlyArray<string>>(...values: L) => Schema.Literals(values)
+/** A union of schemas. */
+export const union = <const M extends ReadonlyArray<Schema.Top>>(...members: M) => Schema.Union(members)
+/** A record of string keys. */
+export const record = <V extends Schema.Top>(value: V) => Schema.Record(Schema.String, value)
+/** A struct that keeps the fields it carries beyond those named, as sent. */
+export const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
+  Schema.StructWithRest(Schema.Struct(fields), [Schema.Record(Schema.String, Schema.Unknown)])
+/** A `Duration` value as a schema. */
+export const DurationSchema = Schema.Duration
