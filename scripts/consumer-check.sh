@@ -31,7 +31,7 @@ tarball=$(npm pack --silent --pack-destination "$work" | tail -n 1)
 tarball="$work/$tarball"
 [ -f "$tarball" ] || fail "npm pack made no tarball"
 listing=$(tar -tzf "$tarball")
-for file in package/LICENSE package/dist/index.js package/dist/index.d.ts package/dist/cli/main.js package/dist/cli/program.cjs package/dist/cli/package.json; do
+for file in package/LICENSE package/dist/index.js package/dist/index.d.ts package/dist/effect4/index.js package/dist/effect4/package.json package/dist/cli/main.js package/dist/cli/program.cjs package/dist/cli/package.json; do
   grep -qx "$file" <<<"$listing" || fail "the tarball has no $file"
 done
 
@@ -108,7 +108,7 @@ effect3="${compilers}; one copy of effect: ${copies}"
 # runs on Node.js 22.19 or later: Node.js 24 from scripts/ensure-node.sh.
 node24=$("$root/scripts/ensure-node.sh" 24) || fail "Node.js 24 could not be installed"
 app4="$work/app4"
-fresh_app "$app4" test/effect4/readme.test.ts ../../src/effect4/index.js effect-design-search/effect4 \
+fresh_app "$app4" test/effect4/readme.test.ts ../../src/index.js effect-design-search/effect4 \
   "$root/test/consumer/effect4/program.ts" "$root/test/consumer/tsconfig.json"
 printf '{ "extends": "./tsconfig.json", "compilerOptions": { "noEmit": true }, "include": ["sandbox.test.ts"] }\n' \
   >tsconfig.vitest.json

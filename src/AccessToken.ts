@@ -1,14 +1,12 @@
 /**
- * The access token (spec 5.3, 5.4): the token response schema, the `AccessToken` value the toolkit
- * hands around (the token itself always `Redacted`), the `Authorization` header it makes, and an
- * unverified peek at its JWT claims.
+ * The access token (spec 5.3, 5.4): the token response schema, the `AccessToken` value handed around
+ * (the token always `Redacted`), the `Authorization` header it makes, an unverified peek at its claims.
  *
  * @since 0.1.0
  */
-import { DateTime, Duration, Either, Encoding, Option, Redacted, Schema } from "effect"
-
-/** Longest token life accepted: a year (timers and dates stay in range). */
-const maxExpiresIn = 365 * 24 * 3600
+import * as Edition from "#edition/internal/domainSchemas"
+import { fromJsonString, record } from "#edition/internal/seam"
+import { DateTime, Duration, Option, Redacted, Schema } from "effect"
 
 /**
  * `expires_in`: a positive integer of seconds, at most a year, or a string of such digits.
@@ -16,42 +14,24 @@ const maxExpiresIn = 365 * 24 * 3600
  * @since 0.1.0
  * @category schemas
  */
-export const ExpiresIn = Schema.Union(
-  Schema.Int.pipe(Schema.between(1, maxExpiresIn)),
-  Schema.compose(
-    Schema.String.pipe(Schema.pattern(/^[0-9]{1,10}$/, { message: () => "expected a string of digits" })),
-    Schema.NumberFromString
-  ).pipe(Schema.between(1, maxExpiresIn))
-)
+export const ExpiresIn = Edition.ExpiresIn
 
 /**
- * `access_token`: RFC 6750's `b64token`, the characters an `Authorization` header can carry after
- * its scheme, in at most 8 KiB, the header servers commonly accept. A token with a space, CR or LF,
- * or a longer one, would be refused on every call rather than once, here.
+ * `access_token`: RFC 6750's `b64token` (what an `Authorization` header can carry) in at most 8 KiB,
+ * refused here once rather than on every call; its failure never shows the value, so no token is echoed.
  *
  * @since 0.3.0
  * @category schemas
  */
-export const AccessTokenValue = Schema.String.pipe(
-  Schema.filter((s) => s.length <= 8192 && /^[A-Za-z0-9\-._~+/]+=*$/.test(s), {
-    // told for any value, so that no value of a token is echoed
-    message: () => ({
-      message: "expected a non-empty b64token (RFC 6750 section 2.1) of at most 8192 characters",
-      override: true
-    })
-  })
-)
+export const AccessTokenValue = Edition.AccessTokenValue
 
 /**
- * `token_type`: `Bearer`, in any case (RFC 6750). RFC 6749 section 7.1: a client must not use a
- * token whose type it does not understand.
+ * `token_type`: `Bearer`, in any case (RFC 6750): a client must not use a type it does not know (RFC 6749 7.1).
  *
  * @since 0.3.0
  * @category schemas
  */
-export const TokenType = Schema.String.pipe(
-  Schema.filter((type) => type.toLowerCase() === "bearer", { message: () => "expected Bearer" })
-)
+export const TokenType = Edition.TokenType
 
 /**
  * The token endpoint's success body (spec 5.3).
@@ -59,11 +39,7 @@ export const TokenType = Schema.String.pipe(
  * @since 0.1.0
  * @category schemas
  */
-export const TokenResponse = Schema.Struct({
-  access_token: AccessTokenValue,
-  expires_in: ExpiresIn,
-  token_type: TokenType
-}).annotations({ message: () => "expected a JSON object with access_token, expires_in and token_type" })
+export const TokenResponse = Edition.TokenResponse
 
 /**
  * @since 0.1.0
@@ -83,8 +59,7 @@ export const OAuthErrorResponse = Schema.Struct({
 })
 
 /**
- * A token ready to present. `issuedAt` is the local instant its request was sent and
- * `expiresAt = issuedAt + expires_in`: a slow answer does not lengthen its life.
+ * A token ready to present: `issuedAt` when its request was sent, `expiresAt = issuedAt + expires_in`.
  *
  * @since 0.1.0
  * @category models
@@ -97,19 +72,13 @@ export interface AccessToken {
 }
 
 /**
- * A token as a store keeps it between processes or runs (the fleet's Redis, the CLI's cache file):
- * its value held to the rules of a token response, whoever wrote it, and its instants as epoch
- * milliseconds.
+ * A token as a store keeps it between processes or runs (the fleet's Redis, the CLI's cache file): its
+ * value held to a token response's rules, whoever wrote it, its instants as epoch milliseconds.
  *
  * @since 0.3.0
  * @category schemas
  */
-export const Stored = Schema.Struct({
-  token: Schema.Redacted(AccessTokenValue),
-  tokenType: TokenType,
-  issuedAt: Schema.DateTimeUtcFromNumber,
-  expiresAt: Schema.DateTimeUtcFromNumber
-})
+export const Stored = Edition.Stored
 
 /**
  * Builds the token from a decoded response to a request sent at `issuedAt`.
@@ -150,12 +119,10 @@ export const authorization = (token: AccessToken): string => `${token.tokenType}
 export const sameToken = (a: AccessToken, b: AccessToken): boolean =>
   a === b || Redacted.value(a.token) === Redacted.value(b.token)
 
-const Claims = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-const decodeClaims = Schema.decodeUnknownOption(Claims)
+const decodeClaims = Schema.decodeUnknownOption(fromJsonString(record(Schema.Unknown)))
 
 /**
- * The claims of a JWT access token, read without verifying its signature: for display and
- * diagnostics only, never for trust decisions. `None` when the token is not a JWT.
+ * The claims of a JWT access token, unverified: for display and diagnostics, never for trust. `None` for no JWT.
  *
  * @since 0.1.0
  * @category utils
@@ -164,5 +131,5 @@ export const claims = (token: AccessToken): Option.Option<Readonly<Record<string
   const [, payload, ...rest] = Redacted.value(token.token).split(".")
   return payload === undefined || rest.length !== 1
     ? Option.none()
-    : Option.flatMap(Either.getRight(Encoding.decodeBase64UrlString(payload)), decodeClaims)
+    : Option.flatMap(Edition.base64UrlText(payload), decodeClaims)
 }

@@ -1,27 +1,26 @@
 /**
- * Section 7 of the specification: the `errors` and `messages` payloads, the success envelope
- * (`ApiResponse`), and one tagged error per way a call can fail. Every error is a value in the error channel; none carries a secret.
+ * Section 7 of the spec: the `errors` and `messages` payloads, the success envelope (`ApiResponse`), and one
+ * tagged error per way a call can fail. Every error is a value in the error channel; none carries a secret.
  *
  * @since 0.1.0
  */
+import { DurationSchema, literals, openStruct, union } from "#edition/internal/seam"
 import { Duration, Schema } from "effect"
 import { describeErrors as describe } from "./core/errorText.js"
 
-/** Extension attributes (spec 7.1.3) are kept, not dropped. */
-const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
 /**
- * `source` of an error object: where in the request the error comes from.
+ * `source` of an error object: where in the request the error comes from. Here and in every error
+ * object, extension attributes (spec 7.1.3) are kept.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ErrorSource = Schema.Struct({
+export const ErrorSource = openStruct({
   /** JSON Pointer (RFC 6901) into the request document: set on 422 errors. */
   pointer: Schema.optional(Schema.String),
   /** Name of the offending query or path parameter: set on 400 errors. */
   parameter: Schema.optional(Schema.String)
-}, Extensions)
+})
 
 /**
  * @since 0.1.0
@@ -42,7 +41,7 @@ const errorObjectFields = {
  * @since 0.1.0
  * @category schemas
  */
-export const ErrorObject = Schema.Struct(errorObjectFields, Extensions)
+export const ErrorObject = openStruct(errorObjectFields)
 
 /**
  * @since 0.1.0
@@ -56,7 +55,7 @@ export type ErrorObject = typeof ErrorObject.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Severity = Schema.Union(Schema.Literal("information", "warning"), Schema.String)
+export const Severity = union(literals("information", "warning"), Schema.String)
 
 /**
  * A warning or information message (spec 7.3): an error object with an optional `severity`.
@@ -64,7 +63,7 @@ export const Severity = Schema.Union(Schema.Literal("information", "warning"), S
  * @since 0.1.0
  * @category schemas
  */
-export const Message = Schema.Struct({ ...errorObjectFields, severity: Schema.optional(Severity) }, Extensions)
+export const Message = openStruct({ ...errorObjectFields, severity: Schema.optional(Severity) })
 
 /**
  * @since 0.1.0
@@ -90,8 +89,7 @@ export const ErrorPayload = Schema.Struct({
 export type ErrorPayload = typeof ErrorPayload.Type
 
 /**
- * What an operation returns on success: the payload and the server's messages beside it (spec
- * 7.3.7), empty when it sent none.
+ * What an operation returns: the payload, and the server's messages beside it (spec 7.3.7), empty if none.
  *
  * @since 0.1.0
  * @category models
@@ -127,9 +125,8 @@ export class BadRequestError extends Schema.TaggedError<BadRequestError>()("BadR
 }
 
 /**
- * 422 from the server, or a request that failed its own schema before anything was sent
- * (`origin: "client"`, no `status`). Each error points at the field (`source.pointer`) or the
- * parameter (`source.parameter`).
+ * 422 from the server, or a request that failed its own schema before anything was sent (`origin:
+ * "client"`, no `status`). Each error points at the field (`source.pointer`) or the parameter.
  *
  * @since 0.1.0
  * @category errors
@@ -139,7 +136,7 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
   /** The HTTP status of the server's answer; absent when the client refused the request (`origin: "client"`). */
   status: Schema.optional(Schema.Number),
   /** Who refused the request: the client, before sending it, or the server (422). */
-  origin: Schema.Literal("client", "server")
+  origin: literals("client", "server")
 }) {
   override get message(): string {
     return `invalid request${this.origin === "client" ? " (not sent)" : ` (HTTP ${this.status})`}: ${
@@ -195,7 +192,7 @@ export class NotFoundError extends Schema.TaggedError<NotFoundError>()("NotFound
  */
 export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLimitError", {
   ...responseFields,
-  retryAfter: Schema.optional(Schema.DurationFromSelf)
+  retryAfter: Schema.optional(DurationSchema)
 }) {
   override get message(): string {
     const after = this.retryAfter === undefined ? "" : `, retry after ${Duration.format(this.retryAfter)}`
@@ -221,12 +218,11 @@ export class ServerError extends Schema.TaggedError<ServerError>()("ServerError"
  * @since 0.1.0
  * @category schemas
  */
-export const TokenErrorReason = Schema.Literal("InvalidCredentials", "Unavailable", "InvalidResponse")
+export const TokenErrorReason = literals("InvalidCredentials", "Unavailable", "InvalidResponse")
 
 /**
- * The token endpoint refused the credentials, stayed unavailable through the retries, or answered
- * with something that is not a token response. `error` and `errorDescription` are the RFC 6749
- * fields when the endpoint sent them.
+ * The token endpoint refused the credentials, stayed unavailable through the retries, or answered no
+ * token response. `error` and `errorDescription`: the RFC 6749 fields, when sent.
  *
  * @since 0.1.0
  * @category errors
@@ -239,7 +235,7 @@ export class TokenError extends Schema.TaggedError<TokenError>()("TokenError", {
   errorDescription: Schema.optional(Schema.String),
   detail: Schema.String,
   /** A 429's `Retry-After`, when the token endpoint sent one. */
-  retryAfter: Schema.optional(Schema.DurationFromSelf)
+  retryAfter: Schema.optional(DurationSchema)
 }) {
   override get message(): string {
     const rfc = this.error === undefined
@@ -257,7 +253,7 @@ export class TokenError extends Schema.TaggedError<TokenError>()("TokenError", {
  * @category errors
  */
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
-  reason: Schema.Literal("Network", "Timeout", "Body"),
+  reason: literals("Network", "Timeout", "Body"),
   method: Schema.String,
   /** The request URL without its query string. */
   url: Schema.String,

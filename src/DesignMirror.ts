@@ -5,25 +5,28 @@
  * them all (a page of 100 a request where the paged search is allowed, else a search and a get
  * each); later runs ask only for designs changed since the day the last complete run started
  * (`changedSinceDate`, the service's only way to follow changes), plus one search that lists the
- * designs still matching. Written against `@effect/sql`'s `SqlClient`: SQLite through
- * `@effect/sql-libsql` (`layerSqlite`) and PostgreSQL through `@effect/sql-pg` (`layerPostgres`),
- * each driver loaded only when its layer is built. `@effect/sql` (with `@effect/experimental`) is an
- * optional peer dependency, needed only here: import this module by its own path
- * (`effect-design-search/DesignMirror`); the package's index does not load it. See docs/mirror.md.
+ * designs still matching; both editions make the same tables and rows. Written against `SqlClient`
+ * (`@effect/sql`'s; `effect/sql`'s in Effect 4): SQLite through `@effect/sql-libsql` (`layerSqlite`,
+ * Effect 3 only) and PostgreSQL through `@effect/sql-pg` (`layerPostgres`), each driver loaded only
+ * when its layer is built. Import this module by its own path: the package's index does not load
+ * it (`@effect/sql`, with `@effect/experimental`, is an optional peer dependency). See docs/mirror.md.
  *
  * @since 0.3.0
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Effect, Layer, Redacted } from "effect"
-import type { Option, Scope, Stream } from "effect"
+import type { SqlClient } from "#edition/internal/mirror/engines"
+import { catchDefect, Service as Tag } from "#edition/internal/seam"
+import { Effect, Layer, Redacted } from "effect"
+import type { Option, Stream } from "effect"
 import type { ValidationError } from "./ApiError.js"
 import { postgresOptionsProblem } from "./core/mirror.js"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
-import { databaseError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
-import type { Change, ChangesOptions, Criteria, SyncError } from "./internal/mirror/model.js"
+import { databaseError, MirrorDatabaseError } from "./internal/mirror/model.js"
+import type { Change, ChangesOptions, Criteria, SqlDriverMissingError, SyncError } from "./internal/mirror/model.js"
 import type { SyncOptions, SyncReport, SyncState } from "./internal/mirror/model.js"
+import { loadDriver, reachable } from "./internal/mirror/sharing.js"
 import * as Sync from "./internal/mirror/sync.js"
+
+export * from "#edition/internal/mirror/sqlite"
 
 export { criteriaKey, recordOf } from "./internal/mirror/criteria.js"
 export { IncompleteSyncError, MirrorDatabaseError, SqlDriverMissingError } from "./internal/mirror/model.js"
@@ -39,20 +42,18 @@ export type { SyncError, SyncOptions, SyncReport, SyncState } from "./internal/m
 export interface Service {
   /**
    * Brings the rows of `criteria` up to date (see the module's doc) and reports what it did. Rows
-   * are committed at most `batchSize` designs at a time, with the run's progress;
-   * the watermark moves only once every row is committed, so a run that fails or is interrupted
-   * loses nothing, and the next one goes on from where it stopped; a run that got fewer designs
-   * than it was told of keeps the watermark and fails with `IncompleteSyncError`. Criteria and
-   * options are checked first (a client `ValidationError`). Fails with `SyncError`.
+   * are committed at most `batchSize` designs at a time, with the run's progress; the watermark
+   * moves only once every row is committed, so a run that fails or is interrupted loses nothing, and
+   * the next one goes on from where it stopped; a run that got fewer designs than it was told of
+   * keeps the watermark and fails with `IncompleteSyncError`. Criteria and options are checked first
+   * (a client `ValidationError`). Fails with `SyncError`.
    */
   readonly sync: (criteria: Criteria, options?: SyncOptions) => Effect.Effect<SyncReport, SyncError>
   /**
    * The stored sync state of `criteria`, if it was ever synced. Criteria `sync` refuses are refused
    * alike (a client `ValidationError`); fails with `MirrorDatabaseError` too.
    */
-  readonly state: (
-    criteria: Criteria
-  ) => Effect.Effect<Option.Option<SyncState>, ValidationError | MirrorDatabaseError>
+  readonly state: (criteria: Criteria) => Effect.Effect<Option.Option<SyncState>, ValidationError | MirrorDatabaseError>
   /**
    * The changes syncs saw (`design_changes`), newest first, read a page at a time: see `changes`.
    * Options are checked first (a client `ValidationError`).
@@ -72,13 +73,13 @@ export const changes = (
 ): Stream.Stream<Change, ValidationError | MirrorDatabaseError, SqlClient.SqlClient> => Sync.changes(options)
 
 /**
- * The mirror: provide it with `layer`, over a `SqlClient` (`layerSqlite`, `layerPostgres`, or the
- * application's own) and a `DesignSearchClient`.
+ * The mirror: provide it with `layer`, over a `SqlClient` (`layerSqlite` in Effect 3, `layerPostgres`,
+ * or the application's own) and a `DesignSearchClient`.
  *
  * @since 0.3.0
  * @category tags
  */
-export class DesignMirror extends Context.Tag("effect-design-search/DesignMirror")<DesignMirror, Service>() {}
+export class DesignMirror extends Tag<DesignMirror, Service>()("effect-design-search/DesignMirror") {}
 
 /**
  * Options of `make` and `layer`.
@@ -99,9 +100,9 @@ export interface Options {
 /**
  * Builds the mirror over the ambient `SqlClient` and `DesignSearchClient`, creating or migrating its
  * tables first, in one transaction (a SQLite file is put in WAL mode). Fails with
- * `MirrorDatabaseError` if they cannot be (the engine's words name a table in the way), or for a
- * `batchSize` out of range. One sync runs at a time: another, in any process, fails
- * `MirrorDatabaseError` with `locked` (docs/mirror.md).
+ * `MirrorDatabaseError` if they cannot be (the engine's words name a table in the way), for a
+ * `batchSize` out of range, or in Effect 4 for a client not PostgreSQL's. One sync runs at a time:
+ * another, in any process, fails `MirrorDatabaseError` with `locked` (docs/mirror.md).
  *
  * @since 0.3.0
  * @category constructors
@@ -121,25 +122,6 @@ export const layer = (
   options: Options = {}
 ): Layer.Layer<DesignMirror, MirrorDatabaseError, SqlClient.SqlClient | DesignSearchClient> =>
   Layer.effect(DesignMirror, make(options))
-
-/**
- * Options of `layerSqlite`.
- *
- * @since 0.3.0
- * @category options
- */
-export interface SqliteOptions {
-  /** `file:PATH` (the file is created when absent), `libsql://…`, `http(s)://…` or `ws(s)://…` for a libSQL server. */
-  readonly url: string
-  /** The libSQL server's token, if it wants one. */
-  readonly authToken?: Redacted.Redacted | undefined
-  /**
-   * How long a statement on a local file waits for its lock while another process writes to it (a
-   * mirror's file is in WAL mode: readers hold up no one), in milliseconds (default 5000); then
-   * `MirrorDatabaseError`, `locked`. A value that is not a whole number of 0 or more fails the layer.
-   */
-  readonly busyTimeoutMillis?: number | undefined
-}
 
 /**
  * Options of `layerPostgres`.
@@ -162,62 +144,10 @@ const connectTimeoutOf = (options: PostgresOptions) => {
     : Effect.fail(new MirrorDatabaseError({ detail: problem }))
 }
 
-/** A driver, imported when first needed, or the error naming the package to install. */
-const loadDriver = <A>(packageName: string, load: () => Promise<A>) =>
-  Effect.tryPromise({ try: load, catch: () => new SqlDriverMissingError({ packageName }) })
-
-/** A client that answers, so that an unreachable database fails the layer, not the first sync. */
-const reachable = <E>(make: Effect.Effect<SqlClient.SqlClient, E, Reactivity.Reactivity | Scope.Scope>, what: string) =>
-  Layer.scoped(
-    SqlClient.SqlClient,
-    Effect.flatMap(
-      make,
-      (client) => Effect.as(Effect.mapError(client`SELECT 1`, databaseError(`connecting to ${what}`)), client)
-    )
-  ).pipe(Layer.provide(Reactivity.layer))
-
-/**
- * A `SqlClient` on SQLite through `@effect/sql-libsql`, imported when the layer is built. Fails with
- * `SqlDriverMissingError` if the driver is not installed, `MirrorDatabaseError` for a URL that is
- * not libSQL's or a database that cannot be opened or reached.
- *
- * @since 0.3.0
- * @category layers
- */
-export const layerSqlite = (
-  options: SqliteOptions
-): Layer.Layer<SqlClient.SqlClient, SqlDriverMissingError | MirrorDatabaseError> =>
-  reachable(
-    Effect.gen(function*() {
-      const opening = databaseError("opening the SQLite database")
-      const busy = options.busyTimeoutMillis ?? 5000
-      if (!Number.isSafeInteger(busy) || busy < 0) {
-        return yield* opening({ message: `busyTimeoutMillis must be a whole number of milliseconds, got ${busy}` })
-      }
-      const { LibsqlClient } = yield* loadDriver("@effect/sql-libsql", () => import("@effect/sql-libsql"))
-      const client = yield* LibsqlClient.make({
-        url: options.url,
-        ...(options.authToken === undefined ? {} : { authToken: options.authToken })
-      }).pipe(
-        // the driver checks the URL and opens a local file as it is made, and throws if it cannot
-        Effect.catchAllDefect((cause) => Effect.fail(opening({ message: "cannot open", cause })))
-      )
-      if (!/^file:/i.test(options.url)) return client
-      // The driver opens a connection after each transaction: the timeout, a connection's, is set again.
-      const arm = Effect.ignore(client.unsafe(`PRAGMA busy_timeout = ${busy}`))
-      yield* arm
-      const { withTransaction } = client
-      return Object.assign(client, {
-        withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.ensuring(withTransaction(effect), arm)
-      })
-    }),
-    "the SQLite database"
-  )
-
 /**
  * A `SqlClient` on PostgreSQL through `@effect/sql-pg`, imported when the layer is built. Fails with
  * `SqlDriverMissingError` if the driver is not installed, `MirrorDatabaseError` if the server
- * cannot be reached or refuses the connection.
+ * cannot be reached or refuses the connection (in Effect 4, the detail says which).
  *
  * @since 0.3.0
  * @category layers
@@ -235,7 +165,7 @@ export const layerPostgres = (
         connectTimeout
       }).pipe(
         Effect.mapError(connecting),
-        Effect.catchAllDefect((cause) => Effect.fail(connecting({ message: "bad connection URL", cause })))
+        catchDefect((cause) => Effect.fail(connecting({ message: "bad connection URL", cause })))
       )
     }),
     "PostgreSQL"

@@ -1,17 +1,16 @@
 /**
  * The `DesignSearchClient`: the operations of the design search API (quick, advanced and paged
- * search, get by design number) and streams of full designs. Requests are checked against their
- * schema before anything is sent; every answer becomes an `ApiResponse` or one of the tagged errors
- * of `ApiError`, with the exact union each operation can produce. Every request goes through the
- * ambient `HttpClient`; tokens, the request budget, 401s and retries are the client's business too.
- * The body is in `internal/client/`; see docs/library.md.
+ * search, get by design number) and streams of full designs, over the ambient `HttpClient`. Each
+ * request is checked by its schema before it is sent; each answer is an `ApiResponse` or one of the
+ * exact union of `ApiError`s its operation can produce. The body is in `internal/client/`; see
+ * docs/library.md.
  *
  * @since 0.1.0
  */
-import { FetchHttpClient } from "@effect/platform"
-import type { HttpClient } from "@effect/platform"
-import type { ConfigError, Effect, Schedule, Stream } from "effect"
-import { Context, Layer } from "effect"
+import { FetchHttpClient, Service as Tag } from "#edition/internal/seam"
+import type { ConfigErrorType, HttpClient } from "#edition/internal/seam"
+import type { Effect, Schedule, Stream } from "effect"
+import { Layer } from "effect"
 import type {
   ApiResponse,
   AuthenticationError,
@@ -124,8 +123,8 @@ export type SearchDesignsError = QuickSearchError | GetDesignError
 export interface SearchDesignsOptions {
   /**
    * How many designs are fetched at once (default 8; a positive integer, or the stream fails with
-   * a client `ValidationError`). Designs are emitted in search order, in chunks of up to half the
-   * concurrency.
+   * a client `ValidationError`). Designs are emitted in search order (in Effect 3, in chunks of up
+   * to half the concurrency).
    */
   readonly concurrency?: number | undefined
   /** Sees the search's answer (count, numbers, messages) before the first design is fetched. */
@@ -240,10 +239,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class DesignSearchClient extends Context.Tag("effect-design-search/DesignSearchClient")<
-  DesignSearchClient,
-  Service
->() {}
+export class DesignSearchClient extends Tag<DesignSearchClient, Service>()("effect-design-search/DesignSearchClient") {}
 
 export {
   /**
@@ -333,5 +329,5 @@ export const layer = (
  */
 export const layerConfig = (
   options: Options = {}
-): Layer.Layer<DesignSearchClient | TokenService.TokenService, ConfigError.ConfigError> =>
+): Layer.Layer<DesignSearchClient | TokenService.TokenService, ConfigErrorType> =>
   layer(options).pipe(Layer.provide(DesignSearchConfig.layerConfig), Layer.provide(FetchHttpClient.layer))

@@ -5,7 +5,11 @@
  *
  * @since 0.1.0
  */
-import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
+import { configRedacted, configString, unsetVariables } from "#edition/internal/configReads"
+import { catchAll, durationLessThan, fromResult, invalidConfig, missingConfig } from "#edition/internal/seam"
+import { Result, Service as Tag } from "#edition/internal/seam"
+import type { ConfigErrorType, DurationInput } from "#edition/internal/seam"
+import { Config, Duration, Effect, Layer, Redacted } from "effect"
 import * as Service from "./core/service.js"
 import { nonNegative, positive, positiveInt } from "./internal/optionChecks.js"
 
@@ -80,15 +84,14 @@ export interface Settings {
  * @since 0.1.0
  * @category tags
  */
-export class DesignSearchConfig extends Context.Tag("effect-design-search/DesignSearchConfig")<
-  DesignSearchConfig,
-  Settings
->() {}
+export class DesignSearchConfig extends Tag<DesignSearchConfig, Settings>()(
+  "effect-design-search/DesignSearchConfig"
+) {}
 
 /**
  * Options of `make` and `layer`. Only the credentials are required; the environment defaults to
  * `production`. `authUrl` overrides the token host (the token path is appended), `baseUrl` the
- * whole API base.
+ * whole API base. In Effect 4, a duration may also be an object such as `{ seconds: 5 }`.
  *
  * @since 0.1.0
  * @category options
@@ -99,10 +102,10 @@ export interface Options {
   readonly environment?: string | undefined
   readonly authUrl?: string | undefined
   readonly baseUrl?: string | undefined
-  readonly refreshBefore?: Duration.DurationInput | undefined
-  readonly expirySkew?: Duration.DurationInput | undefined
-  readonly requestTimeout?: Duration.DurationInput | undefined
-  readonly tokenTimeout?: Duration.DurationInput | undefined
+  readonly refreshBefore?: DurationInput | undefined
+  readonly expirySkew?: DurationInput | undefined
+  readonly requestTimeout?: DurationInput | undefined
+  readonly tokenTimeout?: DurationInput | undefined
   readonly maxBodyBytes?: number | undefined
 }
 
@@ -136,12 +139,12 @@ export const isLoopbackHost: (hostname: string) => boolean = Service.isLoopbackH
  * @since 0.1.0
  * @category utils
  */
-export const parseServiceUrl = (name: string, input: string): Either.Either<URL, ConfigError.ConfigError> => {
+export const parseServiceUrl = (name: string, input: string): Result<URL, ConfigErrorType> => {
   const url = Service.serviceUrl(input)
-  return url instanceof URL ? Either.right(url) : Either.left(ConfigError.InvalidData([name], `${name} ${url.problem}`))
+  return url instanceof URL ? Result.succeed(url) : Result.fail(invalidConfig([name], `${name} ${url.problem}`))
 }
 
-const invalid = (path: Array<string>, message: string) => Effect.fail(ConfigError.InvalidData(path, message))
+const fail = (path: ReadonlyArray<string>, message: string) => Effect.fail(invalidConfig(path, message))
 
 const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
 
@@ -151,12 +154,12 @@ const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<Settings, ConfigError.ConfigError> =>
+export const make = (options: Options): Effect.Effect<Settings, ConfigErrorType> =>
   Effect.gen(function*() {
-    if (typeof options !== "object" || options === null) return yield* invalid([], "expected an object of options")
+    if (typeof options !== "object" || options === null) return yield* fail([], "expected an object of options")
     const environmentName: unknown = options.environment ?? "production"
     if (typeof environmentName !== "string" || !(environments as ReadonlyArray<string>).includes(environmentName)) {
-      return yield* invalid(
+      return yield* fail(
         ["IPAUSTRALIA_ENV"],
         `unknown environment ${
           typeof environmentName === "string" ? JSON.stringify(environmentName) : `(a ${typeof environmentName})`
@@ -167,26 +170,25 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
     // `process.env.X!` of a variable that is not set gives `undefined` here, whatever the types say
     const clientId: unknown = options.clientId
     if (typeof clientId !== "string" || clientId.trim() === "") {
-      return yield* invalid(["IPAUSTRALIA_CLIENT_ID"], "client id must be a non-empty string")
+      return yield* fail(["IPAUSTRALIA_CLIENT_ID"], "client id must be a non-empty string")
     }
     const secret: unknown = Redacted.isRedacted(options.clientSecret)
       ? Redacted.value(options.clientSecret)
       : options.clientSecret
     if (typeof secret !== "string" || secret.trim() === "") {
-      return yield* invalid(["IPAUSTRALIA_CLIENT_SECRET"], "client secret must be a non-empty string")
+      return yield* fail(["IPAUSTRALIA_CLIENT_SECRET"], "client secret must be a non-empty string")
     }
     const clientSecret = Redacted.make(secret)
-    const authHost = yield* parseServiceUrl("IPAUSTRALIA_AUTH_URL", options.authUrl ?? hosts[environment])
-    const apiBase = yield* parseServiceUrl("IPAUSTRALIA_BASE_URL", options.baseUrl ?? hosts[environment] + apiPath)
+    const authHost = yield* fromResult(parseServiceUrl("IPAUSTRALIA_AUTH_URL", options.authUrl ?? hosts[environment]))
+    const apiBase = yield* fromResult(
+      parseServiceUrl("IPAUSTRALIA_BASE_URL", options.baseUrl ?? hosts[environment] + apiPath)
+    )
     const maxBodyBytes = yield* positiveInt("maxBodyBytes", options.maxBodyBytes ?? defaults.maxBodyBytes)
-    const refreshBefore = yield* nonNegative("refreshBefore", options.refreshBefore, defaults.refreshBefore)
-    const expirySkew = yield* nonNegative("expirySkew", options.expirySkew, defaults.expirySkew)
+    const refreshBefore = yield* fromResult(nonNegative("refreshBefore", options.refreshBefore, defaults.refreshBefore))
+    const expirySkew = yield* fromResult(nonNegative("expirySkew", options.expirySkew, defaults.expirySkew))
     // A refresh due after the cache stops handing the token out would make busy callers wait.
-    if (Duration.lessThan(refreshBefore, expirySkew)) {
-      return yield* invalid(
-        ["refreshBefore"],
-        "refreshBefore must be at least expirySkew, or callers wait on refreshes"
-      )
+    if (durationLessThan(refreshBefore, expirySkew)) {
+      return yield* fail(["refreshBefore"], "refreshBefore must be at least expirySkew, or callers wait on refreshes")
     }
     const custom = options.authUrl !== undefined && options.baseUrl !== undefined &&
       !Object.values(hosts).some((host) => authHost.origin === host)
@@ -198,8 +200,8 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
       clientSecret,
       refreshBefore,
       expirySkew,
-      requestTimeout: yield* positive("requestTimeout", options.requestTimeout, defaults.requestTimeout),
-      tokenTimeout: yield* positive("tokenTimeout", options.tokenTimeout, defaults.tokenTimeout),
+      requestTimeout: yield* fromResult(positive("requestTimeout", options.requestTimeout, defaults.requestTimeout)),
+      tokenTimeout: yield* fromResult(positive("tokenTimeout", options.tokenTimeout, defaults.tokenTimeout)),
       maxBodyBytes
     } satisfies Settings
   })
@@ -210,7 +212,7 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigError.Conf
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<DesignSearchConfig, ConfigError.ConfigError> =>
+export const layer = (options: Options): Layer.Layer<DesignSearchConfig, ConfigErrorType> =>
   Layer.effect(DesignSearchConfig, make(options))
 
 /**
@@ -222,12 +224,17 @@ export const layer = (options: Options): Layer.Layer<DesignSearchConfig, ConfigE
  * @category config
  */
 export const optionsConfig: Config.Config<Options> = Config.all({
-  clientId: Config.string("IPAUSTRALIA_CLIENT_ID"),
-  clientSecret: Config.redacted("IPAUSTRALIA_CLIENT_SECRET"),
-  environment: Config.string("IPAUSTRALIA_ENV").pipe(Config.withDefault("production")),
-  authUrl: Config.string("IPAUSTRALIA_AUTH_URL").pipe(Config.withDefault(undefined)),
-  baseUrl: Config.string("IPAUSTRALIA_BASE_URL").pipe(Config.withDefault(undefined))
+  clientId: configString("IPAUSTRALIA_CLIENT_ID"),
+  clientSecret: configRedacted("IPAUSTRALIA_CLIENT_SECRET"),
+  environment: configString("IPAUSTRALIA_ENV").pipe(Config.withDefault("production")),
+  authUrl: configString("IPAUSTRALIA_AUTH_URL").pipe(Config.withDefault(undefined)),
+  baseUrl: configString("IPAUSTRALIA_BASE_URL").pipe(Config.withDefault(undefined))
 })
+
+/** `error`, or, when credentials are not set, which ones and what to do: the provider's text names no remedy. */
+const unset = (error: ConfigErrorType) =>
+  Effect.flatMap(unsetVariables(error), (names) => Effect.fail(names.length === 0 ? error : notSet(names)))
+const notSet = (names: ReadonlyArray<string>) => missingConfig(names.slice(0, 1), Service.credentialsNotSet(names))
 
 /**
  * `make` from the `IPAUSTRALIA_*` variables.
@@ -235,24 +242,7 @@ export const optionsConfig: Config.Config<Options> = Config.all({
  * @since 0.1.0
  * @category config
  */
-export const fromEnv: Effect.Effect<Settings, ConfigError.ConfigError> = Effect.flatMap(
-  Effect.mapError(optionsConfig, (error) => ConfigError.isMissingDataOnly(error) ? unset(error) : error),
-  make
-)
-
-/** The variables a `MissingData` error is about. */
-const missing = (error: ConfigError.ConfigError): ReadonlyArray<string> =>
-  error._op === "And" || error._op === "Or"
-    ? [...missing(error.left), ...missing(error.right)]
-    : error._op === "MissingData"
-    ? [error.path.join(".")]
-    : []
-
-/** Unset variables, told as what to do about them: the provider's own text names no remedy. */
-const unset = (error: ConfigError.ConfigError): ConfigError.ConfigError => {
-  const names = [...new Set(missing(error))]
-  return ConfigError.MissingData([names[0] ?? "IPAUSTRALIA_CLIENT_ID"], Service.credentialsNotSet(names))
-}
+export const fromEnv: Effect.Effect<Settings, ConfigErrorType> = Effect.flatMap(catchAll(optionsConfig, unset), make)
 
 /**
  * The configuration read from the `IPAUSTRALIA_*` variables.
@@ -260,7 +250,4 @@ const unset = (error: ConfigError.ConfigError): ConfigError.ConfigError => {
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig: Layer.Layer<DesignSearchConfig, ConfigError.ConfigError> = Layer.effect(
-  DesignSearchConfig,
-  fromEnv
-)
+export const layerConfig: Layer.Layer<DesignSearchConfig, ConfigErrorType> = Layer.effect(DesignSearchConfig, fromEnv)

@@ -1,11 +1,11 @@
 /**
  * A fleet: processes that call the API with the same client id and share one token and one rate
- * budget through Redis. `layer` is the whole of it over one connection; provide it below a
- * `DesignSearchClient` layer and its `TokenService` and calls use it.
+ * budget through Redis (see docs/fleet.md). `layer` is the whole of it over one connection; provide
+ * it below a `DesignSearchClient` layer and its `TokenService` and calls use it.
  *
  * @since 0.2.0
  */
-import type { ConfigError } from "effect"
+import { type ConfigErrorType, layerUnwrap } from "#edition/internal/seam"
 import { Effect, Layer } from "effect"
 import * as FleetRedis from "./FleetRedis.js"
 import { checkPace, checkStore } from "./internal/fleet/options.js"
@@ -30,8 +30,8 @@ export interface Options extends FleetRedis.Options, TokenStore.RedisOptions, Re
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<TokenStore.TokenStore | RequestBudget.RequestBudget, ConfigError.ConfigError> =>
-  Layer.unwrapEffect(
+): Layer.Layer<TokenStore.TokenStore | RequestBudget.RequestBudget, ConfigErrorType> =>
+  layerUnwrap(
     Effect.as(
       Effect.zip(checkStore(options), checkPace(options)),
       Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis(options)).pipe(

@@ -6,8 +6,8 @@
  *
  * @since 0.2.0
  */
-import { Context, Effect, Layer } from "effect"
-import type { ConfigError, Duration } from "effect"
+import { type ConfigErrorType, type DurationInput, layerScoped, Service as Tag } from "#edition/internal/seam"
+import { Effect, Layer } from "effect"
 import type { ClientIdentity, Connection, FleetUnavailable } from "./internal/fleet/connection.js"
 import { connect, over } from "./internal/fleet/connection.js"
 import { checkConnection, connectionDefaults } from "./internal/fleet/options.js"
@@ -38,7 +38,7 @@ export interface Service {
  * @since 0.2.0
  * @category tags
  */
-export class FleetRedis extends Context.Tag("effect-design-search/FleetRedis")<FleetRedis, Service>() {}
+export class FleetRedis extends Tag<FleetRedis, Service>()("effect-design-search/FleetRedis") {}
 
 /**
  * Options of `make`, `layer` and `layerClient`.
@@ -52,11 +52,11 @@ export interface Options {
   /** Prefix of every key (default `design-search`). */
   readonly keyPrefix?: string | undefined
   /** Longest wait for one command before Redis counts as away (default 500 ms). */
-  readonly commandTimeout?: Duration.DurationInput | undefined
+  readonly commandTimeout?: DurationInput | undefined
   /** While Redis is away, how often one command is let through to see whether it is back (default 1 s). */
-  readonly probeInterval?: Duration.DurationInput | undefined
+  readonly probeInterval?: DurationInput | undefined
   /** Longest wait for the first connection when the layer is built (default 2 s); it never fails. */
-  readonly connectTimeout?: Duration.DurationInput | undefined
+  readonly connectTimeout?: DurationInput | undefined
 }
 
 /**
@@ -73,19 +73,19 @@ export const defaults: typeof connectionDefaults = connectionDefaults
  * @since 0.2.0
  * @category constructors
  */
-export const make = (redis: Connection, options: Options = {}): Effect.Effect<Service, ConfigError.ConfigError> =>
+export const make = (redis: Connection, options: Options = {}): Effect.Effect<Service, ConfigErrorType> =>
   Effect.map(checkConnection(options), (settings) => over(redis, settings))
 
 /**
  * The service over its own `ioredis` connection, closed with the scope. Building it waits up to
- * `connectTimeout` for Redis and fails only on bad options, or with `ConfigError.MissingData` at
+ * `connectTimeout` for Redis and fails only on bad options, or with a `ConfigError` naming
  * `ioredis` when that optional package is not installed: a fleet whose Redis is down starts alone.
  *
  * @since 0.2.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigError.ConfigError> =>
-  Layer.scoped(
+export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigErrorType> =>
+  layerScoped(
     FleetRedis,
     Effect.flatMap(checkConnection(options), (settings) =>
       Effect.map(connect(settings), (own) => over(own.connection, settings, own.onReady)))
@@ -100,4 +100,4 @@ export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigErro
 export const layerClient = (
   redis: Connection,
   options: Options = {}
-): Layer.Layer<FleetRedis, ConfigError.ConfigError> => Layer.effect(FleetRedis, make(redis, options))
+): Layer.Layer<FleetRedis, ConfigErrorType> => Layer.effect(FleetRedis, make(redis, options))

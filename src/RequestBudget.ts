@@ -1,13 +1,13 @@
 /**
  * `RequestBudget`: how fast a client may call the API. Each call takes a slot first, spaced evenly
- * by `@effect/experimental`'s `RateLimiter`; after a 429, no slot opens before its `Retry-After`.
- * `layerRedis` shares the budget and the back-off across a fleet. A `DesignSearchClient` uses the
- * one in its context; with none, calls are not paced. See docs/fleet.md.
+ * by a `RateLimiter` (`@effect/experimental`'s; in Effect 4, Effect's own); after a 429, no slot
+ * opens before its `Retry-After`. `layerRedis` shares the budget and the back-off across a fleet. A
+ * `DesignSearchClient` uses the one in its context; with none, calls are not paced. See docs/fleet.md.
  *
  * @since 0.2.0
  */
-import { Context, Duration, Effect, Layer } from "effect"
-import type { ConfigError } from "effect"
+import { type ConfigErrorType, type DurationInput, Service as Tag } from "#edition/internal/seam"
+import { Duration, Effect, Layer } from "effect"
 import { FleetRedis } from "./FleetRedis.js"
 import type { ClientIdentity } from "./FleetRedis.js"
 import { budgets } from "./internal/fleet/budget.js"
@@ -44,7 +44,7 @@ export interface Service {
  * @since 0.2.0
  * @category tags
  */
-export class RequestBudget extends Context.Tag("effect-design-search/RequestBudget")<RequestBudget, Service>() {}
+export class RequestBudget extends Tag<RequestBudget, Service>()("effect-design-search/RequestBudget") {}
 
 /**
  * Options of the budget, in this process or through Redis.
@@ -58,7 +58,7 @@ export interface Options {
   /** How many calls may start at once after a quiet spell (default 1: evenly spaced). */
   readonly burst?: number | undefined
   /** The longest back-off a 429 imposes (default 60 s), whatever its `Retry-After` says. */
-  readonly maxBackOff?: Duration.DurationInput | undefined
+  readonly maxBackOff?: DurationInput | undefined
 }
 
 /**
@@ -78,20 +78,17 @@ export const defaults: typeof budgetDefaults = budgetDefaults
 export const take = (budget: ClientBudget): Effect.Effect<void> =>
   Effect.flatMap(
     budget.reserve,
-    (wait) =>
-      Duration.isZero(wait)
-        ? Effect.void
-        : toldWait("waiting for the rate budget", wait)
+    (wait) => Duration.isZero(wait) ? Effect.void : toldWait("waiting for the rate budget", wait)
   )
 
 /**
- * The budget of this process alone. Fails with `ConfigError` on bad options, or, with
+ * The budget of this process alone. Fails with `ConfigError` on bad options, or, in Effect 3 with
  * `requestsPerSecond`, when the optional package `@effect/experimental` is not installed.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<Service, ConfigError.ConfigError> =>
+export const make = (options: Options): Effect.Effect<Service, ConfigErrorType> =>
   Effect.flatMap(checkPace(options), (pace) => budgets(pace))
 
 /**
@@ -100,7 +97,7 @@ export const make = (options: Options): Effect.Effect<Service, ConfigError.Confi
  * @since 0.2.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<RequestBudget, ConfigError.ConfigError> =>
+export const layer = (options: Options): Layer.Layer<RequestBudget, ConfigErrorType> =>
   Layer.effect(RequestBudget, make(options))
 
 /**
@@ -114,12 +111,13 @@ export const publishedRequestsPerMinute = 600
 
 /**
  * A budget of this process at the published cap, slots evenly spaced (`publishedRequestsPerMinute`):
- * `Effect.provide(RequestBudget.layerPublishedCap)` paces a bulk job. Each build holds its own budget.
+ * `Effect.provide(RequestBudget.layerPublishedCap)` paces a bulk job. Each build holds its own budget
+ * (in one run, Effect 4 builds a layer value once: `Layer.fresh` for another).
  *
  * @since 0.3.0
  * @category layers
  */
-export const layerPublishedCap: Layer.Layer<RequestBudget, ConfigError.ConfigError> = layer({
+export const layerPublishedCap: Layer.Layer<RequestBudget, ConfigErrorType> = layer({
   requestsPerSecond: publishedRequestsPerMinute / 60
 })
 
@@ -130,7 +128,7 @@ export const layerPublishedCap: Layer.Layer<RequestBudget, ConfigError.ConfigErr
  * @since 0.2.0
  * @category constructors
  */
-export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
+export const makeRedis = (options: Options): Effect.Effect<Service, ConfigErrorType, FleetRedis> =>
   Effect.flatMap(Effect.zip(checkPace(options), FleetRedis), ([pace, redis]) => budgets(pace, redis))
 
 /**
@@ -139,5 +137,5 @@ export const makeRedis = (options: Options): Effect.Effect<Service, ConfigError.
  * @since 0.2.0
  * @category layers
  */
-export const layerRedis = (options: Options): Layer.Layer<RequestBudget, ConfigError.ConfigError, FleetRedis> =>
+export const layerRedis = (options: Options): Layer.Layer<RequestBudget, ConfigErrorType, FleetRedis> =>
   Layer.effect(RequestBudget, makeRedis(options))

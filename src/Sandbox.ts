@@ -6,9 +6,9 @@
  *
  * @since 0.1.0
  */
-import { HttpClient } from "@effect/platform"
-import type { HttpServerError } from "@effect/platform"
-import { ConfigError, Duration, Effect, Either, Layer } from "effect"
+import { edition, fromResult, HttpClient, invalidConfig, layerUnwrap, Result } from "#edition/internal/seam"
+import type { ConfigErrorType, DurationInput, HttpServerError } from "#edition/internal/seam"
+import { Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { generateDesigns } from "./core/dataset.js"
@@ -32,14 +32,8 @@ export type { RequestFilter } from "./core/faultMatch.js"
 export type { Journal } from "./core/journal.js"
 export { type CassetteOptions } from "./sandbox/Cassette.js"
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
-export {
-  defaults,
-  listenDefaults,
-  type ListenOptions,
-  type ResultField,
-  resultFields,
-  type Served
-} from "./sandbox/Defaults.js"
+export { defaults, listenDefaults, resultFields } from "./sandbox/Defaults.js"
+export type { ListenOptions, ResultField, Served } from "./sandbox/Defaults.js"
 export { httpClient } from "./sandbox/InProcessClient.js"
 export { type Entry, Fault, FaultTarget, type Stats } from "./sandbox/State.js"
 
@@ -62,7 +56,7 @@ export interface Options {
   /** Seed of the dataset (default 1), a safe integer: the same seed gives the same designs. */
   readonly seed?: number | undefined
   /** `expires_in` of issued tokens (default 3600 seconds, as the spec says): a second to a year, as the client accepts. */
-  readonly tokenLifetime?: Duration.DurationInput | undefined
+  readonly tokenLifetime?: DurationInput | undefined
   /** Most design numbers a quick search lists; beyond it a `warning` message says so (default 10,000). */
   readonly resultCap?: number | undefined
   /** Largest request body accepted (default 1 MiB). */
@@ -78,9 +72,9 @@ export interface Options {
    * How long the sandbox waits, on its `Clock`, before each answer: a duration, or a range drawn
    * from a random source seeded by `seed` (default none); at most 10 minutes, as a fault's `delayMs`.
    */
-  readonly latency?: Duration.DurationInput | {
-    readonly min: Duration.DurationInput
-    readonly max: Duration.DurationInput
+  readonly latency?: DurationInput | {
+    readonly min: DurationInput
+    readonly max: DurationInput
   } | undefined
 }
 
@@ -93,21 +87,21 @@ export interface Options {
 export const inProcessUrl = "https://sandbox.design-search.invalid"
 
 /** A value the options' plain checks accepted, or the `ConfigError` naming the option they refused. */
-const checked = <A>(result: Checks.Checked<A>): Either.Either<A, ConfigError.ConfigError> =>
+const checked = <A>(result: Checks.Checked<A>): Result<A, ConfigErrorType> =>
   "refused" in result
-    ? Either.left(ConfigError.InvalidData([...result.refused.path], result.refused.message))
-    : Either.right(result.value)
+    ? Result.fail(invalidConfig(result.refused.path, result.refused.message))
+    : Result.succeed(result.value)
 
 /** Each answer's latency in milliseconds: fixed, or drawn from `[min, max]` by a source seeded by `seed`. */
 const latencyOf = (latency: Options["latency"], seed: number) => {
   const range = typeof latency === "object" && latency !== null && ("min" in latency || "max" in latency)
   if (range && (latency.min === undefined || latency.max === undefined)) {
-    return Either.left(ConfigError.InvalidData(["latency"], "latency's range needs both its min and its max"))
+    return Result.fail(invalidConfig(["latency"], "latency's range needs both its min and its max"))
   }
   const [min, max] = range ? [latency.min, latency.max] : [latency, latency]
   const ends = [nonNegative("latency", min, Duration.zero), nonNegative("latency", max, Duration.zero)] as const
-  return Either.flatMap(
-    Either.all(ends),
+  return Result.flatMap(
+    Result.all(ends),
     ([low, high]) => checked(Checks.latency(Duration.toMillis(low), Duration.toMillis(high), seed))
   )
 }
@@ -119,12 +113,12 @@ const latencyOf = (latency: Options["latency"], seed: number) => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigError.ConfigError> =>
+export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigErrorType> =>
   Effect.gen(function*() {
-    const plain = yield* checked(Checks.plainOptions(options))
-    const lifetime = yield* nonNegative("tokenLifetime", options.tokenLifetime, defaults.tokenLifetime)
-    const tokenLifetimeSeconds = yield* checked(Checks.tokenLifetime(Duration.toSeconds(lifetime)))
-    const latency = yield* latencyOf(options.latency, plain.seed)
+    const plain = yield* fromResult(checked(Checks.plainOptions(options)))
+    const lifetime = yield* fromResult(nonNegative("tokenLifetime", options.tokenLifetime, defaults.tokenLifetime))
+    const tokenLifetimeSeconds = yield* fromResult(checked(Checks.tokenLifetime(Duration.toSeconds(lifetime))))
+    const latency = yield* fromResult(latencyOf(options.latency, plain.seed))
     const { clientId, clientSecret, designs, journalSize, maxRequestBytes, resultCap, resultField, seed } = plain
     const index = SearchIndex.make(generateDesigns(designs, seed))
     const state = State.make(journalSize)
@@ -147,8 +141,8 @@ export const layer = (
   options: Options = {}
 ): Layer.Layer<
   HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
-  ConfigError.ConfigError
-> => Layer.unwrapEffect(Effect.map(make(options), layerOf))
+  ConfigErrorType
+> => layerUnwrap(Effect.map(make(options), layerOf))
 
 /**
  * `layer`, its answers a cassette's (docs/cassettes.md): `replay` answers from the file at `path`
@@ -169,8 +163,8 @@ export const layerCassette = (
   options: Cassette.CassetteOptions
 ): Layer.Layer<
   HttpClient.HttpClient | SandboxControl | DesignSearchConfig.DesignSearchConfig,
-  ConfigError.ConfigError
-> => Layer.unwrapScoped(Effect.map(Cassette.make(path, options), layerOf))
+  ConfigErrorType
+> => layerUnwrap(Effect.map(Cassette.make(path, options), layerOf))
 
 /** The services of `layer` over `sandbox`. */
 const layerOf = (sandbox: Sandbox) =>
@@ -203,14 +197,14 @@ export interface ServeOptions extends Options, ListenOptions {
  * Builds a sandbox and serves it over loopback HTTP until the scope closes, with the `/__sandbox/*`
  * control routes (faults, requests, stats, touch, revoke-tokens, reset), answering only requests addressed to
  * it and control requests from no page but its own. Needs `@effect/platform-node`, an optional peer:
- * without it, a `ConfigError.MissingData` naming the package (`make` and `layer` never need it).
+ * without it, a `ConfigError` (`MissingData` in Effect 3) naming the package (`make` and `layer` never need it).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const serve = (
   options: ServeOptions = {}
-): Effect.Effect<Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
+): Effect.Effect<Served, ConfigErrorType | HttpServerError.ServeError, Scope.Scope> =>
   Effect.flatMap(loadServer, (Server) =>
     Effect.flatMap(
       // `make` refuses options that are no object
@@ -224,6 +218,6 @@ export const serve = (
 const loadServer = OptionalPeer.load({
   packageName: "@effect/platform-node",
   feature: "Sandbox.serve",
-  install: "npm install @effect/platform-node@^0.108",
+  install: `npm install @effect/platform-node@${{ 3: "^0.108", 4: "^4.1" }[edition]}`,
   load: () => import("./sandbox/Server.js")
 })

@@ -6,9 +6,8 @@
  *
  * @since 0.1.0
  */
-import type { HttpClient } from "@effect/platform"
-import type { Effect, Option, Scope } from "effect"
-import { Context, Layer, Schedule } from "effect"
+import { type HttpClient, layerScoped, scheduleBoth, Service as Tag } from "#edition/internal/seam"
+import { type Effect, type Layer, type Option, Schedule, type Scope } from "effect"
 import type * as AccessToken from "./AccessToken.js"
 import type { TokenError } from "./ApiError.js"
 import type { DesignSearchConfig } from "./DesignSearchConfig.js"
@@ -75,7 +74,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class TokenService extends Context.Tag("effect-design-search/TokenService")<TokenService, Service>() {}
+export class TokenService extends Tag<TokenService, Service>()("effect-design-search/TokenService") {}
 
 /**
  * How many times `defaultRetrySchedule` tries a token request again.
@@ -93,7 +92,7 @@ export const defaultRetries = 4
  * @category retries
  */
 export const defaultRetrySchedule: Schedule.Schedule<unknown, TokenError> = honorRetryAfter(
-  Schedule.exponential("500 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(defaultRetries))),
+  scheduleBoth(Schedule.jittered(Schedule.exponential("500 millis")), Schedule.recurs(defaultRetries)),
   "30 seconds"
 )
 
@@ -129,4 +128,4 @@ export const make = (
 export const layer = (
   options: Options = {}
 ): Layer.Layer<TokenService, never, DesignSearchConfig | HttpClient.HttpClient> =>
-  Layer.scoped(TokenService, make(options))
+  layerScoped(TokenService, make(options))

@@ -1,12 +1,13 @@
 /**
  * `TokenStore`: where a `TokenService` looks for a token before it asks the token endpoint, and what
  * it tells when a token is refused. `memory` is this process alone; `layerRedis` shares one token
- * per client across a fleet, fetched by one process at a time, and never hands out a token any
- * process saw refused. A `TokenService` uses the one in its context. See docs/fleet.md.
+ * per client across a fleet (of either edition), fetched by one process at a time, and never hands
+ * out a token any process saw refused. A `TokenService` uses the one in its context. See docs/fleet.md.
  *
  * @since 0.2.0
  */
-import { type ConfigError, Context, type Duration, Effect, Layer } from "effect"
+import { type ConfigErrorType, type DurationInput, Service as Tag } from "#edition/internal/seam"
+import { Effect, Layer } from "effect"
 import type * as AccessToken from "./AccessToken.js"
 import type { TokenError } from "./ApiError.js"
 import { FleetRedis } from "./FleetRedis.js"
@@ -62,7 +63,7 @@ export interface Service {
  * @since 0.2.0
  * @category tags
  */
-export class TokenStore extends Context.Tag("effect-design-search/TokenStore")<TokenStore, Service>() {}
+export class TokenStore extends Tag<TokenStore, Service>()("effect-design-search/TokenStore") {}
 
 /**
  * This process alone: every token is fetched here; what `TokenService` does with no store.
@@ -85,9 +86,9 @@ export const memory: Service = {
  */
 export interface RedisOptions {
   /** Expiry of the fetch lock (default 10 s), renewed while its holder fetches: how long a dead one blocks. */
-  readonly lockTtl?: Duration.DurationInput | undefined
+  readonly lockTtl?: DurationInput | undefined
   /** The longest a process waits for another one's fetch (default 30 s); then it fetches itself. */
-  readonly maxWait?: Duration.DurationInput | undefined
+  readonly maxWait?: DurationInput | undefined
 }
 
 /**
@@ -106,7 +107,7 @@ export const redisDefaults: typeof storeDefaults = storeDefaults
  * @since 0.2.0
  * @category constructors
  */
-export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, ConfigError.ConfigError, FleetRedis> =>
+export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, ConfigErrorType, FleetRedis> =>
   Effect.zipWith(checkStore(options), FleetRedis, (settings, redis): Service => ({
     forClient: (client) => clientTokens(redis, settings, client)
   }))
@@ -117,5 +118,5 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
  * @since 0.2.0
  * @category layers
  */
-export const layerRedis = (options: RedisOptions = {}): Layer.Layer<TokenStore, ConfigError.ConfigError, FleetRedis> =>
+export const layerRedis = (options: RedisOptions = {}): Layer.Layer<TokenStore, ConfigErrorType, FleetRedis> =>
   Layer.effect(TokenStore, makeRedis(options))

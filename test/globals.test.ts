@@ -26,11 +26,8 @@ const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
   readonly peerDependencies: Record<string, string>
 }
 
-/** The source file of every public subpath, from package.json `exports`. */
-/** The Effect 3 edition's public modules (the Effect 4 edition's load only with its own effect). */
-const publicModules = allPublicModules(root).filter((file) => !file.startsWith("src/effect4/")).map((file) =>
-  join(root, file)
-)
+/** The source file of every public subpath, from package.json `exports` (one for both editions). */
+const publicModules = allPublicModules(root).map((file) => join(root, file))
 
 /** The package a bare specifier names (`@effect/platform/HttpClient` → `@effect/platform`). */
 const packageOf = (specifier: string): string =>
@@ -62,7 +59,9 @@ const peerImports = (modules: ReadonlyArray<string>): ReadonlyArray<string> => {
       ) continue
       const specifier = statement.moduleSpecifier.text
       if (specifier.startsWith(".")) visit(join(dirname(file), specifier.replace(/\.js$/, ".ts")))
-      else bare.add(specifier)
+      else if (specifier.startsWith("#edition/")) {
+        visit(join(root, "src", `${specifier.slice("#edition/".length)}.effect3.ts`))
+      } else bare.add(specifier)
     }
   }
   modules.forEach(visit)

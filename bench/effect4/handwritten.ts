@@ -5,7 +5,7 @@
  */
 import { Effect, Schema } from "effect"
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
-import { Designs } from "../../src/effect4/index.js"
+import { Designs } from "../../dist/effect4/index.js"
 
 export interface Options {
   readonly tokenUrl: string

@@ -4,16 +4,17 @@
  * that uses neither installs neither. A package that cannot be loaded is a `ConfigError` naming it
  * and the line that installs it, never a defect.
  */
-import { ConfigError, Context, Effect, Predicate } from "effect"
+import { type ConfigErrorType, missingConfig, reference } from "#edition/internal/seam"
+import { Effect, Predicate } from "effect"
 
 /**
  * Imports that stand in for the real `import()` of the packages they name, each failing as the
  * import of a missing package would: how the tests see a feature built without its package.
  */
-export class FailingImports extends Context.Reference<FailingImports>()(
+export const FailingImports = reference<ReadonlyMap<string, () => Promise<never>>>(
   "effect-design-search/internal/optionalPeer/FailingImports",
-  { defaultValue: (): ReadonlyMap<string, () => Promise<never>> => new Map() }
-) {}
+  () => new Map()
+)
 
 /** What the import's failure says, without a stack: the code Node gives it, else its message. */
 const reasonOf = (error: unknown): string =>
@@ -25,19 +26,19 @@ const reasonOf = (error: unknown): string =>
 
 /**
  * Loads `packageName` through `load` (an `import()` of a literal specifier, so that bundlers see
- * it) for `feature`; a failure is `ConfigError.MissingData` at `[packageName]`.
+ * it) for `feature`; a failure is a `ConfigError` naming the package and how to install it.
  */
 export const load = <A>(options: {
   readonly packageName: string
   readonly feature: string
   readonly install: string
   readonly load: () => Promise<A>
-}): Effect.Effect<A, ConfigError.ConfigError> =>
+}): Effect.Effect<A, ConfigErrorType> =>
   Effect.flatMap(FailingImports, (failing) =>
     Effect.tryPromise({
       try: failing.get(options.packageName) ?? options.load,
       catch: (error) =>
-        ConfigError.MissingData(
+        missingConfig(
           [options.packageName],
           `${options.feature} needs the optional package ${options.packageName}, which could not be loaded; install it: ${options.install} (${
             reasonOf(error)

@@ -4,11 +4,17 @@
  * through `#edition/internal/seam` (package.json `imports`, `paths` in the tsconfigs). Code outside
  * the seams uses only what both Effects share.
  */
-import { Cause, ConfigError, Context, DateTime, Duration, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
-import type { Clock, Scope } from "effect"
+import { Headers, HttpClientError, HttpClientRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, ConfigError, Context, DateTime, Duration, Effect, Either, Layer, Option, Schema } from "effect"
+import { Exit, Schedule } from "effect"
+import { Chunk, Stream } from "effect"
+import type { Clock, ParseResult, Scope } from "effect"
 
 export { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "@effect/platform"
-export type { HttpClientError, HttpClientResponse } from "@effect/platform"
+export type { HttpClientError } from "@effect/platform"
+export { HttpBody, HttpClientResponse, HttpMethod } from "@effect/platform"
+export { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+export type { HttpServerError } from "@effect/platform"
 
 /** Which edition this build is. */
 export const edition = 3 as const
@@ -28,7 +34,11 @@ export const Result = {
   flatMap: Either.flatMap,
   isSuccess: Either.isRight,
   isFailure: Either.isLeft,
-  match: Either.match
+  match: Either.match,
+  mapError: Either.mapLeft,
+  try: Either.try,
+  all: Either.all,
+  getOrUndefined: Either.getOrUndefined
 }
 /** An effect that succeeds or fails as `result` does (an `Either` is one already in Effect 3). */
 export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => result
@@ -65,6 +75,39 @@ export const fromNullable = Option.fromNullable
 export const isNoSuchElement = (u: unknown): u is Cause.NoSuchElementException => Cause.isNoSuchElementException(u)
 /** A `DateTime.Utc` of epoch milliseconds, which must be valid. */
 export const dateTimeUnsafe = (millis: number): DateTime.Utc => DateTime.unsafeMake(millis)
+/** The error of a value that is not there: `Cause.NoSuchElementException`, `NoSuchElementError` in Effect 4. */
+export const NoSuchElement = Cause.NoSuchElementException
+/** The error of a value that is not there. */
+export type NoSuchElement = Cause.NoSuchElementException
+/** A layer that an effect builds, in the layer's scope: `Layer.unwrapScoped`, `Layer.unwrap` in Effect 4. */
+export const layerUnwrap = Layer.unwrapScoped
+/** The service of `tag` as an effect: the tag itself here, `Effect.service` in Effect 4. */
+export const service = <I, S>(tag: Context.Tag<I, S>): Effect.Effect<S, never, I> => tag
+/** Forks into `scope` uninterruptibly (a fiber starts as its parent is here; an option in Effect 4). */
+export const forkInUninterruptible = (scope: Scope.Scope) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.uninterruptible(Effect.forkIn(self, scope))
+/** Whether `exit` failed by an interruption: `Exit.isInterrupted`, `Exit.hasInterrupts` in Effect 4. */
+export const exitInterrupted = Exit.isInterrupted
+/** A service with a default value, needing no layer: `Context.Reference`. */
+export const reference = <S>(key: string, defaultValue: () => S) => Context.Reference<S>()(key, { defaultValue })
+/** A latch made, opened and closed synchronously: `Effect.unsafeMakeLatch`, `Latch.makeUnsafe` in Effect 4. */
+export const latchUnsafe = (open: boolean) => {
+  const latch = Effect.unsafeMakeLatch(open)
+  return { open: () => void latch.unsafeOpen(), close: () => void latch.unsafeClose(), await: latch.await }
+}
+/** `self` while `f(input)` holds: `Schedule.whileInputEffect`, `Schedule.while` in Effect 4. */
+export const whileInputEffect = Schedule.whileInputEffect
+/** Recurs while both do, the longer delay: `Schedule.intersect`, `Schedule.max` in Effect 4. */
+export const scheduleBoth = Schedule.intersect
+/** Pages of elements, each page read from the state the last one left (none: the end): `Stream.paginate` in Effect 4. */
+export const paginate = <S, A, E, R>(
+  s: S,
+  f: (s: S) => Effect.Effect<readonly [ReadonlyArray<A>, Option.Option<S>], E, R>
+): Stream.Stream<A, E, R> =>
+  Stream.paginateChunkEffect(
+    s,
+    (at) => Effect.map(f(at), ([page, next]) => [Chunk.unsafeFromArray(page), next] as const)
+  )
 
 // ---- configuration errors
 
@@ -86,14 +129,44 @@ export const decodeUnknownResult = Schema.decodeUnknownEither
 /** Decodes `u` in an effect, failing with a `SchemaError`. */
 export const decodeUnknownEffect = Schema.decodeUnknown
 /** A union of literal values: `Schema.Literal(...values)`, `Schema.Literals([...])` in Effect 4. */
-export const literals = <const L extends ReadonlyArray<string>>(...values: L) =>
-  Schema.Literal(...(values as unknown as readonly [L[number]]))
+export const literals = <L extends readonly [string, ...Array<string>]>(...values: L) => Schema.Literal(...values)
 /** A union of schemas: `Schema.Union(...members)`, `Schema.Union([...])` in Effect 4. */
-export const union = <const M extends ReadonlyArray<Schema.Schema.All>>(...members: M) => Schema.Union(...members)
+export const union = <M extends readonly [Schema.Schema.All, Schema.Schema.All, ...Array<Schema.Schema.All>]>(
+  ...members: M
+): Schema.Union<M> => Schema.Union(...members)
 /** A record of string keys: `Schema.Record({ key, value })`, `Schema.Record(key, value)` in Effect 4. */
 export const record = <V extends Schema.Schema.All>(value: V) => Schema.Record({ key: Schema.String, value })
 /** A struct that keeps the fields it carries beyond those named, as sent. */
-export const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
+export const openStruct = <F extends Schema.Struct.Fields>(fields: F) =>
   Schema.Struct(fields, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 /** A `Duration` value as a schema: `Schema.DurationFromSelf`, `Schema.Duration` in Effect 4. */
 export const DurationSchema = Schema.DurationFromSelf
+/** `schema` as JSON text: `Schema.parseJson(schema)`, `Schema.fromJsonString` in Effect 4. */
+export const fromJsonString = <S extends Schema.Schema.Any>(schema: S) => Schema.parseJson(schema)
+/** Encodes `a` to a `Result`, failing with a `SchemaError`: `Schema.encodeEither`, `encodeResult` in Effect 4. */
+export const encodeResult = Schema.encodeEither
+/** Decoding options that keep the offending value in a `SchemaError`: none needed here, `reportInput` in Effect 4. */
+export const reportInput = {} as const
+
+// ---- HTTP
+
+/** A response of `body` as JSON: `HttpServerResponse.unsafeJson`, `jsonUnsafe` in Effect 4. */
+export const jsonResponse = HttpServerResponse.unsafeJson
+/** A failure before any response: a `RequestError`; in Effect 4 an `HttpClientError` of an `EncodeError`/`TransportError`. */
+export const requestError = (
+  request: HttpClientRequest.HttpClientRequest,
+  reason: "Encode" | "Transport",
+  detail: { readonly cause?: unknown; readonly description?: string }
+): HttpClientError.HttpClientError => new HttpClientError.RequestError({ request, reason, ...detail })
+/** An `HttpClientError`'s reason named as Effect 3 names it ("Transport", "EmptyBody"), and the error that has its request. */
+export const clientErrorReason = (error: HttpClientError.HttpClientError) => ({ name: error.reason, reason: error })
+/** `request` with `body` as JSON, which must be writable: `bodyUnsafeJson`, `bodyJsonUnsafe` in Effect 4. */
+export const bodyJsonUnsafe = HttpClientRequest.bodyUnsafeJson
+/** `request` without the header `name`: rebuilt (`setHeaders` only adds), `removeHeader` in Effect 4. */
+export const removeHeader = (request: HttpClientRequest.HttpClientRequest, name: string) =>
+  HttpClientRequest.make(request.method)(request.url, {
+    urlParams: request.urlParams,
+    hash: Option.getOrUndefined(request.hash),
+    headers: Headers.remove(request.headers, name),
+    body: request.body
+  })

@@ -2,11 +2,30 @@
  * The edition seam, Effect 4's side: the same exports as `seam.effect3.ts`, spelled as Effect 4
  * spells them. See that module for what the seam is.
  */
-import { Cause, Config, ConfigProvider, Context, DateTime, Duration, Effect, Layer, Option, Result as R, Schema, SchemaIssue } from "effect"
+import {
+  Cause,
+  Config,
+  ConfigProvider,
+  Context,
+  DateTime,
+  Duration,
+  Effect,
+  Layer,
+  Option,
+  Result as R,
+  Schema,
+  SchemaIssue
+} from "effect"
+import { Stream } from "effect"
+import { Exit, Latch, Schedule } from "effect"
 import type { Clock, Scope } from "effect"
+import { HttpClientError, HttpClientRequest, HttpServerResponse } from "effect/http"
 
 export { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "effect/http"
-export type { HttpClientError, HttpClientResponse } from "effect/http"
+export type { HttpClientError } from "effect/http"
+export { HttpBody, HttpClientResponse, HttpMethod } from "effect/http"
+export { HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+export type { HttpServerError } from "effect/http"
 
 /** Which edition this build is. */
 export const edition = 4 as const
@@ -26,7 +45,11 @@ export const Result = {
   flatMap: R.flatMap,
   isSuccess: R.isSuccess,
   isFailure: R.isFailure,
-  match: R.match
+  match: R.match,
+  mapError: R.mapError,
+  try: R.try,
+  all: R.all,
+  getOrUndefined: R.getOrUndefined
 }
 /** An effect that succeeds or fails as `result` does. */
 export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => Effect.fromResult(result)
@@ -79,6 +102,38 @@ export const fromNullable = Option.fromNullishOr
 export const isNoSuchElement = (u: unknown): u is Cause.NoSuchElementError => Cause.isNoSuchElementError(u)
 /** A `DateTime.Utc` of epoch milliseconds, which must be valid. */
 export const dateTimeUnsafe = (millis: number): DateTime.Utc => DateTime.makeUnsafe(millis)
+/** The error of a value that is not there. */
+export const NoSuchElement = Cause.NoSuchElementError
+/** The error of a value that is not there. */
+export type NoSuchElement = Cause.NoSuchElementError
+/** A layer that an effect builds, in the layer's scope. */
+export const layerUnwrap = Layer.unwrap
+/** The service of `tag` as an effect. */
+export const service = Effect.service
+/** Forks into `scope` uninterruptibly (a fiber starts interruptible, whatever its parent). */
+export const forkInUninterruptible = (scope: Scope.Scope) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.forkIn(self, scope, { uninterruptible: true })
+/** Whether `exit` failed by an interruption. */
+export const exitInterrupted = Exit.hasInterrupts
+/** A service with a default value, needing no layer. */
+export const reference = <S>(key: string, defaultValue: () => S) => Context.Reference<S>(key, { defaultValue })
+/** A latch made, opened and closed synchronously. */
+export const latchUnsafe = (open: boolean) => {
+  const latch = Latch.makeUnsafe(open)
+  return { open: () => void latch.openUnsafe(), close: () => void latch.closeUnsafe(), await: latch.await }
+}
+/** `self` while `f(input)` holds. */
+export const whileInputEffect = <O, I, E, R, R2>(
+  self: Schedule.Schedule<O, I, E, R>,
+  f: (input: I) => Effect.Effect<boolean, never, R2>
+) => Schedule.while(self, ({ input }) => f(input))
+/** Recurs while both do, the longer delay. */
+export const scheduleBoth = <O1, I1, E1, R1, O2, I2, E2, R2>(
+  a: Schedule.Schedule<O1, I1, E1, R1>,
+  b: Schedule.Schedule<O2, I2, E2, R2>
+) => Schedule.max([a, b])
+/** Pages of elements, each page read from the state the last one left (none: the end). */
+export const paginate = Stream.paginate
 
 // ---- configuration errors
 
@@ -87,7 +142,9 @@ export type ConfigErrorType = Config.ConfigError
 /** A value at `path` (a variable, an option) that fails its check; `message` says how. */
 export const invalidConfig = (path: ReadonlyArray<string>, message: string): ConfigErrorType => {
   const issue = new SchemaIssue.InvalidValue({ message })
-  return new Config.ConfigError(new Schema.SchemaError(path.length === 0 ? issue : new SchemaIssue.Pointer(path, issue)))
+  return new Config.ConfigError(
+    new Schema.SchemaError(path.length === 0 ? issue : new SchemaIssue.Pointer(path, issue))
+  )
 }
 /** A setting nobody gave, told with what to do about it (Effect 4's error keeps no path). */
 export const missingConfig = (_path: ReadonlyArray<string>, message: string): ConfigErrorType =>
@@ -112,3 +169,34 @@ export const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
   Schema.StructWithRest(Schema.Struct(fields), [Schema.Record(Schema.String, Schema.Unknown)])
 /** A `Duration` value as a schema. */
 export const DurationSchema = Schema.Duration
+/** `schema` as JSON text. */
+export const fromJsonString = Schema.fromJsonString
+/** Encodes `a` to a `Result`, failing with a `SchemaError`. */
+export const encodeResult = Schema.encodeResult
+/** Decoding options that keep the offending value in a `SchemaError`. */
+export const reportInput = { reportInput: true } as const
+
+// ---- HTTP
+
+/** A response of `body` as JSON. */
+export const jsonResponse = HttpServerResponse.jsonUnsafe
+/** A failure before any response: an `HttpClientError` of an `EncodeError` or a `TransportError`. */
+export const requestError = (
+  request: HttpClientRequest.HttpClientRequest,
+  reason: "Encode" | "Transport",
+  detail: { readonly cause?: unknown; readonly description?: string }
+): HttpClientError.HttpClientError =>
+  new HttpClientError.HttpClientError({
+    reason: reason === "Encode"
+      ? new HttpClientError.EncodeError({ request, ...detail })
+      : new HttpClientError.TransportError({ request, ...detail })
+  })
+/** An `HttpClientError`'s reason named as Effect 3 names it (its tag less "Error"), and the reason. */
+export const clientErrorReason = ({ reason }: HttpClientError.HttpClientError) => ({
+  name: reason._tag.replace(/Error$/, ""),
+  reason
+})
+/** `request` with `body` as JSON, which must be writable. */
+export const bodyJsonUnsafe = HttpClientRequest.bodyJsonUnsafe
+/** `request` without the header `name`. */
+export const removeHeader = HttpClientRequest.removeHeader

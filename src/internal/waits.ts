@@ -1,9 +1,6 @@
-/**
- * Waits that speak: every wait before another try, and every long wait of the rate budget, logged
- * at `Debug` as it begins, saying why and for how long. An application hears of them through its
- * logger; the CLI prints them. See docs/reliability.md.
- */
-import { Duration, Effect, Schedule } from "effect"
+/** Waits that speak: each retry's wait and each long wait of the budget, logged at `Debug` (docs/reliability.md). */
+import { modifyDelays } from "#edition/internal/schedules"
+import { Duration, Effect } from "effect"
 import type { DesignSearchError } from "../ApiError.js"
 
 const wholeMillis = (d: Duration.Duration) => Duration.millis(Math.round(Duration.toMillis(d)))
@@ -32,20 +29,15 @@ const whyRetried = (error: DesignSearchError): string => {
  * 503; trying again in 2s"), annotated with `retry` (1 for the first), `waitMillis` and `error`
  * (the failure's tag): the one place an application, or the CLI, hears of the retries.
  */
-export const toldRetries = <Out, E extends DesignSearchError, R>(
-  schedule: Schedule.Schedule<Out, E, R>
-): Schedule.Schedule<[Out, [E, number]], E, R> =>
-  Schedule.intersect(schedule, Schedule.intersect(Schedule.identity<E>(), Schedule.count)).pipe(
-    Schedule.modifyDelayEffect(([, [error, n]], delay) =>
-      Effect.as(
-        // In whole milliseconds: a jittered delay has nanoseconds no one reads.
-        Effect.logDebug(`${whyRetried(error)}; trying again in ${Duration.format(wholeMillis(delay))}`).pipe(
-          Effect.annotateLogs({ retry: n + 1, waitMillis: Duration.toMillis(delay), error: error._tag })
-        ),
-        delay
-      )
-    )
+export const toldRetries = modifyDelays<DesignSearchError>((delay, error, retry) =>
+  Effect.as(
+    // In whole milliseconds: a jittered delay has nanoseconds no one reads.
+    Effect.logDebug(`${whyRetried(error)}; trying again in ${Duration.format(wholeMillis(delay))}`).pipe(
+      Effect.annotateLogs({ retry, waitMillis: Duration.toMillis(delay), error: error._tag })
+    ),
+    delay
   )
+)
 
 /**
  * Sleeps `wait` for the rate budget, logged at `Debug` as it begins when it lasts a second or more
@@ -54,4 +46,4 @@ export const toldRetries = <Out, E extends DesignSearchError, R>(
 export const toldWait = (why: string, wait: Duration.Duration): Effect.Effect<void> =>
   Duration.toMillis(wait) < 1000 ? Effect.sleep(wait) : Effect.logDebug(
     `${why}; going on in ${Duration.format(wholeMillis(wait))}`
-  ).pipe(Effect.annotateLogs({ waitMillis: Duration.toMillis(wait) }), Effect.zipRight(Effect.sleep(wait)))
+  ).pipe(Effect.annotateLogs({ waitMillis: Duration.toMillis(wait) }), Effect.andThen(Effect.sleep(wait)))

@@ -5,13 +5,13 @@
  * `Origin` check (control routes) stops a page that posts straight to the sandbox: browsers send
  * `Origin` with every cross-origin POST, tools and tests send none.
  */
-import { HttpServerRequest } from "@effect/platform"
-import type { HttpApp } from "@effect/platform"
+import { HttpServerRequest } from "#edition/internal/seam"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
 import { misaddressed } from "../core/sandboxAddress.js"
 import type { OwnAddress } from "../core/sandboxAddress.js"
 import { counter } from "../core/sandboxAnswers.js"
+import type { App } from "./Control.js"
 import { errorAnswers } from "./Http.js"
 
 export { isOwnOrigin, make, type OwnAddress } from "../core/sandboxAddress.js"
@@ -20,7 +20,7 @@ export { isOwnOrigin, make, type OwnAddress } from "../core/sandboxAddress.js"
  * A request not addressed to the sandbox gets a spec-shaped 421 and reaches no route, counter or
  * fault; one that names its `Host` twice a 400 (Node keeps the first).
  */
-export const onlyOwnHost = (app: HttpApp.Default, own: OwnAddress): HttpApp.Default => {
+export const onlyOwnHost = (app: App, own: OwnAddress): App => {
   const errors = errorAnswers(counter("host"))
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const raw = NodeHttpServerRequest.toIncomingMessage(request).rawHeaders

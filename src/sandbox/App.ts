@@ -1,11 +1,11 @@
 /**
- * The sandbox as an `HttpApp`: the token endpoint (spec 4.1, 5.3) and the API's operations, with
+ * The sandbox as an app (`Control.App`): the token endpoint (spec 4.1, 5.3) and the API's operations, with
  * the client's own schemas. Every answer is spec-shaped; nothing a request carries makes it fail.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import type { HttpApp } from "@effect/platform"
-import { Clock, Duration, Effect, Either, Schema } from "effect"
-import type { ParseResult } from "effect"
+import { catchAll, decodeUnknownEffect, fromResult, Result, toResult } from "#edition/internal/seam"
+import { HttpServerRequest, HttpServerResponse } from "#edition/internal/seam"
+import type { SchemaError } from "#edition/internal/seam"
+import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { entryOf, seenOf } from "../core/journal.js"
 import * as Jwt from "../core/jwt.js"
 import * as Answers from "../core/sandboxAnswers.js"
@@ -15,7 +15,9 @@ import type { SearchIndex } from "../core/searchIndex.js"
 import { designPath, endpointOf } from "../core/service.js"
 import type { Message } from "../core/wire.js"
 import { AdvancedSearchRequest, DesignNumber, PageRequest, QuickSearchRequest } from "../Designs.js"
+import { parseOptions } from "../internal/schemaIssues.js"
 import { parameterError } from "../internal/validation.js"
+import type { App } from "./Control.js"
 import * as Http from "./Http.js"
 import { receive, resetHeader } from "./State.js"
 import type { Endpoint, Fault, State } from "./State.js"
@@ -49,9 +51,9 @@ interface Route {
 /** What the handlers share: the app's config, and its ids and error answers. */
 type Context = AppConfig & { readonly nextId: () => string; readonly errors: Http.Errors }
 
-const decodeQuick = Schema.decodeUnknown(QuickSearchRequest, { errors: "all" })
-const decodeAdvanced = Schema.decodeUnknown(AdvancedSearchRequest, { errors: "all" })
-const decodePage = Schema.decodeUnknown(PageRequest, { errors: "all" })
+const decodeQuick = decodeUnknownEffect(QuickSearchRequest, parseOptions)
+const decodeAdvanced = decodeUnknownEffect(AdvancedSearchRequest, parseOptions)
+const decodePage = decodeUnknownEffect(PageRequest, parseOptions)
 const isDesignNumber = Schema.is(DesignNumber)
 
 const fail = (ctx: Context, status: number, code: string, detail: string, headers?: Record<string, string>) =>
@@ -120,7 +122,7 @@ const withMessages = (data: object, list: ReadonlyArray<Message>) => Http.json(A
 const advancedRequest = <A extends AdvancedSearchRequest>(
   ctx: Context,
   body: string,
-  decode: (u: unknown) => Effect.Effect<A, ParseResult.ParseError>
+  decode: (u: unknown) => Effect.Effect<A, SchemaError>
 ) =>
   Effect.flatMap(Http.decodeJson(body, decode, ctx.errors), (query) => {
     const badDates = unknownDateTypes(query)
@@ -130,7 +132,7 @@ const advancedRequest = <A extends AdvancedSearchRequest>(
 
 const getDesign = (ctx: Context) => (_: string, request: HttpServerRequest.HttpServerRequest) => {
   const designNumber = Answers.pathOf(request.url).slice(designPath.length)
-  const number = Either.getOrElse(Either.try(() => decodeURIComponent(designNumber)), () => designNumber)
+  const number = Option.getOrElse(Option.liftThrowable(decodeURIComponent)(designNumber), () => designNumber)
   if (!isDesignNumber(number)) {
     return Effect.fail(
       ctx.errors(400, [parameterError("ipRightIdentifier", "expected a design number: 1 to 12 letters or digits")])
@@ -183,7 +185,7 @@ const routes = (ctx: Context): Record<Endpoint, Route> => ({
 })
 
 /** Builds the app over a dataset index and a state. */
-export const make = (config: AppConfig): HttpApp.Default => {
+export const make = (config: AppConfig): App => {
   const { state } = config
   const nextId = Answers.counter("sbx")
   const ctx: Context = { ...config, nextId, errors: Http.errorAnswers(nextId) }
@@ -201,21 +203,21 @@ export const make = (config: AppConfig): HttpApp.Default => {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = Answers.pathOf(request.url)
     const endpoint = endpointOf(path)
-    const read = yield* Effect.either(Http.readBody(request, config.maxRequestBytes, ctx.errors))
+    const read = yield* toResult(Http.readBody(request, config.maxRequestBytes, ctx.errors))
     const time = yield* Clock.currentTimeMillis
-    const received = { time, path, target: endpoint, body: Either.getOrUndefined(read) }
+    const received = { time, path, target: endpoint, body: Result.getOrUndefined(read) }
     const entry = entryOf<Endpoint, Fault>(config.secrets, request, received)
     const fault = receive(state, entry, seenOf(request, received))
     const latency = config.latency()
     if (latency > 0) yield* abandonable(Effect.sleep(Duration.millis(latency)))
-    const response = yield* Effect.merge(Effect.gen(function*() {
+    const response = yield* Effect.gen(function*() {
       if (endpoint === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
       if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
       if (endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
       const { handle, method } = routed[endpoint]
       yield* Http.allowMethod(ctx.errors, method, request.method)
-      return yield* handle(yield* read, request)
-    }))
+      return yield* handle(yield* fromResult(read), request)
+    }).pipe(catchAll(Effect.succeed))
     // A reset sends no status: the client sees the connection drop, and the journal's `fault` says so.
     if (fault?.kind !== "reset") entry.status = response.status
     return response

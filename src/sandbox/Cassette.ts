@@ -3,15 +3,11 @@
  * from the service the configuration names and written to it, secrets and tokens masked. Faults and
  * counters work as on any sandbox; `reset` also plays every request from its first answer again.
  */
-import {
-  FetchHttpClient,
-  HttpBody,
-  HttpClient,
-  HttpClientRequest,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-import { Clock, ConfigError, Effect, Redacted } from "effect"
+import { catchAll, edition, invalidConfig, service } from "#edition/internal/seam"
+import { FetchHttpClient, HttpBody, HttpClient, HttpClientRequest, HttpMethod } from "#edition/internal/seam"
+import { HttpServerRequest, HttpServerResponse } from "#edition/internal/seam"
+import type { ConfigErrorType } from "#edition/internal/seam"
+import { Clock, Effect, Option, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
@@ -44,8 +40,7 @@ export interface CassetteOptions {
 
 const { apiPath, tokenPath } = DesignSearchConfig
 
-const invalid = (file: string, why: string, option = "cassette") =>
-  ConfigError.InvalidData([option], `cassette ${file}: ${why}`)
+const invalid = (file: string, why: string, option = "cassette") => invalidConfig([option], `cassette ${file}: ${why}`)
 
 /** Whether the process `pid` runs: one not ours to signal does. */
 const running = (pid: number) => {
@@ -77,7 +72,7 @@ const holderOf = (path: string): string | undefined => {
  * place from a file already written (never seen empty) and only where none is. A stale lock (its
  * process ended, or empty) is renamed away, then taken; one held fails.
  */
-const lock = (file: string): Effect.Effect<void, ConfigError.ConfigError, Scope.Scope> => {
+const lock = (file: string): Effect.Effect<void, ConfigErrorType, Scope.Scope> => {
   const path = nodePath.resolve(`${file}.lock`)
   const unique = () => `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`
   /** `undefined` once taken, else the process that holds it. */
@@ -105,7 +100,7 @@ const lock = (file: string): Effect.Effect<void, ConfigError.ConfigError, Scope.
     return take(tries - 1)
   }
   const release = Effect.sync(() => held.delete(path)).pipe(
-    Effect.zipRight(Effect.ignore(Effect.try(() => fs.rmSync(path, { force: true }))))
+    Effect.andThen(Effect.ignore(Effect.try(() => fs.rmSync(path, { force: true }))))
   )
   return Effect.acquireRelease(
     Effect.try({ try: () => take(2), catch: (e) => invalid(file, `cannot record into it: ${String(e)}`) }),
@@ -155,20 +150,20 @@ const answer = ({ headers, status }: Core.RecordedResponse, text: string) =>
 export const make = (
   file: string,
   options: CassetteOptions
-): Effect.Effect<Sandbox, ConfigError.ConfigError, Scope.Scope> =>
+): Effect.Effect<Sandbox, ConfigErrorType, Scope.Scope> =>
   Effect.gen(function*() {
     const loaded = yield* load(file, options)
     const ignore = new Set(options.ignore ?? [])
     const player = Core.player(loaded, ignore)
     const upstream = options.mode === "replay" ? undefined : {
-      settings: yield* Effect.orElse(
-        Effect.serviceOptional(DesignSearchConfig.DesignSearchConfig),
-        () => DesignSearchConfig.fromEnv
-      ),
-      client: yield* Effect.orElse(
-        Effect.serviceOptional(HttpClient.HttpClient),
-        () => Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
-      )
+      settings: yield* Option.match(yield* Effect.serviceOption(DesignSearchConfig.DesignSearchConfig), {
+        onNone: () => DesignSearchConfig.fromEnv,
+        onSome: Effect.succeed
+      }),
+      client: yield* Option.match(yield* Effect.serviceOption(HttpClient.HttpClient), {
+        onNone: () => Effect.provide(service(HttpClient.HttpClient), FetchHttpClient.layer),
+        onSome: Effect.succeed
+      })
     }
     const clientId = upstream?.settings.clientId ?? defaults.clientId
     const clientSecret = upstream === undefined ? defaults.clientSecret : Redacted.value(upstream.settings.clientSecret)
@@ -202,7 +197,11 @@ export const make = (
       )
       tokens.add(headers["authorization"]?.replace(/^\S+ +/, "") ?? "")
       const body = text === "" ? undefined : HttpBody.text(text, headers["content-type"])
-      return client.execute(HttpClientRequest.make(request.method)(url, { headers, body })).pipe(
+      // Effect 4's client takes only the methods HTTP names: another (Node passes `PROPFIND`) gets a 405.
+      const method = request.method as HttpMethod.HttpMethod
+      const refused = (edition as 3 | 4) === 4 && !HttpMethod.isHttpMethod(method)
+      if (refused) return Effect.succeed(errors(405, [Http.statusProblem(405)]))
+      return client.execute(HttpClientRequest.make(method)(url, { headers, body })).pipe(
         Effect.flatMap((response) => Effect.map(response.text, (body) => ({ response, body }))),
         Effect.flatMap(({ body, response }) => {
           const live = Core.responseOf(response.status, Core.keptHeaders(response.headers), body)
@@ -214,16 +213,13 @@ export const make = (
             Effect.try({ try: () => save(kept), catch: String })
             : Effect.void).pipe(
               Effect.as(answer(live, body)),
-              Effect.catchAll((why) =>
+              catchAll((why) =>
                 Effect.succeed(errors(500, [{ code: "CASSETTE_UNWRITABLE", detail: `cannot write ${file}: ${why}` }]))
               )
             )
         }),
-        Effect.catchTag(
-          "RequestError",
-          "ResponseError",
-          (error) => Effect.succeed(errors(502, [{ code: "CASSETTE_UPSTREAM", detail: error.message }]))
-        )
+        // the client's errors, `RequestError` and `ResponseError` (`HttpClientError` in Effect 4)
+        catchAll((error) => Effect.succeed(errors(502, [{ code: "CASSETTE_UPSTREAM", detail: error.message }])))
       )
     }
 
@@ -262,7 +258,7 @@ export const make = (
     const control = Control.make(state, SearchIndex.make([]))
     return {
       app,
-      control: { ...control, reset: Effect.zipRight(control.reset, Effect.sync(player.rewind)) },
+      control: { ...control, reset: Effect.andThen(control.reset, Effect.sync(player.rewind)) },
       clientId,
       clientSecret,
       designCount: 0

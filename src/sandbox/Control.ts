@@ -1,6 +1,8 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
-import type { HttpApp } from "@effect/platform"
-import { Cause, Clock, Context, Effect, ParseResult, Schema } from "effect"
+import { decodeUnknownResult, fromResult, NoSuchElement, Service } from "#edition/internal/seam"
+import type { HttpServerRequest, HttpServerResponse, Result, SchemaError } from "#edition/internal/seam"
+import { unreadable } from "#edition/sandbox/schemas"
+import { Clock, Effect, Schema } from "effect"
 import { applies, enqueue } from "../core/faultMatch.js"
 import type { RequestFilter } from "../core/faultMatch.js"
 import { contents, noMatch } from "../core/journal.js"
@@ -33,7 +35,7 @@ export interface Control {
    * Serves a fault to the next `times` (or `count`) requests to its target that its `match` names,
    * after letting `after` of them through (faults apply in injection order); fails on a malformed fault.
    */
-  readonly injectFault: (fault: typeof State.Fault.Encoded) => Effect.Effect<void, ParseResult.ParseError>
+  readonly injectFault: (fault: typeof State.Fault.Encoded) => Effect.Effect<void, SchemaError>
   /** Revokes every token issued so far: the API answers them with 401. Never fails. */
   readonly revokeTokens: Effect.Effect<void>
   /** The sandbox's counters: tokens issued, requests per endpoint, abandoned answers. Never fails. */
@@ -47,23 +49,21 @@ export interface Control {
    */
   readonly requests: (
     filter?: RequestFilter<State.Endpoint>
-  ) => Effect.Effect<Journal<State.Entry>, ParseResult.ParseError>
+  ) => Effect.Effect<Journal<State.Entry>, SchemaError>
   /**
-   * The last journaled request `filter` names: a one-line assertion in a test. Fails with a
-   * `NoSuchElementException` naming the filter and the last request received, or on a malformed filter.
+   * The last journaled request `filter` names: a one-line assertion in a test. Fails with a `NoSuchElementException`
+   * (`NoSuchElementError` in Effect 4) naming the filter and the last request received, or on a malformed filter.
    */
   readonly expectRequest: (
     filter: RequestFilter<State.Endpoint>
-  ) => Effect.Effect<State.Entry, Cause.NoSuchElementException | ParseResult.ParseError>
+  ) => Effect.Effect<State.Entry, NoSuchElement | SchemaError>
   /**
    * Changes designs as the register would: appends " (amended)" to each title and sets its
    * `lastChanged` to today (UTC midnight, by the sandbox's clock), so searches by `changedSinceDate`
    * find it. Fails with `UnknownDesignsError`, touching none, if a number is not in the sandbox, and
    * on anything but a list of strings.
    */
-  readonly touch: (
-    numbers: ReadonlyArray<string>
-  ) => Effect.Effect<void, UnknownDesignsError | ParseResult.ParseError>
+  readonly touch: (numbers: ReadonlyArray<string>) => Effect.Effect<void, UnknownDesignsError | SchemaError>
 }
 
 /**
@@ -72,7 +72,10 @@ export interface Control {
  * @since 0.1.0
  * @category tags
  */
-export class SandboxControl extends Context.Tag("effect-design-search/SandboxControl")<SandboxControl, Control>() {}
+export class SandboxControl extends Service<SandboxControl, Control>()("effect-design-search/SandboxControl") {}
+
+/** An app answering the sandbox's requests: a response to every request (`HttpApp.Default` in Effect 3). */
+export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
 
 /**
  * A sandbox: its app, its control, and the credentials it accepts.
@@ -81,27 +84,19 @@ export class SandboxControl extends Context.Tag("effect-design-search/SandboxCon
  * @category models
  */
 export interface Sandbox {
-  readonly app: HttpApp.Default
+  readonly app: App
   readonly control: Control
   readonly clientId: string
   readonly clientSecret: string
   readonly designCount: number
 }
 
-/** What a caller passed that could not even be read. */
-const unreadable = () =>
-  new ParseResult.ParseError({
-    issue: new ParseResult.Type(Schema.Unknown.ast, undefined, "a getter or a Proxy trap threw")
-  })
-
-/** A decoder of what a caller passed, run when the effect runs; a getter or a Proxy trap that throws fails it too. */
-const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
-  return (input: unknown) => Effect.flatten(Effect.try({ try: () => decode(input), catch: unreadable }))
-}
-const decodeFault = decoder(State.Fault)
-const decodeFilter = decoder(State.RequestFilter)
-const decodeNumbers = decoder(Schema.Array(Schema.String))
+/** `decode` run when the effect runs; a getter or a Proxy trap that throws fails it too. */
+const guarded = <A>(decode: (input: unknown) => Result<A, SchemaError>) => (input: unknown) =>
+  Effect.flatMap(Effect.try({ try: () => decode(input), catch: unreadable }), fromResult)
+const decodeFault = guarded(decodeUnknownResult(State.Fault, State.strict))
+const decodeFilter = guarded(decodeUnknownResult(State.RequestFilter, State.strict))
+const decodeNumbers = guarded(decodeUnknownResult(Schema.Array(Schema.String), State.strict))
 
 /** The control of a sandbox's `state` and of the designs of its `index`. */
 export const make = (state: State.State, index: SearchIndex): Control => {
@@ -114,11 +109,12 @@ export const make = (state: State.State, index: SearchIndex): Control => {
     requests: (filter = {}) =>
       Effect.map(decodeFilter(filter), (decoded) => ({ entries: matching(decoded), dropped: state.journal.dropped })),
     expectRequest: (filter) =>
-      Effect.flatMap(decodeFilter(filter), (decoded) =>
-        Effect.mapError(
-          Effect.fromNullable(matching(decoded).at(-1)),
-          () => new Cause.NoSuchElementException(noMatch(decoded, contents(state.journal).at(-1)))
-        )),
+      Effect.flatMap(decodeFilter(filter), (decoded) => {
+        const last = matching(decoded).at(-1)
+        return last === undefined
+          ? Effect.fail(new NoSuchElement(noMatch(decoded, contents(state.journal).at(-1))))
+          : Effect.succeed(last)
+      }),
     touch: (input) =>
       Effect.flatMap(Effect.zip(decodeNumbers(input), Clock.currentTimeMillis), ([numbers, now]) => {
         const unknown = index.touch(numbers, now)

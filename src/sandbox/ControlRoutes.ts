@@ -2,35 +2,31 @@
  * The `/__sandbox/*` routes, so that tools and tests in another process drive a served sandbox as
  * `SandboxControl` does in process. Bad input gets a spec-shaped error (spec 7.1), never a stop.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import type { HttpApp } from "@effect/platform"
+import { catchAll, decodeUnknownEffect, HttpServerRequest, HttpServerResponse } from "#edition/internal/seam"
+import type { SchemaError } from "#edition/internal/seam"
+import { strings } from "#edition/sandbox/schemas"
 import { Effect, Schema } from "effect"
-import type { ParseResult } from "effect"
 import { counter, pathOf } from "../core/sandboxAnswers.js"
 import { pointerErrors } from "../internal/validation.js"
 import * as Address from "./Address.js"
-import type { Control } from "./Control.js"
+import type { App, Control } from "./Control.js"
 import { defaults } from "./Defaults.js"
 import { allowMethod, decodeJson, errorAnswers, json, readBody } from "./Http.js"
-import { Fault, RequestQuery } from "./State.js"
+import { Fault, RequestQuery, strict } from "./State.js"
 
 /** Every control route lives below this path. */
 const prefix = "/__sandbox"
 
 type Response = HttpServerResponse.HttpServerResponse
 
-const strict = { errors: "all", onExcessProperty: "error" } as const
-const decodeFault = Schema.decodeUnknown(Fault, strict)
+const decodeFault = decodeUnknownEffect(Fault, strict)
 const encodeFault = Schema.encodeSync(Fault)
 
 /** The body of `POST /__sandbox/touch`: the numbers of the designs to change, at most 10,000. */
-const decodeTouch = Schema.decodeUnknown(
-  Schema.Struct({ numbers: Schema.Array(Schema.String).pipe(Schema.maxItems(10_000)) }),
-  strict
-)
+const decodeTouch = decodeUnknownEffect(Schema.Struct({ numbers: strings(10_000) }), strict)
 
 /** The query of `GET /__sandbox/requests`: a `RequestFilter`, each field a parameter. */
-const decodeRequestsQuery = Schema.decodeUnknown(RequestQuery, strict)
+const decodeRequestsQuery = decodeUnknownEffect(RequestQuery, strict)
 
 const noContent = HttpServerResponse.empty({ status: 204 })
 
@@ -39,13 +35,13 @@ const noContent = HttpServerResponse.empty({ status: 204 })
  * not the sandbox's own comes from a page: a 403 (`Address.ts`). A body that is not
  * `application/json` gets a 415: a page cannot send that type without a preflight, never granted.
  */
-export const withControlRoutes = (app: HttpApp.Default, control: Control, own: Address.OwnAddress): HttpApp.Default => {
+export const withControlRoutes = (app: App, control: Control, own: Address.OwnAddress): App => {
   const errors = errorAnswers(counter("ctl"))
 
   /** A control request's JSON body, within the default `maxRequestBytes`: 415, 413, 400 or 422 when it cannot be. */
   const jsonBody = <A>(
     request: HttpServerRequest.HttpServerRequest,
-    decode: (u: unknown) => Effect.Effect<A, ParseResult.ParseError>
+    decode: (u: unknown) => Effect.Effect<A, SchemaError>
   ) => {
     const contentType = request.headers["content-type"]
     if ((contentType?.split(";")[0] ?? "").trim().toLowerCase() !== "application/json") {
@@ -120,11 +116,11 @@ export const withControlRoutes = (app: HttpApp.Default, control: Control, own: A
       return Effect.fail(errors(404, [{ code: "NOT_FOUND", detail: `no control route ${path}` }]))
     }
     const [method, handle] = routes[name]!
-    return Effect.zipRight(allowMethod(errors, method, request.method), handle(request))
+    return Effect.andThen(allowMethod(errors, method, request.method), handle(request))
   }
 
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const path = pathOf(request.url)
-    return path === prefix || path.startsWith(prefix + "/") ? Effect.merge(controlApp(request, path)) : app
+    return path === prefix || path.startsWith(prefix + "/") ? catchAll(controlApp(request, path), Effect.succeed) : app
   })
 }

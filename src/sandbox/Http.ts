@@ -2,10 +2,9 @@
  * What the sandbox's routes share: JSON and spec-shaped error answers (spec 7.1), a body read
  * within a limit. A route fails with the answer to send, so its error is a response.
  */
-import type { HttpServerRequest } from "@effect/platform"
-import { HttpServerResponse } from "@effect/platform"
+import { jsonResponse } from "#edition/internal/seam"
+import type { HttpServerRequest, HttpServerResponse, SchemaError } from "#edition/internal/seam"
 import { Effect, Stream } from "effect"
-import type { ParseResult } from "effect"
 import { STATUS_CODES } from "node:http"
 import type { Problem } from "../core/sandboxAnswers.js"
 import { pointerErrors } from "../internal/validation.js"
@@ -20,7 +19,7 @@ export type Errors = (status: number, problems: ReadonlyArray<Problem>, headers?
 
 /** A JSON answer that no cache keeps. */
 export const json = (body: unknown, status: number, headers: Record<string, string> = {}): Response =>
-  HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
+  jsonResponse(body, { status, headers: { "cache-control": "no-store", ...headers } })
 
 /** Error answers, each error object with an id from `nextId`. */
 export const errorAnswers = (nextId: () => string): Errors => (status, problems, headers) =>
@@ -77,7 +76,7 @@ export const readBody = (
 /** A JSON body decoded: a 400 when it is not JSON, a 422 with one error object per problem when `decode` refuses it. */
 export const decodeJson = <A>(
   body: string,
-  decode: (u: unknown) => Effect.Effect<A, ParseResult.ParseError>,
+  decode: (u: unknown) => Effect.Effect<A, SchemaError>,
   errors: Errors
 ): Effect.Effect<A, Response> =>
   Effect.try({

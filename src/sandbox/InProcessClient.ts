@@ -1,28 +1,23 @@
 /** The sandbox's in-process `HttpClient`: each request handed to the sandbox's app, with no socket. */
-import {
-  HttpClient,
-  HttpClientError,
-  HttpClientResponse,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-import type { HttpApp } from "@effect/platform"
+import { HttpClient, HttpClientResponse, requestError } from "#edition/internal/seam"
+import { HttpServerRequest, HttpServerResponse } from "#edition/internal/seam"
 import { Effect, Stream } from "effect"
+import type { App } from "./Control.js"
 import { resetHeader } from "./State.js"
 
 /**
  * An `HttpClient` that runs `app` in the caller's fiber, with no sockets: requests and responses go
  * through web `Request`/`Response`, so they are encoded as on the wire, and the app's delays are on
- * the caller's `Clock`, which `TestClock` drives. A `reset` fault is a `Transport` error, a
- * `resetMidBody` one a body cut half-way.
+ * the caller's `Clock`, which `TestClock` drives. A `reset` fault is a `Transport` error (a
+ * `TransportError` in Effect 4), a `resetMidBody` one a body cut half-way.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
+export const httpClient = (app: App): HttpClient.HttpClient =>
   HttpClient.make((request, url, signal) =>
     Effect.gen(function*() {
-      const encodeError = (cause: unknown) => new HttpClientError.RequestError({ request, reason: "Encode", cause })
+      const encodeError = (cause: unknown) => requestError(request, "Encode", { cause })
       const { body } = request
       const bodyInit: BodyInit | undefined = body._tag === "Empty"
         ? undefined
@@ -48,11 +43,9 @@ export const httpClient = (app: HttpApp.Default): HttpClient.HttpClient =>
       )
       const reset = response.headers[resetHeader]
       if (reset === "reset") {
-        return yield* new HttpClientError.RequestError({
-          request,
-          reason: "Transport",
-          description: "connection reset by the sandbox"
-        })
+        return yield* Effect.fail(
+          requestError(request, "Transport", { description: "connection reset by the sandbox" })
+        )
       }
       // A HEAD is the GET's status and headers with no body, and no body to cut.
       const web = HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD" })

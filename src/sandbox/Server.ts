@@ -1,28 +1,28 @@
 /**
  * Serving a sandbox over loopback HTTP with `@effect/platform-node` (loaded when `Sandbox.serve` is
- * called): its `HttpApp` and the `/__sandbox/*` control routes, behind the checks of `Address.ts`.
+ * called): its app and the `/__sandbox/*` control routes, behind the checks of `Address.ts`.
  * Loopback only, since the sandbox hands out tokens to anyone who knows its well-known credentials.
  */
-import { HttpServer, HttpServerRequest } from "@effect/platform"
-import type { HttpApp, HttpServerError } from "@effect/platform"
+import { HttpServer, HttpServerRequest, invalidConfig } from "#edition/internal/seam"
+import type { ConfigErrorType, HttpServerError } from "#edition/internal/seam"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { ConfigError, Duration, Effect } from "effect"
+import { Duration, Effect, Option } from "effect"
 import type { Scope } from "effect"
 import * as Http from "node:http"
 import type { Duplex } from "node:stream"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import * as Address from "./Address.js"
-import type { Sandbox } from "./Control.js"
+import type { App, Sandbox } from "./Control.js"
 import * as ControlRoutes from "./ControlRoutes.js"
 import { listenDefaults } from "./Defaults.js"
 import type { ListenOptions, Served } from "./Defaults.js"
 import { resetHeader } from "./State.js"
 
-const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
-
 /** The address to bind: a loopback host, IPv6 without brackets. */
-const listenHost = (host: string): Effect.Effect<string, ConfigError.ConfigError> => {
+const invalid = (name: string, message: string) => invalidConfig([name], message)
+
+const listenHost = (host: string): Effect.Effect<string, ConfigErrorType> => {
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
   return bare === "::1" || DesignSearchConfig.isLoopbackHost(bare)
     ? Effect.succeed(bare)
@@ -31,7 +31,7 @@ const listenHost = (host: string): Effect.Effect<string, ConfigError.ConfigError
     )
 }
 
-const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError> =>
+const validPort = (port: number): Effect.Effect<number, ConfigErrorType> =>
   Number.isInteger(port) && port >= 0 && port <= 65535
     ? Effect.succeed(port)
     : Effect.fail(invalid("port", `port must be an integer from 0 to 65535, got ${port}`))
@@ -41,14 +41,14 @@ const validPort = (port: number): Effect.Effect<number, ConfigError.ConfigError>
  * (the handler waits for the interruption that follows); `reset-mid-body` sends the headers, with
  * the full `Content-Length`, and half the body, then destroys it.
  */
-const honorResets = (app: HttpApp.Default): HttpApp.Default =>
+const honorResets = (app: App): App =>
   Effect.flatMap(app, (response) => {
     const reset = response.headers[resetHeader]
     if (reset === undefined) return Effect.succeed(response)
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const nodeResponse = NodeHttpServerRequest.toServerResponse(request)
+      const nodeResponse = NodeHttpServerRequest.toServerResponse(request) as Http.ServerResponse
       if (reset === "reset") {
-        return Effect.zipRight(Effect.sync(() => nodeResponse.destroy()), Effect.interruptible(Effect.never))
+        return Effect.andThen(Effect.sync(() => nodeResponse.destroy()), Effect.interruptible(Effect.never))
       }
       const { [resetHeader]: _, ...headers } = response.headers
       const bytes = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array(0)
@@ -83,13 +83,11 @@ const answerClientError = (error: Error & { readonly code?: string }, socket: Du
 
 /** Stops accepting, waits up to 3 seconds for open requests, then drops the remaining connections. */
 const closeGracefully = (server: Http.Server): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    if (!server.listening) return resume(Effect.void)
-    server.close(() => resume(Effect.void))
-    server.closeIdleConnections()
-  }).pipe(
-    Effect.timeout(Duration.seconds(3)),
-    Effect.catchAll(() => Effect.sync(() => server.closeAllConnections()))
+  Effect.promise(() =>
+    new Promise<void>((resolve) => server.listening ? server.close(() => resolve()).closeIdleConnections() : resolve())
+  ).pipe(
+    Effect.timeoutOption(Duration.seconds(3)),
+    Effect.flatMap((closed) => Option.isSome(closed) ? Effect.void : Effect.sync(() => server.closeAllConnections()))
   )
 
 /**
@@ -102,7 +100,7 @@ const closeGracefully = (server: Http.Server): Effect.Effect<void> =>
 export const serve = (
   sandbox: Sandbox,
   options: ListenOptions = {}
-): Effect.Effect<Served, ConfigError.ConfigError | HttpServerError.ServeError, Scope.Scope> =>
+): Effect.Effect<Served, ConfigErrorType | HttpServerError.ServeError, Scope.Scope> =>
   Effect.gen(function*() {
     const host = yield* listenHost(options.host ?? listenDefaults.host)
     const port = yield* validPort(options.port ?? listenDefaults.port)
@@ -111,9 +109,9 @@ export const serve = (
     const server = Http.createServer({ requireHostHeader: false })
     const httpServer = yield* NodeHttpServer.make(() => server, { port, host })
     server.on("clientError", answerClientError)
-    const address = httpServer.address
-    const boundHost = address._tag === "TcpAddress" ? address.hostname : host
-    const boundPort = address._tag === "TcpAddress" ? address.port : port
+    const address = server.address()
+    const boundHost = typeof address === "object" && address !== null ? address.address : host
+    const boundPort = typeof address === "object" && address !== null ? address.port : port
     const own = Address.make(boundHost, boundPort)
     const app = Address.onlyOwnHost(
       ControlRoutes.withControlRoutes(honorResets(sandbox.app), sandbox.control, own),

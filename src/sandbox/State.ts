@@ -1,13 +1,16 @@
 /** The sandbox's mutable state (faults waiting, tokens in force, counters, journal), changed only in `Effect.sync`. */
-import { Array as Arr, ParseResult, Predicate, Schema } from "effect"
+import { literals, union } from "#edition/internal/seam"
+import * as Schemas from "#edition/sandbox/schemas"
+import { Schema } from "effect"
 import type { Types } from "effect"
 import { faultQueue, fieldPathProblem, misplaced, take } from "../core/faultMatch.js"
-import type { FaultQueue, Match, Seen } from "../core/faultMatch.js"
+import type { FaultQueue, Seen } from "../core/faultMatch.js"
 import { credentialName, push, ring } from "../core/journal.js"
 import type { JournalEntry, Ring, Writable } from "../core/journal.js"
 import { faultBodyProblems, faultHeaderProblem, maxDelayMs } from "../core/sandboxChecks.js"
 import { endpoints } from "../core/service.js"
 import type { Endpoint } from "../core/service.js"
+import { parseOptions } from "../internal/schemaIssues.js"
 
 /**
  * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
@@ -16,7 +19,7 @@ import type { Endpoint } from "../core/service.js"
  * @since 0.1.0
  * @category schemas
  */
-export const FaultTarget = Schema.Literal(...endpoints, "any")
+export const FaultTarget = literals(...endpoints, "any")
 
 /**
  * @since 0.1.0
@@ -28,46 +31,25 @@ export type FaultTarget = typeof FaultTarget.Type
 export type { Endpoint }
 
 /**
- * A record whose keys `problem` checks, each refused with its own message. Effect's `Record` says of
- * a key its key schema refuses only that it is unexpected, and takes a `__proto__` key for the
- * prototype: the key, and what it asked for, would be lost.
+ * A header a fault may send: an HTTP token for a name, visible Latin-1 text for a value. Records check their keys
+ * (`checkedRecord`): Effect's `Record` calls a bad key just unexpected, and takes `__proto__` for the prototype.
  */
-const checkedRecord = <A, I>(value: Schema.Schema<A, I>, problem: (key: string) => string | undefined) =>
-  Schema.declare([Schema.Record({ key: Schema.String, value })], {
-    decode: (record) => (input, options, ast) => {
-      const issues = Object.keys(Predicate.isRecord(input) ? input : {}).flatMap((key) => {
-        const message = key === "__proto__" ? "__proto__ is no name a record can keep" : problem(key)
-        return message === undefined
-          ? []
-          : [new ParseResult.Pointer(key, input, new ParseResult.Type(ast, key, message))]
-      })
-      return Arr.isNonEmptyArray(issues)
-        ? ParseResult.fail(new ParseResult.Composite(ast, input, issues))
-        : ParseResult.decodeUnknown(record)(input, options)
-    },
-    encode: (record) => (input, options) => ParseResult.encodeUnknown(record)(input, options)
-  })
-
-/** A header a fault may send: an HTTP token for a name, visible Latin-1 text for a value. */
-const FaultHeaders = checkedRecord(
-  Schema.String.pipe(
-    Schema.pattern(/^[\t\x20-\x7e\x80-\xff]*$/, { message: () => "expected a header value without control characters" })
-  ),
+const FaultHeaders = Schemas.checkedRecord(
+  Schemas.matching(/^[\t\x20-\x7e\x80-\xff]*$/, "expected a header value without control characters"),
   faultHeaderProblem
 )
 
+const Scalar = union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
+
 /** The fields of a body a fault or a journal query names, by path, each with the value it must have. */
-const BodyMatch = checkedRecord(
-  Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null),
-  fieldPathProblem
-)
+const BodyMatch = Schemas.checkedRecord(Scalar, fieldPathProblem)
 
 /**
  * The body fields a journal query names: none named as a credential, since the journal keeps its
  * value as `[redacted]` (`core/journal.ts`) and a filter on it could never match.
  */
-const FilterBodyMatch = checkedRecord(
-  Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null),
+const FilterBodyMatch = Schemas.checkedRecord(
+  Scalar,
   (key) =>
     fieldPathProblem(key) ?? (key.split(/[.[\]]/).some((name) => credentialName.test(name))
       ? `${key} names a credential, which the journal keeps as [redacted]: no filter on it can match`
@@ -78,33 +60,34 @@ const FilterBodyMatch = checkedRecord(
 const matchFields = {
   path: Schema.optional(Schema.String),
   designNumber: Schema.optional(Schema.String),
-  pageNumber: Schema.optional(Schema.NonNegativeInt),
+  pageNumber: Schema.optional(Schemas.NonNegativeInt),
   body: Schema.optional(BodyMatch)
 }
-
-/** A journal query whose fields its target's requests can all hold. */
-const heldByTarget = <A extends Match & { readonly target?: string | undefined }, I>(self: Schema.Schema<A, I>) =>
-  self.pipe(Schema.filter(({ target, ...match }) => misplaced(target, match)))
 
 /**
  * Which requests of the journal to read (`SandboxControl.requests`): a target and the fields of a
  * fault's `match`.
  */
-export const RequestFilter = heldByTarget(Schema.Struct({
-  target: Schema.optional(FaultTarget),
-  ...matchFields,
-  body: Schema.optional(FilterBodyMatch)
-}))
+export const RequestFilter = Schemas.refined(
+  Schema.Struct({ target: Schema.optional(FaultTarget), ...matchFields, body: Schema.optional(FilterBodyMatch) }),
+  ({ target, ...match }) => misplaced(target, match)
+)
 
 /** `RequestFilter` as the query of `GET /__sandbox/requests`: `pageNumber` a number in text, `body` JSON. */
-export const RequestQuery = heldByTarget(Schema.Struct({
-  target: Schema.optional(FaultTarget),
-  ...matchFields,
-  pageNumber: Schema.optional(Schema.compose(Schema.NumberFromString, Schema.NonNegativeInt)),
-  body: Schema.optional(Schema.parseJson(FilterBodyMatch))
-}))
+export const RequestQuery = Schemas.refined(
+  Schema.Struct({
+    target: Schema.optional(FaultTarget),
+    ...matchFields,
+    pageNumber: Schema.optional(Schemas.numberText(Schemas.NonNegativeInt)),
+    body: Schema.optional(Schemas.jsonText(FilterBodyMatch))
+  }),
+  ({ target, ...match }) => misplaced(target, match)
+)
 
-const Uses = Schema.Int.pipe(Schema.between(1, 1_000_000))
+/** How faults and journal queries are decoded: every problem (in Effect 4 with its value), no field unknown. */
+export const strict = { ...parseOptions, onExcessProperty: "error" } as const
+
+const Uses = Schemas.between(1, 1_000_000)
 
 /**
  * A fault: after letting `after` requests through, the next `times` (or `count`) requests to
@@ -115,24 +98,22 @@ const Uses = Schema.Int.pipe(Schema.between(1, 1_000_000))
  * @since 0.1.0
  * @category schemas
  */
-export const Fault = Schema.Struct({
-  target: FaultTarget,
-  /** `reset` drops the connection before any response; `resetMidBody` after the headers and half the body. */
-  kind: Schema.optional(Schema.Literal("respond", "reset", "resetMidBody")),
-  status: Schema.Int.pipe(Schema.between(200, 599)),
-  count: Schema.optionalWith(Uses, { default: () => 1 }),
-  /** Another name for `count`; when given, it is the one used. */
-  times: Schema.optional(Uses),
-  after: Schema.optional(Schema.Int.pipe(Schema.between(0, 1_000_000))),
-  match: Schema.optional(Schema.Struct(matchFields)),
-  body: Schema.optional(Schema.Unknown),
-  headers: Schema.optional(FaultHeaders),
-  delayMs: Schema.optional(Schema.Int.pipe(Schema.between(0, maxDelayMs)))
-}).pipe(
-  Schema.filter((fault) => [
-    ...faultBodyProblems(fault.status, fault.body),
-    ...misplaced(fault.target, fault.match ?? {}, ["match"])
-  ])
+export const Fault = Schemas.refined(
+  Schema.Struct({
+    target: FaultTarget,
+    /** `reset` drops the connection before any response; `resetMidBody` after the headers and half the body. */
+    kind: Schema.optional(literals("respond", "reset", "resetMidBody")),
+    status: Schemas.between(200, 599),
+    count: Schemas.withDefault(Uses, 1),
+    /** Another name for `count`; when given, it is the one used. */
+    times: Schema.optional(Uses),
+    after: Schema.optional(Schemas.between(0, 1_000_000)),
+    match: Schema.optional(Schema.Struct(matchFields)),
+    body: Schema.optional(Schema.Unknown),
+    headers: Schema.optional(FaultHeaders),
+    delayMs: Schema.optional(Schemas.between(0, maxDelayMs))
+  }),
+  (fault) => [...faultBodyProblems(fault.status, fault.body), ...misplaced(fault.target, fault.match ?? {}, ["match"])]
 )
 
 /**

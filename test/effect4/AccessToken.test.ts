@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration, Option, Redacted, Result, Schema } from "effect"
-import { AccessToken } from "../../src/effect4/index.js"
+import { AccessToken } from "../../src/index.js"
 
 const decode = Schema.decodeUnknownResult(AccessToken.TokenResponse)
 const at = (accessToken: string, expiresIn = 3600) =>

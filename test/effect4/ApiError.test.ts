@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Result, Schema } from "effect"
 import type * as Wire from "../../src/core/wire.js"
-import { ApiError } from "../../src/effect4/index.js"
+import { ApiError } from "../../src/index.js"
 
 type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 /** Whether `A` and `B` are one type: identical (`readonly` too), and each assignable to the other. */

@@ -10,10 +10,10 @@ import { Context, DateTime, Deferred, Effect, Exit, Fiber, Layer, Option, Result
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
-import * as DesignMirror from "../../src/effect4/DesignMirror.js"
-import type * as Designs from "../../src/effect4/Designs.js"
-import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
-import * as Sandbox from "../../src/effect4/Sandbox.js"
+import * as DesignMirror from "../../src/DesignMirror.js"
+import type * as Designs from "../../src/Designs.js"
+import * as DesignSearchClient from "../../src/DesignSearchClient.js"
+import * as Sandbox from "../../src/Sandbox.js"
 import { clientLayer } from "./support/layers.js"
 import {
   apiRequests,

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Redacted, Result } from "effect"
-import { DesignSearchConfig } from "../../src/effect4/index.js"
+import { DesignSearchConfig } from "../../src/index.js"
 
 const withEnv = (env: Record<string, string>) =>
   Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))

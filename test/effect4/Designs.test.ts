@@ -8,8 +8,8 @@ import { DateTime, Result, Schema } from "effect"
 import fc from "fast-check"
 import { generateDesigns } from "../../src/core/dataset.js"
 import type * as Wire from "../../src/core/wire.js"
-import * as Designs from "../../src/effect4/Designs.js"
-import { pointerErrors } from "../../src/effect4/internal/validation.js"
+import * as Designs from "../../src/Designs.js"
+import { pointerErrors } from "../../src/internal/validation.js"
 
 type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 /** Whether `A` and `B` are one type: identical (`readonly` too), and each assignable to the other (`?: T | undefined`). */

@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
 import type { Scope } from "effect"
 import { Redis } from "ioredis"
-import * as FleetRedis from "../../src/effect4/FleetRedis.js"
+import * as FleetRedis from "../../src/FleetRedis.js"
 import { always, client, freshPrefix, pair, tokenOf, valueOf } from "./support/fleet.js"
 import { redisServer } from "./support/redis.js"
 

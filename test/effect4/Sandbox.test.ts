@@ -6,8 +6,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
-import * as DesignSearchConfig from "../../src/effect4/DesignSearchConfig.js"
-import * as Sandbox from "../../src/effect4/Sandbox.js"
+import * as DesignSearchConfig from "../../src/DesignSearchConfig.js"
+import * as Sandbox from "../../src/Sandbox.js"
 import {
   api,
   base,

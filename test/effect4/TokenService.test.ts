@@ -22,12 +22,12 @@ import {
   Tracer
 } from "effect"
 import { TestClock } from "effect/testing"
-import type * as AccessToken from "../../src/effect4/AccessToken.js"
-import type { DesignSearchError } from "../../src/effect4/ApiError.js"
-import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
-import * as Sandbox from "../../src/effect4/Sandbox.js"
-import * as TokenService from "../../src/effect4/TokenService.js"
-import * as TokenStore from "../../src/effect4/TokenStore.js"
+import type * as AccessToken from "../../src/AccessToken.js"
+import type { DesignSearchError } from "../../src/ApiError.js"
+import * as DesignSearchClient from "../../src/DesignSearchClient.js"
+import * as Sandbox from "../../src/Sandbox.js"
+import * as TokenService from "../../src/TokenService.js"
+import * as TokenStore from "../../src/TokenStore.js"
 import { sandboxLayer, sandboxStats } from "./support/layers.js"
 import * as Endpoint from "./support/tokenEndpoint.js"
 

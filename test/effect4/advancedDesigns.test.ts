@@ -7,12 +7,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Option, Schedule, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import * as ApiError from "../../src/effect4/ApiError.js"
-import type * as Designs from "../../src/effect4/Designs.js"
-import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
-import { pagedDesigns } from "../../src/effect4/internal/client/paged.js"
-import type { PagedDeps } from "../../src/effect4/internal/client/paged.js"
-import * as Sandbox from "../../src/effect4/Sandbox.js"
+import * as ApiError from "../../src/ApiError.js"
+import type * as Designs from "../../src/Designs.js"
+import * as DesignSearchClient from "../../src/DesignSearchClient.js"
+import { pagedDesigns } from "../../src/internal/client/paged.js"
+import type { PagedDeps } from "../../src/internal/client/paged.js"
+import * as Sandbox from "../../src/Sandbox.js"
 import { clientLayer, sandboxStats } from "./support/layers.js"
 
 const Client = DesignSearchClient.DesignSearchClient

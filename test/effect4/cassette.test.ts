@@ -13,8 +13,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Core from "../../src/core/cassette.js"
 import * as CassetteFile from "../../src/core/cassetteFile.js"
-import * as DesignSearchConfig from "../../src/effect4/DesignSearchConfig.js"
-import * as Sandbox from "../../src/effect4/Sandbox.js"
+import * as DesignSearchConfig from "../../src/DesignSearchConfig.js"
+import * as Sandbox from "../../src/Sandbox.js"
 
 const tempFile: Effect.Effect<string, never, Scope.Scope> = Effect.map(
   Effect.acquireRelease(

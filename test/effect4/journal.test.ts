@@ -9,8 +9,8 @@ import { HttpClientRequest } from "effect/http"
 import type { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { masked, maskOf } from "../../src/core/mask.js"
-import * as DesignSearchConfig from "../../src/effect4/DesignSearchConfig.js"
-import * as Sandbox from "../../src/effect4/Sandbox.js"
+import * as DesignSearchConfig from "../../src/DesignSearchConfig.js"
+import * as Sandbox from "../../src/Sandbox.js"
 import { base, bearer, call, goodForm, send, tokenRequest, tokenUrl, withSandbox } from "./support/rawSandbox.js"
 
 const chair = Sandbox.fixedNumbers.chair

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { DesignSearchClient, Sandbox } from "../../src/effect4/index.js"
+import { DesignSearchClient, Sandbox } from "../../src/index.js"
 
 const TestLayer = DesignSearchClient.layer().pipe(Layer.provideMerge(Sandbox.layer({ designs: 500, seed: 1 })))
 
@@ -42,7 +42,7 @@ describe("README, Effect 4", () => {
     expect(begin).toBeGreaterThan(0)
     expect(end).toBeGreaterThan(begin)
     const tested = ownText.slice(begin + "// README: begin\n".length, end)
-      .replace(`from "../../src/effect4/index.js"`, `from "effect-design-search/effect4"`)
+      .replace(`from "../../src/index.js"`, `from "effect-design-search/effect4"`)
     expect(readmeBlocks()).toContain(tested)
   })
 

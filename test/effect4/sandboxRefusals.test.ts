@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
-import * as DesignSearchClient from "../../src/effect4/DesignSearchClient.js"
-import * as Sandbox from "../../src/effect4/Sandbox.js"
+import * as DesignSearchClient from "../../src/DesignSearchClient.js"
+import * as Sandbox from "../../src/Sandbox.js"
 import { clientLayer } from "./support/layers.js"
 
 const { chair } = Sandbox.fixedNumbers

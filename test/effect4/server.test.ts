@@ -7,9 +7,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import * as Net from "node:net"
-import * as DesignSearchConfig from "../../src/effect4/DesignSearchConfig.js"
-import * as Sandbox from "../../src/effect4/Sandbox.js"
-import * as Server from "../../src/effect4/sandbox/Server.js"
+import * as DesignSearchConfig from "../../src/DesignSearchConfig.js"
+import * as Sandbox from "../../src/Sandbox.js"
+import * as Server from "../../src/sandbox/Server.js"
 
 const chair = Sandbox.fixedNumbers.chair
 

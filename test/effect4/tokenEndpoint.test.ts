@@ -8,8 +8,8 @@ import { DateTime, Duration, Effect, Fiber, Redacted, Result } from "effect"
 import { Headers, HttpClient, HttpClientResponse } from "effect/http"
 import type { HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
-import * as ApiError from "../../src/effect4/ApiError.js"
-import { interpret, requestToken, sendFailure, tokenRequest } from "../../src/effect4/internal/token/endpoint.js"
+import * as ApiError from "../../src/ApiError.js"
+import { interpret, requestToken, sendFailure, tokenRequest } from "../../src/internal/token/endpoint.js"
 
 const sentAt = DateTime.makeUnsafe(1_700_000_000_000)
 const tokenValue = "tok-4f3a9c-very-secret"

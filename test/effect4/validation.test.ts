@@ -6,9 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
 import { maskOf, noMask } from "../../src/core/mask.js"
-import * as Designs from "../../src/effect4/Designs.js"
-import * as Issues from "../../src/effect4/internal/schemaIssues.js"
-import { pointerErrors, toPointer } from "../../src/effect4/internal/validation.js"
+import * as Designs from "../../src/Designs.js"
+import * as Issues from "../../src/internal/schemaIssues.js"
+import { pointerErrors, toPointer } from "../../src/internal/validation.js"
 
 const failure = (schema: Schema.Decoder<unknown>, input: unknown, options: object = {}): Schema.SchemaError =>
   Result.match(Schema.decodeUnknownResult(schema)(input, { errors: "all", reportInput: true, ...options }), {

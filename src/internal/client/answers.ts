@@ -3,8 +3,9 @@
  * decoded by the operation's schema, or the tagged error of `ApiError` for its status and body,
  * every server-supplied text in it masked once, here. See docs/errors.md.
  */
-import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
-import type { ParseResult } from "effect"
+import { fromResult, Result } from "#edition/internal/seam"
+import type { SchemaError } from "#edition/internal/seam"
+import { Clock, Duration, Effect, Option, Schema } from "effect"
 import type { LazyArg } from "effect/Function"
 import {
   AuthenticationError,
@@ -50,7 +51,7 @@ const wellFormed = <A>(
 }
 
 /** A decoder of a 2xx payload, as parsed from JSON. */
-export type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
+export type Decode<A> = (u: unknown) => Result<A, SchemaError>
 
 const unexpected = (status: number, text: string, issue: string, mask: Mask) =>
   new UnexpectedResponseError({ status, excerpt: keptExcerpt(mask, text), issue })
@@ -77,23 +78,24 @@ export const decodeSuccess = <A>(
   status: number,
   text: string,
   mask: LazyArg<Mask>
-): Either.Either<ApiResponse<A>, UnexpectedResponseError> => {
+): Result<ApiResponse<A>, UnexpectedResponseError> => {
   const json = parseJson(text)
   if (Option.isNone(json)) {
-    return Either.left(unexpected(status, text, text === "" ? "empty body" : "body is not JSON", mask()))
+    return Result.fail(unexpected(status, text, text === "" ? "empty body" : "body is not JSON", mask()))
   }
   const { data, messages } = unwrap(json.value)
-  const decoded = decode(data)
-  if (Either.isLeft(decoded)) return Either.left(unexpected(status, text, describe(decoded.left, mask()), mask()))
-  // what the schema keeps unread (unknown fields) must not nest past what logging it can print
-  const deep = tooDeepAt(data)
-  if (deep !== undefined) {
-    return Either.left(unexpected(status, text, `${deep}: nests deeper than ${maxNesting} levels`, mask()))
-  }
-  // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
-  return Either.right({
-    data: decoded.right,
-    messages: Array.isArray(messages) && messages.length === 0 ? [] : successMessages(messages, mask())
+  const decoded = Result.mapError(decode(data), (error) => unexpected(status, text, describe(error, mask()), mask()))
+  return Result.flatMap(decoded, (payload): Result<ApiResponse<A>, UnexpectedResponseError> => {
+    // what the schema keeps unread (unknown fields) must not nest past what logging it can print
+    const deep = tooDeepAt(data)
+    if (deep !== undefined) {
+      return Result.fail(unexpected(status, text, `${deep}: nests deeper than ${maxNesting} levels`, mask()))
+    }
+    // Messages are rare (spec 7.3.1): an empty array needs no decoding, and no mask.
+    return Result.succeed({
+      data: payload,
+      messages: Array.isArray(messages) && messages.length === 0 ? [] : successMessages(messages, mask())
+    })
   })
 }
 
@@ -170,7 +172,7 @@ export const classify = <A>(
   mask: LazyArg<Mask>
 ): Effect.Effect<ApiResponse<A>, StatusError> =>
   answer.status >= 200 && answer.status < 300
-    ? decodeSuccess(decode, answer.status, answer.text, mask)
+    ? fromResult(decodeSuccess(decode, answer.status, answer.text, mask))
     : Effect.flatMap(
       Clock.currentTimeMillis,
       (now) => Effect.fail(errorFromResponse(answer.status, answer.headers, answer.text, now, mask()))

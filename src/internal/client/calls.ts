@@ -1,10 +1,8 @@
 /**
- * One authorized API call, from a request to its decoded answer: the request budget's turn, a
- * token, the request sent with it, the answer classified; a 401 forgets that token and tries with a
- * fresh one; transient failures are retried on the schedule. See docs/reliability.md for the
- * request counts of every case.
+ * One authorized API call, from a request to its decoded answer: the budget's turn, a token, the
+ * request, the answer classified; 401s and transient failures tried again (docs/reliability.md).
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { catchAll, clockMillis, HttpClient, HttpClientRequest } from "#edition/internal/seam"
 import type { Schedule } from "effect"
 import { Effect, Function, Option, Redacted } from "effect"
 import * as AccessToken from "../../AccessToken.js"
@@ -63,7 +61,7 @@ export const makeCall = (
      * before the token, so that a long wait does not send a token that expired while it waited.
      */
     const paced = <A>(effect: Effect.Effect<A, CallError>): Effect.Effect<A, CallError> =>
-      Option.isNone(budget) ? effect : Effect.zipRight(RequestBudget.take(budget.value), effect).pipe(
+      Option.isNone(budget) ? effect : Effect.andThen(RequestBudget.take(budget.value), effect).pipe(
         Effect.tapErrorTag("RateLimitError", (e) => budget.value.backOff(e.retryAfter ?? defaultBackOff))
       )
 
@@ -73,17 +71,13 @@ export const makeCall = (
       decode: Decode<A>,
       tokenOfTry: Effect.Effect<AccessToken.AccessToken, TokenError> = tokens.get
     ) =>
-      paced(Effect.flatMap(tokenOfTry, (token) =>
-        exchange(
-          client,
-          HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token)),
-          limits,
-          base
+      paced(Effect.flatMap(tokenOfTry, (token) => {
+        const authorized = HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token))
+        return exchange(client, authorized, limits, base).pipe(
+          Effect.flatMap((answer) => classify(decode, answer, () => maskOf([Redacted.value(token.token)]))),
+          Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
         )
-          .pipe(
-            Effect.flatMap((answer) => classify(decode, answer, () => maskOf([Redacted.value(token.token)]))),
-            Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
-          )))
+      }))
 
     /**
      * The tries after a 401: one with the token `get` hands out, and, when that one is refused too
@@ -94,10 +88,10 @@ export const makeCall = (
      */
     const afterRefusal = <A>(request: HttpClientRequest.HttpClientRequest, decode: Decode<A>) =>
       Effect.clockWith((clock) => {
-        const since = clock.unsafeCurrentTimeMillis()
+        const since = clockMillis(clock)
         let retried: AccessToken.AccessToken | undefined
         return Effect.catchTag(
-          attempt(request, decode, Effect.tap(tokens.get, (token) => void (retried = token))),
+          attempt(request, decode, Effect.map(tokens.get, (token) => (retried = token))),
           "AuthenticationError",
           (e) =>
             retried === undefined ?
@@ -114,7 +108,7 @@ export const makeCall = (
     return (request, decode) => {
       const once = Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode))
       // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
-      return Effect.catchAll(once, (first) => {
+      return catchAll(once, (first) => {
         let replayed = false
         const again = Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first)))
         return retryTransient(again, isTransient, policy)

@@ -1,11 +1,10 @@
 /**
- * The one request path. Every API and token request is an `HttpClientRequest` executed by the
- * ambient `HttpClient`, and `send` reads its answer: the whole body within the cap, all of it within
- * one deadline on Effect's `Clock` (so `TestClock` drives it), redirects never followed. What an
- * answer means is the caller's (`answers.ts`, `../token/endpoint.ts`). See docs/reliability.md.
+ * The one request path of every API and token request: `send` reads the answer whole within the
+ * cap and one deadline on Effect's `Clock`, redirects never followed. See docs/reliability.md.
  */
-import { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "@effect/platform"
-import type { HttpClientError, HttpClientResponse } from "@effect/platform"
+import { catchAll, catchDefect, clientErrorReason, FetchHttpClient, HttpClient } from "#edition/internal/seam"
+import { removeHeader, timeoutFail, updateContext, yieldNow } from "#edition/internal/seam"
+import type { Headers, HttpClientError, HttpClientRequest, HttpClientResponse } from "#edition/internal/seam"
 import { Context, Duration, Effect, Option, Stream } from "effect"
 import { TransportError, UnexpectedResponseError } from "../../ApiError.js"
 
@@ -34,23 +33,14 @@ export const originOf = (url: string): string => URL.canParse(url) ? new URL(url
  * It sits below every transformation, where followed redirects pass too.
  */
 export const confine = (client: HttpClient.HttpClient, origin: string): HttpClient.HttpClient =>
-  HttpClient.makeWith(
-    (request: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>) =>
+  HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
+    (request) =>
       Effect.flatMap(request, (r) =>
         client.execute(
-          r.headers["authorization"] === undefined || originOf(r.url) === origin ? r : withoutAuthorization(r)
+          r.headers["authorization"] === undefined || originOf(r.url) === origin ? r : removeHeader(r, "authorization")
         )),
     Effect.succeed
   )
-
-/** `request` without its `Authorization` header: rebuilt, as `setHeaders` only adds to the headers. */
-const withoutAuthorization = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
-  HttpClientRequest.make(request.method)(request.url, {
-    urlParams: request.urlParams,
-    hash: Option.getOrUndefined(request.hash),
-    headers: Headers.remove(request.headers, "authorization"),
-    body: request.body
-  })
 
 const transportError = (reason: TransportError["reason"], method: string, url: string, detail: string) =>
   new TransportError({ reason, method, url, detail })
@@ -64,14 +54,16 @@ const causeOf = (cause: unknown, depth = 0): ReadonlyArray<string> =>
     ]
     : []
 
-const fromClientError = (error: HttpClientError.HttpClientError) =>
-  transportError(
-    error._tag === "RequestError" ? "Network" : "Body",
-    error.request.method,
-    error.request.url,
-    [error.reason, ...(error.description === undefined ? [] : [error.description]), ...causeOf(error.cause)]
-      .join(": ")
+/** A failure before any response is `Network`; one while reading the response is `Body`. */
+const fromClientError = (error: HttpClientError.HttpClientError) => {
+  const { name, reason } = clientErrorReason(error)
+  return transportError(
+    "response" in reason ? "Body" : "Network",
+    reason.request.method,
+    reason.request.url,
+    [name, ...(reason.description === undefined ? [] : [reason.description]), ...causeOf(reason.cause)].join(": ")
   )
+}
 
 const bodyTooLarge = (status: number, size: string, maxBytes: number) =>
   new UnexpectedResponseError({
@@ -83,8 +75,9 @@ const bodyTooLarge = (status: number, size: string, maxBytes: number) =>
 const decoder = new TextDecoder()
 
 /**
- * The body as text, refused past `maxBytes`: unread when its `Content-Length` says so, else counted
- * as it streams (a client that decompresses, as fetch does, hands over more than was declared).
+ * The body as text, refused past `maxBytes`: unread when its `Content-Length` says so; read whole
+ * when that length is what comes (an identity encoding); else counted as it streams (a client that
+ * decompresses, as fetch does, hands over more than was declared).
  */
 const readCapped = (
   response: HttpClientResponse.HttpClientResponse,
@@ -93,13 +86,11 @@ const readCapped = (
   const declared = response.headers["content-length"]
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
     // the stream started and stopped at once closes the body (and its connection) unread
-    return Effect.zipRight(
-      Effect.ignore(Effect.raceFirst(Stream.runHead(response.stream), Effect.yieldNow())),
+    return Effect.andThen(
+      Effect.ignore(Effect.raceFirst(Stream.runHead(response.stream), yieldNow)),
       Effect.fail(bodyTooLarge(response.status, declared, maxBytes))
     )
   }
-  // A length declared within the cap is the length handed over, unless the client decodes a
-  // compressed body (as fetch does): then it is counted as it streams, like an undeclared one.
   const encoding = response.headers["content-encoding"]
   if (declared !== undefined && /^\d+$/.test(declared) && (encoding === undefined || encoding === "identity")) {
     return Effect.mapError(response.text, fromClientError)
@@ -115,10 +106,10 @@ const readCapped = (
     }).pipe(
       Effect.map(() => decoder.decode(Buffer.concat(chunks, total))),
       // a body the platform reports as absent (a 204 of a web `Response`) is empty text
-      Effect.catchAll((e): Effect.Effect<string, SendError> =>
-        e._tag !== "ResponseError" ?
+      catchAll((e): Effect.Effect<string, SendError> =>
+        e._tag === "UnexpectedResponseError" ?
           Effect.fail(e) :
-          e.reason === "EmptyBody" ?
+          clientErrorReason(e).name === "EmptyBody" ?
           Effect.succeed("") :
           Effect.fail(fromClientError(e))
       )
@@ -152,7 +143,7 @@ export const exchange = (
         (text): Answer => ({ status: response.status, headers: response.headers, text })
       )
     ),
-    Effect.catchAllDefect((defect) =>
+    catchDefect((defect) =>
       Effect.fail(transportError(
         "Network",
         request.method,
@@ -160,7 +151,7 @@ export const exchange = (
         defect instanceof Error ? `the HTTP client failed: ${defect.name}: ${defect.message}` : "the HTTP client failed"
       ))
     ),
-    Effect.timeoutFail({
+    timeoutFail({
       duration: limits.timeout,
       onTimeout: () =>
         transportError(
@@ -174,4 +165,4 @@ export const exchange = (
 
 /** `exchange`, `fetch` told here not to follow redirects. */
 export const send = (...args: Parameters<typeof exchange>): Effect.Effect<Answer, SendError> =>
-  Effect.mapInputContext(exchange(...args), withoutFollowingRedirects)
+  updateContext(exchange(...args), withoutFollowingRedirects)

@@ -3,8 +3,9 @@
  * it fails), sent as one authorized call, its answer decoded by the operation's schema; and the
  * streams of full designs built on them.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Context, Effect, Either, Option, Schema, Stream, Tracer } from "effect"
+import { bodyJsonUnsafe, decodeUnknownResult, fromResult, HttpClient, HttpClientRequest } from "#edition/internal/seam"
+import { reportInput, Result, updateContext } from "#edition/internal/seam"
+import { Context, Effect, Option, Stream, Tracer } from "effect"
 import type { ApiResponse, NotFoundError, ValidationError } from "../../ApiError.js"
 import { UnexpectedResponseError } from "../../ApiError.js"
 import { Design, DesignPage, SearchResult } from "../../Designs.js"
@@ -19,9 +20,9 @@ import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged
 import type { PagedOptions, Refusal } from "./paged.js"
 import { checkAdvancedSearch, checkDesignNumber, checkPage, checkQuickSearch, positiveInt } from "./requests.js"
 
-const decodeDesign = Schema.decodeUnknownEither(Design)
-const decodeDesignPage = Schema.decodeUnknownEither(DesignPage)
-const decodeResult = Schema.decodeUnknownEither(SearchResult)
+const decodeDesign = decodeUnknownResult(Design, reportInput)
+const decodeDesignPage = decodeUnknownResult(DesignPage, reportInput)
+const decodeResult = decodeUnknownResult(SearchResult, reportInput)
 
 /** A search result, its numbers read from `designNumbers` or, failing that, `designIds`. */
 export const decodeSearchResult = (u: unknown) => {
@@ -37,17 +38,17 @@ const notFoundIsUnexpected = <A>(effect: Effect.Effect<A, CallError>) =>
       new UnexpectedResponseError({ status: e.status, excerpt: e.excerpt, issue: "unexpected HTTP status 404" })
     ))
 
-const post = (path: string, body: unknown) => HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(path), body)
+const post = (path: string, body: unknown) => bodyJsonUnsafe(HttpClientRequest.post(path), body)
 
 /** The options of `searchDesigns`: an object, `concurrency` a positive integer, `onSearch` a function. */
 const checkSearchOptions = (options: unknown) => {
   if (typeof options !== "object" || options === null) {
-    return Either.left(clientValidation([parameterError("options", pagedProblems.options)]))
+    return Result.fail(clientValidation([parameterError("options", pagedProblems.options)]))
   }
   const { concurrency = 8, onSearch } = options as { concurrency?: unknown; onSearch?: unknown }
   return onSearch === undefined || typeof onSearch === "function"
     ? positiveInt("concurrency", concurrency)
-    : Either.left(clientValidation([parameterError("onSearch", pagedProblems.onSearch)]))
+    : Result.fail(clientValidation([parameterError("onSearch", pagedProblems.onSearch)]))
 }
 
 /**
@@ -57,20 +58,21 @@ const checkSearchOptions = (options: unknown) => {
  */
 const operation = <I, B, A, E>(
   name: string,
-  check: (input: I) => Either.Either<B, ValidationError>,
+  check: (input: I) => Result<B, ValidationError>,
   send: (checked: B) => Effect.Effect<A, E>,
   attributes?: (input: I) => Readonly<Record<string, unknown>>
 ) =>
-(input: I): Effect.Effect<A, E | ValidationError> =>
-  Effect.useSpan(
-    `DesignSearchClient.${name}`,
-    { kind: "client", attributes: attributes?.(input), captureStackTrace: false },
-    (span) =>
-      Effect.mapInputContext(
-        Effect.flatMap(check(input), send),
-        (context: Context.Context<never>) => withoutFollowingRedirects(Context.add(context, Tracer.ParentSpan, span))
-      )
-  )
+(input: I): Effect.Effect<A, E | ValidationError> => {
+  // not a literal: Effect 4's `useSpan` takes no `captureStackTrace` (it captures no stack anyway)
+  const options = { kind: "client", attributes: attributes?.(input), captureStackTrace: false } as const
+  return Effect.useSpan(`DesignSearchClient.${name}`, options, (span) => {
+    const checked: Effect.Effect<A, E | ValidationError> = Effect.flatMap(fromResult(check(input)), send)
+    return updateContext(
+      checked,
+      (context: Context.Context<never>) => withoutFollowingRedirects(Context.add(context, Tracer.ParentSpan, span))
+    )
+  })
+}
 
 /** The operations over one authorized `call`. */
 const operations = (call: Call) => {
@@ -92,19 +94,16 @@ const operations = (call: Call) => {
       readonly onSearch?: ((response: ApiResponse<SearchResult>) => Effect.Effect<void>) | undefined
     } = {}
   ) =>
-    Either.match(checkSearchOptions(options), {
-      onLeft: Stream.fail,
-      onRight: (concurrency) =>
-        Stream.unwrap(Effect.map(
-          Effect.tap(quickSearch(request), (response) => options.onSearch?.(response) ?? Effect.void),
-          (response) =>
-            getEach(
-              Stream.fromIterable(response.data.designNumbers),
-              (n) => Effect.map(getDesign(n), (r) => r.data),
-              concurrency
-            )
-        ))
-    })
+    Stream.unwrap(Effect.flatMap(fromResult(checkSearchOptions(options)), (concurrency) =>
+      Effect.map(
+        Effect.tap(quickSearch(request), (response) => options.onSearch?.(response) ?? Effect.void),
+        (response) =>
+          getEach(
+            Stream.fromIterable(response.data.designNumbers),
+            (n) => Effect.map(getDesign(n), (r) => r.data),
+            concurrency
+          )
+      )))
 
   // The paged operation's refusal, remembered for the client's life.
   let refused: Option.Option<Refusal> = Option.none()
@@ -117,12 +116,12 @@ const operations = (call: Call) => {
   }
   const advancedDesigns = (request: AdvancedSearchRequest, options: PagedOptions = {}) => {
     // The request is read once, here: its pages are made from what the schema decoded.
-    const valid = checkAdvancedSearch(request)
-    if (Either.isLeft(valid)) return Stream.fail(valid.left)
+    const valid = fromResult(checkAdvancedSearch(request))
     const read = checkPagedOptions(options)
-    return typeof read === "string"
-      ? Stream.fail(clientValidation([parameterError(read, pagedProblems[read])]))
-      : pagedDesigns(paged, valid.right, read)
+    return Stream.unwrap(Effect.map(valid, (checked) =>
+      typeof read === "string"
+        ? Stream.fail(clientValidation([parameterError(read, pagedProblems[read])]))
+        : pagedDesigns(paged, checked, read)))
   }
 
   return { quickSearch, getDesign, advancedSearch, searchPage, searchDesigns, advancedDesigns }

@@ -1,8 +1,6 @@
 /**
- * Every full design matching an advanced search, page by page: about one request per `pageSize`
- * designs instead of one per design. Where the paged operation is refused (403, 404 or 405: not
- * subscribed, or absent), the same designs come from an advanced search and one get per hit,
- * split into the same pages; the client remembers the refusal for its life, so it is asked once.
+ * Every full design matching an advanced search, page by page, or, where the paged operation is
+ * refused, from an advanced search and one get per hit in the same pages. See docs/library.md.
  */
 import { Effect, Option, Stream } from "effect"
 import type { ApiResponse, ForbiddenError, Message, NotFoundError, UnexpectedResponseError } from "../../ApiError.js"
@@ -101,10 +99,6 @@ export type CheckedPagedOptions = Exclude<ReturnType<typeof checkPagedOptions>, 
 /**
  * The designs of `request` from page `startPage` on, in order, each once. `E` is the operations'
  * failure; a refusal of the first page request switches to the fallback instead of failing.
- *
- * The service's numbers are not trusted for sizes: pages are asked for one after another as the
- * stream is read (at most `concurrency` ahead), and a page holding fewer designs than a page holds
- * is the last one asked for, whatever the count said, with a warning when the count said more.
  */
 export const pagedDesigns = <E extends { readonly _tag: string }>(
   deps: PagedDeps<E>,
@@ -164,7 +158,8 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
       const pages = pagesOf(numbers.length, pageSize)
       // A get answered with a design already emitted (under another number) is not emitted again.
       const emitted = NumberSet.make()
-      const once = (design: Option.Option<Design>) => Option.filter(design, (d) => emitted.add(d.number))
+      const once = (design: Option.Option<Design>): design is Option.Some<Design> =>
+        Option.isSome(design) && emitted.add(design.value.number)
       const notices: Array<Message> = [refusedWarning(refusal.status)]
       if (search.data.count > numbers.length) notices.push(fewerListedWarning(search.data.count, numbers.length))
       // Like the paged operation, a page past the end is told, with no designs.
@@ -189,9 +184,8 @@ export const pagedDesigns = <E extends { readonly _tag: string }>(
           fallback: true,
           messages: pageNumber === startPage ? [...notices, ...search.messages] : []
         }
-        return Stream.unwrap(
-          Effect.as(onPage(page), Stream.filterMap(getEach(Stream.fromIterable(slice), get, concurrency), once))
-        )
+        const designs = getEach(Stream.fromIterable(slice), get, concurrency)
+        return Stream.unwrap(Effect.as(onPage(page), Stream.map(Stream.filter(designs, once), (d) => d.value)))
       })
     }))
 

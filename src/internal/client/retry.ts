@@ -2,6 +2,8 @@
  * Which failures are worth another try, and how long to wait: the retry policy of read-only calls
  * and of token requests, both retried through `retryTransient`.
  */
+import { waitAtLeast } from "#edition/internal/schedules"
+import { scheduleBoth } from "#edition/internal/seam"
 import { Duration, Effect, Exit, Schedule } from "effect"
 import type { DesignSearchError } from "../../ApiError.js"
 
@@ -15,38 +17,29 @@ export const isTransient = (error: DesignSearchError): boolean =>
  * `effect` retried on `schedule` while it fails with what `transient` accepts: `schedule` sees no
  * other failure (`Effect.retry`'s `while` is asked only after the schedule has been stepped).
  */
-export const retryTransient = <A, E, R, Out, R2>(
+export const retryTransient = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   transient: (error: E) => boolean,
-  schedule: Schedule.Schedule<Out, E, R2>
-): Effect.Effect<A, E, R | R2> =>
+  schedule: Schedule.Schedule<unknown, E>
+): Effect.Effect<A, E, R> =>
   effect.pipe(
-    Effect.map(Exit.succeed),
+    Effect.map((a): Exit.Exit<A, E> => Exit.succeed(a)),
     Effect.catchIf((e) => !transient(e), (e) => Effect.succeed(Exit.fail(e))),
     Effect.retry(schedule),
     Effect.flatten
   )
 
 /** `schedule`, waiting at least a 429's `Retry-After` (API or token endpoint), giving up past `cap`. */
-export const honorRetryAfter = <Out, E extends DesignSearchError, R>(
-  schedule: Schedule.Schedule<Out, E, R>,
-  cap: Duration.DurationInput
-): Schedule.Schedule<[Out, E], E, R> => {
-  const capMillis = Duration.toMillis(cap)
-  const retryAfterMillis = (e: E) =>
-    "retryAfter" in e && e.retryAfter !== undefined ? Duration.toMillis(e.retryAfter) : 0
-  return Schedule.intersect(schedule, Schedule.identity<E>()).pipe(
-    Schedule.whileInput((e: E) => retryAfterMillis(e) <= capMillis),
-    Schedule.modifyDelay(([, e], delay) => Duration.max(delay, Duration.millis(retryAfterMillis(e))))
-  )
-}
+export const honorRetryAfter = waitAtLeast((e: DesignSearchError) =>
+  "retryAfter" in e && e.retryAfter !== undefined ? Duration.toMillis(e.retryAfter) : 0
+)
 
 /** How many times `defaultRetrySchedule` tries a request again. */
 export const defaultRetries = 3
 
 /** Jittered exponential backoff from 250 ms, three retries, a `Retry-After` honoured up to 30 seconds. */
 export const defaultRetrySchedule: Schedule.Schedule<unknown, DesignSearchError> = honorRetryAfter(
-  Schedule.exponential("250 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(defaultRetries))),
+  scheduleBoth(Schedule.exponential("250 millis").pipe(Schedule.jittered), Schedule.recurs(defaultRetries)),
   "30 seconds"
 )
 

@@ -3,8 +3,8 @@
  * `FleetUnavailable`; while Redis is away, one probe an interval, or at once when it shows it is
  * back; one warning when it goes, one line when it returns.
  */
-import { Clock, ConfigError, Data, Duration, Effect } from "effect"
-import type { Scope } from "effect"
+import { type ConfigErrorType, invalidConfig, latchUnsafe, timeoutFail } from "#edition/internal/seam"
+import { Clock, Data, Duration, Effect, type Scope } from "effect"
 import * as Redis from "../../core/redis.js"
 import * as OptionalPeer from "../optionalPeer.js"
 import type { ConnectionSettings } from "./options.js"
@@ -64,11 +64,11 @@ export const over = (redis: Connection, settings: ConnectionSettings, onReady?: 
   let healthy = true
   let nextProbeAt = 0
   /** Open while Redis may answer: closed by a failure, opened by an answer or a sign it is back. */
-  const answering = Effect.unsafeMakeLatch(true)
+  const answering = latchUnsafe(true)
   /** Redis showed it is back: the next command is a probe, sent at once, and the waiters go on. */
   const heard = () => {
     nextProbeAt = 0
-    answering.unsafeOpen()
+    answering.open()
   }
   // a client made with `lazyConnect` connects on its first command, which is never sent unready
   if (redis.status === "wait") redis.connect().catch(() => {})
@@ -87,7 +87,7 @@ export const over = (redis: Connection, settings: ConnectionSettings, onReady?: 
           return value
         },
         catch: (error) => unavailable(error instanceof Error ? `${error.name}: ${error.message}` : "unknown failure")
-      }).pipe(Effect.timeoutFail({
+      }).pipe(timeoutFail({
         duration: Duration.millis(timeout),
         onTimeout: () => {
           late = true
@@ -101,28 +101,28 @@ export const over = (redis: Connection, settings: ConnectionSettings, onReady?: 
       if (!healthy && gated) {
         if (now < nextProbeAt) {
           // a probe is out: whoever waits for Redis waits for its answer
-          answering.unsafeClose()
+          answering.close()
           return Effect.fail(unavailable("Redis is away"))
         }
         nextProbeAt = now + probe
       }
-      return Effect.tapBoth(send(name, args), {
-        onFailure: (e) => {
+      return send(name, args).pipe(
+        Effect.tapError((e) => {
           nextProbeAt = now + probe
-          answering.unsafeClose()
+          answering.close()
           if (!healthy) return Effect.void
           healthy = false
           return Effect.logWarning(
             `Redis unreachable (${e.detail}): tokens and rate budget are kept in this process until it returns`
           )
-        },
-        onSuccess: () => {
-          answering.unsafeOpen()
+        }),
+        Effect.tap(() => {
+          answering.open()
           if (healthy) return Effect.void
           healthy = true
           return Effect.logInfo("Redis reachable again: tokens and rate budget are shared with the fleet")
-        }
-      })
+        })
+      )
     })
 
   return {
@@ -143,7 +143,7 @@ const loadIoredis = OptionalPeer.load({
 /** A connection of our own, closed with the scope, waited for up to `connectTimeout`, never failing for Redis. */
 export const connect = (settings: ConnectionSettings): Effect.Effect<
   { readonly connection: Connection; readonly onReady: (listener: () => void) => void },
-  ConfigError.ConfigError,
+  ConfigErrorType,
   Scope.Scope
 > =>
   Effect.acquireRelease(
@@ -159,16 +159,17 @@ export const connect = (settings: ConnectionSettings): Effect.Effect<
             // connection errors are answered per command; unheard, ioredis would print them
           }).on("error", () => {}),
         // what ioredis refuses in a checked url is the url's fault (never told: its message may quote it)
-        catch: () => ConfigError.InvalidData(["url"], "url is not one ioredis accepts")
+        catch: () => invalidConfig(["url"], "url is not one ioredis accepts")
       })),
     (redis) => Effect.sync(() => redis.disconnect())
   ).pipe(
     Effect.tap((redis) =>
-      redis.status === "ready" ? Effect.void : Effect.async<void>((resume) => {
-        const ready = () => resume(Effect.void)
-        redis.once("ready", ready)
-        return Effect.sync(() => void redis.off("ready", ready))
-      }).pipe(Effect.timeoutOption(Duration.millis(settings.connectTimeoutMillis)))
+      redis.status === "ready" ? Effect.void : Effect.promise((signal) =>
+        new Promise<void>((ready) => {
+          redis.once("ready", ready)
+          signal.addEventListener("abort", () => void redis.off("ready", ready))
+        })
+      ).pipe(Effect.timeoutOption(Duration.millis(settings.connectTimeoutMillis)))
     ),
     Effect.map((redis) => ({ connection: redis, onReady: (listener) => void redis.on("ready", listener) }))
   )

@@ -2,7 +2,8 @@
  * The fleet's options, checked: each layer checks its own, and `Fleet.layer` checks them all before
  * it connects, so that bad options fail at once and not after the connection was waited for.
  */
-import { ConfigError, Duration, Effect, Either } from "effect"
+import { type ConfigErrorType, type DurationInput, fromResult, invalidConfig, Result } from "#edition/internal/seam"
+import { Duration, Effect } from "effect"
 import { checkUrl } from "../../core/redis.js"
 import { positive } from "../optionChecks.js"
 
@@ -21,18 +22,22 @@ export const storeDefaults = { lockTtl: Duration.seconds(10), maxWait: Duration.
 /** Defaults of the budget's options. */
 export const budgetDefaults = { burst: 1, maxBackOff: Duration.seconds(60) } as const
 
-type Durations<K extends string> = { readonly [k in K]?: Duration.DurationInput | undefined }
+type Durations<K extends string> = { readonly [k in K]?: DurationInput | undefined }
+/** What a check's effect succeeds with. */
+type Checked<C> = C extends (options: never) => Effect.Effect<infer A, unknown> ? A : never
+
+const invalid = (path: ReadonlyArray<string>, message: string) => Result.fail(invalidConfig(path, message))
 
 /** `check`, reading the options only when run: anything but an object (a `null` from JavaScript) is refused. */
-const lazily = <O, A>(check: (options: O) => Either.Either<A, ConfigError.ConfigError>) => (options: O) =>
-  Effect.suspend((): Effect.Effect<A, ConfigError.ConfigError> =>
-    typeof options === "object" && options !== null
-      ? check(options)
-      : Either.left(ConfigError.InvalidData([], "expected an object of options"))
+const lazily = <O, A>(check: (options: O) => Result<A, ConfigErrorType>) => (options: O) =>
+  Effect.suspend(() =>
+    fromResult(
+      typeof options === "object" && options !== null ? check(options) : invalid([], "expected an object of options")
+    )
   )
 
-const millis = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration) =>
-  Either.map(positive(name, input, fallback), Duration.toMillis)
+const millis = (name: string, input: DurationInput | undefined, fallback: Duration.Duration) =>
+  Result.map(positive(name, input, fallback), Duration.toMillis)
 
 /** A `redis:` or `rediss:` URL (its password never told), a prefix, positive durations. */
 export const checkConnection = lazily((
@@ -40,31 +45,28 @@ export const checkConnection = lazily((
     readonly url?: string | undefined
     readonly keyPrefix?: string | undefined
   }
-) =>
-  Either.gen(function*() {
-    const url = checkUrl(options.url ?? connectionDefaults.url)
-    if ("problem" in url) return yield* Either.left(ConfigError.InvalidData(["url"], url.problem))
-    const keyPrefix = options.keyPrefix ?? connectionDefaults.keyPrefix
-    if (keyPrefix === "") {
-      return yield* Either.left(ConfigError.InvalidData(["keyPrefix"], "keyPrefix must not be empty"))
-    }
-    const d = connectionDefaults
-    return {
-      url: url.href,
-      keyPrefix,
-      commandTimeoutMillis: yield* millis("commandTimeout", options.commandTimeout, d.commandTimeout),
-      probeIntervalMillis: yield* millis("probeInterval", options.probeInterval, d.probeInterval),
-      connectTimeoutMillis: yield* millis("connectTimeout", options.connectTimeout, d.connectTimeout)
-    }
-  })
-)
+) => {
+  const url = checkUrl(options.url ?? connectionDefaults.url)
+  if ("problem" in url) return invalid(["url"], url.problem)
+  const keyPrefix = options.keyPrefix ?? connectionDefaults.keyPrefix
+  if (keyPrefix === "") return invalid(["keyPrefix"], "keyPrefix must not be empty")
+  const d = connectionDefaults
+  return Result.map(
+    Result.all({
+      commandTimeoutMillis: millis("commandTimeout", options.commandTimeout, d.commandTimeout),
+      probeIntervalMillis: millis("probeInterval", options.probeInterval, d.probeInterval),
+      connectTimeoutMillis: millis("connectTimeout", options.connectTimeout, d.connectTimeout)
+    }),
+    (durations) => ({ url: url.href, keyPrefix, ...durations })
+  )
+})
 
 /** The connection's options checked, durations in milliseconds. */
-export type ConnectionSettings = Effect.Effect.Success<ReturnType<typeof checkConnection>>
+export type ConnectionSettings = Checked<typeof checkConnection>
 
 /** The token store's options checked, in milliseconds. */
 export const checkStore = lazily((options: Durations<"lockTtl" | "maxWait">) =>
-  Either.all({
+  Result.all({
     lockMillis: millis("lockTtl", options.lockTtl, storeDefaults.lockTtl),
     maxWaitMillis: millis("maxWait", options.maxWait, storeDefaults.maxWait)
   })
@@ -79,13 +81,11 @@ export const checkPace = lazily((
 ) => {
   const { burst = budgetDefaults.burst, requestsPerSecond } = options
   if (requestsPerSecond !== undefined && !(Number.isFinite(requestsPerSecond) && requestsPerSecond > 0)) {
-    return Either.left(ConfigError.InvalidData(["requestsPerSecond"], "expected a positive number"))
+    return invalid(["requestsPerSecond"], "expected a positive number")
   }
-  if (!Number.isSafeInteger(burst) || burst < 1) {
-    return Either.left(ConfigError.InvalidData(["burst"], "expected a positive integer"))
-  }
+  if (!Number.isSafeInteger(burst) || burst < 1) return invalid(["burst"], "expected a positive integer")
   const intervalMillis = requestsPerSecond === undefined ? 0 : 1000 / requestsPerSecond
-  return Either.map(millis("maxBackOff", options.maxBackOff, budgetDefaults.maxBackOff), (maxBackOffMillis) => ({
+  return Result.map(millis("maxBackOff", options.maxBackOff, budgetDefaults.maxBackOff), (maxBackOffMillis) => ({
     intervalMillis,
     toleranceMillis: (burst - 1) * intervalMillis,
     maxBackOffMillis
@@ -93,4 +93,4 @@ export const checkPace = lazily((
 })
 
 /** The budget's pace in milliseconds: between slots (0: none), the tolerance of a burst, the longest back-off. */
-export type Pace = Effect.Effect.Success<ReturnType<typeof checkPace>>
+export type Pace = Checked<typeof checkPace>

@@ -4,19 +4,14 @@
  * invalidation, and marks of refused tokens the store never hands out again. Redis never fails a
  * call: when it is away, the process fetches on its own. See docs/fleet.md.
  */
-import { Cause, Clock, DateTime, Duration, Effect, Option, Redacted, Schedule, Schema } from "effect"
+import { catchAll, fromJsonString } from "#edition/internal/seam"
+import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import * as AccessToken from "../../AccessToken.js"
 import type { TokenError } from "../../ApiError.js"
-import {
-  compareAndDelete,
-  compareAndExpire,
-  keyNames,
-  loadUnrefusedToken,
-  refusedMark,
-  refuseToken
-} from "../../core/redis.js"
-import type { ClientIdentity, Service as Redis } from "../../FleetRedis.js"
+import { compareAndDelete, compareAndExpire, keyNames, loadUnrefusedToken } from "../../core/redis.js"
+import { refusedMark, refuseToken } from "../../core/redis.js"
+import type { ClientIdentity, FleetUnavailable, Service as Redis } from "../../FleetRedis.js"
 
 type Token = AccessToken.AccessToken
 type Fetch = Effect.Effect<Token, TokenError>
@@ -26,7 +21,7 @@ type Obtained = { readonly token: Token; readonly shared: boolean }
  * The stored form, held to the rules of a token response whoever wrote it; its text canonical, so
  * that compare-and-delete matches what another process wrote for the same token.
  */
-const Stored = Schema.parseJson(AccessToken.Stored)
+const Stored = fromJsonString(AccessToken.Stored)
 const decode = Schema.decodeUnknownOption(Stored)
 const encode = Schema.encodeSync(Stored)
 
@@ -51,14 +46,10 @@ export const clientTokens = (
   /** `fetchAndSave` under the lock of `owner`, renewed every third of its life while the fetch lasts. */
   const fetchHolding = (owner: string, fetch: Fetch) => {
     const renew = Effect.ignore(redis.command("EVAL", compareAndExpire, 1, lockKey, owner, lockMillis))
-    const renewing = Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(lockMillis / 3)), renew))
-    return Effect.scoped(Effect.zipRight(Effect.forkScoped(renewing), fetchAndSave(fetch)))
+    const renewing = Effect.forever(Effect.andThen(Effect.sleep(Duration.millis(lockMillis / 3)), renew))
+    return Effect.scoped(Effect.andThen(Effect.forkScoped(renewing), fetchAndSave(fetch)))
   }
 
-  /** Another process fetches: look again, 5 ms doubling to 100 ms apart, for at most `maxWait`. */
-  const lookAgain = Schedule.union(Schedule.exponential("5 millis"), Schedule.spaced("100 millis")).pipe(
-    Schedule.upTo(Duration.millis(maxWaitMillis))
-  )
   const obtain = (
     fetch: Fetch,
     accept: (token: Token, now: number) => boolean
@@ -80,17 +71,27 @@ export const clientTokens = (
       Effect.flatMap(
         acceptable,
         (found) =>
-          Option.isSome(found) ? Effect.succeed(found.value) : Effect.acquireUseRelease(
+          Option.isSome(found) ? Effect.succeed(found) : Effect.acquireUseRelease(
             Effect.map(redis.command("SET", lockKey, owner, "PX", lockMillis, "NX"), (reply) => reply === "OK"),
-            (locked): Effect.Effect<Obtained, TokenError | Cause.NoSuchElementException> =>
-              locked ? holding(owner) : Effect.fail(new Cause.NoSuchElementException()),
+            (locked): Effect.Effect<Option.Option<Obtained>, TokenError> =>
+              locked ? Effect.asSome(holding(owner)) : Effect.succeedNone,
             (locked) => locked ? Effect.ignore(redis.command("EVAL", compareAndDelete, 1, lockKey, owner)) : Effect.void
           )
       )
-    return Effect.suspend(() => round(randomUUID())).pipe(
-      Effect.retry({ schedule: lookAgain, while: (e) => e._tag === "NoSuchElementException" }),
-      Effect.catchTag("FleetUnavailable", "NoSuchElementException", () => fetchAndSave(fetch))
-    )
+    /** Another process fetches: look again, 5 ms doubling to 100 ms apart, for at most `maxWait`. */
+    const looking = (pause: number, first?: number): Effect.Effect<Obtained, TokenError | FleetUnavailable> =>
+      Effect.flatMap(
+        Effect.suspend(() => round(randomUUID())),
+        Option.match({
+          onSome: Effect.succeed,
+          onNone: () =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              now - (first ?? now) < maxWaitMillis
+                ? Effect.andThen(Effect.sleep(Duration.millis(pause)), looking(Math.min(pause * 2, 100), first ?? now))
+                : fetchAndSave(fetch))
+        })
+      )
+    return Effect.catchTag(looking(5), "FleetUnavailable", () => fetchAndSave(fetch))
   }
 
   /**
@@ -108,10 +109,10 @@ export const clientTokens = (
     // an expired token is told no more: `tell` then succeeds at once
     const again = (pause: number): Effect.Effect<void> =>
       Effect.raceFirst(redis.reachable, Effect.sleep(Duration.millis(pause))).pipe(
-        Effect.zipRight(tell(redis.command)),
-        Effect.catchAll(() => again(Math.min(pause * 2, 1000)))
+        Effect.andThen(tell(redis.command)),
+        catchAll(() => again(Math.min(pause * 2, 1000)))
       )
-    return Effect.catchAll(tell(redis.urgent), () => again(50))
+    return catchAll(tell(redis.urgent), () => again(50))
   }
 
   return { obtain, invalidate }

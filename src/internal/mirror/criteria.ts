@@ -2,12 +2,14 @@
  * What a run is asked: the criteria, checked by their request schema and written as canonical JSON
  * (the key of their rows), and the options of `sync`, checked; and a design as its row stores it.
  */
-import { DateTime, Effect, Either, Schema } from "effect"
-import type { ParseError } from "effect/ParseResult"
+import { decodeUnknownResult, encodeResult, Result } from "#edition/internal/seam"
+import type { SchemaError } from "#edition/internal/seam"
+import { DateTime, Effect } from "effect"
 import { UnexpectedResponseError } from "../../ApiError.js"
 import type { ValidationError } from "../../ApiError.js"
 import { canonical, changeKinds, criteriaKeyOf, withoutNul } from "../../core/mirror.js"
 import { AdvancedSearchRequest, Design, QuickSearchRequest } from "../../Designs.js"
+import { parseOptions } from "../schemaIssues.js"
 import { clientValidation, parameterError, pointerErrors } from "../validation.js"
 import type { ChangesOptions, Criteria, SyncOptions } from "./model.js"
 
@@ -16,11 +18,11 @@ export type Search =
   | { readonly _tag: "quick"; readonly request: QuickSearchRequest }
   | { readonly _tag: "advanced"; readonly request: AdvancedSearchRequest }
 
-const invalid = (parameter: string, detail: string): Either.Either<never, ValidationError> =>
-  Either.left(clientValidation([parameterError(parameter, detail)]))
+const invalid = (parameter: string, detail: string): Result<never, ValidationError> =>
+  Result.fail(clientValidation([parameterError(parameter, detail)]))
 
-const decodeAdvanced = Schema.decodeUnknownEither(AdvancedSearchRequest, { errors: "all" })
-const decodeQuick = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "all", onExcessProperty: "error" })
+const decodeAdvanced = decodeUnknownResult(AdvancedSearchRequest, parseOptions)
+const decodeQuick = decodeUnknownResult(QuickSearchRequest, { ...parseOptions, onExcessProperty: "error" })
 
 /**
  * The criteria, checked, as the JSON stored (without `changedSinceDate`, keys in order) and as the
@@ -29,27 +31,28 @@ const decodeQuick = Schema.decodeUnknownEither(QuickSearchRequest, { errors: "al
  */
 export const readCriteria = (
   criteria: unknown
-): Either.Either<{ readonly json: string; readonly search: Search }, ValidationError> => {
+): Result<{ readonly json: string; readonly search: Search }, ValidationError> => {
   if (typeof criteria !== "object" || criteria === null || Array.isArray(criteria)) {
     return invalid("criteria", "expected an advanced search (rows) or a quick search (query)")
   }
-  const decoded: Either.Either<Search, ParseError> = "rows" in criteria
-    ? Either.map(decodeAdvanced(criteria), (request) => ({ _tag: "advanced", request }))
-    : Either.map(decodeQuick(criteria), (request) => ({ _tag: "quick", request }))
-  if (Either.isLeft(decoded)) return Either.left(clientValidation(pointerErrors(decoded.left)))
-  const { _tag, request } = decoded.right
-  const { changedSinceDate: _, ...rest } = request
-  return Either.match(Either.try(() => JSON.stringify({ kind: _tag, search: canonical(rest) })), {
-    onLeft: () => invalid("criteria", "the criteria cannot be written as JSON"),
-    onRight: (json) =>
+  const decoded: Result<Search, SchemaError> = "rows" in criteria
+    ? Result.map(decodeAdvanced(criteria), (request) => ({ _tag: "advanced", request }))
+    : Result.map(decodeQuick(criteria), (request) => ({ _tag: "quick", request }))
+  return Result.flatMap(Result.mapError(decoded, (e) => clientValidation(pointerErrors(e))), ({ _tag, request }) => {
+    const { changedSinceDate: _, ...rest } = request
+    const json = Result.try({
+      try: () => JSON.stringify({ kind: _tag, search: canonical(rest) }),
+      catch: () => clientValidation([parameterError("criteria", "the criteria cannot be written as JSON")])
+    })
+    return Result.flatMap(json, (json) =>
       withoutNul(json) === json
-        ? Either.right({ json, search: { _tag, request: JSON.parse(json).search } as Search })
-        : invalid("criteria", "a text holds NUL (U+0000), which a mirror cannot store")
+        ? Result.succeed({ json, search: { _tag, request: JSON.parse(json).search } as Search })
+        : invalid("criteria", "a text holds NUL (U+0000), which a mirror cannot store"))
   })
 }
 
 /** The options of `sync`, checked, with their defaults. */
-export const readOptions = (options: unknown): Either.Either<
+export const readOptions = (options: unknown): Result<
   {
     readonly concurrency: number
     readonly history: boolean
@@ -68,11 +71,11 @@ export const readOptions = (options: unknown): Either.Either<
     return invalid("onProgress", "expected a function, or nothing")
   }
   if (typeof history !== "boolean") return invalid("history", "expected a boolean, or nothing")
-  return Either.right({ concurrency, history, onProgress: onProgress ?? (() => Effect.void) })
+  return Result.succeed({ concurrency, history, onProgress: onProgress ?? (() => Effect.void) })
 }
 
 /** The options of `changes`, checked as `sync`'s are: a `since` that is a `DateTime`, a `kind` there is. */
-export const readChangesOptions = (options: unknown): Either.Either<ChangesOptions, ValidationError> => {
+export const readChangesOptions = (options: unknown): Result<ChangesOptions, ValidationError> => {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     return invalid("options", "expected an object, or nothing")
   }
@@ -81,21 +84,21 @@ export const readChangesOptions = (options: unknown): Either.Either<ChangesOptio
   if (kind !== undefined && !(changeKinds as ReadonlyArray<unknown>).includes(kind)) {
     return invalid("kind", `expected one of ${changeKinds.join(", ")}, or nothing`)
   }
-  return Either.right({ kind, since })
+  return Result.succeed({ kind, since })
 }
 
 /**
  * The stable key of `criteria` (`criteria_key` in the tables): a hash of its canonical JSON, the
- * same whatever the order of its fields and whatever its `changedSinceDate`; a client
- * `ValidationError` for criteria that are not valid.
+ * same whatever the order of its fields and whatever its `changedSinceDate`, and the same in both
+ * editions; a client `ValidationError` for criteria that are not valid.
  *
  * @since 0.3.0
  * @category utils
  */
-export const criteriaKey = (criteria: Criteria): Either.Either<string, ValidationError> =>
-  Either.map(readCriteria(criteria), ({ json }) => criteriaKeyOf(json))
+export const criteriaKey = (criteria: Criteria): Result<string, ValidationError> =>
+  Result.map(readCriteria(criteria), ({ json }) => criteriaKeyOf(json))
 
-const encodeDesign = Schema.encodeEither(Design)
+const encodeDesign = encodeResult(Design)
 
 /**
  * A design's wire form, and that form as the `record` column holds it (JSON), both with NUL as
@@ -103,13 +106,13 @@ const encodeDesign = Schema.encodeEither(Design)
  */
 export const encodedOf = (
   design: Design
-): Either.Either<{ readonly encoded: typeof Design.Encoded; readonly record: string }, UnexpectedResponseError> => {
+): Result<{ readonly encoded: typeof Design.Encoded; readonly record: string }, UnexpectedResponseError> => {
   const unwritable = (why: string) =>
     new UnexpectedResponseError({ status: 200, excerpt: "", issue: `design ${design.number} cannot be stored: ${why}` })
-  return Either.flatMap(
-    Either.mapLeft(encodeDesign(design), () => unwritable("it does not fit the Design schema")),
+  return Result.flatMap(
+    Result.mapError(encodeDesign(design), () => unwritable("it does not fit the Design schema")),
     (encoded) =>
-      Either.try({
+      Result.try({
         try: () => {
           const json = JSON.stringify(encoded)
           const record = withoutNul(json)
@@ -127,5 +130,5 @@ export const encodedOf = (
  * @since 0.3.0
  * @category utils
  */
-export const recordOf = (design: Design): Either.Either<string, UnexpectedResponseError> =>
-  Either.map(encodedOf(design), ({ record }) => record)
+export const recordOf = (design: Design): Result<string, UnexpectedResponseError> =>
+  Result.map(encodedOf(design), ({ record }) => record)

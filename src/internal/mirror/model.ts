@@ -11,8 +11,9 @@ import type { AdvancedDesignsError, SearchDesignsError } from "../../DesignSearc
 
 /**
  * The mirror's database failed: it could not be reached, opened or written. `detail` says what was
- * tried and the engine's words (never a password: connection URLs are not repeated). `locked`: another
- * process held the file's lock, or the mirror for its own sync; the same call can succeed later.
+ * tried (in Effect 4 why too: the connection, the credentials, a permission) and the engine's words
+ * (never a password: connection URLs are not repeated). `locked`: another sync held the mirror, or
+ * another process a SQLite file's lock; the same call can succeed later.
  *
  * @since 0.3.0
  * @category errors
@@ -65,22 +66,41 @@ export class IncompleteSyncError extends Schema.TaggedError<IncompleteSyncError>
   }
 }
 
+type Link = { readonly [K in "message" | "code" | "_tag"]?: unknown } & {
+  readonly reason?: { readonly _tag?: unknown }
+}
+
 /** An error and its causes, outermost first. */
-const causes = (error: unknown): Array<{ readonly message?: unknown; readonly code?: unknown }> =>
+const causes = (error: unknown): Array<Link> =>
   typeof error === "object" && error !== null ? [error, ...("cause" in error ? causes(error.cause) : [])] : []
 
 /** Whether a SQL failure is SQLite's "database is locked": another connection held the file's lock. */
 export const isLocked = (error: unknown): boolean =>
   causes(error).some((e) => typeof e.code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(e.code))
 
-/** A failure of the SQL client, as the mirror reports it: what it was doing, and the engine's own words. */
+/** What the reason of a `SqlError` (Effect 4's has one) says of why, where the engine's words may not. */
+const why: Partial<Record<string, string>> = {
+  ConnectionError: "no connection",
+  AuthenticationError: "the server refused the credentials",
+  AuthorizationError: "not allowed"
+}
+
+/** A failure of the SQL client or the migrator, as the mirror tells it: what it was doing, why, the engine's words. */
 export const databaseError = (doing: string) => (error: { readonly message: string; readonly cause?: unknown }) => {
   if (isLocked(error)) {
     return new MirrorDatabaseError({ detail: `${doing}: the mirror file is locked by another process`, locked: true })
   }
-  const words = causes(error).map((e) => e.message).filter((m) => typeof m === "string" && m !== "")
-  return new MirrorDatabaseError({ detail: `${doing}: ${words.at(-1) ?? error.message}` })
+  const chain = causes(error)
+  const tag = chain.find((e) => e._tag === "SqlError")?.reason?._tag
+  const reason = typeof tag === "string" ? why[tag] : undefined
+  const words = chain.map((e) => e.message).filter((m) => typeof m === "string" && m !== "")
+  return new MirrorDatabaseError({
+    detail: `${doing}: ${reason === undefined ? "" : `${reason}: `}${words.at(-1) ?? error.message}`
+  })
 }
+
+/** The sync lock held by another sync. */
+export const anotherSync = new MirrorDatabaseError({ detail: "another sync into this mirror is running", locked: true })
 
 /**
  * What `sync` fails with: criteria or options that are not valid (a client `ValidationError`, before

@@ -6,8 +6,9 @@
  * Designs pass through in batches, and the listing is compared with the rows by SQL: a run holds no
  * design past its batch, and no set of the numbers it listed (docs/mirror.md).
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
+import { SqlClient } from "#edition/internal/mirror/engines"
+import { dateTimeUnsafe, fromNullable, fromResult, paginate } from "#edition/internal/seam"
+import { Clock, DateTime, Effect, Option, Stream } from "effect"
 import { columnsOf, criteriaKeyOf, differences, parsed } from "../../core/mirror.js"
 import type { ChangeRow, DesignRows } from "../../core/mirror.js"
 import type { AdvancedSearchRequest, Design, DesignNumber, QuickSearchRequest } from "../../Designs.js"
@@ -26,30 +27,22 @@ import { changes as readChanges, make as makeTables, migrate } from "./tables.js
 /** What every run uses: the client, the statements, and the designs a batch holds. */
 type Deps = { readonly client: Client; readonly tables: Tables; readonly batchSize: number }
 
-const noneYet = {
-  searched: 0,
-  matching: 0,
-  fetched: 0,
-  inserted: 0,
-  updated: 0,
-  unchanged: 0,
-  noLongerMatching: 0,
-  notFound: 0,
-  requests: 0
-}
+/** A run's counts before it starts: of requests and designs, then of rows. */
+const rowsNoneYet = { inserted: 0, updated: 0, unchanged: 0, noLongerMatching: 0, notFound: 0 }
+const noneYet = { searched: 0, matching: 0, fetched: 0, requests: 0, ...rowsNoneYet }
 
 const db = <A, E extends { readonly message: string; readonly cause?: unknown }, R>(
   doing: string,
   effect: Effect.Effect<A, E, R>
 ) => Effect.mapError(retryLocked(effect), databaseError(doing))
 
-const iso = (millis: number) => DateTime.formatIso(DateTime.unsafeMake(millis))
+const iso = (millis: number) => DateTime.formatIso(dateTimeUnsafe(millis))
 
 /** Plan: the criteria and options checked before anything is written or sent, the run started or resumed. */
 const plan = (deps: Deps, criteria: unknown, options: unknown) =>
   Effect.gen(function*() {
-    const { json, search } = yield* readCriteria(criteria)
-    const { concurrency, history, onProgress } = yield* readOptions(options)
+    const { json, search } = yield* fromResult(readCriteria(criteria))
+    const { concurrency, history, onProgress } = yield* fromResult(readOptions(options))
     const key = criteriaKeyOf(json)
     const previous = Option.getOrUndefined(yield* db("reading the sync state", deps.tables.syncRow(key)))
     const resumed = previous !== undefined && previous.run_day !== null
@@ -70,24 +63,15 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
     }
     if (!resumed) yield* db("starting the run", deps.tables.putSyncRow(row))
     const since = row.run_since ?? undefined
+    // `search`, whose listing reconciles the rows: every design matching now.
+    const asked = { ...deps, key, json, at, row, resumed, since, search, concurrency, history, onProgress }
     return {
-      ...deps,
-      key,
-      json,
-      at,
-      row,
-      resumed,
-      since,
+      ...asked,
       /** The run's search, asking for the designs changed since the watermark where there is one. */
       changed: {
         _tag: search._tag,
         request: { ...search.request, ...(since && { changedSinceDate: since }) }
       } as Search,
-      /** The search whose listing reconciles the rows: every design matching now. */
-      search,
-      concurrency,
-      history,
-      onProgress,
       tally: { ...noneYet },
       /** Numbers the service answered 404 for, not yet committed. */
       gone: [] as Array<DesignNumber>,
@@ -97,21 +81,21 @@ const plan = (deps: Deps, criteria: unknown, options: unknown) =>
   })
 
 /** One run as it goes: what it was asked, where it stands, and what it has done so far. */
-type Run = Effect.Effect.Success<ReturnType<typeof plan>>
+type Run = ReturnType<typeof plan> extends Effect.Effect<infer A, infer _E, infer _R> ? A : never
 
 /**
  * The designs of `numbers`, a `getDesign` each, through the client's one "then get each"; a number
  * the service answers 404 for joins `run.gone`.
  */
 const getEach = <R>(run: Run, numbers: Stream.Stream<DesignNumber, SyncError, R>) =>
-  Stream.filterMap(
+  Stream.filter(
     Paged.getEach(numbers, (n) =>
       run.client.getDesign(n).pipe(
-        Effect.map((r) => Option.some(r.data)),
-        Effect.catchTag("NotFoundError", () => Effect.sync(() => (run.gone.push(n), Option.none()))),
+        Effect.map((r): Design | undefined => r.data),
+        Effect.catchTag("NotFoundError", () => Effect.sync(() => void run.gone.push(n))),
         Effect.ensuring(Effect.sync(() => run.tally.requests++))
       ), run.concurrency),
-    (design) => design
+    (design): design is Design => design !== undefined
   )
 
 /** Fetch, for a quick search: the search, then a get each from the run's position on. */
@@ -156,9 +140,9 @@ const fetchAdvanced = (run: Run, request: AdvancedSearchRequest, startPage: numb
     const { searched } = run.tally
     if (got < searched) run.short ??= `the search counted ${searched} designs and ${got} were received`
   })
-  // Counted a chunk at a time: a tap would run an effect, and emit a chunk, for each design.
-  const counted = Stream.mapChunks(designs, (chunk) => (received += chunk.length, chunk))
-  return Stream.concat(counted, Stream.execute(check))
+  // Counted without an effect: a tap would run one, and emit a chunk, for each design.
+  const counted = Stream.map(designs, (design) => (received++, design))
+  return Stream.concat(counted, Stream.drain(Stream.fromEffect(check)))
 }
 
 /**
@@ -176,7 +160,7 @@ const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray
     const change = (number: string, kind: ChangeRow["kind"], fields: object | null = null) =>
       changes.push({ number, synced_at: run.at, kind, fields: fields && JSON.stringify(fields) })
     for (const design of designs.values()) {
-      const { encoded, record } = yield* encodedOf(design)
+      const { encoded, record } = yield* fromResult(encodedOf(design))
       const old = before.get(design.number)
       const fields = old === undefined || old.record === record ? {} : differences(parsed(old.record), encoded)
       const same = Object.keys(fields).length === 0
@@ -203,35 +187,36 @@ const rowsToWrite = (run: Run, batch: ReadonlyArray<Design>, gone: ReadonlyArray
  * the numbers not found after the last design.
  */
 const commit = <R>(run: Run, designs: Stream.Stream<Design, SyncError, R>, from?: number) =>
-  Stream.runFoldEffect(
-    Stream.concat(Stream.grouped(designs, run.batchSize), Stream.succeed(Chunk.empty<Design>())),
-    from ?? 0,
-    (done, chunk) =>
-      Effect.gen(function*() {
-        if (Chunk.isEmpty(chunk) && run.gone.length === 0) return done
-        const { changed, changes, notFound } = yield* rowsToWrite(
-          run,
-          Chunk.toReadonlyArray(chunk),
-          run.gone.splice(0)
-        )
-        const next = done + chunk.length
-        const { tables } = run
-        // Statements, not a transaction: each is atomic, and the position moves only once the rows
-        // it counts are in. (libSQL opens a connection for each transaction, freed only by the GC.)
-        yield* Effect.uninterruptible(db(
-          "writing designs",
-          Effect.all([
-            // History first: a stopped write is written again, its change kept once (the run keeps its start).
-            tables.recordChanges(changes),
-            tables.writeDesigns(changed),
-            tables.notFound(notFound, run.at, run.history),
-            from === undefined ? Effect.void : tables.putSyncRow({ ...run.row, run_position: next, updated_at: run.at })
-          ], { discard: true })
-        ))
-        if (from !== undefined) yield* run.onProgress({ expected: run.tally.searched, committed: next })
-        return next
-      })
-  )
+  Effect.suspend(() => {
+    let done = from ?? 0
+    const batches = Stream.map(Stream.grouped(designs, run.batchSize), (batch) => Array.from(batch))
+    return Stream.runForEach(
+      Stream.concat(batches, Stream.succeed<ReadonlyArray<Design>>([])),
+      (batch) =>
+        Effect.gen(function*() {
+          if (batch.length === 0 && run.gone.length === 0) return
+          const { changed, changes, notFound } = yield* rowsToWrite(run, batch, run.gone.splice(0))
+          const next = done + batch.length
+          const { tables } = run
+          // Statements, not a transaction (libSQL opens a connection for each one, freed only by the GC):
+          // each is atomic, and the position moves only once the rows it counts are in.
+          yield* Effect.uninterruptible(db(
+            "writing designs",
+            Effect.all([
+              // History first: a stopped write is written again, its change kept once (the run keeps its start).
+              tables.recordChanges(changes),
+              tables.writeDesigns(changed),
+              tables.notFound(notFound, run.at, run.history),
+              from === undefined
+                ? Effect.void
+                : tables.putSyncRow({ ...run.row, run_position: next, updated_at: run.at })
+            ], { discard: true })
+          ))
+          if (from !== undefined) yield* run.onProgress({ expected: run.tally.searched, committed: next })
+          done = next
+        })
+    )
+  })
 
 /** Listed numbers written or read at once. */
 const listingChunk = 1000
@@ -270,9 +255,9 @@ const reconcile = (run: Run) =>
     if (!(yield* list(run))) return
     const { tables } = run
     run.tally.noLongerMatching = yield* db("writing designs", tables.unlisted(run.key, run.at, run.history))
-    const missing = Stream.paginateChunkEffect("", (after) =>
+    const missing = paginate("", (after) =>
       Effect.map(db("reading designs", tables.listedToGet(run.key, after, listingChunk)), (listed) =>
-        [Chunk.unsafeFromArray(listed), Option.fromNullable(listed.at(-1))] as const))
+        [listed, fromNullable(listed.at(-1))] as const))
     yield* commit(run, getEach(run, missing))
     yield* db("writing the listing", tables.clearListing(run.key))
   })
@@ -281,26 +266,13 @@ const reconcile = (run: Run) =>
 const finish = (run: Run) =>
   Effect.gen(function*() {
     const watermark = run.short === undefined ? run.row.run_day ?? run.at.slice(0, 10) : run.row.watermark
-    yield* db(
-      "finishing the run",
-      run.tables.putSyncRow({
-        ...run.row,
-        watermark,
-        run_day: null,
-        run_since: null,
-        run_position: 0,
-        run_at: null,
-        updated_at: iso(yield* Clock.currentTimeMillis),
-        last_run_at: run.short === undefined ? run.at : run.row.last_run_at
-      })
-    )
+    const ended = { run_day: null, run_since: null, run_position: 0, run_at: null }
+    const updated_at = iso(yield* Clock.currentTimeMillis)
+    const last_run_at = run.short === undefined ? run.at : run.row.last_run_at
+    yield* db("finishing the run", run.tables.putSyncRow({ ...run.row, watermark, ...ended, updated_at, last_run_at }))
     if (run.short !== undefined) {
-      return yield* new IncompleteSyncError({
-        criteriaKey: run.key,
-        detail: run.short,
-        fetched: run.tally.fetched,
-        watermark
-      })
+      const { fetched } = run.tally
+      return yield* new IncompleteSyncError({ criteriaKey: run.key, detail: run.short, fetched, watermark })
     }
     return {
       criteriaKey: run.key,
@@ -346,13 +318,13 @@ export const make = (options: { readonly batchSize?: number | undefined; readonl
     const deps: Deps = { client, tables: yield* makeTables(tablesSchema), batchSize }
     // criteria `sync` refuses are refused here too, not answered "never synced"
     const state = (criteria: Criteria) =>
-      Effect.flatMap(criteriaKey(criteria), (key) =>
+      Effect.flatMap(fromResult(criteriaKey(criteria)), (key) =>
         Effect.map(
           db("reading the sync state", deps.tables.syncRow(key)),
           Option.map((row): SyncState => ({
             criteriaKey: row.criteria_key,
             criteria: row.criteria,
-            watermark: Option.fromNullable(row.watermark),
+            watermark: fromNullable(row.watermark),
             inProgress: row.run_day !== null
           }))
         ))
@@ -363,7 +335,7 @@ export const make = (options: { readonly batchSize?: number | undefined; readonl
       state: (criteria: Criteria) => Effect.provideService(state(criteria), SqlClient.SqlClient, sql),
       changes: (options?: ChangesOptions) =>
         Stream.provideService(
-          Stream.unwrap(Effect.map(readChangesOptions(options), (checked) => readChanges(tablesSchema, checked))),
+          Stream.unwrap(Effect.map(fromResult(readChangesOptions(options)), (o) => readChanges(tablesSchema, o))),
           SqlClient.SqlClient,
           sql
         )
@@ -373,7 +345,7 @@ export const make = (options: { readonly batchSize?: number | undefined; readonl
 /** The changes the mirror over the ambient `SqlClient` holds, its tables in `schema` (on PostgreSQL). */
 export const changes = (options: ChangesOptions & { readonly schema?: string | undefined }) =>
   Stream.unwrap(Effect.gen(function*() {
-    const checked = yield* readChangesOptions(options)
+    const checked = yield* fromResult(readChangesOptions(options))
     // an object, or nothing, once checked
     const schema = yield* schemaOf((options as { readonly schema?: unknown } | undefined)?.schema)
     return readChanges(schema, checked)

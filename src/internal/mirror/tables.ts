@@ -1,11 +1,12 @@
 /**
- * The mirror's tables, their migrations and every statement the mirror runs on them, through
- * `@effect/sql`'s `SqlClient`: the same SQL on SQLite (libSQL) and PostgreSQL, but for the column
- * types, which are each engine's own (see docs/mirror.md). Every table is named here, by `names`.
+ * The mirror's tables, their migrations and every statement the mirror runs on them, through the
+ * SQL client: the same SQL on SQLite (libSQL, in Effect 3 only) and PostgreSQL, but for the column
+ * types, which are each engine's own; the same migrations, ids and names in both editions, so that
+ * a database either made is the other's too (see docs/mirror.md). Every table is named here, by `names`.
  */
-import * as Migrator from "@effect/sql/Migrator"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { Array as Arr, Chunk, DateTime, Effect, Option, Stream } from "effect"
+import { Migrator, SqlClient } from "#edition/internal/mirror/engines"
+import { fromNullable, paginate } from "#edition/internal/seam"
+import { Array as Arr, DateTime, Effect, Option, Stream } from "effect"
 import { columnsOf, migrationsTable, parsed, qualified, tables } from "../../core/mirror.js"
 import type { ChangeRow, DesignRows, SyncColumns } from "../../core/mirror.js"
 import type { DesignNumber } from "../../Designs.js"
@@ -15,18 +16,8 @@ import type { Change, ChangesOptions, DesignState } from "./model.js"
 /** The mirror's tables (and, by `table`, its indexes), in `schema` if one is named. */
 export const names = (sql: SqlClient.SqlClient, schema: string | undefined) => {
   const table = (name: string) => sql(qualified(schema, name))
-  const t = tables
-  return {
-    table,
-    designs: table(t.designs),
-    owners: table(t.owners),
-    designers: table(t.designers),
-    classifications: table(t.classifications),
-    products: table(t.products),
-    changes: table(t.changes),
-    listing: table(t.listing),
-    syncState: table(t.syncState)
-  }
+  const named = Object.fromEntries(Object.entries(tables).map(([key, name]) => [key, table(name)]))
+  return { table, ...(named as { readonly [K in keyof typeof tables]: ReturnType<typeof table> }) }
 }
 type Names = ReturnType<typeof names>
 
@@ -101,7 +92,7 @@ FROM ${t.designs} WHERE number > ${after} ORDER BY number LIMIT 500`,
       (rows) => {
         const last = rows.at(-1)
         if (last === undefined) return Effect.void
-        return Effect.zipRight(
+        return Effect.andThen(
           writeDesigns(rows.map((row) => columnsOf(parsed(row.record), row.record, row))),
           from(last.number)
         )
@@ -128,26 +119,23 @@ const migrations = (schema: string | undefined) => ({
   "3_typed_tables_and_history": typedTables(schema)
 })
 
-/** Creates the tables, or brings them up to date: run once when the mirror is made. */
+/** Creates the tables, or brings them up to date, under `migrateLocked` (its search path names the migrator's table). */
 export const migrate = (schema?: string) =>
-  Migrator.make({})({ loader: Migrator.fromRecord(migrations(schema)), table: qualified(schema, migrationsTable) })
+  Migrator.make({})({ loader: Migrator.fromRecord(migrations(schema)), table: migrationsTable })
 
-/** The sync state of one criteria. */
+/** The sync state of one criteria (its columns: docs/mirror.md); `run_*`, of the run in progress. */
 export interface SyncRow {
   readonly criteria_key: string
   readonly criteria: string
-  /** The day (UTC, `YYYY-MM-DD`) the last complete run started: the next run asks for changes since it. */
   readonly watermark: string | null
-  /** The day the run in progress started, if one is in progress (stopped before it finished). */
   readonly run_day: string | null
-  /** The `changedSinceDate` the run in progress asks with; none for a full run. */
+  /** The `changedSinceDate` the run asks with; none for a full run. */
   readonly run_since: string | null
   /** How many designs of the run's search are committed, counted from its first. */
   readonly run_position: number
   readonly updated_at: string
-  /** When the last complete run started. */
   readonly last_run_at: string | Date | null
-  /** When the run in progress started: the `synced_at` of all it writes, resumed or not. */
+  /** The `synced_at` of all the run writes, resumed or not. */
   readonly run_at: string | Date | null
 }
 
@@ -156,10 +144,8 @@ const chunks = <A>(items: ReadonlyArray<A>) => Arr.chunksOf(items, 500)
 
 /** The statements of the mirror on the tables `t`. */
 const statements = (sql: SqlClient.SqlClient, t: Names) => {
-  const insert = (table: typeof t.designs, rows: ReadonlyArray<object>, then = sql``) =>
-    Effect.forEach(chunks(rows), (c) => sql`INSERT INTO ${table} ${sql.insert(c.map((r) => ({ ...r })))} ${then}`, {
-      discard: true
-    })
+  const insert = (table: typeof t.designs, rows: ReadonlyArray<Record<string, unknown>>, then = sql``) =>
+    Effect.forEach(chunks(rows), (c) => sql`INSERT INTO ${table} ${sql.insert(c)} ${then}`, { discard: true })
 
   /**
    * Writes designs with the rows of their parties, classes and products, which replace any the
@@ -177,7 +163,7 @@ const statements = (sql: SqlClient.SqlClient, t: Names) => {
     ] as const
     return Effect.all([
       Effect.forEach(children, ([table, rows]) =>
-        Effect.zipRight(
+        Effect.andThen(
           Effect.forEach(chunks(replaced), (chunk) => sql`DELETE FROM ${table} WHERE ${sql.in("number", chunk)}`),
           insert(table, rows)
         )),
@@ -208,7 +194,7 @@ export const make = (schema?: string) =>
     const mark = (where: ReturnType<typeof sql.and>, state: DesignState, at: string, history: boolean) => {
       const selected = sql`FROM ${t.designs} WHERE ${where} AND state <> ${state}`
       const time = sql.literal(typesOf(sql).time)
-      return Effect.zipLeft(
+      return Effect.tap(
         Effect.map(sql<{ n: number | string }>`SELECT COUNT(*) AS n ${selected}`, ([row]) => Number(row?.n ?? 0)),
         Effect.all([
           history
@@ -225,7 +211,7 @@ export const make = (schema?: string) =>
       syncRow: (key: string) =>
         Effect.map(
           sql<SyncRow>`SELECT * FROM ${t.syncState} WHERE criteria_key = ${key}`,
-          (rows) => Option.fromNullable(rows[0])
+          (rows) => fromNullable(rows[0])
         ),
       putSyncRow: (row: SyncRow) =>
         Effect.asVoid(sql`INSERT INTO ${t.syncState} ${sql.insert({ ...row })}
@@ -287,7 +273,7 @@ export const make = (schema?: string) =>
   })
 
 /** The statements of the mirror. */
-export type Tables = Effect.Effect.Success<ReturnType<typeof make>>
+export type Tables = ReturnType<typeof make> extends Effect.Effect<infer A, infer _E, infer _R> ? A : never
 
 /**
  * The changes of the mirror in `schema` (see `DesignMirror.changes`), read a page at a time; a
@@ -304,7 +290,7 @@ export const changes = (schema: string | undefined, { kind, since }: ChangesOpti
       if (found.length === 0) return yield* new MirrorDatabaseError({ detail: "not a mirror: no design_changes table" })
       const [last] = yield* sql<{ at: string | Date | null }>`SELECT MAX(last_run_at) AS at FROM ${t.syncState}`
       const from = since === undefined ? new Date(last?.at ?? 0).toISOString() : DateTime.formatIso(since)
-      return Stream.paginateChunkEffect(undefined as readonly [string, string, string] | undefined, (after) =>
+      return paginate(undefined as readonly [string, string, string] | undefined, (after) =>
         Effect.map(
           sql<ChangeRow & { synced_at: string | Date }>`SELECT number, synced_at, kind, CAST(fields AS TEXT) AS fields
   FROM ${t.changes} WHERE ${
@@ -322,8 +308,8 @@ export const changes = (schema: string | undefined, { kind, since }: ChangesOpti
               fields: parsed(row.fields) as Change["fields"]
             }))
             const end = page.length < 500 ? undefined : page.at(-1)
-            const next = Option.map(Option.fromNullable(end), (c) => [c.syncedAt, c.number, c.kind] as const)
-            return [Chunk.unsafeFromArray(page), next] as const
+            const next = Option.map(fromNullable(end), (c) => [c.syncedAt, c.number, c.kind] as const)
+            return [page, next] as const
           }
         ))
     }))).pipe(Stream.catchTag("SqlError", (e) => Stream.fail(databaseError("reading changes")(e))))

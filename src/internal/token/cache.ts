@@ -3,24 +3,10 @@
  * with no I/O; one fetch in flight however many callers wait; a refresh ahead of expiry only for a
  * token in use; a compare-and-clear `invalidate` for 401s. Time comes from Effect's `Clock`.
  */
-import { HttpClient } from "@effect/platform"
-import {
-  Clock,
-  DateTime,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  FiberHandle,
-  FiberId,
-  Option,
-  Queue,
-  Redacted,
-  Ref,
-  Schedule,
-  Tracer
-} from "effect"
-import type { Scope } from "effect"
+import { clockMillis, exitInterrupted, forkInUninterruptible, whileInputEffect } from "#edition/internal/seam"
+import { HttpClient } from "#edition/internal/seam"
+import { Clock, DateTime, Deferred, Duration, Effect, Exit, FiberHandle, Option } from "effect"
+import { Queue, Redacted, Ref, type Schedule, type Scope, Tracer } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
 import { DesignSearchConfig, type Settings } from "../../DesignSearchConfig.js"
@@ -74,7 +60,7 @@ interface Cache {
 /** The answer of a fetch stopped by the layer's scope closing, and of a call made after it. */
 const closedError = new TokenError({ reason: "Unavailable", detail: "the token service was shut down" })
 const isTransient = (error: TokenError): boolean => error.reason === "Unavailable"
-const newFlight = (): Flight => Deferred.unsafeMake<Token, TokenError>(FiberId.none)
+const newFlight = Deferred.make<Token, TokenError>()
 /** How many refused tokens a service remembers at most (each until it expires). */
 const maxRefused = 1024
 
@@ -101,29 +87,32 @@ const remember = (c: Cache, token: Token, now: number) => {
  * the first one's request if it were interrupted. A link leads from that caller (`linkCaller`).
  */
 const withOwnSpan = (c: Cache, name: string, linkCaller: boolean) => (effect: Fetch): Fetch =>
-  Effect.flatMap(Effect.option(Effect.currentSpan), (caller) =>
-    Effect.withSpan(effect, name, {
+  Effect.flatMap(Effect.option(Effect.currentSpan), (caller) => {
+    // `_tag` is Effect 3's `SpanLink`'s; Effect 4's has none, and reads none
+    const links = Option.toArray(Option.map(caller, (span) => ({ _tag: "SpanLink", span, attributes: {} }) as const))
+    return Effect.withSpan(effect, name, {
       kind: "client",
       parent: Option.getOrUndefined(c.owner),
       root: true,
-      links: linkCaller && Option.isSome(caller) ? [{ _tag: "SpanLink", span: caller.value, attributes: {} }] : []
-    }))
+      links: linkCaller ? links : []
+    })
+  })
 
 /** One token request, counted, its token remembered as fetched here. */
 const requestToken = (c: Cache): Fetch =>
   Effect.clockWith((clock) => {
     c.counters.tokenRequests++
-    const sent = clock.unsafeCurrentTimeMillis()
+    const sent = clockMillis(clock)
     const limits = { timeout: c.config.tokenTimeout, maxBodyBytes: c.config.maxBodyBytes }
     return Effect.tap(
       TokenEndpoint.requestToken(c.client, c.config, c.config.tokenUrl, limits),
-      (token) => void c.fetchedHere.set(token, sent)
+      (token) => Effect.sync(() => c.fetchedHere.set(token, sent))
     )
   })
 
 /** Token requests, transient failures retried on the service's schedule while `holding` holds. */
 const requestRetried = (c: Cache, holding = Effect.succeed(true)): Fetch =>
-  retryTransient(requestToken(c), isTransient, toldRetries(Schedule.whileInputEffect(c.retrySchedule, () => holding)))
+  retryTransient(requestToken(c), isTransient, toldRetries(whileInputEffect(c.retrySchedule, () => holding)))
 
 /** `fetch` through the store, which may answer with a token it holds that `accept` takes. */
 const obtain = (c: Cache, fetch: Fetch, accept: (token: Token, now: number) => boolean): Fetch =>
@@ -156,7 +145,7 @@ const refreshAhead = (c: Cache, cached: Token) =>
           still ? Effect.fail(e) : obtain(c, requestRetried(c), newer))),
       withOwnSpan(c, "TokenService.refresh", false)
     )
-    const deferred = newFlight()
+    const deferred = yield* newFlight
     // Claiming the fetch and starting it go together, or its waiters would wait forever.
     yield* Effect.flatten(Ref.modify(c.state, (s): [Effect.Effect<void>, State] => {
       if (!holds(s, cached) || !s.used || s.inflight !== undefined) {
@@ -184,7 +173,7 @@ const startFetch = (c: Cache, deferred: Flight, fetch: Fetch): Effect.Effect<voi
         return Exit.isSuccess(exit)
           ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
           : { ...s, ...flights }
-      }).pipe(Effect.zipRight(Deferred.done(deferred, Exit.isInterrupted(exit) ? Exit.fail(closedError) : exit)))
+      }).pipe(Effect.andThen(Deferred.done(deferred, exitInterrupted(exit) ? Exit.fail(closedError) : exit)))
     ),
     // Only for the token still cached: a newer fetch (after a 401) has started its own refresh.
     Effect.tap((token) =>
@@ -195,7 +184,7 @@ const startFetch = (c: Cache, deferred: Flight, fetch: Fetch): Effect.Effect<voi
     ),
     // its outcome reaches every waiter through the flight: the fiber itself has no one to tell
     Effect.ignore,
-    Effect.forkIn(c.scope),
+    forkInUninterruptible(c.scope),
     Effect.asVoid
   )
 
@@ -209,22 +198,22 @@ const claim = (c: Cache, since?: number): Fetch =>
   Effect.clockWith((clock) =>
     Effect.uninterruptibleMask((restore) =>
       // what the caller is to run next, and the state it leaves
-      Effect.flatten(Ref.modify(c.state, (s): [Fetch, State] => {
-        const now = clock.unsafeCurrentTimeMillis()
-        const renewing = since !== undefined
-        if (s.token !== undefined && now < s.validUntil && (!renewing || fetchedSince(c, s.token, since))) {
-          return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
-        }
-        if (c.closed) return [Effect.fail(closedError), s]
-        c.counters.waits++
-        const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
-        if (joined !== undefined) return [restore(Deferred.await(joined)), s]
-        const deferred = newFlight()
-        const fetch = obtain(c, requestRetried(c), () => !renewing)
-        const started = startFetch(c, deferred, withOwnSpan(c, "TokenService.fetch", true)(fetch))
-        const waited = Effect.zipRight(started, restore(Deferred.await(deferred)))
-        return [waited, renewing ? { ...s, renewal: { deferred, since: now } } : { ...s, inflight: deferred }]
-      }))
+      Effect.flatMap(newFlight, (deferred) =>
+        Effect.flatten(Ref.modify(c.state, (s): [Fetch, State] => {
+          const now = clockMillis(clock)
+          const renewing = since !== undefined
+          if (s.token !== undefined && now < s.validUntil && (!renewing || fetchedSince(c, s.token, since))) {
+            return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
+          }
+          if (c.closed) return [Effect.fail(closedError), s]
+          c.counters.waits++
+          const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
+          if (joined !== undefined) return [restore(Deferred.await(joined)), s]
+          const fetch = obtain(c, requestRetried(c), () => !renewing)
+          const started = startFetch(c, deferred, withOwnSpan(c, "TokenService.fetch", true)(fetch))
+          const waited = Effect.andThen(started, restore(Deferred.await(deferred)))
+          return [waited, renewing ? { ...s, renewal: { deferred, since: now } } : { ...s, inflight: deferred }]
+        })))
     )
   )
 
@@ -234,7 +223,7 @@ const get = (c: Cache): Fetch =>
     Effect.flatMap(
       Ref.get(c.state),
       (s) =>
-        s.used && s.token !== undefined && clock.unsafeCurrentTimeMillis() < s.validUntil
+        s.used && s.token !== undefined && clockMillis(clock) < s.validUntil
           ? Effect.succeed(s.token)
           : claim(c)
     )
@@ -245,9 +234,9 @@ const get = (c: Cache): Fetch =>
 const invalidate = (c: Cache) => (token: Token): Effect.Effect<void> =>
   Effect.uninterruptible(Effect.clockWith((clock) => {
     const told = isRefused(c, token)
-    remember(c, token, clock.unsafeCurrentTimeMillis())
+    remember(c, token, clockMillis(clock))
     const cleared = Ref.update(c.state, (s) => holds(s, token) ? { ...s, token: undefined } : s)
-    return Effect.zipRight(cleared, told ? Effect.void : Queue.offer(c.unheard, token))
+    return Effect.andThen(cleared, told ? Effect.void : Queue.offer(c.unheard, token))
   }))
 
 const renew = (c: Cache) => (token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
@@ -276,7 +265,7 @@ export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
     // Closed, the service answers at once rather than start a fetch nothing would complete, and
     // hands out no token it still holds: a call made after the close fails as one waiting did.
     yield* Effect.addFinalizer(() =>
-      Effect.zipRight(
+      Effect.andThen(
         Effect.sync(() => void (c.closed = true)),
         Ref.update(c.state, (s): State => ({ ...s, token: undefined }))
       )

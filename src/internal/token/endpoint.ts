@@ -3,9 +3,9 @@
  * token, and what its answer means. `interpret` is pure; `requestToken` sends one request on the
  * toolkit's one request path and interprets it. Retrying, caching and sharing are `TokenService`'s.
  */
-import type { HttpClient } from "@effect/platform"
-import { HttpClientRequest } from "@effect/platform"
-import { DateTime, Duration, Effect, Either, Option, Redacted, Schema } from "effect"
+import { decodeUnknownResult, fromResult, type HttpClient, HttpClientRequest, Result } from "#edition/internal/seam"
+import type { SchemaError } from "#edition/internal/seam"
+import { DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
 import { isRecord, tokenFailure } from "../../core/answers.js"
@@ -31,7 +31,7 @@ export const tokenRequest = (tokenUrl: string, credentials: Credentials): HttpCl
     })
   )
 
-const decodeTokenResponse = Schema.decodeUnknownEither(AccessToken.TokenResponse, { errors: "all" })
+const decodeTokenResponse = decodeUnknownResult(AccessToken.TokenResponse, { errors: "all" })
 const decodeOAuthError = Schema.decodeUnknownOption(AccessToken.OAuthErrorResponse)
 
 /** The RFC 6749 `error` and `error_description` of a body, when it has them, masked and bounded. */
@@ -60,28 +60,30 @@ export const interpret = (
   { headers, status, text }: Answer,
   sentAt: DateTime.Utc,
   secrets: ReadonlyArray<string>
-): Either.Either<AccessToken.AccessToken, TokenError> => {
-  const fail = (reason: TokenError["reason"], detail: string, rfc: Partial<TokenError> = {}) =>
-    Either.left(new TokenError({ reason, status, ...rfc, detail }))
+): Result<AccessToken.AccessToken, TokenError> => {
+  const error = (reason: TokenError["reason"], detail: string, rfc: Partial<TokenError> = {}) =>
+    new TokenError({ reason, status, ...rfc, detail })
   if (status >= 200 && status < 300) {
     const json = Option.getOrUndefined(parseJson(text))
-    const decoded = decodeTokenResponse(json)
-    if (Either.isRight(decoded)) return Either.right(AccessToken.fromResponse(decoded.right, sentAt))
-    const told = describe(decoded.left, maskOf([...secrets, ...tokenOf(json)]))
-    return fail("InvalidResponse", cap(`not a token response: ${told}`, maxDescriptionLength))
+    const told = (issue: SchemaError) => describe(issue, maskOf([...secrets, ...tokenOf(json)]))
+    return Result.mapError(
+      Result.map(decodeTokenResponse(json), (response) => AccessToken.fromResponse(response, sentAt)),
+      (issue) => error("InvalidResponse", cap(`not a token response: ${told(issue)}`, maxDescriptionLength))
+    )
   }
   const mask = maskOf(secrets)
   const rfc = oauthFields(text, mask)
   const body = keptExcerpt(mask, text) || "no body"
   switch (tokenFailure(status)) {
     case "InvalidCredentials":
-      return fail("InvalidCredentials", "the token endpoint refused the client credentials", rfc)
+      return Result.fail(error("InvalidCredentials", "the token endpoint refused the client credentials", rfc))
     case "Unavailable": {
-      const retryAfter = status === 429 ? parseRetryAfter(headers["retry-after"], sentAt.epochMillis) : undefined
-      return fail("Unavailable", body, retryAfter === undefined ? rfc : { ...rfc, retryAfter })
+      const sentMillis = DateTime.toEpochMillis(sentAt)
+      const retryAfter = status === 429 ? parseRetryAfter(headers["retry-after"], sentMillis) : undefined
+      return Result.fail(error("Unavailable", body, retryAfter === undefined ? rfc : { ...rfc, retryAfter }))
     }
     case "InvalidResponse":
-      return fail("InvalidResponse", `unexpected status ${status}: ${body}`, rfc)
+      return Result.fail(error("InvalidResponse", `unexpected status ${status}: ${body}`, rfc))
   }
 }
 
@@ -109,10 +111,10 @@ export const requestToken = (
     send(client, tokenRequest(tokenUrl, credentials), limits).pipe(
       Effect.mapError((error) => sendFailure(error, tokenUrl, limits.timeout)),
       Effect.flatMap((answer) =>
-        interpret(answer, sentAt, [
+        fromResult(interpret(answer, sentAt, [
           // the secret, and `id:secret` (whose base64 is HTTP Basic's form of the credentials)
           Redacted.value(credentials.clientSecret),
           `${credentials.clientId}:${Redacted.value(credentials.clientSecret)}`
-        ])
+        ]))
       )
     ))

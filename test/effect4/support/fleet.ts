@@ -5,10 +5,10 @@
  */
 import { Clock, Context, DateTime, Duration, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
-import type * as AccessToken from "../../../src/effect4/AccessToken.js"
-import * as FleetRedis from "../../../src/effect4/FleetRedis.js"
-import * as RequestBudget from "../../../src/effect4/RequestBudget.js"
-import * as TokenStore from "../../../src/effect4/TokenStore.js"
+import type * as AccessToken from "../../../src/AccessToken.js"
+import * as FleetRedis from "../../../src/FleetRedis.js"
+import * as RequestBudget from "../../../src/RequestBudget.js"
+import * as TokenStore from "../../../src/TokenStore.js"
 
 /** The client every member shares a token and a budget for. */
 export const client: FleetRedis.ClientIdentity = { tokenUrl: "https://auth.example/token", clientId: "fleet-client" }

@@ -2,9 +2,9 @@
 import { Effect, Fiber, Layer } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
-import * as DesignSearchClient from "../../../src/effect4/DesignSearchClient.js"
-import * as DesignSearchConfig from "../../../src/effect4/DesignSearchConfig.js"
-import * as Sandbox from "../../../src/effect4/Sandbox.js"
+import * as DesignSearchClient from "../../../src/DesignSearchClient.js"
+import * as DesignSearchConfig from "../../../src/DesignSearchConfig.js"
+import * as Sandbox from "../../../src/Sandbox.js"
 
 export interface TestOptions {
   readonly sandbox?: Sandbox.Options

@@ -2,8 +2,8 @@
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
 import type { HttpClient } from "effect/http"
-import * as DesignSearchConfig from "../../../src/effect4/DesignSearchConfig.js"
-import * as Sandbox from "../../../src/effect4/Sandbox.js"
+import * as DesignSearchConfig from "../../../src/DesignSearchConfig.js"
+import * as Sandbox from "../../../src/Sandbox.js"
 
 export const base = Sandbox.inProcessUrl
 export const api = base + DesignSearchConfig.apiPath

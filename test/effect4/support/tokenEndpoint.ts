@@ -5,8 +5,8 @@
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
-import * as DesignSearchConfig from "../../../src/effect4/DesignSearchConfig.js"
-import * as TokenService from "../../../src/effect4/TokenService.js"
+import * as DesignSearchConfig from "../../../src/DesignSearchConfig.js"
+import * as TokenService from "../../../src/TokenService.js"
 
 export const clientId = "test-client"
 export const clientSecret = "test-secret-4b1d"

@@ -1,26 +1,18 @@
 /**
- * Schema failures told in bounded text, in the Effect 3 edition's words: one `path: problem` per
- * offending value ("Expected string, actual 1", "is missing"), the value shown as a short masked
- * preview (`core/preview.ts`), the whole description capped. The values appear when the schema ran
- * with `reportInput: true`; without it (the token endpoint's answers, whose values may be tokens of
- * any type) the texts stop before ", actual".
+ * Schema 4's failures read as lines for `schemaIssues.ts`, in the Effect 3 edition's words ("Expected
+ * string, actual 1", "is missing"). The offending values appear, as short masked previews, when the
+ * schema ran with `reportInput: true`; without it (the token endpoint's answers, whose values may be
+ * tokens of any type) the texts stop before ", actual".
  */
 import { SchemaAST, SchemaIssue } from "effect"
 import type { Schema } from "effect"
-import type { Mask } from "../../core/mask.js"
-import { cap } from "../../core/mask.js"
-import { boundedKey, preview } from "../../core/preview.js"
-
-/** Longest description of a failure. */
-export const maxDescriptionLength = 1000
-
-/** How a request is decoded for these texts: every problem, each with the offending value. */
-export const parseOptions = { errors: "all", reportInput: true } as const
+import type { Mask } from "../core/mask.js"
+import { boundedKey, preview } from "../core/preview.js"
 
 /** One offending value: where it is, the kind of leaf issue, and what is wrong with it. */
 export interface Told {
   readonly path: ReadonlyArray<PropertyKey>
-  readonly tag: SchemaIssue.Leaf["_tag"]
+  readonly _tag: SchemaIssue.Leaf["_tag"]
   readonly message: string
 }
 
@@ -35,7 +27,7 @@ const expected = (ast: SchemaAST.AST): string =>
   messageOf(ast.annotations) ?? SchemaIssue.defaultLeafHook(new SchemaIssue.InvalidType(ast))
 
 /** The texts of the leaves, as the Effect 3 edition writes them. */
-export const leafHook = (mask: Mask): SchemaIssue.LeafHook => (issue) => {
+const leafHook = (mask: Mask): SchemaIssue.LeafHook => (issue) => {
   switch (issue._tag) {
     case "InvalidType":
       return messageOf(issue.ast.annotations) ?? expected(issue.ast) + actual(issue, mask)
@@ -90,8 +82,8 @@ const members = (ast: SchemaAST.Union): ReadonlyArray<SchemaAST.AST> => {
   return kept.length > 0 ? kept : all
 }
 
-/** Every offending value of `issue`, in order, path keys masked and capped. */
-export const told = (issue: SchemaIssue.Issue, mask: Mask): ReadonlyArray<Told> => {
+/** Every offending value of `error`, in order, path keys masked and capped. */
+export const told = (error: Schema.SchemaError, mask: Mask): ReadonlyArray<Told> => {
   const text = leafHook(mask)
   const walk = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>, told?: string): ReadonlyArray<Told> => {
     switch (issue._tag) {
@@ -108,19 +100,15 @@ export const told = (issue: SchemaIssue.Issue, mask: Mask): ReadonlyArray<Told> 
           ? issue.issues.flatMap((i) => walk(i, path, told))
           : members(issue.ast).map((m) => ({
             path,
-            tag: "InvalidType",
+            _tag: "InvalidType",
             message: told ?? expected(m) + actual(issue, mask)
           }))
       default:
-        return [{ path, tag: issue._tag, message: told ?? text(issue) }]
+        return [{ path, _tag: issue._tag, message: told ?? text(issue) }]
     }
   }
-  return walk(issue, [])
+  return walk(error.issue, [])
 }
 
-/** What did not fit, one `path: problem` per offending value, bounded in length. */
-export const describe = (error: Schema.SchemaError, mask: Mask): string =>
-  cap(
-    told(error.issue, mask).map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ` : "") + i.message).join("; "),
-    maxDescriptionLength
-  )
+/** Never: `members` leaves an optional field's `undefined` member out as the issues are read. */
+export const isUndefinedBranch = (_issue: { readonly message: string }): boolean => false

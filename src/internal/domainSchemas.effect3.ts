@@ -1,0 +1,109 @@
+/**
+ * The parts of the domain schemas Schema 3 writes its own way; `Designs` and `AccessToken` compose
+ * and document them. `domainSchemas.effect4.ts` has the same exports.
+ */
+import { DateTime, Either, Encoding, ParseResult, Schema } from "effect"
+import { isCalendarDate, wireDate, wireDateText } from "../core/calendarDate.js"
+import { unwritableAt } from "../core/json.js"
+
+const designNumberPattern = /^[A-Za-z0-9]{1,12}$/
+
+export const DesignNumber = Schema.String.pipe(
+  Schema.pattern(designNumberPattern, { message: () => "expected a design number: 1 to 12 letters or digits" }),
+  Schema.brand("DesignNumber")
+)
+
+export const IsoDate = Schema.String.pipe(
+  Schema.filter((s) => isCalendarDate(s) || "expected a date written YYYY-MM-DD"),
+  Schema.annotations({ identifier: "IsoDate" })
+)
+
+export const WireDate = Schema.transformOrFail(Schema.String, Schema.DateTimeUtcFromSelf, {
+  decode: (s, _, ast) => {
+    const millis = wireDate(s)
+    return millis === undefined
+      ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an ISO 8601 date"))
+      : ParseResult.succeed(DateTime.unsafeMake(millis))
+  },
+  encode: (d) => ParseResult.succeed(wireDateText(DateTime.toEpochMillis(d)))
+})
+
+/** `self`, refusing a value `predicate` answers with a text, told with that text. */
+export const refine = <S extends Schema.Schema.Any>(self: S, predicate: (a: Schema.Schema.Type<S>) => true | string) =>
+  Schema.filter<S>(predicate)(self)
+
+export const writable = <A, I>(schema: Schema.Schema<A, I>) =>
+  schema.pipe(Schema.filter((request) => {
+    const path = unwritableAt(request)
+    return path === undefined || { path, message: "expected a value JSON can write as it is" }
+  }))
+
+export const Query = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length > 0 || "expected a non-empty query"),
+  Schema.maxLength(1000, { message: () => "expected a query of at most 1000 characters" })
+)
+
+export const rowsOf = <S extends Schema.Schema.Any>(row: S) =>
+  Schema.Array(row).pipe(
+    Schema.minItems<Schema.Array$<S>>(1, { message: () => "expected at least one row" }),
+    Schema.maxItems<Schema.filter<Schema.Array$<S>>>(100, { message: () => "expected at most 100 rows" })
+  )
+
+/** `pageNumber` from 0 and `pageSize` from 1 to `max`, each with its own message. */
+export const pageFields = (max: number) => ({
+  pageNumber: Schema.NonNegativeInt.annotations({ message: () => "expected a page number: an integer from 0" }),
+  pageSize: Schema.Int.pipe(Schema.between(1, max)).annotations({
+    message: () => `expected a page size: an integer from 1 to ${max}`
+  })
+})
+
+export const Count = Schema.NonNegativeInt
+
+/** Design numbers, the whole register maybe: a valid list is kept in one pass, an invalid one read item by item. */
+export const DesignNumbers = Schema.declare([Schema.Array(DesignNumber)], {
+  decode: (list) => (u, options) =>
+    Array.isArray(u) && u.every((n) => typeof n === "string" && designNumberPattern.test(n))
+      ? ParseResult.succeed(u as ReadonlyArray<typeof DesignNumber.Type>)
+      : ParseResult.decodeUnknown(list)(u, options),
+  encode: (list) => ParseResult.encodeUnknown(list)
+})
+
+const maxExpiresIn = 365 * 24 * 3600 // a year: timers and dates stay in range
+
+export const ExpiresIn = Schema.Union(
+  Schema.Int.pipe(Schema.between(1, maxExpiresIn)),
+  Schema.compose(
+    Schema.String.pipe(Schema.pattern(/^[0-9]{1,10}$/, { message: () => "expected a string of digits" })),
+    Schema.NumberFromString
+  ).pipe(Schema.between(1, maxExpiresIn))
+)
+
+/** RFC 6750's `b64token` in at most 8 KiB, told in one text for any value (no token is echoed). */
+export const AccessTokenValue = Schema.String.pipe(
+  Schema.filter((s) => s.length <= 8192 && /^[A-Za-z0-9\-._~+/]+=*$/.test(s), {
+    message: () => ({
+      message: "expected a non-empty b64token (RFC 6750 section 2.1) of at most 8192 characters",
+      override: true
+    })
+  })
+)
+
+export const TokenType = Schema.String.pipe(
+  Schema.filter((type) => type.toLowerCase() === "bearer", { message: () => "expected Bearer" })
+)
+
+export const TokenResponse = Schema.Struct({
+  access_token: AccessTokenValue,
+  expires_in: ExpiresIn,
+  token_type: TokenType
+}).annotations({ message: () => "expected a JSON object with access_token, expires_in and token_type" })
+
+export const Stored = Schema.Struct({
+  token: Schema.Redacted(AccessTokenValue),
+  tokenType: TokenType,
+  issuedAt: Schema.DateTimeUtcFromNumber,
+  expiresAt: Schema.DateTimeUtcFromNumber
+})
+
+/** The text of base64url `data`, if it is some. */
+export const base64UrlText = (data: string) => Either.getRight(Encoding.decodeBase64UrlString(data))
