@@ -3,9 +3,9 @@
  * linear scan of the same designs for the same queries (the baseline, measured in the same run).
  */
 import { performance } from "node:perf_hooks"
-import { generateDesigns } from "../src/core/dataset.js"
-import * as SearchIndex from "../src/core/searchIndex.js"
-import type { Design, QuickSearchRequest } from "../src/core/wire.js"
+import { generateDesigns } from "../src/core/sandbox/dataset.js"
+import * as SearchIndex from "../src/core/sandbox/searchIndex.js"
+import type { Design, QuickSearchRequest } from "../src/core/wire/wire.js"
 import { median, percentile, round } from "./stats.js"
 
 export interface SandboxSearchResult {

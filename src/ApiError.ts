@@ -6,7 +6,7 @@
  */
 import { DurationSchema, literals, openStruct, union } from "#edition/internal/seam"
 import { Duration, Schema } from "effect"
-import { describeErrors as describe } from "./core/errorText.js"
+import { describeErrors as describe } from "./core/wire/errorText.js"
 
 /**
  * `source` of an error object: where in the request the error comes from. Here and in every error

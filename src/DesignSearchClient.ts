@@ -272,7 +272,7 @@ export {
    * @category retries
    */
   isTransient
-} from "./internal/client/retry.js"
+} from "./internal/http/retry.js"
 
 /**
  * Options of `make`, `layer` and `layerConfig`.

@@ -10,7 +10,7 @@ import { catchAll, durationLessThan, fromResult, invalidConfig, missingConfig } 
 import { Result, Service as Tag } from "#edition/internal/seam"
 import type { ConfigErrorType, DurationInput } from "#edition/internal/seam"
 import { Config, Duration, Effect, Layer, Redacted } from "effect"
-import * as Service from "./core/service.js"
+import * as Service from "./core/wire/service.js"
 import { nonNegative, positive, positiveInt } from "./internal/optionChecks.js"
 
 /**

@@ -7,9 +7,9 @@
 import * as Edition from "#edition/internal/domainSchemas"
 import { literals, openStruct, record, union } from "#edition/internal/seam"
 import { Schema } from "effect"
-import { knownDateTypes, knownStatuses } from "./core/wire.js"
+import { knownDateTypes, knownStatuses } from "./core/wire/wire.js"
 
-export { knownDateTypes, knownStatuses } from "./core/wire.js"
+export { knownDateTypes, knownStatuses } from "./core/wire/wire.js"
 
 /**
  * Design numbers: 1 to 12 ASCII letters or digits (e.g. `201915000`).

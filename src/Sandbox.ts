@@ -11,31 +11,31 @@ import type { ConfigErrorType, DurationInput, HttpServerError } from "#edition/i
 import { Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
-import { generateDesigns } from "./core/dataset.js"
-import * as Checks from "./core/sandboxChecks.js"
-import * as SearchIndex from "./core/searchIndex.js"
+import * as Checks from "./core/sandbox/checks.js"
+import { generateDesigns } from "./core/sandbox/dataset.js"
+import * as SearchIndex from "./core/sandbox/searchIndex.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as OptionalPeer from "./internal/optionalPeer.js"
 import { nonNegative } from "./internal/optionChecks.js"
-import * as App from "./sandbox/App.js"
-import * as Cassette from "./sandbox/Cassette.js"
-import * as Control from "./sandbox/Control.js"
-import { SandboxControl } from "./sandbox/Control.js"
-import type { Sandbox } from "./sandbox/Control.js"
-import { defaults } from "./sandbox/Defaults.js"
-import type { ListenOptions, ResultField, Served } from "./sandbox/Defaults.js"
-import { httpClient } from "./sandbox/InProcessClient.js"
-import * as State from "./sandbox/State.js"
+import * as App from "./internal/sandbox/App.js"
+import * as Cassette from "./internal/sandbox/Cassette.js"
+import * as Control from "./internal/sandbox/Control.js"
+import { SandboxControl } from "./internal/sandbox/Control.js"
+import type { Sandbox } from "./internal/sandbox/Control.js"
+import { defaults } from "./internal/sandbox/Defaults.js"
+import type { ListenOptions, ResultField, Served } from "./internal/sandbox/Defaults.js"
+import { httpClient } from "./internal/sandbox/InProcessClient.js"
+import * as State from "./internal/sandbox/State.js"
 
-export { fixedNumbers, samples } from "./core/dataset.js"
-export type { RequestFilter } from "./core/faultMatch.js"
-export type { Journal } from "./core/journal.js"
-export { type CassetteOptions } from "./sandbox/Cassette.js"
-export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./sandbox/Control.js"
-export { defaults, listenDefaults, resultFields } from "./sandbox/Defaults.js"
-export type { ListenOptions, ResultField, Served } from "./sandbox/Defaults.js"
-export { httpClient } from "./sandbox/InProcessClient.js"
-export { type Entry, Fault, FaultTarget, type Stats } from "./sandbox/State.js"
+export { fixedNumbers, samples } from "./core/sandbox/dataset.js"
+export type { RequestFilter } from "./core/sandbox/faultMatch.js"
+export type { Journal } from "./core/sandbox/journal.js"
+export { type CassetteOptions } from "./internal/sandbox/Cassette.js"
+export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./internal/sandbox/Control.js"
+export { defaults, listenDefaults, resultFields } from "./internal/sandbox/Defaults.js"
+export type { ListenOptions, ResultField, Served } from "./internal/sandbox/Defaults.js"
+export { httpClient } from "./internal/sandbox/InProcessClient.js"
+export { type Entry, Fault, FaultTarget, type Stats } from "./internal/sandbox/State.js"
 
 /**
  * Options of `make`, `layer` and `serve`.
@@ -219,5 +219,5 @@ const loadServer = OptionalPeer.load({
   packageName: "@effect/platform-node",
   feature: "Sandbox.serve",
   install: `npm install @effect/platform-node@${{ 3: "^0.108", 4: "^4.1" }[edition]}`,
-  load: () => import("./sandbox/Server.js")
+  load: () => import("./internal/sandbox/Server.js")
 })

@@ -11,7 +11,7 @@ import { type Effect, type Layer, type Option, Schedule, type Scope } from "effe
 import type * as AccessToken from "./AccessToken.js"
 import type { TokenError } from "./ApiError.js"
 import type { DesignSearchConfig } from "./DesignSearchConfig.js"
-import { honorRetryAfter } from "./internal/client/retry.js"
+import { honorRetryAfter } from "./internal/http/retry.js"
 import * as Cache from "./internal/token/cache.js"
 
 /**

@@ -9,7 +9,7 @@ import { HttpClient, HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, ConfigError, Effect, Exit, Layer, Schedule } from "effect"
 import { DesignSearchClient, DesignSearchConfig } from "../src/index.js"
-import { parseRetryAfter } from "../src/internal/client/answers.js"
+import { parseRetryAfter } from "../src/internal/http/answers.js"
 
 const token = JSON.stringify({ access_token: "tok-1", token_type: "Bearer", expires_in: 3600 })
 

@@ -1,5 +1,5 @@
 /**
- * Cassettes (`Sandbox.layerCassette`, `src/core/cassette.ts`, `cassetteFile.ts`): a served sandbox stands in for the
+ * Cassettes (`Sandbox.layerCassette`, `src/core/sandbox/cassette.ts`, `cassetteFile.ts`): a served sandbox stands in for the
  * service; what is recorded replays the same answers with no request to it, a request the cassette
  * lacks names the closest recorded one, and no cassette holds the secret or a token, whatever the
  * service echoes.
@@ -13,9 +13,9 @@ import * as fs from "node:fs"
 import { createServer } from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Core from "../src/core/cassette.js"
-import * as CassetteFile from "../src/core/cassetteFile.js"
-import { maskOf } from "../src/core/mask.js"
+import { maskOf } from "../src/core/mask/mask.js"
+import * as Core from "../src/core/sandbox/cassette.js"
+import * as CassetteFile from "../src/core/sandbox/cassetteFile.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 import { envFor, run, start } from "./support/cli.js"
 import { listening } from "./support/loopback.js"

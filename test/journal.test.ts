@@ -7,7 +7,7 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Context, Effect, Either, Exit, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
-import { masked, maskOf } from "../src/core/mask.js"
+import { masked, maskOf } from "../src/core/mask/mask.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import { clientLayer, servedClient } from "./support/layers.js"
 

@@ -27,11 +27,11 @@ import {
 } from "effect"
 import * as fs from "node:fs"
 import { afterAll } from "vitest"
-import { make as ownAddress } from "../src/core/sandboxAddress.js"
+import { make as ownAddress } from "../src/core/sandbox/address.js"
 import * as DesignMirror from "../src/DesignMirror.js"
 import type { ApiError, Designs } from "../src/index.js"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
-import { withControlRoutes } from "../src/sandbox/ControlRoutes.js"
+import { withControlRoutes } from "../src/internal/sandbox/ControlRoutes.js"
 import type {
   Call,
   Case,

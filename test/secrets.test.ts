@@ -1,12 +1,21 @@
 /**
- * The mask of the toolkit's secrets (`core/mask.ts`): no error keeps the client secret or a
+ * The mask of the toolkit's secrets (`core/mask/mask.ts`): no error keeps the client secret or a
  * token in any of the forms a server may echo them in (as is, percent- or form-encoded, JSON-escaped,
  * base64 of the secret, of `id:secret` or of the token, alone or inside a longer text), and no error
  * keeps megabytes of server text.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { keptExcerpt, keptJson, keptText, masked, maskOf, maxExcerpt, maxServerText, noMask } from "../src/core/mask.js"
+import {
+  keptExcerpt,
+  keptJson,
+  keptText,
+  masked,
+  maskOf,
+  maxExcerpt,
+  maxServerText,
+  noMask
+} from "../src/core/mask/mask.js"
 
 /** Characters each encoding writes its own way: reserved in URLs and forms, escaped by JSON, non-ASCII. */
 const tricky = [..."aZ09-._~!*'() /+=&%?#\"\\<>"].concat("é", "€", "😀", "\n", "\t")

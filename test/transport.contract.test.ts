@@ -1,5 +1,5 @@
 /**
- * The contract of the request path (`src/internal/client/http.ts`: `send` over a client `confine`d
+ * The contract of the request path (`src/internal/http/send.ts`: `send` over a client `confine`d
  * to the API's origin), as one table of cases run against the `HttpClient`s an application
  * provides: over real loopback sockets, with a `node:http` server of the test's own whose behaviour
  * each case sets, `FetchHttpClient.layer`, `NodeHttpClient.layer` and `NodeHttpClient.layerUndici`;
@@ -21,8 +21,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import { gzipSync } from "node:zlib"
 import { TransportError, UnexpectedResponseError } from "../src/ApiError.js"
 import { DesignSearchConfig, Sandbox } from "../src/index.js"
-import { confine, originOf, send } from "../src/internal/client/http.js"
-import type { Answer, Limits, SendError } from "../src/internal/client/http.js"
+import { confine, originOf, send } from "../src/internal/http/send.js"
+import type { Answer, Limits, SendError } from "../src/internal/http/send.js"
 import { listening } from "./support/loopback.js"
 
 /** One request as a case writes it: below the base URL, its headers and its body as text. */

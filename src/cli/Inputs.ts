@@ -4,12 +4,12 @@
  * imports only the library's lightest modules.
  */
 import { DateTime, Option } from "effect"
-import { isCalendarDate, wireDate } from "../core/calendarDate.js"
-import { samples } from "../core/dataset.js"
-import { changeKinds } from "../core/mirror.js"
+import { changeKinds } from "../core/mirror/mirror.js"
+import { samples } from "../core/sandbox/dataset.js"
+import { isCalendarDate, wireDate } from "../core/wire/calendarDate.js"
 import { isLoopbackHost } from "../DesignSearchConfig.js"
+import { defaults, listenDefaults, resultFields } from "../internal/sandbox/Defaults.js"
 import * as RequestBudget from "../RequestBudget.js"
-import { defaults, listenDefaults, resultFields } from "../sandbox/Defaults.js"
 import type { Command, Fields, Input, Parser } from "./CommandLine.js"
 import {
   argument,

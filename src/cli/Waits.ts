@@ -6,7 +6,7 @@
  * Nothing else below `Info`.
  */
 import { HashMap, Layer, Logger, LogLevel, Option } from "effect"
-import { defaultRetries } from "../internal/client/retry.js"
+import { defaultRetries } from "../internal/http/retry.js"
 import * as TokenService from "../TokenService.js"
 import * as Output from "./Output.js"
 

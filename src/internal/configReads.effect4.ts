@@ -1,6 +1,6 @@
 /** What Effect 4 reads of settings otherwise than Effect 3: the variables, a duration, the unset ones. */
 import { Config, Duration, Effect, Option } from "effect"
-import * as Service from "../core/service.js"
+import * as Service from "../core/wire/service.js"
 
 /** A string variable. */
 export const configString = Config.String

@@ -3,8 +3,8 @@
  * and document them. `domainSchemas.effect4.ts` has the same exports.
  */
 import { DateTime, Either, Encoding, ParseResult, Schema } from "effect"
-import { isCalendarDate, wireDate, wireDateText } from "../core/calendarDate.js"
-import { unwritableAt } from "../core/json.js"
+import { isCalendarDate, wireDate, wireDateText } from "../core/wire/calendarDate.js"
+import { unwritableAt } from "../core/wire/json.js"
 
 const designNumberPattern = /^[A-Za-z0-9]{1,12}$/
 

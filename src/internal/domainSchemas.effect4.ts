@@ -4,8 +4,8 @@
  */
 import { DateTime, Effect, Result, Schema, SchemaGetter, SchemaIssue } from "effect"
 import { Base64Url } from "effect/encoding"
-import { isCalendarDate, wireDate, wireDateText } from "../core/calendarDate.js"
-import { unwritableAt } from "../core/json.js"
+import { isCalendarDate, wireDate, wireDateText } from "../core/wire/calendarDate.js"
+import { unwritableAt } from "../core/wire/json.js"
 
 export const DesignNumber = Schema.String.check(
   Schema.isPattern(/^[A-Za-z0-9]{1,12}$/, { message: "expected a design number: 1 to 12 letters or digits" })

@@ -3,8 +3,8 @@
  * whole (deep nesting overflows the stack, 10 MB make a 10 MB message): each is swapped for a short preview.
  */
 import { Array as Arr, ParseResult } from "effect"
-import type { Mask } from "../core/mask.js"
-import { boundedKey, preview } from "../core/preview.js"
+import type { Mask } from "../core/mask/mask.js"
+import { boundedKey, preview } from "../core/mask/preview.js"
 
 const isMany = <A>(a: ParseResult.SingleOrNonEmpty<A>): a is Arr.NonEmptyReadonlyArray<A> => Array.isArray(a)
 

@@ -6,8 +6,8 @@
  */
 import { SchemaAST, SchemaIssue } from "effect"
 import type { Schema } from "effect"
-import type { Mask } from "../core/mask.js"
-import { boundedKey, preview } from "../core/preview.js"
+import type { Mask } from "../core/mask/mask.js"
+import { boundedKey, preview } from "../core/mask/preview.js"
 
 /** One offending value: where it is, the kind of leaf issue, and what is wrong with it. */
 export interface Told {

@@ -5,8 +5,8 @@
 import { isUndefinedBranch, told } from "#edition/internal/schemaIssues"
 import { reportInput } from "#edition/internal/seam"
 import type { SchemaError } from "#edition/internal/seam"
-import type { Mask } from "../core/mask.js"
-import { cap } from "../core/mask.js"
+import type { Mask } from "../core/mask/mask.js"
+import { cap } from "../core/mask/mask.js"
 
 /** How a request is decoded for these texts: every problem, each with the offending value. */
 export const parseOptions = { errors: "all", ...reportInput } as const

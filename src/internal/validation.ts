@@ -7,7 +7,7 @@ import { isUndefinedBranch, told } from "#edition/internal/schemaIssues"
 import type { SchemaError } from "#edition/internal/seam"
 import { ValidationError } from "../ApiError.js"
 import type { ErrorObject } from "../ApiError.js"
-import { noMask } from "../core/mask.js"
+import { noMask } from "../core/mask/mask.js"
 
 const escapeToken = (token: PropertyKey): string => String(token).replace(/~/g, "~0").replace(/\//g, "~1")
 

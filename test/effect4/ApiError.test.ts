@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Result, Schema } from "effect"
-import type * as Wire from "../../src/core/wire.js"
+import type * as Wire from "../../src/core/wire/wire.js"
 import { ApiError } from "../../src/index.js"
 
 type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false

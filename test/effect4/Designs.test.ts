@@ -6,8 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"
 import fc from "fast-check"
-import { generateDesigns } from "../../src/core/dataset.js"
-import type * as Wire from "../../src/core/wire.js"
+import { generateDesigns } from "../../src/core/sandbox/dataset.js"
+import type * as Wire from "../../src/core/wire/wire.js"
 import * as Designs from "../../src/Designs.js"
 import { pointerErrors } from "../../src/internal/validation.js"
 

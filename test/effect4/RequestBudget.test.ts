@@ -9,7 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Exit, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { extendBackOff, keyOf } from "../../src/core/redis.js"
+import { extendBackOff, keyOf } from "../../src/core/fleet/redis.js"
 import * as DesignSearchClient from "../../src/DesignSearchClient.js"
 import { FleetRedis } from "../../src/FleetRedis.js"
 import * as RequestBudget from "../../src/RequestBudget.js"

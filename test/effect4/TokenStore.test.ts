@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Deferred, Effect, Fiber, Redacted } from "effect"
-import { keyOf, refusedMark } from "../../src/core/redis.js"
+import { keyOf, refusedMark } from "../../src/core/fleet/redis.js"
 import * as TokenStore from "../../src/TokenStore.js"
 import { always, client, freshPrefix, member, pair, tokenOf, valueOf } from "./support/fleet.js"
 import { redisServer } from "./support/redis.js"

@@ -8,9 +8,9 @@ import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
 import type { HttpClient } from "effect/http"
 import * as DesignSearchConfig from "../../src/DesignSearchConfig.js"
+import * as Address from "../../src/internal/sandbox/Address.js"
+import { withControlRoutes } from "../../src/internal/sandbox/ControlRoutes.js"
 import * as Sandbox from "../../src/Sandbox.js"
-import * as Address from "../../src/sandbox/Address.js"
-import { withControlRoutes } from "../../src/sandbox/ControlRoutes.js"
 import { base, call, send, withSandbox } from "./support/rawSandbox.js"
 
 const { bottle, chair, wristWatch } = Sandbox.fixedNumbers

@@ -7,7 +7,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { Context, Duration, Effect, Fiber, Stream } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
-import { confine, send } from "../../src/internal/client/http.js"
+import { confine, send } from "../../src/internal/http/send.js"
 
 const url = "https://api.example/designs/search"
 const request = HttpClientRequest.get(url)

@@ -8,8 +8,8 @@ import { Effect } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import * as Net from "node:net"
 import * as DesignSearchConfig from "../../src/DesignSearchConfig.js"
+import * as Server from "../../src/internal/sandbox/Server.js"
 import * as Sandbox from "../../src/Sandbox.js"
-import * as Server from "../../src/sandbox/Server.js"
 
 const chair = Sandbox.fixedNumbers.chair
 

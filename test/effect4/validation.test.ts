@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { maskOf, noMask } from "../../src/core/mask.js"
+import { maskOf, noMask } from "../../src/core/mask/mask.js"
 import * as Designs from "../../src/Designs.js"
 import * as Issues from "../../src/internal/schemaIssues.js"
 import { pointerErrors, toPointer } from "../../src/internal/validation.js"

@@ -5,8 +5,8 @@
  * Outcomes are compared by `_tag`, our own fields and counts: never by the classes' own printing.
  * Time is the test clock's; a case's sandbox and client are its own.
  */
-import { fixedNumbers } from "../../src/core/dataset.js"
-import type { Endpoint } from "../../src/core/service.js"
+import { fixedNumbers } from "../../src/core/sandbox/dataset.js"
+import type { Endpoint } from "../../src/core/wire/service.js"
 import { scenarios } from "./sandbox-requests.js"
 
 export type { Endpoint }

@@ -5,8 +5,8 @@
  * drawn afresh by each sandbox) left out. `sandbox-transcript.json` holds the Effect 3 sandbox's
  * answers (`npm run parity:record`); both editions answer the same bytes. Plain data: no `effect` import.
  */
-import { fixedNumbers } from "../../src/core/dataset.js"
-import { apiPath, designPath, tokenPath } from "../../src/core/service.js"
+import { fixedNumbers } from "../../src/core/sandbox/dataset.js"
+import { apiPath, designPath, tokenPath } from "../../src/core/wire/service.js"
 
 export interface RawRequest {
   readonly method: string

@@ -4,8 +4,14 @@
  */
 import { Effect, Option, Stream } from "effect"
 import type { ApiResponse, ForbiddenError, Message, NotFoundError, UnexpectedResponseError } from "../../ApiError.js"
-import * as NumberSet from "../../core/numberSet.js"
-import { fewerListedWarning, pagesOf, refusedWarning, repeatedWarning, shortPageWarning } from "../../core/paging.js"
+import * as NumberSet from "../../core/sandbox/numberSet.js"
+import {
+  fewerListedWarning,
+  pagesOf,
+  refusedWarning,
+  repeatedWarning,
+  shortPageWarning
+} from "../../core/wire/paging.js"
 import type {
   AdvancedSearchRequest,
   Design,
@@ -59,7 +65,7 @@ export interface PagedOptions {
   readonly onNotFound?: ((designNumber: DesignNumber) => Effect.Effect<void>) | undefined
 }
 
-export { fewerThanCounted, pagedProblems, pagedSearchUnavailable, repeatedDesigns } from "../../core/paging.js"
+export { fewerThanCounted, pagedProblems, pagedSearchUnavailable, repeatedDesigns } from "../../core/wire/paging.js"
 
 /** A refusal of the paged operation: not subscribed (403) or absent (404, 405). */
 export type Refusal = ForbiddenError | NotFoundError | UnexpectedResponseError

@@ -5,7 +5,7 @@
  */
 import { type Limiter, limiterOver } from "#edition/internal/fleet/budgetStore"
 import { Clock, Duration, Effect } from "effect"
-import { extendBackOff, keyNames } from "../../core/redis.js"
+import { extendBackOff, keyNames } from "../../core/fleet/redis.js"
 import type { ClientIdentity, Service as Redis } from "../../FleetRedis.js"
 import { toldWait } from "../waits.js"
 import type { Pace } from "./options.js"

@@ -5,7 +5,7 @@
  */
 import { type ConfigErrorType, invalidConfig, latchUnsafe, timeoutFail } from "#edition/internal/seam"
 import { Clock, Data, Duration, Effect, type Scope } from "effect"
-import * as Redis from "../../core/redis.js"
+import * as Redis from "../../core/fleet/redis.js"
 import * as OptionalPeer from "../optionalPeer.js"
 import type { ConnectionSettings } from "./options.js"
 

@@ -4,7 +4,7 @@
  */
 import { type ConfigErrorType, type DurationInput, fromResult, invalidConfig, Result } from "#edition/internal/seam"
 import { Duration, Effect } from "effect"
-import { checkUrl } from "../../core/redis.js"
+import { checkUrl } from "../../core/fleet/redis.js"
 import { positive } from "../optionChecks.js"
 
 /** Defaults of the connection's options. */

@@ -9,8 +9,8 @@ import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "eff
 import { randomUUID } from "node:crypto"
 import * as AccessToken from "../../AccessToken.js"
 import type { TokenError } from "../../ApiError.js"
-import { compareAndDelete, compareAndExpire, keyNames, loadUnrefusedToken } from "../../core/redis.js"
-import { refusedMark, refuseToken } from "../../core/redis.js"
+import { compareAndDelete, compareAndExpire, keyNames, loadUnrefusedToken } from "../../core/fleet/redis.js"
+import { refusedMark, refuseToken } from "../../core/fleet/redis.js"
 import type { ClientIdentity, FleetUnavailable, Service as Redis } from "../../FleetRedis.js"
 
 type Token = AccessToken.AccessToken

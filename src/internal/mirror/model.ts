@@ -5,7 +5,7 @@
 import { Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
 import type { UnexpectedResponseError, ValidationError } from "../../ApiError.js"
-import type * as Mirror from "../../core/mirror.js"
+import type * as Mirror from "../../core/mirror/mirror.js"
 import type { AdvancedSearchRequest, QuickSearchRequest } from "../../Designs.js"
 import type { AdvancedDesignsError, SearchDesignsError } from "../../DesignSearchClient.js"
 

@@ -7,8 +7,8 @@ import { fileLock, isSqlError, Migrator, otherEngine, Reactivity, SqlClient } fr
 import { catchDefect, layerScoped } from "#edition/internal/seam"
 import { Effect, Layer, Schedule } from "effect"
 import type { Scope } from "effect"
-import { defaultSchema, earlierTables, migrationsTable, qualified } from "../../core/mirror.js"
-import { schemaProblem, takesEarlier } from "../../core/mirror.js"
+import { defaultSchema, earlierTables, migrationsTable, qualified } from "../../core/mirror/mirror.js"
+import { schemaProblem, takesEarlier } from "../../core/mirror/mirror.js"
 import { anotherSync, databaseError, isLocked, MirrorDatabaseError, SqlDriverMissingError } from "./model.js"
 
 /**

@@ -11,7 +11,7 @@ import * as AccessToken from "../../AccessToken.js"
 import { TokenError } from "../../ApiError.js"
 import { DesignSearchConfig, type Settings } from "../../DesignSearchConfig.js"
 import * as TokenStore from "../../TokenStore.js"
-import { retryTransient } from "../client/retry.js"
+import { retryTransient } from "../http/retry.js"
 import { toldRetries } from "../waits.js"
 import * as TokenEndpoint from "./endpoint.js"
 

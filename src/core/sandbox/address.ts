@@ -2,7 +2,7 @@
  * The names a served sandbox answers to, as plain data: the `Host` forms that name it (against DNS
  * rebinding) and the `Origin`s that are its own (against a page that posts straight to it).
  */
-import type { Problem } from "./sandboxAnswers.js"
+import type { Problem } from "./answers.js"
 
 /** The names a loopback sandbox answers to besides the address it is bound to. */
 const loopbackNames = ["localhost", "127.0.0.1", "[::1]"] as const

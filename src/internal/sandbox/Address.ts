@@ -8,13 +8,13 @@
 import { HttpServerRequest } from "#edition/internal/seam"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
-import { misaddressed } from "../core/sandboxAddress.js"
-import type { OwnAddress } from "../core/sandboxAddress.js"
-import { counter } from "../core/sandboxAnswers.js"
+import { misaddressed } from "../../core/sandbox/address.js"
+import type { OwnAddress } from "../../core/sandbox/address.js"
+import { counter } from "../../core/sandbox/answers.js"
 import type { App } from "./Control.js"
 import { errorAnswers } from "./Http.js"
 
-export { isOwnOrigin, make, type OwnAddress } from "../core/sandboxAddress.js"
+export { isOwnOrigin, make, type OwnAddress } from "../../core/sandbox/address.js"
 
 /**
  * A request not addressed to the sandbox gets a spec-shaped 421 and reaches no route, counter or

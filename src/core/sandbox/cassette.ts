@@ -3,7 +3,7 @@
  * body, the closest recorded request named on a miss, and the scrubbing that keeps secrets and
  * tokens out of a file (the file itself: `cassetteFile.ts`).
  */
-import { isRecord } from "./answers.js"
+import { isRecord } from "../wire/answers.js"
 import { jsonOf } from "./journal.js"
 
 /** A request as a cassette keeps it: its JSON body, if it had one (a token request's form is not kept). */

@@ -20,12 +20,12 @@ import {
   ValidationError
 } from "../../ApiError.js"
 import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
-import * as Answers from "../../core/answers.js"
-import { isRecord, maxNesting, tooDeepAt, unwrap } from "../../core/answers.js"
-import { keptExcerpt, keptJson, keptText } from "../../core/mask.js"
-import type { Mask } from "../../core/mask.js"
+import { keptExcerpt, keptJson, keptText } from "../../core/mask/mask.js"
+import type { Mask } from "../../core/mask/mask.js"
+import * as Answers from "../../core/wire/answers.js"
+import { isRecord, maxNesting, tooDeepAt, unwrap } from "../../core/wire/answers.js"
 import { describe } from "../schemaIssues.js"
-import type { Answer } from "./http.js"
+import type { Answer } from "./send.js"
 
 /** Parses JSON without throwing; a key named `__proto__`, at any depth, is left out. */
 export const parseJson = (text: string): Option.Option<unknown> => {

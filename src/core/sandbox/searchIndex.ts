@@ -6,9 +6,9 @@
  * lists of their own) and joins them left to right. `touch` amends designs in place, so that a
  * mirror's incremental sync has changes to find.
  */
-import { wireDate, wireDateText } from "./calendarDate.js"
-import { normalizeCode } from "./locarno.js"
-import type { AdvancedSearchRequest, Criteria, Design, knownDateTypes, QuickSearchRequest } from "./wire.js"
+import { wireDate, wireDateText } from "../wire/calendarDate.js"
+import { normalizeCode } from "../wire/locarno.js"
+import type { AdvancedSearchRequest, Criteria, Design, knownDateTypes, QuickSearchRequest } from "../wire/wire.js"
 
 /** A word as indexed and as searched: lower-case letters and digits, a plural `s` dropped. */
 const normalizeWord = (word: string): string => word.length > 3 && word.endsWith("s") ? word.slice(0, -1) : word

@@ -3,8 +3,8 @@
  * a bearer token's, the bodies of search results and the messages beside them. Each edition sends
  * them with its own HTTP server.
  */
-import * as Jwt from "./jwt.js"
-import type { Design, ErrorSource, Message } from "./wire.js"
+import * as Jwt from "../wire/jwt.js"
+import type { Design, ErrorSource, Message } from "../wire/wire.js"
 
 /** One problem of a request, as an error object says it (the id is added when it is sent). */
 export interface Problem {

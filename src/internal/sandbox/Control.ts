@@ -1,13 +1,13 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
+import { unreadable } from "#edition/internal/sandbox/schemas"
 import { decodeUnknownResult, fromResult, NoSuchElement, Service } from "#edition/internal/seam"
 import type { HttpServerRequest, HttpServerResponse, Result, SchemaError } from "#edition/internal/seam"
-import { unreadable } from "#edition/sandbox/schemas"
 import { Clock, Effect, Schema } from "effect"
-import { applies, enqueue } from "../core/faultMatch.js"
-import type { RequestFilter } from "../core/faultMatch.js"
-import { contents, noMatch } from "../core/journal.js"
-import type { Journal } from "../core/journal.js"
-import type { SearchIndex } from "../core/searchIndex.js"
+import { applies, enqueue } from "../../core/sandbox/faultMatch.js"
+import type { RequestFilter } from "../../core/sandbox/faultMatch.js"
+import { contents, noMatch } from "../../core/sandbox/journal.js"
+import type { Journal } from "../../core/sandbox/journal.js"
+import type { SearchIndex } from "../../core/sandbox/searchIndex.js"
 import * as State from "./State.js"
 
 /**
@@ -43,7 +43,7 @@ export interface Control {
   /** Drops faults, tokens, counters and the journal. Never fails. */
   readonly reset: Effect.Effect<void>
   /**
-   * The journal, only the requests `filter` names if given, read as stored, masked (`core/journal.ts`
+   * The journal, only the requests `filter` names if given, read as stored, masked (`core/sandbox/journal.ts`
    * says what an entry keeps). Fails on a malformed filter, as `injectFault` on a malformed `match`,
    * and on a `body` field named as a credential, which the journal keeps as `[redacted]`.
    */

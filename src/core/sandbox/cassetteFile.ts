@@ -2,7 +2,7 @@
  * A cassette's file (version 1, docs/cassettes.md): written one exchange per entry, checked field by
  * field when read (so that a replay never meets an answer it cannot send).
  */
-import { isRecord } from "./answers.js"
+import { isRecord } from "../wire/answers.js"
 import { brief, droppedHeaders } from "./cassette.js"
 import type { Cassette, Exchange } from "./cassette.js"
 import { maxNesting, nestsWithin } from "./journal.js"

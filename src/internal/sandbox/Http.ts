@@ -6,11 +6,11 @@ import { jsonResponse } from "#edition/internal/seam"
 import type { HttpServerRequest, HttpServerResponse, SchemaError } from "#edition/internal/seam"
 import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
-import type { Problem } from "../core/sandboxAnswers.js"
-import { pointerErrors } from "../internal/validation.js"
+import type { Problem } from "../../core/sandbox/answers.js"
+import { pointerErrors } from "../validation.js"
 
-/** Ids that count up under a prefix (`core/sandboxAnswers.ts`), for the sandbox's error answers. */
-export { counter } from "../core/sandboxAnswers.js"
+/** Ids that count up under a prefix (`core/sandbox/answers.ts`), for the sandbox's error answers. */
+export { counter } from "../../core/sandbox/answers.js"
 
 type Response = HttpServerResponse.HttpServerResponse
 

@@ -4,11 +4,11 @@
  * fault's body and headers, which `injectFault` refuses unless they can be sent as given. A duration
  * is read by each edition's `Duration`, then checked here in milliseconds or seconds.
  */
+import { unwritableAt } from "../wire/json.js"
+import { defaults, resultFields } from "./answers.js"
+import type { ResultField } from "./answers.js"
 import { prng } from "./dataset.js"
 import { maxNesting, nestsWithin } from "./journal.js"
-import { unwritableAt } from "./json.js"
-import { defaults, resultFields } from "./sandboxAnswers.js"
-import type { ResultField } from "./sandboxAnswers.js"
 
 /**
  * The most designs a dataset holds: the largest the benchmarks and the CLI build. Each design costs

@@ -4,10 +4,10 @@
  * designers, statuses, and dates where filing ≤ registration ≤ expiry ≤ … and `lastChanged` after
  * them all), plus fixed records that docs and tests can name.
  */
-import { wireDateText } from "./calendarDate.js"
-import { subclasses } from "./locarno.js"
-import type { LocarnoSubclass } from "./locarno.js"
-import type { Design } from "./wire.js"
+import { wireDateText } from "../wire/calendarDate.js"
+import { subclasses } from "../wire/locarno.js"
+import type { LocarnoSubclass } from "../wire/locarno.js"
+import type { Design } from "../wire/wire.js"
 
 /** A small, fast, seedable PRNG (mulberry32): the same seed gives the same dataset everywhere. */
 export const prng = (seed: number): () => number => {

@@ -1,16 +1,16 @@
 /** The sandbox's mutable state (faults waiting, tokens in force, counters, journal), changed only in `Effect.sync`. */
+import * as Schemas from "#edition/internal/sandbox/schemas"
 import { literals, union } from "#edition/internal/seam"
-import * as Schemas from "#edition/sandbox/schemas"
 import { Schema } from "effect"
 import type { Types } from "effect"
-import { faultQueue, fieldPathProblem, misplaced, take } from "../core/faultMatch.js"
-import type { FaultQueue, Seen } from "../core/faultMatch.js"
-import { credentialName, push, ring } from "../core/journal.js"
-import type { JournalEntry, Ring, Writable } from "../core/journal.js"
-import { faultBodyProblems, faultHeaderProblem, maxDelayMs } from "../core/sandboxChecks.js"
-import { endpoints } from "../core/service.js"
-import type { Endpoint } from "../core/service.js"
-import { parseOptions } from "../internal/schemaIssues.js"
+import { faultBodyProblems, faultHeaderProblem, maxDelayMs } from "../../core/sandbox/checks.js"
+import { faultQueue, fieldPathProblem, misplaced, take } from "../../core/sandbox/faultMatch.js"
+import type { FaultQueue, Seen } from "../../core/sandbox/faultMatch.js"
+import { credentialName, push, ring } from "../../core/sandbox/journal.js"
+import type { JournalEntry, Ring, Writable } from "../../core/sandbox/journal.js"
+import { endpoints } from "../../core/wire/service.js"
+import type { Endpoint } from "../../core/wire/service.js"
+import { parseOptions } from "../schemaIssues.js"
 
 /**
  * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
@@ -46,7 +46,7 @@ const BodyMatch = Schemas.checkedRecord(Scalar, fieldPathProblem)
 
 /**
  * The body fields a journal query names: none named as a credential, since the journal keeps its
- * value as `[redacted]` (`core/journal.ts`) and a filter on it could never match.
+ * value as `[redacted]` (`core/sandbox/journal.ts`) and a filter on it could never match.
  */
 const FilterBodyMatch = Schemas.checkedRecord(
   Scalar,
@@ -56,7 +56,7 @@ const FilterBodyMatch = Schemas.checkedRecord(
       : undefined)
 )
 
-/** What a fault or a journal query names beside its target (`core/faultMatch.ts`); every field given must hold. */
+/** What a fault or a journal query names beside its target (`core/sandbox/faultMatch.ts`); every field given must hold. */
 const matchFields = {
   path: Schema.optional(Schema.String),
   designNumber: Schema.optional(Schema.String),
@@ -137,7 +137,7 @@ export interface Stats {
 }
 
 /**
- * A request the sandbox received (`core/journal.ts` says what it keeps of it).
+ * A request the sandbox received (`core/sandbox/journal.ts` says what it keeps of it).
  *
  * @since 0.3.0
  * @category models

@@ -2,12 +2,12 @@
  * The `/__sandbox/*` routes, so that tools and tests in another process drive a served sandbox as
  * `SandboxControl` does in process. Bad input gets a spec-shaped error (spec 7.1), never a stop.
  */
+import { strings } from "#edition/internal/sandbox/schemas"
 import { catchAll, decodeUnknownEffect, HttpServerRequest, HttpServerResponse } from "#edition/internal/seam"
 import type { SchemaError } from "#edition/internal/seam"
-import { strings } from "#edition/sandbox/schemas"
 import { Effect, Schema } from "effect"
-import { counter, pathOf } from "../core/sandboxAnswers.js"
-import { pointerErrors } from "../internal/validation.js"
+import { counter, pathOf } from "../../core/sandbox/answers.js"
+import { pointerErrors } from "../validation.js"
 import * as Address from "./Address.js"
 import type { App, Control } from "./Control.js"
 import { defaults } from "./Defaults.js"

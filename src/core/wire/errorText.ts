@@ -2,7 +2,7 @@
  * What an error built from a response says of the server's `errors`: each as `CODE at /pointer:
  * detail`, or the body's excerpt when it sent none, the same words in every edition.
  */
-import { cap } from "./mask.js"
+import { cap } from "../mask/mask.js"
 import type { ErrorObject } from "./wire.js"
 
 /** Longest account of a response's errors a `message` gives: the fields keep them whole. */

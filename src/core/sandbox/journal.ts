@@ -3,9 +3,9 @@
  * request (no client secret, no token, in any form the mask knows), and the ring that keeps the
  * last entries and counts the ones it dropped.
  */
-import { tooDeepAt } from "./answers.js"
+import { masked, maskOf } from "../mask/mask.js"
+import { tooDeepAt } from "../wire/answers.js"
 import type { Seen } from "./faultMatch.js"
-import { masked, maskOf } from "./mask.js"
 
 /**
  * A request the sandbox received, as it keeps it (`entryOf`): `Authorization` shows only its scheme,

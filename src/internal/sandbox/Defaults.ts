@@ -3,8 +3,8 @@
  * sandbox and its server: the CLI shows them in its help without loading either.
  */
 import { Duration } from "effect"
-import * as Answers from "../core/sandboxAnswers.js"
-import type * as DesignSearchConfig from "../DesignSearchConfig.js"
+import * as Answers from "../../core/sandbox/answers.js"
+import type * as DesignSearchConfig from "../../DesignSearchConfig.js"
 import type { Control, Sandbox } from "./Control.js"
 
 /**
