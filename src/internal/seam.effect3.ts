@@ -26,7 +26,7 @@ export const Service = <Self, Shape>() => <const Key extends string>(key: Key) =
 
 /** A success or a failure as a value: `Either` here, `Result` in Effect 4. */
 export type Result<A, E> = Either.Either<A, E>
-/** The constructors and readers of `Result` that the shared tree uses. */
+/** The constructors and readers of `Result` the shared tree uses; `match` takes `onFailure`/`onSuccess` in both. */
 export const Result = {
   succeed: Either.right,
   fail: Either.left,
@@ -34,7 +34,10 @@ export const Result = {
   flatMap: Either.flatMap,
   isSuccess: Either.isRight,
   isFailure: Either.isLeft,
-  match: Either.match,
+  match: <A, E, B, C = B>(
+    self: Result<A, E>,
+    cases: { readonly onFailure: (e: E) => B; readonly onSuccess: (a: A) => C }
+  ): B | C => Either.match(self, { onLeft: cases.onFailure, onRight: cases.onSuccess }),
   mapError: Either.mapLeft,
   try: Either.try,
   all: Either.all,

@@ -37,7 +37,7 @@ export const Service = <Self, Shape>() => <const Key extends string>(key: Key) =
 
 /** A success or a failure as a value. */
 export type Result<A, E> = R.Result<A, E>
-/** The constructors and readers of `Result` that the shared tree uses. */
+/** The constructors and readers of `Result` the shared tree uses; `match` takes `onFailure`/`onSuccess` in both. */
 export const Result = {
   succeed: R.succeed,
   fail: R.fail,
@@ -45,7 +45,10 @@ export const Result = {
   flatMap: R.flatMap,
   isSuccess: R.isSuccess,
   isFailure: R.isFailure,
-  match: R.match,
+  match: <A, E, B, C = B>(
+    self: Result<A, E>,
+    cases: { readonly onFailure: (e: E) => B; readonly onSuccess: (a: A) => C }
+  ): B | C => R.match(self, cases),
   mapError: R.mapError,
   try: R.try,
   all: R.all,

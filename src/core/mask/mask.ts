@@ -16,10 +16,12 @@ export interface Mask {
   readonly text: (text: string) => string
   /** The most characters one masked form spans: a text cut to a bound may end in part of one. */
   readonly reach: number
+  /** Whether `name` holds a form of a secret in any case: HTTP lower-cases a header's name. */
+  readonly inName: (name: string) => boolean
 }
 
 /** The mask of no secret. */
-export const noMask: Mask = { text: (s) => s, reach: 0 }
+export const noMask: Mask = { text: (s) => s, reach: 0, inName: () => false }
 
 const utf8 = new TextEncoder()
 
@@ -119,8 +121,13 @@ export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
       (out, form) => out.replaceAll(form, masked),
       runs.length === 0 ? text : text.replace(base64Text, (b64) => holdsRun(b64) ? masked : b64)
     )
+  const folded = [...forms, ...runs].map((form) => form.toLowerCase())
   return {
     text: (text) => text.includes("\\") ? maskEscaped(plain(text), forms, holdsRun) : plain(text),
+    inName: (name) => {
+      const lower = name.toLowerCase()
+      return folded.some((form) => lower.includes(form))
+    },
     // A form with each of its characters escaped (`\u0025`). Its base64 is shorter, wrapped and
     // escaped too: 4 characters for 3 bytes, a line break in 76, of ASCII at most 1 in 4 a `+` or `/`.
     reach: 6 * (forms[0]?.length ?? 0) + 4

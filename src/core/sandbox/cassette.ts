@@ -3,6 +3,8 @@
  * body, the closest recorded request named on a miss, and the scrubbing that keeps secrets and
  * tokens out of a file (the file itself: `cassetteFile.ts`).
  */
+import type { Mask } from "../mask/mask.js"
+import { noMask } from "../mask/mask.js"
 import { isRecord } from "../wire/answers.js"
 import { jsonOf } from "./journal.js"
 
@@ -50,13 +52,12 @@ export const droppedHeaders = new Set([
   "transfer-encoding"
 ])
 
-/** The headers of an answer a cassette keeps, each value through `hide` (a name `hide` changes is dropped). */
-export const keptHeaders = (
-  headers: Readonly<Record<string, string>>,
-  hide: (text: string) => string = (s) => s
-): Record<string, string> =>
+/** The headers of an answer a cassette keeps, each value masked (a name holding a secret, in any case, is dropped). */
+export const keptHeaders = (headers: Readonly<Record<string, string>>, mask: Mask = noMask): Record<string, string> =>
   Object.fromEntries(
-    Object.entries(headers).flatMap(([k, v]) => droppedHeaders.has(k) || hide(k) !== k ? [] : [[k, hide(v)]])
+    Object.entries(headers).flatMap(([k, v]) =>
+      droppedHeaders.has(k) || mask.inName(k) || mask.text(k) !== k ? [] : [[k, mask.text(v)]]
+    )
   )
 
 /** `value` with every key and string through `hide`. */
@@ -125,9 +126,10 @@ export const responseOf = (status: number, headers: Readonly<Record<string, stri
     : { status, headers, body }
 }
 
-/** `exchange` with every text, key and header through `hide` (the mask of the secrets of the run). */
-export const scrub = (exchange: Exchange, hide: (text: string) => string): Exchange => {
+/** `exchange` with every text, key and header masked of the secrets of the run. */
+export const scrub = (exchange: Exchange, mask: Mask): Exchange => {
   const { request, response } = exchange
+  const hide = mask.text
   return {
     request: {
       ...request,
@@ -136,7 +138,7 @@ export const scrub = (exchange: Exchange, hide: (text: string) => string): Excha
     },
     response: {
       status: response.status,
-      headers: keptHeaders(response.headers, hide),
+      headers: keptHeaders(response.headers, mask),
       ...("body" in response ? { body: hideJson(response.body, hide) } : {}),
       ...(response.text === undefined ? {} : { text: hide(response.text) })
     }

@@ -177,7 +177,9 @@ export const entryOf = <Target extends string, Fault>(
     query: parsed === undefined ? {} : formOf(parsed.searchParams, scrub),
     target,
     headers: Object.fromEntries(
-      Object.entries(headers).map(([name, value]) => [scrub(name), headerValue(name, value)])
+      Object.entries(headers).map((
+        [name, value]
+      ) => [mask.inName(name) ? masked : scrub(name), headerValue(name, value)])
     ),
     ...(body === undefined || body === ""
       ? {}

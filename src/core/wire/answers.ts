@@ -120,6 +120,6 @@ export const statusErrorTag = (status: number): StatusErrorTag =>
 export const tokenFailure = (status: number): "InvalidCredentials" | "Unavailable" | "InvalidResponse" =>
   status === 400 || status === 401 || status === 403
     ? "InvalidCredentials"
-    : status === 408 || status === 429 || status >= 500
+    : status === 408 || status === 429 || (status >= 500 && status <= 599)
     ? "Unavailable"
     : "InvalidResponse"

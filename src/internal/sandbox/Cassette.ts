@@ -208,7 +208,7 @@ export const make = (
           Core.tokensOf(body).forEach((token) => tokens.add(token))
           const secret = Redacted.value(settings.clientSecret)
           const mask = maskOf([secret, `${settings.clientId}:${secret}`, ...tokens])
-          const kept = Core.scrub({ request: sent, response: live }, mask.text)
+          const kept = Core.scrub({ request: sent, response: live }, mask)
           return (player.add(kept) ?
             Effect.try({ try: () => save(kept), catch: String })
             : Effect.void).pipe(
