@@ -92,8 +92,18 @@ const redacted = (value: unknown): unknown =>
     : value
 
 /** `fields` as an object, every name and value scrubbed, a credential's value replaced whatever it holds. */
+/**
+ * Named values as one record, a name that repeats (as sent, or once masked: two names that each hold
+ * a secret are both `[redacted]`) keeping every value, joined by ", " as HTTP joins a repeated header.
+ */
+const joined = (pairs: Iterable<readonly [string, string]>): Record<string, string> => {
+  const values = new Map<string, string>()
+  for (const [name, value] of pairs) values.set(name, values.has(name) ? `${values.get(name)}, ${value}` : value)
+  return Object.fromEntries(values)
+}
+
 const formOf = (fields: URLSearchParams, scrub: (text: string) => string) =>
-  Object.fromEntries(Array.from(fields, ([k, v]) => [scrub(k), credentialName.test(k) ? masked : scrub(v)]))
+  joined(Array.from(fields, ([k, v]) => [scrub(k), credentialName.test(k) ? masked : scrub(v)] as const))
 
 /** The credentials of an `Authorization` value (all of it when it has no scheme), and what `Basic` ones encode. */
 const credentialsOf = (authorization: string): ReadonlyArray<string> => {
@@ -176,10 +186,10 @@ export const entryOf = <Target extends string, Fault>(
     path: scrub(path),
     query: parsed === undefined ? {} : formOf(parsed.searchParams, scrub),
     target,
-    headers: Object.fromEntries(
-      Object.entries(headers).map((
-        [name, value]
-      ) => [mask.inName(name) ? masked : scrub(name), headerValue(name, value)])
+    headers: joined(
+      Object.entries(headers).map(([name, value]) =>
+        [mask.inName(name) ? masked : scrub(name), headerValue(name, value)] as const
+      )
     ),
     ...(body === undefined || body === ""
       ? {}
