@@ -7,12 +7,16 @@ const report = process.env["TEST_REPORT"]
 export default defineConfig({
   resolve: {
     // a module kept per edition, in its Effect 3 copy (as tsconfig.json's `paths` say)
-    alias: [{ find: /^#edition\/(.*)$/, replacement: fileURLToPath(new URL("./src/$1.effect3.ts", import.meta.url)) }]
+    alias: [
+      { find: /^#edition\/(.*)$/, replacement: fileURLToPath(new URL("./src/$1.effect3.ts", import.meta.url)) },
+      { find: /^#test-edition\/(.*)$/, replacement: fileURLToPath(new URL("./test/$1.effect3.ts", import.meta.url)) }
+    ]
   },
   test: {
     include: ["test/**/*.test.ts"],
-    // the Effect 4 edition's tests run on its own vitest: effect4/vitest.config.ts
-    exclude: ["test/effect4/**", "**/node_modules/**"],
+    // the suite under Effect 4 runs on its own vitest: effect4/vitest.config.ts; a test of what only
+    // Effect 4 has is named so
+    exclude: ["test/effect4/**", "test/**/*.effect4.test.ts", "**/node_modules/**"],
     testTimeout: 30_000,
     // what a test prints (the library's warnings about Redis, say) is shown only when it fails
     silent: "passed-only",

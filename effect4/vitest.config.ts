@@ -27,10 +27,15 @@ export default defineConfig({
   plugins: [effect4Resolution],
   resolve: {
     // a module kept per edition, in its Effect 4 copy (as this folder's tsconfig.json's `paths` say)
-    alias: [{ find: /^#edition\/(.*)$/, replacement: `${here("../src/")}$1.effect4.ts` }]
+    alias: [
+      { find: /^#edition\/(.*)$/, replacement: `${here("../src/")}$1.effect4.ts` },
+      { find: /^#test-edition\/(.*)$/, replacement: `${here("../test/")}$1.effect4.ts` }
+    ]
   },
   test: {
-    include: ["test/effect4/**/*.test.ts"],
+    // the one suite, less what only Effect 3 has (the CLI, the SQLite mirror), named so
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/**/*.effect3.test.ts", "test/consumer/**", "**/node_modules/**"],
     testTimeout: 30_000,
     silent: "passed-only",
     ...(report === undefined ? {} : { reporters: ["default", "json"], outputFile: { json: `${report}-effect4.json` } })

@@ -6,8 +6,8 @@
 # (TypeScript 7, whose `tsc` is a native binary of a platform package it depends on), it typechecks
 # test/consumer/program.ts (the README's snippets) strictly, with NodeNext and
 # exactOptionalPropertyTypes and without skipLibCheck, and the README's sandbox test (from
-# test/readme.test.ts) with the one setting the README's installation section asks for. It runs the
-# program against the in-process sandbox and the test with vitest; runs the installed design-search;
+# test/readme/sandbox.effect3.ts) with the one setting the README's installation section asks for. It
+# runs the program against the in-process sandbox and the test with vitest; runs the installed design-search;
 # and checks that the project holds one copy of effect and none of the CLI's own framework. Then the
 # same for the Effect 4 edition in a fresh Effect 4.1 project (below), whose README program also
 # mirrors into a throwaway PostgreSQL server. Exits non-zero, saying why, on the first thing that differs.
@@ -77,7 +77,7 @@ one_effect_and_typecheck() {
   compilers=${compilers#, }
 }
 
-fresh_app "$work/app" test/readme.test.ts ../src/index.js effect-design-search \
+fresh_app "$work/app" test/readme/sandbox.effect3.ts ../../src/index.js effect-design-search \
   test/consumer/program.ts test/consumer/tsconfig.json test/consumer/tsconfig.vitest.json
 npm install --no-audit --no-fund --loglevel=error "$tarball" effect@^3.22 @effect/platform@^0.97 ||
   fail "npm install of the tarball with its peers failed"
@@ -108,7 +108,7 @@ effect3="${compilers}; one copy of effect: ${copies}"
 # runs on Node.js 22.19 or later: Node.js 24 from scripts/ensure-node.sh.
 node24=$("$root/scripts/ensure-node.sh" 24) || fail "Node.js 24 could not be installed"
 app4="$work/app4"
-fresh_app "$app4" test/effect4/readme.test.ts ../../src/index.js effect-design-search/effect4 \
+fresh_app "$app4" test/readme/sandbox.effect4.ts ../../src/index.js effect-design-search/effect4 \
   "$root/test/consumer/effect4/program.ts" "$root/test/consumer/tsconfig.json"
 printf '{ "extends": "./tsconfig.json", "compilerOptions": { "noEmit": true }, "include": ["sandbox.test.ts"] }\n' \
   >tsconfig.vitest.json

@@ -1,16 +1,18 @@
-import { HttpClient, HttpClientError } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import { forkChild, HttpClient, requestError } from "#edition/internal/seam"
+import { edition, NodeHttpClient, poll, TestClock } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Stream, TestClock } from "effect"
+import { DateTime, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Stream } from "effect"
 import { createServer } from "node:http"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import { clientLayer, sandboxStats, withTime } from "./support/layers.js"
 import { listening } from "./support/loopback.js"
+import { recordingTracer } from "./support/tracing.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const control = Sandbox.SandboxControl
 const chair = Sandbox.fixedNumbers.chair
-const noRetry = { client: { retrySchedule: Schedule.stop } }
+const noRetry = { client: { retrySchedule: Schedule.recurs(0) } }
+const noRequests = { token: 0, search: 0, design: 0, advanced: 0, page: 0 }
 
 describe("DesignSearchClient: operations", () => {
   it.effect("quickSearch returns the count and numbers of matching designs", () =>
@@ -34,7 +36,7 @@ describe("DesignSearchClient: operations", () => {
       const { data } = yield* (yield* Client).getDesign(chair)
       expect(data).toMatchObject({ number: chair, title: "Chair", status: "REGISTERED" })
       expect(data.classifications?.[0]?.code).toBe("06-01")
-      expect(data.filingDate?.epochMillis).toBe(Date.UTC(2019, 2, 14))
+      expect(data.filingDate && DateTime.toEpochMillis(data.filingDate)).toBe(Date.UTC(2019, 2, 14))
     }).pipe(Effect.provide(clientLayer())))
 
   it.effect("a 200 with messages returns them beside the data", () =>
@@ -81,26 +83,27 @@ describe("DesignSearchClient: operations", () => {
       expect((yield* sandboxStats).requests.design).toBe(data.count)
     }).pipe(Effect.provide(clientLayer())))
 
-  it.effect("searchDesigns refuses a concurrency that is not a positive integer before sending anything", () =>
+  it.effect("searchDesigns refuses a concurrency that is not a positive integer, or a bad onSearch, before sending", () =>
     Effect.gen(function*() {
       const client = yield* Client
       for (const concurrency of [0, -1, 1.5, Number.NaN]) {
         const error = yield* Effect.flip(Stream.runDrain(client.searchDesigns({ query: "table" }, { concurrency })))
         expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
       }
-      expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0, advanced: 0, page: 0 })
+      const onSearch = { onSearch: 5 } as unknown as DesignSearchClient.SearchDesignsOptions
+      expect(yield* Effect.flip(Stream.runDrain(client.searchDesigns({ query: "chair" }, onSearch)))).toMatchObject({
+        _tag: "ValidationError",
+        errors: [{ source: { parameter: "onSearch" } }]
+      })
+      expect((yield* sandboxStats).requests).toEqual(noRequests)
     }).pipe(Effect.provide(clientLayer())))
 
   it.effect("searchDesigns emits the designs before a failing one, then its error", () =>
     Effect.gen(function*() {
       const client = yield* Client
       const { bottle, chair, wristWatch } = Sandbox.fixedNumbers
-      const missing = "999999999"
-      yield* (yield* control).injectFault({
-        target: "search",
-        status: 200,
-        body: { count: 4, designNumbers: [chair, bottle, missing, wristWatch] }
-      })
+      const body = { count: 4, designNumbers: [chair, bottle, "999999999", wristWatch] }
+      yield* (yield* control).injectFault({ target: "search", status: 200, body })
       const seen: Array<string> = []
       const error = yield* Effect.flip(Stream.runForEach(
         client.searchDesigns({ query: "anything" }, { concurrency: 2 }),
@@ -119,64 +122,60 @@ describe("DesignSearchClient: operations", () => {
       yield* Effect.provide(Effect.flatMap(Client, (c) => c.getDesign(chair)), layer)
       expect(seen).toBe(1)
     }))
+
+  it.effect("each operation is a client span, the parent of its request's span", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = yield* recordingTracer
+      yield* Effect.withTracer(Effect.flatMap(Client, (c) => c.getDesign(chair)), tracer)
+      const operation = spans.find((s) => s.name === "DesignSearchClient.getDesign")
+      expect(operation).toMatchObject({ kind: "client" })
+      expect(operation?.attributes.get("designNumber")).toBe(chair)
+      // the HttpClient names its request span as its edition does
+      const requestName = { 3: "http.client GET", 4: "GET" }[edition]
+      const request = spans.find((s) => s.name === requestName && s.attributes.get("url.path") !== undefined)
+      expect(request && Option.getOrUndefined(request.parent)).toBe(operation)
+    }).pipe(Effect.provide(clientLayer())))
 })
 
 describe("DesignSearchClient: requests that fail their own schema are not sent", () => {
   const cases = [
-    { name: "an empty query", request: { query: "  " }, pointer: "/query" },
-    {
-      name: "a date that is not YYYY-MM-DD",
-      request: { query: "chair", changedSinceDate: "01/10/2001" },
-      pointer: "/changedSinceDate"
-    },
-    {
-      name: "a date that does not exist",
-      request: { query: "chair", changedSinceDate: "2023-02-30" },
-      pointer: "/changedSinceDate"
-    },
-    {
-      name: "an empty status filter value",
-      request: { query: "chair", filters: { statusFilter: [""] } },
-      pointer: "/filters/statusFilter/0"
-    },
-    {
-      name: "an unknown sort direction",
-      request: { query: "chair", sort: { field: "NUMBER", direction: "UP" } },
-      pointer: "/sort/direction"
-    }
-  ]
-  for (const c of cases) {
-    it.effect(`quickSearch with ${c.name}`, () =>
+    ["an empty query", { query: "  " }, "/query"],
+    ["a date that is not YYYY-MM-DD", { query: "chair", changedSinceDate: "01/10/2001" }, "/changedSinceDate"],
+    ["a date that does not exist", { query: "chair", changedSinceDate: "2023-02-30" }, "/changedSinceDate"],
+    ["an empty status filter value", { query: "chair", filters: { statusFilter: [""] } }, "/filters/statusFilter/0"],
+    ["an unknown sort direction", { query: "chair", sort: { field: "NUMBER", direction: "UP" } }, "/sort/direction"]
+  ] as const
+  for (const [name, request, pointer] of cases) {
+    it.effect(`quickSearch with ${name}`, () =>
       Effect.gen(function*() {
-        const error = yield* Effect.flip((yield* Client).quickSearch(c.request as never))
+        const error = yield* Effect.flip((yield* Client).quickSearch(request as never))
         expect(error._tag).toBe("ValidationError")
         if (error._tag !== "ValidationError") return
         expect(error.origin).toBe("client")
-        expect(error.errors.map((e) => e.source?.pointer)).toEqual([c.pointer])
-        expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0, advanced: 0, page: 0 })
+        expect(error.errors.map((e) => e.source?.pointer)).toEqual([pointer])
+        expect((yield* sandboxStats).requests).toEqual(noRequests)
       }).pipe(Effect.provide(clientLayer())))
   }
 
-  for (
-    const n of [
-      "",
-      "1234567890123",
-      "../201900001",
-      "2019%2F0001",
-      "2019/0001",
-      "2019?1",
-      "2019#1",
-      "2019 0001",
-      "２０１９"
-    ]
-  ) {
+  const numbers = [
+    "",
+    "1234567890123",
+    "../201900001",
+    "2019%2F0001",
+    "2019/0001",
+    "2019?1",
+    "2019#1",
+    "2019 0001",
+    "２０１９"
+  ]
+  for (const n of numbers) {
     it.effect(`getDesign(${JSON.stringify(n)})`, () =>
       Effect.gen(function*() {
         const error = yield* Effect.flip((yield* Client).getDesign(n))
         expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
         if (error._tag !== "ValidationError") return
         expect(error.errors[0]?.source?.parameter).toBe("ipRightIdentifier")
-        expect((yield* sandboxStats).requests).toEqual({ token: 0, search: 0, design: 0, advanced: 0, page: 0 })
+        expect((yield* sandboxStats).requests).toEqual(noRequests)
       }).pipe(Effect.provide(clientLayer())))
   }
 })
@@ -220,7 +219,7 @@ describe("DesignSearchClient: authentication", () => {
     Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Client).quickSearch({ query: "chair" }))
       expect(error).toMatchObject({ _tag: "TokenError", reason: "InvalidCredentials" })
-      expect((yield* sandboxStats).requests).toEqual({ token: 1, search: 0, design: 0, advanced: 0, page: 0 })
+      expect((yield* sandboxStats).requests).toEqual({ ...noRequests, token: 1 })
     }).pipe(Effect.provide(clientLayer({ config: { clientId: "someone-else" } }))))
 })
 
@@ -236,17 +235,10 @@ describe("DesignSearchClient: every status gives its typed error", () => {
   } as const
 
   const rows: ReadonlyArray<readonly [number, string]> = [
-    [400, "BadRequestError"],
-    [403, "ForbiddenError"],
-    [404, "NotFoundError"],
-    [409, "UnexpectedResponseError"],
-    [422, "ValidationError"],
-    [429, "RateLimitError"],
-    [500, "ServerError"],
-    [502, "ServerError"],
-    [503, "ServerError"],
-    [504, "ServerError"]
-  ]
+    ...Object.entries({ 400: "BadRequestError", 403: "ForbiddenError", 404: "NotFoundError" }),
+    ...Object.entries({ 409: "UnexpectedResponseError", 422: "ValidationError", 429: "RateLimitError" }),
+    ...Object.entries({ 500: "ServerError", 502: "ServerError", 503: "ServerError", 504: "ServerError" })
+  ].map(([status, tag]) => [Number(status), tag])
 
   for (const [status, tag] of rows) {
     for (const [format, body] of Object.entries(bodies)) {
@@ -255,6 +247,7 @@ describe("DesignSearchClient: every status gives its typed error", () => {
           yield* (yield* control).injectFault({ target: "design", status, body })
           const error = yield* Effect.flip((yield* Client).getDesign(chair))
           expect(error._tag).toBe(tag)
+          expect((yield* sandboxStats).requests.design).toBe(1)
           if (!("status" in error)) return
           expect(error.status).toBe(status)
           if (error._tag === "UnexpectedResponseError") return
@@ -342,7 +335,7 @@ describe("DesignSearchClient: every status gives its typed error", () => {
     }).pipe(Effect.provide(clientLayer({ config: { maxBodyBytes: 1024 } }))))
 
   const unreachable = HttpClient.make((request) =>
-    Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", description: "ECONNREFUSED" }))
+    Effect.fail(requestError(request, "Transport", { description: "ECONNREFUSED" }))
   )
 
   it.effect("a network failure on an API call is a TransportError, retried three times", () =>
@@ -407,9 +400,9 @@ describe("DesignSearchClient: retries of read-only calls", () => {
   it.effect("a 429 waits for its Retry-After before the retry", () =>
     Effect.gen(function*() {
       yield* (yield* control).injectFault({ target: "design", status: 429, headers: { "retry-after": "20" } })
-      const fiber = yield* Effect.fork((yield* Client).getDesign(chair))
+      const fiber = yield* forkChild((yield* Client).getDesign(chair))
       yield* TestClock.adjust("19 seconds")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       expect((yield* sandboxStats).requests.design).toBe(1)
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(fiber)
@@ -434,13 +427,12 @@ const recordingServer = Effect.suspend(() => {
     request.on("end", () => {
       const url = request.url ?? ""
       const body = url === DesignSearchConfig.tokenPath
-        ? JSON.stringify({ access_token: "a.b.c", expires_in: 3600, token_type: "Bearer" })
+        ? { access_token: "a.b.c", expires_in: 3600, token_type: "Bearer" }
         : url.includes("/design/")
-        ? JSON.stringify({ number: url.slice(url.lastIndexOf("/") + 1) })
-        : JSON.stringify({ count: 0, designNumbers: [] })
+        ? { number: url.slice(url.lastIndexOf("/") + 1) }
+        : { count: 0, designNumbers: [] }
       if (url !== DesignSearchConfig.tokenPath) paths.push(url)
-      response.writeHead(200, { "content-type": "application/json" })
-      response.end(body)
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body))
     })
   })
   return Effect.map(listening(server), (port) => ({ url: `http://127.0.0.1:${port}`, paths }))
@@ -454,7 +446,7 @@ const overDefaultTransport = (authUrl: string, baseUrl: string, options: DesignS
   )
 
 describe("DesignSearchClient: the default transport's fast lane", () => {
-  it.scopedLive("sends to the API's paths, whether the API lives at the root of its host or below it", () =>
+  it.live("sends to the API's paths, whether the API lives at the root of its host or below it", () =>
     Effect.gen(function*() {
       const served = yield* recordingServer
       for (const base of ["", "/api/v1"]) {
@@ -464,9 +456,9 @@ describe("DesignSearchClient: the default transport's fast lane", () => {
         )
         expect(served.paths).toEqual([`${base}/search/quick`, `${base}/design/123`])
       }
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scopedLive("a failure names the whole URL of the request", () =>
+  it.live("a failure names the whole URL of the request", () =>
     Effect.gen(function*() {
       const served = yield* recordingServer
       // a port that was free a moment ago and is closed now: nothing listens there
@@ -478,5 +470,5 @@ describe("DesignSearchClient: the default transport's fast lane", () => {
         )
       )
       expect(error).toMatchObject({ _tag: "TransportError", method: "GET", url: `${baseUrl}/design/123` })
-    }))
+    }).pipe(Effect.scoped))
 })

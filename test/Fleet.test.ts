@@ -1,12 +1,13 @@
 /**
  * `Fleet.layer` against a real `redis-server`, in this process: wired below `DesignSearchClient.layer`
- * as the README wires it, two clients share one token; its own options fail before any connection.
+ * as the README wires it, two clients (standing for two processes) share one token and one pace; its
+ * own options fail before any connection.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { createServer } from "node:net"
 import { DesignSearchClient, Fleet, FleetRedis, RequestBudget, TokenService, TokenStore } from "../src/index.js"
-import { freshPrefix } from "./support/fleetLayers.js"
+import { always, client, failure, freshPrefix, tokenOf, valueOf } from "./support/fleetLayers.js"
 import { sandboxLayer, sandboxStats } from "./support/layers.js"
 import { listening } from "./support/loopback.js"
 import { redisServer } from "./support/redis.js"
@@ -21,21 +22,22 @@ const connectionCounter = Effect.suspend(() => {
   return Effect.map(listening(server), (port) => ({ port, connections: () => count }))
 })
 
-/** What building `layer` fails with, as text. */
-const failure = <A, E>(layer: Layer.Layer<A, E>) => Effect.map(Effect.flip(Effect.scoped(Layer.build(layer))), String)
-
 describe("Fleet.layer", () => {
-  it.scopedLive("provided below DesignSearchClient.layer, as the README wires it: a second client takes the first one's token", () =>
+  it.live("provided below DesignSearchClient.layer, as the README wires it: a second client takes the first one's token and keeps its pace", () =>
     Effect.gen(function*() {
       const redis = yield* redisServer
       const keyPrefix = freshPrefix()
       const connect = Effect.map(
         Layer.build(
-          DesignSearchClient.layer().pipe(Layer.provide(Layer.orDie(Fleet.layer({ url: redis.url, keyPrefix }))))
+          DesignSearchClient.layer().pipe(
+            Layer.provideMerge(Layer.orDie(Fleet.layer({ url: redis.url, keyPrefix, requestsPerSecond: 10 })))
+          )
         ),
         (context) => ({
           client: Context.get(context, DesignSearchClient.DesignSearchClient),
-          tokens: Context.get(context, TokenService.TokenService)
+          tokens: Context.get(context, TokenService.TokenService),
+          store: Context.get(context, TokenStore.TokenStore).forClient(client),
+          budget: Context.get(context, RequestBudget.RequestBudget).forClient(client)
         })
       )
       const first = yield* connect
@@ -45,7 +47,21 @@ describe("Fleet.layer", () => {
       expect((yield* sandboxStats).requests.token).toBe(1)
       expect(yield* first.tokens.stats).toMatchObject({ tokenRequests: 1, sharedTokens: 0 })
       expect(yield* second.tokens.stats).toMatchObject({ tokenRequests: 0, sharedTokens: 1 })
-    }).pipe(Effect.provide(sandboxLayer())))
+      const fetched = yield* first.store.obtain(tokenOf("shared"), always)
+      const taken = yield* second.store.obtain(Effect.die("must not fetch"), always)
+      expect([fetched.shared, taken.shared, valueOf(taken)]).toEqual([false, true, "shared"])
+      // 10 a second, taken in turn: each slot 100 ms after the last, read off this process's clock
+      // before and after each reservation (less the clocks' whole milliseconds)
+      const slots = yield* Effect.forEach([first, second, first], ({ budget }) =>
+        Effect.gen(function*() {
+          const before = yield* Clock.currentTimeMillis
+          const wait = Duration.toMillis(yield* budget.reserve)
+          return { earliest: before + wait, latest: (yield* Clock.currentTimeMillis) + wait }
+        }))
+      for (let i = 1; i < slots.length; i++) {
+        expect(slots[i]!.latest - slots[i - 1]!.earliest).toBeGreaterThanOrEqual(98)
+      }
+    }).pipe(Effect.provide(sandboxLayer()), Effect.scoped))
 
   it.live("the fleet's own options fail as a ConfigError naming the option, before any connection is made", () =>
     Effect.gen(function*() {
@@ -55,6 +71,11 @@ describe("Fleet.layer", () => {
       expect(yield* failure(Fleet.layer({ url: counted, maxWait: -1 }))).toContain("maxWait")
       expect(yield* failure(Fleet.layer({ url: counted, requestsPerSecond: 0 }))).toContain("requestsPerSecond")
       expect(yield* failure(Fleet.layer({ url: counted, burst: 1.5 }))).toContain("burst")
+      // no durations (Effect 4's `Duration` would read them as zero): refused
+      expect(yield* failure(Fleet.layer({ url: counted, maxWait: {} as never }))).toContain("maxWait must be a finite")
+      expect(yield* failure(Fleet.layer({ url: counted, commandTimeout: { secs: 1 } as never }))).toContain(
+        "commandTimeout"
+      )
       // ioredis decodes the user and password, and throws on a malformed escape: refused here, untold
       for (const userInfo of [":SECRET%zz", "user%E0%A4%A:SECRET"]) {
         const refused = yield* failure(Fleet.layer({ url: `redis://${userInfo}@127.0.0.1:${listener.port}` }))
@@ -78,7 +99,7 @@ describe("Fleet.layer", () => {
       expect(listener.connections()).toBe(0)
     }).pipe(Effect.scoped))
 
-  it.scopedLive("a URL's database index is selected; `REDISS://` is TLS as `rediss://` is", () =>
+  it.live("a URL's database index is selected; `REDISS://` is TLS as `rediss://` is", () =>
     Effect.gen(function*() {
       const redis = yield* redisServer
       const prefix = freshPrefix()
@@ -95,7 +116,7 @@ describe("Fleet.layer", () => {
       })))
       const refused = yield* Effect.flip(Context.get(tls, FleetRedis.FleetRedis).command("PING"))
       expect(refused.detail).toContain("not connected")
-    }))
+    }).pipe(Effect.scoped))
 
   it.live("options that are not an object are a ConfigError at the options, when the layer is built: never a throw", () =>
     Effect.gen(function*() {

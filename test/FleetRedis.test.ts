@@ -1,15 +1,17 @@
 /**
  * `FleetRedis` against a real `redis-server`, in this process: a Redis slower than the command
  * timeout counts as away, bad options are refused without telling a password, keys never name the
- * secret, and an `ioredis` client the caller owns is a `Connection` the service sends over, whose
- * failures are `FleetUnavailable` and never defects.
+ * secret, a paused or restarted Redis is back at once, and an `ioredis` client the caller owns is a
+ * `Connection` the service sends over, whose failures are `FleetUnavailable` and never defects.
  */
+import { exitInterrupted, forkChild, timeoutFail, yieldNow } from "#edition/internal/seam"
+import { failureOption, hasDie, poll } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Context, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
 import type { Scope } from "effect"
 import { Redis } from "ioredis"
 import { FleetRedis } from "../src/index.js"
-import { always, client, freshPrefix, pair, tokenOf, valueOf } from "./support/fleetLayers.js"
+import { always, client, failure, freshPrefix, pair, tokenOf, valueOf } from "./support/fleetLayers.js"
 import { redisServer } from "./support/redis.js"
 
 /**
@@ -18,8 +20,8 @@ import { redisServer } from "./support/redis.js"
  */
 const ownClient = (port: number): Effect.Effect<Redis, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => {
-      const redis = new Redis({
+    Effect.sync(() =>
+      new Redis({
         host: "127.0.0.1",
         port,
         lazyConnect: true,
@@ -27,19 +29,18 @@ const ownClient = (port: number): Effect.Effect<Redis, never, Scope.Scope> =>
         maxRetriesPerRequest: 0,
         retryStrategy: () => null
       })
-      // connection errors are answered per command
-      redis.on("error", () => {})
-      return redis
-    }),
+        // connection errors are answered per command
+        .on("error", () => {})
+    ),
     (redis) => Effect.sync(() => redis.disconnect())
   )
 
-/** Waits (at most 10 s) for `redis` to be ready: the signal is ioredis's own `ready` event. */
-const readyOf = (redis: Redis): Effect.Effect<Effect.Effect<void, string>> =>
-  Effect.map(Deferred.make<void>(), (ready) => {
-    redis.once("ready", () => Deferred.unsafeDone(ready, Effect.void))
-    return Deferred.await(ready).pipe(
-      Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => `never ready (${redis.status})` })
+/** Waits (at most 10 s) for ioredis's own `event` (`ready`, `end`) of `redis`, listened for from now. */
+const eventOf = (redis: Redis, event: "ready" | "end"): Effect.Effect<Effect.Effect<void, string>> =>
+  Effect.sync(() => {
+    const heard = new Promise<void>((resolve) => redis.once(event, () => resolve()))
+    return Effect.promise(() => heard).pipe(
+      timeoutFail({ duration: "10 seconds", onTimeout: () => `never ${event} (${redis.status})` })
     )
   })
 
@@ -49,35 +50,31 @@ const serviceOver = (redis: FleetRedis.Connection, options: FleetRedis.Options =
 
 /** `command`'s exit must be a `FleetUnavailable` failure, never a defect or an interruption. */
 const expectUnavailable = (exit: Exit.Exit<unknown, FleetRedis.FleetUnavailable>) => {
-  expect(Exit.isFailure(exit)).toBe(true)
-  if (Exit.isSuccess(exit)) return
-  expect(Cause.isDie(exit.cause)).toBe(false)
-  expect(Cause.isInterrupted(exit.cause)).toBe(false)
-  const failure = Cause.failureOption(exit.cause)
-  expect(Option.isSome(failure)).toBe(true)
-  if (Option.isNone(failure)) return
-  expect(failure.value).toBeInstanceOf(FleetRedis.FleetUnavailable)
-  expect(failure.value._tag).toBe("FleetUnavailable")
-  expect(failure.value.detail).not.toBe("")
+  const cause = Exit.isFailure(exit) ? exit.cause : undefined
+  expect(cause && { defect: hasDie(cause), interrupted: exitInterrupted(exit) }).toEqual({
+    defect: false,
+    interrupted: false
+  })
+  const failure = cause && Option.getOrUndefined(failureOption(cause))
+  expect(failure).toBeInstanceOf(FleetRedis.FleetUnavailable)
+  expect(failure).toMatchObject({ _tag: "FleetUnavailable", detail: expect.stringMatching(/./) })
 }
 
 describe("FleetRedis", () => {
-  it.scopedLive("a Redis slower than the command timeout counts as away: the token is fetched here", () =>
+  it.live("a Redis slower than the command timeout counts as away: the token is fetched here", () =>
     Effect.gen(function*() {
       const redis = yield* redisServer
       const [a, b] = yield* pair(redis.url)
       // the server stops answering anyone for 2 seconds
       yield* Effect.forkScoped(Effect.ignore(b.redis.command("DEBUG", "SLEEP", "2")))
-      yield* Effect.yieldNow()
+      yield* yieldNow
       const obtained = yield* a.tokens.obtain(tokenOf("local"), always)
       expect([obtained.shared, valueOf(obtained)]).toEqual([false, "local"])
       expect(Duration.toMillis(FleetRedis.defaults.commandTimeout)).toBeLessThan(2000)
-    }))
+    }).pipe(Effect.scoped))
 
   it.live("bad options are a ConfigError naming the option; a URL's password is never told", () =>
     Effect.gen(function*() {
-      const failure = <A, E>(layer: Layer.Layer<A, E>) =>
-        Effect.map(Effect.flip(Effect.scoped(Layer.build(layer))), String)
       const url = yield* failure(FleetRedis.layer({ url: "http://user:hunter2@cache.internal:6379" }))
       expect(url).toContain("url must be a redis:// or rediss:// URL")
       expect(url).not.toContain("hunter2")
@@ -103,50 +100,44 @@ describe("FleetRedis", () => {
   })
 })
 
-/** `FleetRedis.layer` over `url`, quick to give Redis up and looking again only once an hour. */
-const patient = (url: string) =>
-  Effect.map(
-    Layer.build(Layer.orDie(FleetRedis.layer({ url, commandTimeout: "200 millis", probeInterval: "1 hour" }))),
-    Context.get(FleetRedis.FleetRedis)
-  )
+/** A Redis and `FleetRedis.layer` over it, quick to give Redis up and looking again only once an hour. */
+const patient = Effect.gen(function*() {
+  const server = yield* redisServer
+  const layer = FleetRedis.layer({ url: server.url, commandTimeout: "200 millis", probeInterval: "1 hour" })
+  const fleet = Context.get(yield* Layer.build(Layer.orDie(layer)), FleetRedis.FleetRedis)
+  /** Brings Redis back by `bring`, `reachable` waiting since before. */
+  const back = <E>(bring: Effect.Effect<void, E>) =>
+    Effect.flatMap(forkChild(fleet.reachable), (waiting) => Effect.andThen(bring, Fiber.join(waiting)))
+  return { server, fleet, back }
+})
 
 describe("FleetRedis: Redis back", () => {
-  it.scopedLive(
+  it.live(
     "a paused Redis that answers late is back at once, whatever the probe interval; an urgent command sent meanwhile was carried out",
     () =>
       Effect.gen(function*() {
-        const server = yield* redisServer
-        const fleet = yield* patient(server.url)
+        const { back, fleet, server } = yield* patient
         yield* server.pause
         expectUnavailable(yield* Effect.exit(fleet.command("PING")))
         // sent while Redis looks away, where a command is refused at once
         expectUnavailable(yield* Effect.exit(fleet.urgent("SET", "urgent", "heard", "PX", 60_000)))
         expect(yield* Effect.flip(fleet.command("GET", "urgent"))).toMatchObject({ detail: "Redis is away" })
-        const back = yield* Effect.fork(fleet.reachable)
-        yield* server.resume
-        yield* Fiber.join(back)
+        yield* back(server.resume)
         expect(yield* fleet.command("GET", "urgent")).toBe("heard")
-      }),
-    30_000
+      }).pipe(Effect.scoped)
   )
 
-  it.scopedLive(
-    "a Redis restarted is back as soon as the connection is, whatever the probe interval",
-    () =>
-      Effect.gen(function*() {
-        const server = yield* redisServer
-        const fleet = yield* patient(server.url)
-        yield* server.stop
-        expectUnavailable(yield* Effect.exit(fleet.command("PING")))
-        expect(yield* Effect.flip(fleet.command("PING"))).toMatchObject({ detail: "Redis is away" })
-        const back = yield* Effect.fork(fleet.reachable)
-        yield* server.start
-        yield* Fiber.join(back)
-        expect(yield* fleet.command("PING")).toBe("PONG")
-      }),
-    30_000
-  )
-  it.scopedLive("after a late answer, reachable waits for the probe then out, rather than pass at once", () =>
+  it.live("a Redis restarted is back as soon as the connection is, whatever the probe interval", () =>
+    Effect.gen(function*() {
+      const { back, fleet, server } = yield* patient
+      yield* server.stop
+      expectUnavailable(yield* Effect.exit(fleet.command("PING")))
+      expect(yield* Effect.flip(fleet.command("PING"))).toMatchObject({ detail: "Redis is away" })
+      yield* back(server.start)
+      expect(yield* fleet.command("PING")).toBe("PONG")
+    }).pipe(Effect.scoped))
+
+  it.live("after a late answer, reachable waits for the probe then out, rather than pass at once", () =>
     Effect.gen(function*() {
       const answers: Array<(value: unknown) => void> = []
       const connection: FleetRedis.Connection = {
@@ -156,37 +147,37 @@ describe("FleetRedis: Redis back", () => {
       }
       const fleet = yield* serviceOver(connection, { commandTimeout: "50 millis", probeInterval: "1 hour" })
       expectUnavailable(yield* Effect.exit(fleet.command("PING")))
-      const settle = Effect.forEach(Array.from({ length: 20 }), () => Effect.yieldNow(), { discard: true })
+      const settle = Effect.forEach(Array.from({ length: 20 }), () => yieldNow, { discard: true })
       answers[0]!("PONG") // late: Redis is back, and the next command is a probe
       yield* settle
-      const probe = yield* Effect.fork(fleet.command("PING"))
+      const probe = yield* forkChild(fleet.command("PING"))
       yield* settle
       expect(answers).toHaveLength(2)
       expect(yield* Effect.flip(fleet.command("GET", "k"))).toMatchObject({ detail: "Redis is away" })
-      const back = yield* Effect.fork(fleet.reachable)
+      const back = yield* forkChild(fleet.reachable)
       yield* settle
-      expect(Option.isNone(yield* Fiber.poll(back))).toBe(true)
+      expect(Option.isNone(yield* poll(back))).toBe(true)
       answers[1]!("PONG")
       expect(yield* Fiber.join(probe)).toBe("PONG")
       yield* Fiber.join(back)
-    }))
+    }).pipe(Effect.scoped))
 })
 
 describe("FleetRedis.Connection", () => {
-  it.scoped("an ioredis client is a Connection: a lazy one waits, unconnected, until asked", () =>
+  it.effect("an ioredis client is a Connection: a lazy one waits, unconnected, until asked", () =>
     Effect.gen(function*() {
       // the type-level check: an ioredis client fits the public interface as it is
       const connection: FleetRedis.Connection = yield* ownClient(6379)
       expect(connection.status).toBe("wait")
       expect(typeof connection.connect).toBe("function")
       expect(typeof connection.call).toBe("function")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scopedLive("layerClient over the caller's ioredis client connects a lazy one and sends its commands", () =>
+  it.live("layerClient over the caller's ioredis client connects a lazy one and sends its commands; stopped, a FleetUnavailable", () =>
     Effect.gen(function*() {
       const server = yield* redisServer
       const redis = yield* ownClient(server.port)
-      const ready = yield* readyOf(redis)
+      const ready = yield* eventOf(redis, "ready")
       const service = yield* serviceOver(redis, { keyPrefix: freshPrefix() })
       // the layer started the lazy client connecting: nothing else asked it to
       yield* ready
@@ -198,34 +189,23 @@ describe("FleetRedis.Connection", () => {
       expect(yield* Effect.promise(() => redis.get(key))).toBe("v")
       // a command Redis refuses is a FleetUnavailable too
       expectUnavailable(yield* Effect.exit(service.command("NO-SUCH-COMMAND")))
-    }))
-
-  it.scopedLive("with the caller's Redis stopped, a command fails with FleetUnavailable, not a defect", () =>
-    Effect.gen(function*() {
-      const server = yield* redisServer
-      const redis = yield* ownClient(server.port)
-      const ready = yield* readyOf(redis)
-      const service = yield* serviceOver(redis)
-      yield* ready
-      expect(yield* service.command("PING")).toBe("PONG")
       yield* server.stop
       expectUnavailable(yield* Effect.exit(service.command("GET", "k")))
       // and again while it is away: at once, still a failure
       expectUnavailable(yield* Effect.exit(service.command("GET", "k")))
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scopedLive("over a client that can reach no Redis, a command fails with FleetUnavailable, not a defect", () =>
+  it.live("over a client that can reach no Redis, a command fails with FleetUnavailable, not a defect", () =>
     Effect.gen(function*() {
       // a port where a Redis was and is no longer: nothing listens there
       const server = yield* redisServer
       yield* server.stop
       const redis = yield* ownClient(server.port)
-      const closed = yield* Deferred.make<void>()
-      redis.once("end", () => Deferred.unsafeDone(closed, Effect.void))
+      const closed = yield* eventOf(redis, "end")
       const service = yield* serviceOver(redis)
       expectUnavailable(yield* Effect.exit(service.command("SET", "k", "v")))
       // once ioredis gave up connecting, still a failure and never a defect
-      yield* Deferred.await(closed).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "never ended" }))
+      yield* closed
       expectUnavailable(yield* Effect.exit(service.command("GET", "k")))
-    }))
+    }).pipe(Effect.scoped))
 })

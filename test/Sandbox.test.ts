@@ -1,39 +1,23 @@
-import type { HttpClient } from "@effect/platform"
-import { HttpClientRequest } from "@effect/platform"
+/**
+ * The in-process sandbox, through a raw `HttpClient` and through the client: the token endpoint,
+ * the API's answers and errors, the dataset and its searches, faults, `touch`, and `Sandbox.layer`.
+ */
+import { bodyJsonUnsafe, clientErrorReason, dateTimeUnsafe, forkChild, HttpClient } from "#edition/internal/seam"
+import { HttpClientRequest } from "#edition/internal/seam"
+import { poll, schemaErrorTag, TestClock } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect, FastCheck as fc, Schema, TestClock } from "effect"
+import { DateTime, Effect, Fiber, Option, Schema } from "effect"
+import fc from "fast-check"
 import { generateDesigns } from "../src/core/sandbox/dataset.js"
 import * as SearchIndex from "../src/core/sandbox/searchIndex.js"
 import type { Design } from "../src/core/wire/wire.js"
 import { Designs, DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import { clientLayer } from "./support/layers.js"
+import { api, base, bearer, call, counters, goodForm, pointers, send } from "./support/rawSandbox.js"
+import { tokenRequest, tokenUrl, withSandbox } from "./support/rawSandbox.js"
 
-const base = Sandbox.inProcessUrl
-const api = base + DesignSearchConfig.apiPath
-const tokenUrl = base + DesignSearchConfig.tokenPath
-
-/** A sandbox and a raw client to it: what the sandbox answers, byte for byte. */
-const withSandbox = <A, E>(
-  f: (sandbox: Sandbox.Sandbox, client: HttpClient.HttpClient) => Effect.Effect<A, E>,
-  options: Sandbox.Options = {}
-) => Effect.flatMap(Effect.orDie(Sandbox.make(options)), (sandbox) => f(sandbox, Sandbox.httpClient(sandbox.app)))
-
-const send = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest) =>
-  Effect.flatMap(client.execute(request), (response) =>
-    Effect.map(response.text, (text) => ({
-      status: response.status,
-      headers: response.headers,
-      text,
-      json: text === "" ? undefined : (JSON.parse(text) as Record<string, unknown>)
-    })))
-
-const tokenRequest = (form: Record<string, string>) =>
-  HttpClientRequest.post(tokenUrl).pipe(HttpClientRequest.bodyUrlParams(form))
-
-const goodForm = { grant_type: "client_credentials", client_id: "sandbox-client", client_secret: "sandbox-secret" }
-
-const bearer = (client: HttpClient.HttpClient) =>
-  Effect.map(send(client, tokenRequest(goodForm)), (r) => `Bearer ${String(r.json?.access_token)}`)
+const { bottle, chair, wristWatch } = Sandbox.fixedNumbers
+const owners = { rows: [{ op: "AND", query: { owner: "ltd" } }] }
 
 describe("Sandbox token endpoint (spec 4.1, 5.3)", () => {
   it.effect("issues a JWT shaped like the real ones, valid for 3600 seconds", () =>
@@ -41,35 +25,32 @@ describe("Sandbox token endpoint (spec 4.1, 5.3)", () => {
       Effect.gen(function*() {
         const r = yield* send(client, tokenRequest(goodForm))
         expect(r.status).toBe(200)
+        expect(r.headers["cache-control"]).toBe("no-store")
         expect(r.json).toMatchObject({ expires_in: 3600, token_type: "Bearer" })
-        const [, payload] = String(r.json?.access_token).split(".")
+        const [, payload] = String(r.json?.["access_token"]).split(".")
         const claims = JSON.parse(Buffer.from(payload!, "base64url").toString()) as Record<string, unknown>
         expect(Object.keys(claims).sort()).toEqual(
           ["auth_time", "client_id", "exp", "iat", "iss", "jti", "scope", "sub", "token_use"]
         )
-        expect(claims.token_use).toBe("access")
-        expect(Number(claims.exp) - Number(claims.iat)).toBe(3600)
+        expect(claims["token_use"]).toBe("access")
+        expect(Number(claims["exp"]) - Number(claims["iat"])).toBe(3600)
       })
     ))
 
-  it.effect("answers bad credentials, grants and bodies with RFC 6749 errors", () =>
+  it.effect("answers bad credentials, grants and bodies with RFC 6749 errors, and issues nothing", () =>
     withSandbox((sandbox, client) =>
       Effect.gen(function*() {
         const wrongSecret = yield* send(client, tokenRequest({ ...goodForm, client_secret: "nope" }))
         expect(wrongSecret.status).toBe(401)
         expect(wrongSecret.json).toMatchObject({ error: "invalid_client" })
         const wrongGrant = yield* send(client, tokenRequest({ ...goodForm, grant_type: "password" }))
-        expect(wrongGrant.status).toBe(400)
-        expect(wrongGrant.json).toMatchObject({ error: "unsupported_grant_type" })
+        expect([wrongGrant.status, wrongGrant.json?.["error"]]).toEqual([400, "unsupported_grant_type"])
         const missing = yield* send(client, tokenRequest({ grant_type: "client_credentials" }))
         expect(missing.json).toMatchObject({ error: "invalid_request" })
-        const json = yield* send(
-          client,
-          HttpClientRequest.post(tokenUrl).pipe(HttpClientRequest.bodyUnsafeJson(goodForm))
-        )
+        const json = yield* send(client, bodyJsonUnsafe(HttpClientRequest.post(tokenUrl), goodForm))
         expect(json.status).toBe(400)
         const get = yield* send(client, HttpClientRequest.get(tokenUrl))
-        expect(get.status).toBe(405)
+        expect([get.status, get.headers["allow"]]).toEqual([405, "POST"])
         expect((yield* sandbox.control.stats).tokensIssued).toBe(0)
       })
     ))
@@ -79,128 +60,81 @@ describe("Sandbox API", () => {
   it.effect("a missing, malformed, forged, expired or revoked token is a 401 with an errors body", () =>
     withSandbox((sandbox, client) =>
       Effect.gen(function*() {
-        const design = `${api}/design/${Sandbox.fixedNumbers.chair}`
+        const design = HttpClientRequest.get(`${api}/design/${chair}`)
+        const as = (authorization: string) =>
+          send(client, HttpClientRequest.setHeader(design, "authorization", authorization))
         const good = yield* bearer(client)
         const forged = good.slice(0, -4) + (good.endsWith("AAAA") ? "BBBB" : "AAAA")
-        for (const authorization of [undefined, "Basic abc", "Bearer not-a-jwt", forged]) {
-          const request = HttpClientRequest.get(design)
-          const r = yield* send(
-            client,
-            authorization === undefined ? request : HttpClientRequest.setHeader(request, "authorization", authorization)
-          )
+        for (
+          const r of [yield* send(client, design), yield* as("Basic abc"), yield* as("Bearer x"), yield* as(forged)]
+        ) {
           expect(r.status).toBe(401)
-          expect(r.headers["www-authenticate"]).toContain("Bearer")
+          expect(r.headers["www-authenticate"]).toBe(`Bearer error="invalid_token"`)
           expect(r.json).toMatchObject({ errors: [{ code: "UNAUTHORIZED" }] })
         }
-        const ok = yield* send(
-          client,
-          HttpClientRequest.get(design).pipe(HttpClientRequest.setHeader("authorization", good))
-        )
-        expect(ok.status).toBe(200)
+        expect((yield* as(good)).status).toBe(200)
         yield* TestClock.adjust("3601 seconds")
-        const expired = yield* send(
-          client,
-          HttpClientRequest.get(design).pipe(HttpClientRequest.setHeader("authorization", good))
-        )
-        expect(expired.json).toMatchObject({ errors: [{ detail: "access token expired" }] })
+        expect((yield* as(good)).json).toMatchObject({ errors: [{ detail: "access token expired" }] })
         const fresh = yield* bearer(client)
         yield* sandbox.control.revokeTokens
-        const revoked = yield* send(
-          client,
-          HttpClientRequest.get(design).pipe(HttpClientRequest.setHeader("authorization", fresh))
-        )
-        expect(revoked.json).toMatchObject({ errors: [{ detail: "access token revoked" }] })
+        expect((yield* as(fresh)).json).toMatchObject({ errors: [{ detail: "access token revoked" }] })
       })
     ))
 
   it.effect("400 for JSON that is not well-formed, 422 with a pointer per offending field", () =>
     withSandbox((_, client) =>
       Effect.gen(function*() {
-        const authorization = yield* bearer(client)
-        const post = (body: string) =>
-          send(
-            client,
-            HttpClientRequest.post(`${api}/search/quick`).pipe(
-              HttpClientRequest.setHeader("authorization", authorization),
-              HttpClientRequest.bodyText(body, "application/json")
-            )
-          )
-        const malformed = yield* post("{\"query\": ")
-        expect(malformed.status).toBe(400)
-        expect(malformed.json).toMatchObject({ errors: [{ code: "MALFORMED_JSON", source: { parameter: "body" } }] })
-        expect((malformed.json?.errors as Array<{ id?: string }>)[0]?.id).toBeTypeOf("string")
-        const invalid = yield* post(
-          JSON.stringify({ changedSinceDate: "yesterday", filters: { statusFilter: "REGISTERED" } })
-        )
+        for (
+          const [path, text] of [["/search/quick", "{\"query\": "], ["/search/advanced", "{\"rows\": ["], [
+            "/page/advanced",
+            "{\"rows\": ["
+          ]]
+        ) {
+          const malformed = yield* call(client, path!, text)
+          expect(malformed.status).toBe(400)
+          expect(malformed.json).toMatchObject({ errors: [{ code: "MALFORMED_JSON", source: { parameter: "body" } }] })
+          expect((malformed.json?.["errors"] as Array<{ id?: string }>)[0]?.id).toMatch(/^sbx-/)
+        }
+        const invalid = yield* call(client, "/search/quick", {
+          changedSinceDate: "yesterday",
+          filters: { statusFilter: "REGISTERED" }
+        })
         expect(invalid.status).toBe(422)
-        const pointers = (invalid.json?.errors as Array<{ source: { pointer: string } }>).map((e) => e.source.pointer)
-        expect(pointers.sort()).toEqual(["/changedSinceDate", "/filters/statusFilter", "/query"])
+        expect(pointers(invalid)).toEqual(["/changedSinceDate", "/filters/statusFilter", "/query"])
+        const rows = yield* call(client, "/search/advanced", {
+          rows: [{ op: "XOR", query: { owner: "ltd" } }, { op: "AND", query: {} }],
+          changedSinceDate: "soon"
+        })
+        expect([rows.status, pointers(rows)]).toEqual([422, ["/changedSinceDate", "/rows/0/op", "/rows/1/query"]])
+        const dateType = yield* call(client, "/search/advanced", {
+          rows: [{ op: "AND", query: { date: { type: "RENEWAL_DUE", from: "2020-01-01" } } }]
+        })
+        expect([dateType.status, pointers(dateType)]).toEqual([422, ["/rows/0/query/date/type"]])
+        for (
+          const [pageNumber, pageSize, pointer] of [[0, 0, "/pageSize"], [0, 101, "/pageSize"], [-1, 5, "/pageNumber"]]
+        ) {
+          const page = yield* call(client, "/page/advanced", { ...owners, pageNumber, pageSize })
+          expect([page.status, pointers(page)]).toEqual([422, [pointer]])
+        }
+        expect(pointers(yield* call(client, "/page/advanced", owners))).toEqual(["/pageNumber", "/pageSize"])
+        const get = yield* call(client, "/page/advanced")
+        expect([get.status, get.headers["allow"]]).toEqual([405, "POST"])
       })
     ))
 
-  it.effect("a malformed design number is a 400 naming ipRightIdentifier; an unknown one a 404", () =>
+  it.effect("a malformed design number is a 400 naming ipRightIdentifier; an unknown one a 404; an unknown route a 404", () =>
     withSandbox((_, client) =>
       Effect.gen(function*() {
-        const authorization = yield* bearer(client)
-        const get = (n: string) =>
-          send(
-            client,
-            HttpClientRequest.get(`${api}/design/${n}`).pipe(
-              HttpClientRequest.setHeader("authorization", authorization)
-            )
-          )
         for (const bad of ["..%2F..%2Fetc", "a%20b", "1234567890123", "%E2%82%AC"]) {
-          const r = yield* get(bad)
+          const r = yield* call(client, `/design/${bad}`)
           expect(r.status).toBe(400)
           expect(r.json).toMatchObject({ errors: [{ source: { parameter: "ipRightIdentifier" } }] })
         }
-        const unknown = yield* get("999999999")
-        expect(unknown.status).toBe(404)
-        expect(unknown.json).toMatchObject({ errors: [{ code: "NOT_FOUND" }] })
-      })
-    ))
-
-  it.effect("an injected 500 carries code \"500\"; faults go to their target only, count by count", () =>
-    withSandbox((sandbox, client) =>
-      Effect.gen(function*() {
-        const authorization = yield* bearer(client)
-        yield* sandbox.control.injectFault({ target: "design", status: 500, count: 2 })
-        const get = send(
-          client,
-          HttpClientRequest.get(`${api}/design/${Sandbox.fixedNumbers.chair}`).pipe(
-            HttpClientRequest.setHeader("authorization", authorization)
-          )
-        )
-        yield* bearer(client)
-        const statuses = [(yield* get).status, (yield* get).status, (yield* get).status]
-        expect(statuses).toEqual([500, 500, 200])
-        const stats = yield* sandbox.control.stats
-        expect(stats).toEqual({
-          tokensIssued: 2,
-          requests: { token: 2, search: 0, design: 3, advanced: 0, page: 0 },
-          abandoned: 0
-        })
-        yield* sandbox.control.reset
-        expect(yield* sandbox.control.stats).toEqual({
-          tokensIssued: 0,
-          requests: { token: 0, search: 0, design: 0, advanced: 0, page: 0 },
-          abandoned: 0
-        })
-      })
-    ))
-
-  it.effect("a fault that is not a fault is refused", () =>
-    withSandbox((sandbox) =>
-      Effect.gen(function*() {
-        const bad = [
-          { target: "elsewhere", status: 500 },
-          { target: "any", status: 99 },
-          { target: "any", status: 500, count: 0 }
-        ]
-        for (const fault of bad) {
-          const exit = yield* Effect.exit(sandbox.control.injectFault(fault as Sandbox.Fault))
-          expect(exit._tag).toBe("Failure")
-        }
+        const unknown = yield* call(client, "/design/999999999")
+        expect([unknown.status, unknown.json]).toMatchObject([404, { errors: [{ code: "NOT_FOUND" }] }])
+        const nowhere = yield* send(client, HttpClientRequest.get(`${base}/nowhere`))
+        expect(nowhere.status).toBe(404)
+        expect(nowhere.json).toMatchObject({ errors: [{ code: "NOT_FOUND", detail: "no route for GET /nowhere" }] })
       })
     ))
 
@@ -208,36 +142,19 @@ describe("Sandbox API", () => {
     withSandbox((_, client) =>
       Effect.gen(function*() {
         const authorization = yield* bearer(client)
-        for (const [number, status] of [[Sandbox.fixedNumbers.chair, 200], ["000000000", 404]] as const) {
-          const url = `${api}/design/${number}`
-          const head = yield* send(
-            client,
-            HttpClientRequest.head(url).pipe(HttpClientRequest.setHeader("authorization", authorization))
-          )
-          const get = yield* send(
-            client,
-            HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("authorization", authorization))
-          )
-          expect(get.status).toBe(status)
-          expect(head.status).toBe(status)
-          expect(head.text).toBe("")
+        for (const [number, status] of [[chair, 200], ["000000000", 404]] as const) {
+          const as = (request: HttpClientRequest.HttpClientRequest) =>
+            send(client, HttpClientRequest.setHeader(request, "authorization", authorization))
+          const head = yield* as(HttpClientRequest.head(`${api}/design/${number}`))
+          const get = yield* as(HttpClientRequest.get(`${api}/design/${number}`))
+          expect([get.status, head.status, head.text]).toEqual([status, status, ""])
           // Error ids count up from answer to answer, one character each this early: the same length.
           expect(head.headers).toEqual(get.headers)
           expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(get.text)))
+          expect(head.headers["content-type"]).toBe("application/json")
         }
         const token = yield* send(client, HttpClientRequest.head(tokenUrl))
-        expect(token.status).toBe(405)
-        expect(token.headers["allow"]).toBe("POST")
-        expect(token.text).toBe("")
-      })
-    ))
-
-  it.effect("unknown routes are a 404 with an errors body", () =>
-    withSandbox((_, client) =>
-      Effect.gen(function*() {
-        const r = yield* send(client, HttpClientRequest.get(`${base}/nowhere`))
-        expect(r.status).toBe(404)
-        expect(r.json).toMatchObject({ errors: [{ code: "NOT_FOUND" }] })
+        expect([token.status, token.headers["allow"], token.text]).toEqual([405, "POST", ""])
       })
     ))
 })
@@ -246,59 +163,39 @@ describe("Sandbox dataset and search", () => {
   it.effect("the same seed gives the same designs; another seed others", () =>
     Effect.gen(function*() {
       const search = (seed: number) =>
-        Effect.map(Effect.orDie(Sandbox.make({ seed, designs: 300 })), (s) => s.designCount)
-      expect(yield* search(1)).toBe(300)
-      const designs = (seed: number) =>
-        withSandbox((_, client) =>
-          Effect.gen(function*() {
-            const authorization = yield* bearer(client)
-            const r = yield* send(
-              client,
-              HttpClientRequest.post(`${api}/search/quick`).pipe(
-                HttpClientRequest.setHeader("authorization", authorization),
-                HttpClientRequest.bodyUnsafeJson({ query: "chair" })
-              )
-            )
-            return r.json
-          }), { seed, designs: 300 })
-      expect(yield* designs(7)).toEqual(yield* designs(7))
-      expect(yield* designs(7)).not.toEqual(yield* designs(8))
+        withSandbox((sandbox, client) =>
+          Effect.map(call(client, "/search/quick", { query: "chair" }), (r) => [sandbox.designCount, r.json]), {
+          seed,
+          designs: 300
+        })
+      const [count, seven] = yield* search(7)
+      expect(count).toBe(300)
+      expect(yield* search(7)).toEqual([300, seven])
+      expect((yield* search(8))[1]).not.toEqual(seven)
     }))
 
   it.effect("every design is consistent: nine-digit year-first numbers, filing ≤ registration ≤ expiry, lastChanged after filing", () =>
     withSandbox((_, client) =>
       Effect.gen(function*() {
-        const authorization = yield* bearer(client)
-        const search = (query: string) =>
-          send(
-            client,
-            HttpClientRequest.post(`${api}/search/quick`).pipe(
-              HttpClientRequest.setHeader("authorization", authorization),
-              HttpClientRequest.bodyUnsafeJson({ query })
-            )
-          )
         const numbers = new Set<string>()
         for (const word of ["pty", "ltd", "limited", "inc", "gmbh", "co"]) {
-          const r = yield* search(word)
-          for (const n of r.json?.designNumbers as Array<string>) numbers.add(n)
+          const r = yield* call(client, "/search/quick", { query: word })
+          for (const n of r.json?.["designNumbers"] as Array<string>) numbers.add(n)
         }
         expect(numbers.size).toBeGreaterThan(200)
         for (const n of numbers) {
-          const r = yield* send(
-            client,
-            HttpClientRequest.get(`${api}/design/${n}`).pipe(
-              HttpClientRequest.setHeader("authorization", authorization)
-            )
-          )
-          const design = Schema.decodeUnknownSync(Designs.Design)(r.json)
+          const design = Schema.decodeUnknownSync(Designs.Design)((yield* call(client, `/design/${n}`)).json)
           expect(design.number).toMatch(/^(19|20)\d{7}$/)
           expect(Number(design.number.slice(0, 4))).toBe(DateTime.getPartUtc(design.filingDate!, "year"))
-          const filing = design.filingDate!.epochMillis
-          if (design.registrationDate) expect(design.registrationDate.epochMillis).toBeGreaterThanOrEqual(filing)
-          if (design.expiryDate) {
-            expect(design.expiryDate.epochMillis).toBeGreaterThan(design.registrationDate!.epochMillis)
-          }
-          expect(design.lastChanged!.epochMillis).toBeGreaterThanOrEqual(filing)
+          const [filing, registered, expires, changed] = [
+            design.filingDate,
+            design.registrationDate,
+            design.expiryDate,
+            design.lastChanged
+          ].map((date) => date && DateTime.toEpochMillis(date))
+          if (registered !== undefined) expect(registered).toBeGreaterThanOrEqual(filing!)
+          if (expires !== undefined) expect(expires).toBeGreaterThan(registered!)
+          expect(changed).toBeGreaterThanOrEqual(filing!)
           expect(design.classifications?.[0]?.code).toMatch(/^\d{2}-\d{2}$/)
         }
       }), { designs: 400 }))
@@ -348,13 +245,13 @@ describe("Sandbox quick search filters", () => {
       for (const design of yield* fetchAll(filtered.data.designNumbers)) {
         expect(["REGISTERED", "CERTIFIED"]).toContain(design.status)
         expect(design.classifications?.[0]?.code).toMatch(/^(06-|02-02)/)
-        expect(design.lastChanged!.epochMillis).toBeGreaterThanOrEqual(Date.UTC(2015, 0, 1))
+        expect(DateTime.toEpochMillis(design.lastChanged!)).toBeGreaterThanOrEqual(Date.UTC(2015, 0, 1))
       }
       // the filter is exact: every design of the unfiltered search that passes it is listed
       const passing = (yield* fetchAll(all.data.designNumbers)).filter((d) =>
         ["REGISTERED", "CERTIFIED"].includes(d.status ?? "") &&
         /^(06-|02-02)/.test(d.classifications?.[0]?.code ?? "") &&
-        d.lastChanged!.epochMillis >= Date.UTC(2015, 0, 1)
+        DateTime.toEpochMillis(d.lastChanged!) >= Date.UTC(2015, 0, 1)
       )
       expect(filtered.data.designNumbers).toEqual(passing.map((d) => d.number))
       const ascending = all.data.designNumbers
@@ -464,10 +361,7 @@ describe("Sandbox advanced and paged search", () => {
   const request: fc.Arbitrary<Designs.AdvancedSearchRequest> = fc.record({
     rows: fc.array(
       fc.record({ op: fc.constantFrom("AND" as const, "OR" as const, "AND_NOT" as const), query: criteria }),
-      {
-        minLength: 1,
-        maxLength: 4
-      }
+      { minLength: 1, maxLength: 4 }
     ),
     changedSinceDate: year,
     sort: fc.record({
@@ -495,87 +389,27 @@ describe("Sandbox advanced and paged search", () => {
     expect(nonEmpty).toBeGreaterThan(100)
   })
 
-  const post = (client: HttpClient.HttpClient, path: string, body: unknown) =>
-    Effect.flatMap(bearer(client), (authorization) =>
-      send(
-        client,
-        HttpClientRequest.post(`${api}${path}`).pipe(
-          HttpClientRequest.setHeader("authorization", authorization),
-          HttpClientRequest.bodyText(typeof body === "string" ? body : JSON.stringify(body), "application/json")
-        )
-      ))
-  const owners = { rows: [{ op: "AND", query: { owner: "ltd" } }] }
-
-  it.effect("bad requests are spec-shaped: 400 for JSON that is not, 422 with a pointer per problem", () =>
-    withSandbox((_, client) =>
-      Effect.gen(function*() {
-        for (const path of ["/search/advanced", "/page/advanced"]) {
-          const malformed = yield* post(client, path, "{\"rows\": [")
-          expect(malformed.status).toBe(400)
-          expect(malformed.json).toMatchObject({ errors: [{ code: "MALFORMED_JSON", source: { parameter: "body" } }] })
-        }
-        const pointers = (r: { readonly json?: Record<string, unknown> | undefined }) =>
-          (r.json?.errors as Array<{ source: { pointer: string } }>).map((e) => e.source.pointer).sort()
-        const rows = yield* post(client, "/search/advanced", {
-          rows: [{ op: "XOR", query: { owner: "ltd" } }, { op: "AND", query: {} }],
-          changedSinceDate: "soon"
-        })
-        expect(rows.status).toBe(422)
-        expect(pointers(rows)).toEqual(["/changedSinceDate", "/rows/0/op", "/rows/1/query"])
-        const dateType = yield* post(client, "/search/advanced", {
-          rows: [{ op: "AND", query: { date: { type: "RENEWAL_DUE", from: "2020-01-01" } } }]
-        })
-        expect(dateType.status).toBe(422)
-        expect(pointers(dateType)).toEqual(["/rows/0/query/date/type"])
-        for (
-          const [pageNumber, pageSize, pointer] of [[0, 0, "/pageSize"], [0, 101, "/pageSize"], [-1, 5, "/pageNumber"]]
-        ) {
-          const page = yield* post(client, "/page/advanced", { ...owners, pageNumber, pageSize })
-          expect(page.status).toBe(422)
-          expect(pointers(page)).toEqual([pointer])
-        }
-        const missing = yield* post(client, "/page/advanced", owners)
-        expect(pointers(missing)).toEqual(["/pageNumber", "/pageSize"])
-        const get = yield* send(
-          client,
-          HttpClientRequest.get(`${api}/page/advanced`).pipe(
-            HttpClientRequest.setHeader("authorization", yield* bearer(client))
-          )
-        )
-        expect(get.status).toBe(405)
-        expect(get.headers["allow"]).toBe("POST")
-      })
-    ))
-
   it.effect("a page holds each design as get sends it; results name their numbers as configured", () =>
     Effect.gen(function*() {
       for (const resultField of Sandbox.resultFields) {
         yield* withSandbox((_, client) =>
           Effect.gen(function*() {
-            const search = yield* post(client, "/search/advanced", owners)
+            const search = yield* call(client, "/search/advanced", owners)
             expect(search.status).toBe(200)
             const numbers = search.json?.[resultField] as Array<string>
             expect(Object.keys(search.json ?? {}).sort()).toEqual(["aggregations", "count", resultField].sort())
-            expect(numbers).toHaveLength(search.json?.count as number)
-            const statusCounts = (search.json?.aggregations as { status: Record<string, number> }).status
-            expect(Object.values(statusCounts).reduce((a, b) => a + b, 0)).toBe(search.json?.count)
-            const quick = yield* post(client, "/search/quick", { query: "chair" })
-            expect(quick.json?.[resultField]).toContain(Sandbox.fixedNumbers.chair)
-
-            const page = yield* post(client, "/page/advanced", { ...owners, pageNumber: 1, pageSize: 3 })
-            expect(page.json).toMatchObject({ count: search.json?.count, aggregations: search.json?.aggregations })
-            const records = page.json?.designs as Array<{ number: string }>
+            expect(numbers).toHaveLength(search.json?.["count"] as number)
+            const statusCounts = (search.json?.["aggregations"] as { status: Record<string, number> }).status
+            expect(Object.values(statusCounts).reduce((a, b) => a + b, 0)).toBe(search.json?.["count"])
+            expect((yield* call(client, "/search/quick", { query: "chair" })).json?.[resultField]).toContain(chair)
+            const page = yield* call(client, "/page/advanced", { ...owners, pageNumber: 1, pageSize: 3 })
+            expect(page.json).toMatchObject({
+              count: search.json?.["count"],
+              aggregations: search.json?.["aggregations"]
+            })
+            const records = page.json?.["designs"] as Array<{ number: string }>
             expect(records.map((d) => d.number)).toEqual(numbers.slice(3, 6))
-            const authorization = yield* bearer(client)
-            for (const record of records) {
-              const got = yield* send(
-                client,
-                HttpClientRequest.get(`${api}/design/${record.number}`).pipe(
-                  HttpClientRequest.setHeader("authorization", authorization)
-                )
-              )
-              expect(record).toEqual(got.json)
-            }
+            for (const record of records) expect(record).toEqual((yield* call(client, `/design/${record.number}`)).json)
           }), { resultField })
       }
     }))
@@ -583,38 +417,44 @@ describe("Sandbox advanced and paged search", () => {
   it.effect("unknown criteria are ignored and named; a capped advanced search says so; faults hit their target only", () =>
     withSandbox((sandbox, client) =>
       Effect.gen(function*() {
-        const unknown = yield* post(client, "/search/advanced", {
+        const unknown = yield* call(client, "/search/advanced", {
           rows: [{ op: "AND", query: { owner: "ltd", colour: "red", size: 3 } }]
         })
-        const messages = unknown.json?.messages as Array<{ code: string; detail: string; severity: string }>
+        const messages = unknown.json?.["messages"] as Array<{ code: string; detail: string; severity: string }>
         expect(messages.map((m) => [m.code, m.severity])).toEqual([["UNKNOWN_CRITERION", "information"]])
         expect(messages[0]?.detail).toContain("colour, size")
-        const plain = yield* post(client, "/search/advanced", owners)
-        expect(unknown.json?.data).toEqual(plain.json)
-
-        const capped = yield* post(client, "/search/advanced", { rows: [{ op: "AND_NOT", query: { owner: "zzz" } }] })
-        expect((capped.json?.data as { count: number; designNumbers: Array<string> }).designNumbers).toHaveLength(40)
-        expect(capped.json?.messages).toMatchObject([{ code: "RESULT_LIMIT", severity: "warning" }])
+        expect(unknown.json?.["data"]).toEqual((yield* call(client, "/search/advanced", owners)).json)
+        const capped = yield* call(client, "/search/advanced", { rows: [{ op: "AND_NOT", query: { owner: "zzz" } }] })
+        expect((capped.json?.["data"] as { designNumbers: Array<string> }).designNumbers).toHaveLength(40)
+        expect(capped.json?.["messages"]).toMatchObject([{ code: "RESULT_LIMIT", severity: "warning" }])
 
         yield* sandbox.control.injectFault({ target: "page", status: 503 })
         yield* sandbox.control.injectFault({ target: "advanced", status: 500 })
-        expect((yield* post(client, "/search/quick", { query: "chair" })).status).toBe(200)
-        expect((yield* post(client, "/page/advanced", { ...owners, pageNumber: 0, pageSize: 1 })).status).toBe(503)
-        expect((yield* post(client, "/search/advanced", owners)).status).toBe(500)
-        expect((yield* post(client, "/search/advanced", owners)).status).toBe(200)
+        expect((yield* call(client, "/search/quick", { query: "chair" })).status).toBe(200)
+        expect((yield* call(client, "/page/advanced", { ...owners, pageNumber: 0, pageSize: 1 })).status).toBe(503)
+        expect((yield* call(client, "/search/advanced", owners)).status).toBe(500)
+        expect((yield* call(client, "/search/advanced", owners)).status).toBe(200)
         expect((yield* sandbox.control.stats).requests).toMatchObject({ search: 1, advanced: 5, page: 1 })
       }), { designs: 60, resultCap: 40 }))
 
-  it.effect("a resultField that is neither name is a ConfigError", () =>
+  it.effect("options that are not options are a ConfigError naming them", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(Sandbox.make({ resultField: "ids" as Sandbox.ResultField }))
-      expect(String(error)).toContain("resultField")
+      const refused = [
+        [{ resultField: "ids" as Sandbox.ResultField }, "resultField"],
+        [{ clientSecret: "" }, "must not be empty"],
+        [{ designs: 0 }, "designs must be a positive integer"],
+        [{ journalSize: 1.5 }, "journalSize must be a positive integer"]
+      ] as const
+      for (const [options, says] of refused) {
+        const error = yield* Effect.flip(Sandbox.make(options))
+        expect(error._tag).toBe("ConfigError")
+        expect(String(error)).toContain(says)
+      }
     }))
 })
 
 describe("SandboxControl.touch", () => {
   const dec2 = Date.UTC(2026, 11, 2)
-  const { bottle, chair, wristWatch } = Sandbox.fixedNumbers
 
   it.effect("amends each title, sets lastChanged to the sandbox's today, and every search by changedSinceDate finds exactly those", () =>
     Effect.gen(function*() {
@@ -625,38 +465,161 @@ describe("SandboxControl.touch", () => {
       yield* control.touch([chair, bottle])
       const after = (yield* client.getDesign(chair)).data
       expect(after.title).toBe(`${before.title} (amended)`)
-      expect(after.lastChanged).toEqual(DateTime.unsafeMake(dec2))
+      expect(after.lastChanged).toEqual(dateTimeUnsafe(dec2))
       expect({ ...after, title: before.title, lastChanged: before.lastChanged }).toEqual(before)
 
-      const since = { changedSinceDate: "2026-12-02" }
       const everything: Designs.AdvancedSearchRequest = {
         rows: [{ op: "AND", query: { date: { type: "FILING", from: "1900-01-01" } } }]
       }
-      expect((yield* client.advancedSearch({ ...everything, ...since })).data.designNumbers).toEqual([chair, bottle])
-      const page = (yield* client.searchPage({ ...everything, ...since, pageNumber: 0, pageSize: 10 })).data
-      expect(page.designs.map((d) => [d.number, d.title?.endsWith(" (amended)")])).toEqual([[chair, true], [
-        bottle,
-        true
-      ]])
+      const since = (changedSinceDate: string) => client.advancedSearch({ ...everything, changedSinceDate })
+      expect((yield* since("2026-12-02")).data.designNumbers).toEqual([chair, bottle])
+      expect((yield* since("2026-12-03")).data.count).toBe(0)
+      expect((yield* since("2026-12-01")).data.count).toBe(2)
+      const page = yield* client.searchPage({
+        ...everything,
+        changedSinceDate: "2026-12-02",
+        pageNumber: 0,
+        pageSize: 10
+      })
+      const amended = [[chair, true], [bottle, true]]
+      expect(page.data.designs.map((d) => [d.number, d.title?.endsWith(" (amended)")])).toEqual(amended)
       // The title's new word is indexed; the day before finds more, the next day none.
       expect((yield* client.quickSearch({ query: "amended" })).data.designNumbers).toEqual([chair, bottle])
-      expect((yield* client.quickSearch({ query: "amended", ...since })).data.count).toBe(2)
+      expect((yield* client.quickSearch({ query: "amended", changedSinceDate: "2026-12-02" })).data.count).toBe(2)
       expect((yield* client.quickSearch({ query: "amended", changedSinceDate: "2026-12-03" })).data.count).toBe(0)
-      expect((yield* client.advancedSearch({ ...everything, changedSinceDate: "2026-12-01" })).data.count)
-        .toBe(2)
     }).pipe(Effect.provide(clientLayer())))
 
   it.effect("an unknown number fails with UnknownDesignsError naming it, and nothing is touched", () =>
+    withSandbox((sandbox, client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(
+          sandbox.control.touch([wristWatch, "999999999", "x1"]).pipe(Effect.catchTag(schemaErrorTag, Effect.die))
+        )
+        expect(error).toBeInstanceOf(Sandbox.UnknownDesignsError)
+        expect([error._tag, error.numbers, error.message]).toEqual([
+          "UnknownDesignsError",
+          ["999999999", "x1"],
+          "no design numbered 999999999, x1"
+        ])
+        expect(String((yield* call(client, `/design/${wristWatch}`)).json?.["title"])).not.toMatch(/amended/)
+        expect((yield* call(client, "/search/quick", { query: "amended" })).json).toMatchObject({ count: 0 })
+      })
+    ))
+})
+
+describe("Sandbox.layer", () => {
+  it.effect("provides an HttpClient to the sandbox, its control, and a DesignSearchConfig that points at it", () =>
     Effect.gen(function*() {
-      yield* TestClock.setTime(dec2)
-      const client = yield* DesignSearchClient.DesignSearchClient
+      const client = yield* HttpClient.HttpClient
       const control = yield* Sandbox.SandboxControl
-      const error = yield* Effect.flip(
-        control.touch([wristWatch, "999999999", "x1"]).pipe(Effect.catchTag("ParseError", Effect.die))
-      )
-      expect(error).toBeInstanceOf(Sandbox.UnknownDesignsError)
-      expect(error.numbers).toEqual(["999999999", "x1"])
-      expect((yield* client.getDesign(wristWatch)).data.title).not.toMatch(/amended/)
-      expect((yield* client.quickSearch({ query: "amended" })).data.count).toBe(0)
-    }).pipe(Effect.provide(clientLayer())))
+      const config = yield* DesignSearchConfig.DesignSearchConfig
+      expect([config.clientId, config.tokenUrl, config.apiBaseUrl]).toEqual(["a", tokenUrl, api])
+      const form = { ...goodForm, client_id: "a", client_secret: "b-secret" }
+      expect((yield* send(client, tokenRequest(form))).status).toBe(200)
+      expect((yield* control.stats).tokensIssued).toBe(1)
+      const refused = Effect.flatMap(Sandbox.SandboxControl, (other) => other.stats)
+      expect(yield* Effect.flip(Effect.provide(refused, Sandbox.layer({ designs: 0 })))).toMatchObject({
+        _tag: "ConfigError"
+      })
+    }).pipe(Effect.provide(Sandbox.layer({ clientId: "a", clientSecret: "b-secret", designs: 20 }))))
+})
+
+describe("faults", () => {
+  it.effect("go to their target only, count by count, answered with the status's spec-shaped error; reset drops them", () =>
+    withSandbox((sandbox, client) =>
+      Effect.gen(function*() {
+        yield* sandbox.control.injectFault({ target: "design", status: 500, count: 2 })
+        yield* sandbox.control.injectFault({ target: "page", status: 503 })
+        const statuses = [0, 1, 2].map(() => Effect.map(call(client, `/design/${chair}`), (r) => r.status))
+        expect(yield* Effect.all(statuses)).toEqual([500, 500, 200])
+        const first = (yield* sandbox.control.requests({ target: "design" })).entries[0]
+        expect(first).toMatchObject({ status: 500, fault: { index: 0, fault: { target: "design", count: 2 } } })
+        expect(yield* sandbox.control.stats).toEqual(counters({ token: 3, design: 3 }))
+        yield* sandbox.control.reset
+        expect(yield* sandbox.control.stats).toEqual(counters())
+        const page = yield* call(client, "/page/advanced", { ...owners, pageNumber: 0, pageSize: 1 })
+        expect(page.status).toBe(200)
+      })
+    ))
+
+  it.effect("answer with their body as text or JSON, their headers, or no body for a 204, after their delay", () =>
+    withSandbox((sandbox, client) =>
+      Effect.gen(function*() {
+        const { control } = sandbox
+        yield* control.injectFault({ target: "search", status: 500 })
+        const spec = yield* call(client, "/search/quick", { query: "chair" })
+        expect(spec.json).toMatchObject({ errors: [{ code: "500", detail: "Internal Server Error" }] })
+        yield* control.injectFault({
+          target: "search",
+          status: 200,
+          body: "<html/>",
+          headers: { "content-type": "text/html" }
+        })
+        const text = yield* call(client, "/search/quick", { query: "chair" })
+        expect([text.status, text.text, text.headers["content-type"]]).toEqual([200, "<html/>", "text/html"])
+        yield* control.injectFault({ target: "search", status: 429, body: { a: 1 }, headers: { "Retry-After": "5" } })
+        const json = yield* call(client, "/search/quick", { query: "chair" })
+        expect([json.status, json.text, json.headers["retry-after"]]).toEqual([429, `{"a":1}`, "5"])
+        yield* control.injectFault({ target: "search", status: 204, delayMs: 2000 })
+        const fiber = yield* forkChild(call(client, "/search/quick", { query: "chair" }))
+        yield* TestClock.adjust("1999 millis")
+        expect(Option.isNone(yield* poll(fiber))).toBe(true)
+        yield* TestClock.adjust("1 millis")
+        const empty = yield* Fiber.await(fiber)
+        expect(empty._tag === "Success" && [empty.value.status, empty.value.text]).toEqual([204, ""])
+      })
+    ))
+
+  it.effect("a reset is a transport error; resetMidBody sends the headers and fails the body half-way", () =>
+    withSandbox((sandbox, client) =>
+      Effect.gen(function*() {
+        const get = HttpClientRequest.get(`${api}/design/${chair}`).pipe(
+          HttpClientRequest.setHeader("authorization", yield* bearer(client))
+        )
+        yield* sandbox.control.injectFault({ target: "design", status: 200, kind: "reset" })
+        expect(clientErrorReason(yield* Effect.flip(client.execute(get))).name).toBe("Transport")
+        yield* sandbox.control.injectFault({
+          target: "design",
+          status: 200,
+          kind: "resetMidBody",
+          body: { number: chair }
+        })
+        const response = yield* client.execute(get)
+        expect(response.status).toBe(200)
+        expect(response.headers["x-sandbox-reset"]).toBeUndefined()
+        expect(clientErrorReason(yield* Effect.flip(response.text)).name).toBe("Decode")
+        expect((yield* send(client, get)).status).toBe(200)
+      })
+    ))
+
+  it.effect("a fault that is not a fault is refused, naming the field and why", () =>
+    withSandbox((sandbox) =>
+      Effect.gen(function*() {
+        const refused = [
+          [{ target: "elsewhere", status: 500 }, "target"],
+          [{ target: "any", status: 99 }, "status"],
+          [{ target: "any", status: 500, count: 0 }, "count"],
+          [{ target: "page", status: 500, after: -1 }, "after"],
+          [{ target: "page", status: 500, match: { pagenumber: 2 } }, "pagenumber"],
+          [{ target: "page", status: 204, body: "x" }, "a 204 answer has no body"],
+          [{ target: "design", status: 503, match: { pageNumber: 2 } }, "no design request has a pageNumber"],
+          [{ target: "search", status: 503, match: { body: { "rows[0": "x" } } }, "expected a field path"],
+          [
+            { target: "search", status: 503, headers: { "Content-Length": "1" } },
+            "Content-Length is set by the server itself"
+          ],
+          [{ target: "search", status: 503, headers: { "x-a": "\n" } }, "without control characters"],
+          [
+            JSON.parse(`{"target":"search","status":503,"match":{"body":{"__proto__":null}}}`),
+            "__proto__ is no name a record can keep"
+          ]
+        ] as const
+        for (const [fault, says] of refused) {
+          const error = yield* Effect.flip(sandbox.control.injectFault(fault as never))
+          expect(error._tag).toBe(schemaErrorTag)
+          expect(error.message, JSON.stringify(fault)).toContain(says)
+        }
+        expect((yield* sandbox.control.requests()).entries).toEqual([])
+      })
+    ))
 })

@@ -4,10 +4,11 @@
  * refused, by an advanced search and one get each, remembered for the client's life). Requests are
  * counted by the sandbox.
  */
+import { forkChild } from "#edition/internal/seam"
+import { TestClock } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Duration, Effect, Fiber, Layer, Option, Schedule, Stream, TestClock } from "effect"
-import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
-import { ApiError as ApiErrors } from "../src/index.js"
+import { Duration, Effect, Fiber, Layer, Option, Schedule, Stream } from "effect"
+import { ApiError as ApiErrors, DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
 import type { ApiError, Designs } from "../src/index.js"
 import { pagedDesigns } from "../src/internal/client/paged.js"
 import type { PagedDeps } from "../src/internal/client/paged.js"
@@ -15,35 +16,38 @@ import { clientLayer, sandboxStats } from "./support/layers.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const control = Sandbox.SandboxControl
-const noRetry = { client: { retrySchedule: Schedule.stop } }
+const noRetry = { client: { retrySchedule: Schedule.recurs(0) } }
+type Options = DesignSearchClient.AdvancedDesignsOptions
 
 /** Many designs: an owner word most datasets hold, registered or filed. */
 const byOwner: Designs.AdvancedSearchRequest = {
   rows: [{ op: "AND", query: { owner: "ltd", statuses: ["REGISTERED", "FILED"] } }]
 }
 
-const numbersOf = (designs: Chunk.Chunk<Designs.Design>) => Chunk.toReadonlyArray(designs).map((d) => d.number)
+/** The numbers of what a stream collected (a `Chunk` in Effect 3, an array in Effect 4). */
+const numbersOf = (designs: Iterable<Designs.Design>) => Array.from(designs, (d) => d.number)
+const upTo = (n: number) => Array.from({ length: n }, (_, i) => i)
 
 /** Every request the sandbox has counted. */
 const allRequests = Effect.map(sandboxStats, (s) => Object.values(s.requests).reduce((a, b) => a + b, 0))
+
+/** The pages a stream tells, and the `onPage` that keeps them. */
+const telling = () => {
+  const told: Array<DesignSearchClient.PageInfo> = []
+  return { told, onPage: (page: DesignSearchClient.PageInfo) => Effect.sync(() => void told.push(page)) }
+}
+const codes = (page: DesignSearchClient.PageInfo | undefined) => page?.messages.map((m) => m.code)
 
 describe("advancedSearch and searchPage", () => {
   it.effect("a page outside its bounds is a client ValidationError pointing at it; nothing is sent", () =>
     Effect.gen(function*() {
       const client = yield* Client
-      for (
-        const [pageNumber, pageSize, pointer] of [
-          [0, 0, "/pageSize"],
-          [0, 101, "/pageSize"],
-          [0, 1.5, "/pageSize"],
-          [-1, 10, "/pageNumber"],
-          [0.5, 10, "/pageNumber"]
-        ] as const
-      ) {
+      const cases = [[0, 0, "Size"], [0, 101, "Size"], [0, 1.5, "Size"], [-1, 10, "Number"]] as const
+      for (const [pageNumber, pageSize, pointer] of [...cases, [0.5, 10, "Number"] as const]) {
         const error = yield* Effect.flip(client.searchPage({ ...byOwner, pageNumber, pageSize }))
         expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
         if (error._tag === "ValidationError") {
-          expect(error.errors.map((e) => e.source?.pointer)).toEqual([pointer])
+          expect(error.errors.map((e) => e.source?.pointer)).toEqual([`/page${pointer}`])
           // a client-side refusal carries no HTTP status: nothing was sent
           expect("status" in error).toBe(false)
         }
@@ -54,21 +58,13 @@ describe("advancedSearch and searchPage", () => {
   it.effect("rows, ops and criteria are checked before sending, each problem pointed at", () =>
     Effect.gen(function*() {
       const client = yield* Client
-      const bad = {
-        rows: [
-          { op: "XOR", query: { owner: "ltd" } },
-          { op: "AND", query: {} },
-          { op: "OR", query: { date: { type: "FILING", from: "2020-02-01", to: "2020-01-01" } } }
-        ]
-      } as unknown as Designs.AdvancedSearchRequest
-      const error = yield* Effect.flip(client.advancedSearch(bad))
+      const date = { type: "FILING", from: "2020-02-01", to: "2020-01-01" }
+      const rows = [{ op: "XOR", query: { owner: "ltd" } }, { op: "AND", query: {} }, { op: "OR", query: { date } }]
+      const error = yield* Effect.flip(client.advancedSearch({ rows } as unknown as Designs.AdvancedSearchRequest))
       expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
       if (error._tag === "ValidationError") {
-        expect(error.errors.map((e) => e.source?.pointer)).toEqual([
-          "/rows/0/op",
-          "/rows/1/query",
-          "/rows/2/query/date"
-        ])
+        const pointers = ["/rows/0/op", "/rows/1/query", "/rows/2/query/date"]
+        expect(error.errors.map((e) => e.source?.pointer)).toEqual(pointers)
       }
       const none = yield* Effect.flip(client.advancedSearch({ rows: [] }))
       expect(none).toMatchObject({ _tag: "ValidationError", origin: "client" })
@@ -84,11 +80,8 @@ describe("advancedSearch and searchPage", () => {
         const error = yield* Effect.flip(
           client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", extra } }] })
         )
-        expect(error).toMatchObject({
-          _tag: "ValidationError",
-          origin: "client",
-          errors: [{ detail: "expected a value JSON can write as it is" }]
-        })
+        const detail = "expected a value JSON can write as it is"
+        expect(error).toMatchObject({ _tag: "ValidationError", origin: "client", errors: [{ detail }] })
         if (error._tag === "ValidationError") {
           expect(error.errors[0]?.source?.pointer).toMatch(/^\/rows\/0\/query\/extra/)
         }
@@ -109,7 +102,7 @@ describe("advancedSearch and searchPage", () => {
         expect(page.count).toBe(search.count)
         expect(page.designs.length).toBeLessThanOrEqual(pageSize)
         expect(page.designs.every((d) => d.title !== undefined && d.owners !== undefined)).toBe(true)
-        paged.push(...page.designs.map((d) => d.number))
+        paged.push(...numbersOf(page.designs))
       }
       expect(paged).toEqual(search.designNumbers)
       const past = yield* client.searchPage({ ...byOwner, pageNumber: 1000, pageSize })
@@ -118,9 +111,8 @@ describe("advancedSearch and searchPage", () => {
 
   it.effect("criteria the toolkit does not name are sent as given", () =>
     Effect.gen(function*() {
-      const { messages } = yield* (yield* Client).advancedSearch({
-        rows: [{ op: "AND", query: { owner: "ltd", colour: "red" } }]
-      })
+      const rows = [{ op: "AND", query: { owner: "ltd", colour: "red" } }] as const
+      const { messages } = yield* (yield* Client).advancedSearch({ rows })
       // The sandbox does not know the criterion, and says which one it left out.
       expect(messages.find((m) => m.code === "UNKNOWN_CRITERION")?.detail).toContain("colour")
     }).pipe(Effect.provide(clientLayer())))
@@ -139,20 +131,14 @@ describe("advancedDesigns", () => {
     Effect.gen(function*() {
       const client = yield* Client
       const { data: search } = yield* client.advancedSearch(byOwner)
-      const before = yield* sandboxStats
-      const pageSize = 7
-      const told: Array<DesignSearchClient.PageInfo> = []
-      const designs = yield* Stream.runCollect(client.advancedDesigns(byOwner, {
-        pageSize,
-        concurrency: 3,
-        onPage: (page) => Effect.sync(() => void told.push(page))
-      }))
+      const before = (yield* sandboxStats).requests
+      const { onPage, told } = telling()
+      const designs = yield* Stream.runCollect(client.advancedDesigns(byOwner, { pageSize: 7, concurrency: 3, onPage }))
       expect(numbersOf(designs)).toEqual(search.designNumbers)
-      const pages = Math.ceil(search.count / pageSize)
-      const after = yield* sandboxStats
-      expect(after.requests.page - before.requests.page).toBe(pages)
-      expect(after.requests.design - before.requests.design).toBe(0)
-      expect(told.map((p) => p.pageNumber)).toEqual(Array.from({ length: pages }, (_, i) => i))
+      const pages = Math.ceil(search.count / 7)
+      const after = (yield* sandboxStats).requests
+      expect([after.page - before.page, after.design - before.design]).toEqual([pages, 0])
+      expect(told.map((p) => p.pageNumber)).toEqual(upTo(pages))
       expect(told.every((p) => p.pages === pages && p.count === search.count && !p.fallback)).toBe(true)
       expect(told.reduce((n, p) => n + p.designs, 0)).toBe(search.count)
     }).pipe(Effect.provide(clientLayer())))
@@ -169,12 +155,9 @@ describe("advancedDesigns", () => {
 
   it.effect("no match: one request, one page told, nothing emitted", () =>
     Effect.gen(function*() {
-      const told: Array<DesignSearchClient.PageInfo> = []
-      const designs = yield* Stream.runCollect((yield* Client).advancedDesigns(
-        { rows: [{ op: "AND", query: { designNumber: "000000000" } }] },
-        { onPage: (page) => Effect.sync(() => void told.push(page)) }
-      ))
-      expect(Chunk.size(designs)).toBe(0)
+      const { onPage, told } = telling()
+      const none = { rows: [{ op: "AND", query: { designNumber: "000000000" } }] } as const
+      expect(numbersOf(yield* Stream.runCollect((yield* Client).advancedDesigns(none, { onPage })))).toEqual([])
       expect(told).toMatchObject([{ pageNumber: 0, pages: 0, count: 0, designs: 0, fallback: false }])
       expect((yield* sandboxStats).requests.page).toBe(1)
     }).pipe(Effect.provide(clientLayer())))
@@ -185,28 +168,24 @@ describe("advancedDesigns", () => {
         const client = yield* Client
         const { data: search } = yield* client.advancedSearch(byOwner)
         yield* (yield* control).injectFault({ target: "page", status, count: 1 })
-        const before = yield* sandboxStats
-        const told: Array<DesignSearchClient.PageInfo> = []
-        const onPage = (page: DesignSearchClient.PageInfo) => Effect.sync(() => void told.push(page))
+        const before = (yield* sandboxStats).requests
+        const { onPage, told } = telling()
         const first = yield* Stream.runCollect(client.advancedDesigns(byOwner, { pageSize: 10, onPage }))
         expect(numbersOf(first)).toEqual(search.designNumbers)
-        const middle = yield* sandboxStats
-        expect(middle.requests.page - before.requests.page).toBe(1)
-        expect(middle.requests.advanced - before.requests.advanced).toBe(1)
-        expect(middle.requests.design - before.requests.design).toBe(search.count)
+        const middle = (yield* sandboxStats).requests
+        expect([middle.page - before.page, middle.advanced - before.advanced, middle.design - before.design])
+          .toEqual([1, 1, search.count])
         expect(told.every((p) => p.fallback)).toBe(true)
-        expect(told.map((p) => p.pageNumber)).toEqual(Array.from({ length: Math.ceil(search.count / 10) }, (_, i) => i))
-        expect(told[0]?.messages[0]).toMatchObject({
-          code: DesignSearchClient.pagedSearchUnavailable,
-          severity: "warning"
-        })
+        expect(told.map((p) => p.pageNumber)).toEqual(upTo(Math.ceil(search.count / 10)))
+        const unavailable = { code: DesignSearchClient.pagedSearchUnavailable, severity: "warning" }
+        expect(told[0]?.messages[0]).toMatchObject(unavailable)
         expect(told[0]?.messages[0]?.detail).toContain(`HTTP ${status}`)
 
         // Remembered: the next stream does not ask for a page again, and still says why.
         told.length = 0
         const second = yield* Stream.runCollect(client.advancedDesigns(byOwner, { pageSize: 10, startPage: 1, onPage }))
         expect(numbersOf(second)).toEqual(search.designNumbers.slice(10))
-        expect((yield* sandboxStats).requests.page).toBe(middle.requests.page)
+        expect((yield* sandboxStats).requests.page).toBe(middle.page)
         expect(told[0]?.messages[0]?.code).toBe(DesignSearchClient.pagedSearchUnavailable)
       }).pipe(Effect.provide(clientLayer(noRetry))))
   }
@@ -219,10 +198,8 @@ describe("advancedDesigns", () => {
       yield* sandbox.injectFault({ target: "page", status: 404, count: 1 })
       yield* sandbox.injectFault({ target: "design", status: 404, count: 1 })
       const missing: Array<string> = []
-      const designs = yield* Stream.runCollect(client.advancedDesigns(byOwner, {
-        concurrency: 1,
-        onNotFound: (n) => Effect.sync(() => void missing.push(n))
-      }))
+      const onNotFound = (n: string) => Effect.sync(() => void missing.push(n))
+      const designs = yield* Stream.runCollect(client.advancedDesigns(byOwner, { concurrency: 1, onNotFound }))
       expect(missing).toEqual(search.designNumbers.slice(0, 1))
       expect(numbersOf(designs)).toEqual(search.designNumbers.slice(1))
       yield* sandbox.injectFault({ target: "design", status: 404, count: 1 })
@@ -244,22 +221,13 @@ describe("advancedDesigns", () => {
   it.effect("bad options are a client ValidationError naming the option; nothing is sent", () =>
     Effect.gen(function*() {
       const client = yield* Client
-      for (
-        const [options, name] of [
-          [{ pageSize: 0 }, "pageSize"],
-          [{ pageSize: 101 }, "pageSize"],
-          [{ startPage: -1 }, "startPage"],
-          [{ startPage: 0.5 }, "startPage"],
-          [{ concurrency: 0 }, "concurrency"],
-          [{ concurrency: Number.NaN }, "concurrency"]
-        ] as const
-      ) {
-        const error = yield* Effect.flip(Stream.runDrain(client.advancedDesigns(byOwner, options)))
-        expect(error).toMatchObject({
-          _tag: "ValidationError",
-          origin: "client",
-          errors: [{ source: { parameter: name } }]
-        })
+      const cases = [
+        ...[{ pageSize: 0 }, { pageSize: 101 }, { startPage: -1 }, { startPage: 0.5 }, { concurrency: 0 }],
+        ...[{ concurrency: Number.NaN }, { onPage: 5 }, { onNotFound: "x" }]
+      ].map((o) => [o, Object.keys(o)[0]] as const)
+      for (const [options, parameter] of [...cases, [null, "options"] as const]) {
+        const error = yield* Effect.flip(Stream.runDrain(client.advancedDesigns(byOwner, options as Options)))
+        expect(error).toMatchObject({ _tag: "ValidationError", origin: "client", errors: [{ source: { parameter } }] })
       }
       expect(yield* allRequests).toBe(0)
     }).pipe(Effect.provide(clientLayer())))
@@ -269,40 +237,33 @@ describe("RequestBudget.layerPublishedCap", () => {
   const client = { tokenUrl: "https://auth.example/token", clientId: "c" }
   const waits = Effect.gen(function*() {
     const budget = (yield* RequestBudget.RequestBudget).forClient(client)
-    return yield* Effect.forEach(Array.from({ length: 4 }), () => Effect.map(budget.reserve, Duration.toMillis))
+    return yield* Effect.forEach(upTo(4), () => Effect.map(budget.reserve, Duration.toMillis))
   })
 
   it.effect("spaces the slots of a client evenly at the published cap, 600 a minute; each build holds its own", () =>
     Effect.gen(function*() {
       expect(RequestBudget.publishedRequestsPerMinute).toBe(600)
-      const step = 60_000 / RequestBudget.publishedRequestsPerMinute
-      expect(yield* waits).toEqual([0, step, 2 * step, 3 * step])
-      expect(yield* Effect.provide(waits, Layer.fresh(RequestBudget.layerPublishedCap))).toEqual([
-        0,
-        step,
-        2 * step,
-        3 * step
-      ])
+      const steps = upTo(4).map((i) => (i * 60_000) / RequestBudget.publishedRequestsPerMinute)
+      expect(yield* waits).toEqual(steps)
+      expect(yield* Effect.provide(waits, Layer.fresh(RequestBudget.layerPublishedCap))).toEqual(steps)
     }).pipe(Effect.provide(RequestBudget.layerPublishedCap)))
 })
 
 describe("advancedDesigns over a service whose numbers cannot be trusted", () => {
-  const design = (n: number) => ({ number: String(n) }) as Designs.Design
+  const design = (n: number | string) => ({ number: String(n) }) as Designs.Design
   const request: Designs.AdvancedSearchRequest = { rows: [{ op: "AND", query: { owner: "x" } }] }
-  const page = (count: number, numbers: ReadonlyArray<number>): ApiError.ApiResponse<Designs.DesignPage> => ({
+  type Page = ApiError.ApiResponse<Designs.DesignPage>
+  const page = (count: number, numbers: ReadonlyArray<number | string>): Page => ({
     data: { count, designs: numbers.map(design) },
     messages: []
   })
   /** Deps whose pages are `answer(n)`, each after `delay(n)` on the test clock, counted. */
-  const deps = (
-    answer: (n: number) => ApiError.ApiResponse<Designs.DesignPage>,
-    delay: (n: number) => number = () => 0
-  ) => {
+  const deps = (answer: (n: number) => Page, delay = (_n: number) => 0) => {
     const asked: Array<number> = []
     const d: PagedDeps<never> = {
       searchPage: (r) =>
         Effect.sync(() => asked.push(r.pageNumber)).pipe(
-          Effect.zipRight(Effect.sleep(Duration.millis(delay(r.pageNumber)))),
+          Effect.andThen(Effect.sleep(Duration.millis(delay(r.pageNumber)))),
           Effect.as(answer(r.pageNumber))
         ),
       advancedSearch: () => Effect.die("not used"),
@@ -312,18 +273,14 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
     }
     return { deps: d, asked }
   }
-  const collect = (d: PagedDeps<never>, options: { pageSize: number; concurrency: number; startPage?: number }) =>
+  const collect = (d: PagedDeps<never>, options: { pageSize: number; concurrency: number }) =>
     Effect.gen(function*() {
-      const told: Array<DesignSearchClient.PageInfo> = []
-      const fiber = yield* Effect.fork(Stream.runCollect(pagedDesigns(d, request, {
-        startPage: 0,
-        ...options,
-        onPage: (p) => Effect.sync(() => void told.push(p)),
-        onNotFound: undefined
-      })))
+      const { onPage, told } = telling()
+      const fiber = yield* forkChild(
+        Stream.runCollect(pagedDesigns(d, request, { startPage: 0, ...options, onPage, onNotFound: undefined }))
+      )
       yield* TestClock.adjust("1 minute")
-      const designs = yield* Fiber.join(fiber)
-      return { numbers: numbersOf(designs), told }
+      return { numbers: numbersOf(yield* Fiber.join(fiber)), told }
     })
 
   it.effect("a count past any array's length or 2^53 is no defect: a short page ends the stream, with a warning", () =>
@@ -333,7 +290,7 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
         const { numbers, told } = yield* collect(d, { pageSize: 100, concurrency: 4 })
         expect(numbers).toEqual(["1"])
         expect(asked).toEqual([0])
-        expect(told[0]?.messages.map((m) => m.code)).toEqual([DesignSearchClient.fewerThanCounted])
+        expect(codes(told[0])).toEqual([DesignSearchClient.fewerThanCounted])
       }
     }))
 
@@ -345,7 +302,7 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
       expect(numbers).toEqual(["1", "2", "11", "12", "21"])
       expect(asked.length).toBeLessThanOrEqual(3 + 3)
       expect(told.map((p) => p.pageNumber)).toEqual([0, 1, 2])
-      expect(told[2]?.messages.map((m) => m.code)).toEqual([DesignSearchClient.fewerThanCounted])
+      expect(codes(told[2])).toEqual([DesignSearchClient.fewerThanCounted])
     }))
 
   it.effect("pages that repeat designs emit each design once and say so", () =>
@@ -354,11 +311,8 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
       const { numbers, told } = yield* collect(d, { pageSize: 2, concurrency: 2 })
       expect(numbers).toEqual(["1", "2", "3", "5"])
       expect(told.map((p) => p.designs)).toEqual([2, 1, 1])
-      expect(told.map((p) => p.messages.map((m) => m.code))).toEqual([
-        [],
-        [DesignSearchClient.repeatedDesigns],
-        [DesignSearchClient.repeatedDesigns]
-      ])
+      const repeated = [DesignSearchClient.repeatedDesigns]
+      expect(told.map(codes)).toEqual([[], repeated, repeated])
     }))
 
   it.effect("full pages that repeat what came before end the stream: requests stay bounded", () =>
@@ -368,7 +322,7 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
       expect(numbers).toEqual(["1", "2", "3"])
       expect(asked.length).toBeLessThanOrEqual(2 + 4)
       expect(told.map((p) => p.designs)).toEqual([3, 0])
-      expect(told[1]?.messages.map((m) => m.code)).toEqual([DesignSearchClient.repeatedDesigns])
+      expect(codes(told[1])).toEqual([DesignSearchClient.repeatedDesigns])
     }))
 
   it.effect("thousands of designs in no order, repeated pages apart, numbers of any form: each is emitted once", () =>
@@ -380,44 +334,28 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
         ...Array.from({ length: 89 }, (_, i) => String(1 + ((p * 89 + i) * 7919) % 100_003)),
         [`0${p}`, `AU${p}`, `1234567890${p}`][p % 3]!
       ]
-      const asAnswer = (numbers: ReadonlyArray<string>) => ({
-        data: { count: pages * 100, designs: numbers.map((number) => ({ number }) as Designs.Design) },
-        messages: []
-      })
-      const { deps: d } = deps((p) =>
-        asAnswer([
-          ...fresh(p),
-          ...(p === 0
-            ? fresh(pages).slice(0, 10)
-            : Array.from({ length: 10 }, (_, i) => fresh((p * 7 + i) % p)[(p + i * 9) % 90]!))
-        ])
-      )
+      const first = fresh(pages).slice(0, 10)
+      const repeats = (p: number) => upTo(10).map((i) => fresh((p * 7 + i) % p)[(p + i * 9) % 90]!)
+      const { deps: d } = deps((p) => page(pages * 100, [...fresh(p), ...(p === 0 ? first : repeats(p))]))
       const { numbers, told } = yield* collect(d, { pageSize: 100, concurrency: 4 })
-      const expected = Array.from(
-        { length: pages },
-        (_, p) => [...fresh(p), ...(p === 0 ? fresh(pages).slice(0, 10) : [])]
-      ).flat()
+      const expected = upTo(pages).flatMap((p) => [...fresh(p), ...(p === 0 ? first : [])])
       expect(new Set(expected).size).toBe(expected.length)
       expect(numbers).toEqual(expected)
-      expect(told.map((p) => p.designs)).toEqual([100, ...Array.from({ length: pages - 1 }, () => 90)])
+      expect(told.map((p) => p.designs)).toEqual([100, ...upTo(pages - 1).map(() => 90)])
     }))
 
   it.effect("in the fallback, gets answered with a design already emitted do not emit it again", () =>
     Effect.gen(function*() {
+      const designNumbers = ["1", "2", "3"] as Array<Designs.DesignNumber>
       const d: PagedDeps<never> = {
         searchPage: () => Effect.die("refused before"),
-        advancedSearch: () =>
-          Effect.succeed({
-            data: { count: 3, designNumbers: ["1", "2", "3"] as Array<Designs.DesignNumber> },
-            messages: []
-          }),
+        advancedSearch: () => Effect.succeed({ data: { count: 3, designNumbers }, messages: [] }),
         getDesign: () => Effect.succeed({ data: design(7), messages: [] }),
         refused: () =>
           Option.some(new ApiErrors.ForbiddenError({ status: 403, errors: [], messages: [], excerpt: "" })),
         remember: () => {}
       }
-      const { numbers } = yield* collect(d, { pageSize: 2, concurrency: 2 })
-      expect(numbers).toEqual(["7"])
+      expect((yield* collect(d, { pageSize: 2, concurrency: 2 })).numbers).toEqual(["7"])
     }))
 
   it.effect("pages answered out of order are told and emitted in order", () =>
@@ -425,14 +363,13 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
       const pages = 12
       const { deps: d } = deps((n) => page(pages * 2, [2 * n, 2 * n + 1]), (n) => (pages - n) * 10)
       const { numbers, told } = yield* collect(d, { pageSize: 2, concurrency: 4 })
-      expect(told.map((p) => p.pageNumber)).toEqual(Array.from({ length: pages }, (_, i) => i))
-      expect(numbers).toEqual(Array.from({ length: pages * 2 }, (_, i) => String(i)))
+      expect(told.map((p) => p.pageNumber)).toEqual(upTo(pages))
+      expect(numbers).toEqual(upTo(pages * 2).map(String))
     }))
 
   it.effect("run twice, the same stream emits the same designs", () =>
     Effect.gen(function*() {
-      const client = yield* Client
-      const stream = client.advancedDesigns(byOwner, { pageSize: 10 })
+      const stream = (yield* Client).advancedDesigns(byOwner, { pageSize: 10 })
       const first = numbersOf(yield* Stream.runCollect(stream))
       expect(first.length).toBeGreaterThan(20)
       expect(numbersOf(yield* Stream.runCollect(stream))).toEqual(first)
@@ -440,19 +377,12 @@ describe("advancedDesigns over a service whose numbers cannot be trusted", () =>
 
   it.effect("in the fallback, a search that lists fewer numbers than it counts says so", () =>
     Effect.gen(function*() {
-      const client = yield* Client
       yield* (yield* control).injectFault({ target: "page", status: 403 })
-      const told: Array<DesignSearchClient.PageInfo> = []
-      const designs = yield* Stream.runCollect(client.advancedDesigns(byOwner, {
-        onPage: (p) => Effect.sync(() => void told.push(p))
-      }))
-      expect(Chunk.size(designs)).toBe(20)
+      const { onPage, told } = telling()
+      expect(numbersOf(yield* Stream.runCollect((yield* Client).advancedDesigns(byOwner, { onPage })))).toHaveLength(20)
       expect(told[0]?.count).toBeGreaterThan(20)
-      expect(told[0]?.messages.map((m) => m.code)).toEqual([
-        DesignSearchClient.pagedSearchUnavailable,
-        DesignSearchClient.fewerThanCounted,
-        "RESULT_LIMIT"
-      ])
+      const { fewerThanCounted, pagedSearchUnavailable } = DesignSearchClient
+      expect(codes(told[0])).toEqual([pagedSearchUnavailable, fewerThanCounted, "RESULT_LIMIT"])
     }).pipe(Effect.provide(clientLayer({ ...noRetry, sandbox: { resultCap: 20 } }))))
 })
 
@@ -463,37 +393,25 @@ describe("what the caller gives is checked before anything is sent", () => {
   it.effect("a value of the wrong kind, or one JSON would write as something else, is a client ValidationError; nothing is sent", () =>
     Effect.gen(function*() {
       const client = yield* Client
+      const chair = { query: "chair" }
+      const search = (options: unknown) =>
+        Stream.runDrain(client.searchDesigns(chair, options as DesignSearchClient.SearchDesignsOptions))
+      const advanced = (options: unknown) => Stream.runDrain(client.advancedDesigns(byOwner, options as Options))
+      const withExtra = (extra: unknown) =>
+        client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", extra } }] })
       const failures = [
         client.getDesign(null as unknown as string),
         client.getDesign({ toString: () => "201900001" } as unknown as string),
-        client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", f: () => 1 } }] }),
-        client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", s: Symbol("x") } }] }),
-        Stream.runDrain(client.advancedDesigns(byOwner, null as unknown as DesignSearchClient.AdvancedDesignsOptions)),
-        ...[5, "x", Symbol("x")].flatMap((options) => [
-          Stream.runDrain(client.advancedDesigns(byOwner, options as DesignSearchClient.AdvancedDesignsOptions)),
-          Stream.runDrain(client.searchDesigns({ query: "chair" }, options as DesignSearchClient.SearchDesignsOptions))
-        ]),
-        Stream.runDrain(
-          client.advancedDesigns(byOwner, { onPage: 5 } as unknown as DesignSearchClient.AdvancedDesignsOptions)
-        ),
-        Stream.runDrain(
-          client.advancedDesigns(byOwner, { onNotFound: "x" } as unknown as DesignSearchClient.AdvancedDesignsOptions)
-        ),
-        Stream.runDrain(
-          client.searchDesigns(
-            { query: "chair" },
-            { onSearch: 5 } as unknown as DesignSearchClient.SearchDesignsOptions
-          )
-        ),
-        Stream.runDrain(client.searchDesigns({ query: "chair" }, { concurrency: Number.NaN })),
+        withExtra(() => 1),
+        withExtra(Symbol("x")),
+        ...[5, "x", Symbol("x")].flatMap((o) => [advanced(o), search(o)]),
+        search({ onSearch: 5 }),
+        search({ concurrency: Number.NaN }),
         // What JSON would write as something else: refused, not changed
-        ...[Number.NaN, Number.POSITIVE_INFINITY, new Map([[1, 2]]), new Set([1]), new Date(Number.NaN), holed].map(
-          (extra) => client.advancedSearch({ rows: [{ op: "AND", query: { owner: "ltd", extra } }] })
-        )
+        ...[NaN, Infinity, new Map([[1, 2]]), new Set([1]), new Date(NaN), holed].map(withExtra)
       ]
       for (const failure of failures) {
-        const error = yield* Effect.flip(failure)
-        expect(error).toMatchObject({ _tag: "ValidationError", origin: "client" })
+        expect(yield* Effect.flip(failure)).toMatchObject({ _tag: "ValidationError", origin: "client" })
       }
       expect(yield* allRequests).toBe(0)
     }).pipe(Effect.provide(clientLayer())))

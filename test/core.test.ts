@@ -4,6 +4,7 @@
  * dynamic imports count); `Designs`' schemas describe exactly its wire shapes (checked when the
  * tests typecheck); and the sandbox's dataset is what `Designs.Design` writes back of it.
  */
+import { fromJsonString } from "#edition/internal/seam"
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { createHmac } from "node:crypto"
@@ -74,7 +75,7 @@ describe("src/core", () => {
       true satisfies Same<ApiError.Message, Wire.Message>
     ]
     expect(same).not.toContain(false)
-    const rewrite = Schema.encodeSync(Schema.parseJson(Designs.Design))
+    const rewrite = Schema.encodeSync(fromJsonString(Designs.Design))
     for (const design of generateDesigns(300, 7)) {
       expect(rewrite(Schema.decodeUnknownSync(Designs.Design)(design))).toBe(JSON.stringify(design))
     }

@@ -1,10 +1,15 @@
 /**
- * The two builds of the one source (`dist/` for Effect 3, `dist/effect4/` for Effect 4): every import
- * the emitted files make, in code and in declarations, names a package of its own edition, a module
- * of its own build, or Node; and each `#edition/*` import names a file of its own edition. Needs
- * `npm run build` (which `npm test` runs first).
+ * Each suite runs on its own edition's effect (3.22, 4.1) and copies of the seams (a subpath the
+ * Effect 4 install does not export would quietly resolve from the root's effect 3). The two builds
+ * (`dist/` for Effect 3, `dist/effect4/` for Effect 4): every import the emitted files make, in code
+ * and in declarations, names a package of its own edition, a module of its own build, or Node; and
+ * each `#edition/*` import names a file of its own edition. Needs `npm run build` (`npm test` does).
  */
+import { edition as libraryEdition } from "#edition/internal/seam"
+import { edition as suite } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect"
+import effectPackage from "effect/package.json" with { type: "json" }
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -51,7 +56,13 @@ const files = (dir: string, skip?: string): ReadonlyArray<string> =>
 const specifiers = (text: string): ReadonlyArray<string> =>
   [...text.matchAll(/(?:from\s*|import\s*\(\s*|import\s+)["']([^"']+)["']/g)].map((m) => m[1] ?? "")
 
-describe("the builds of the two editions", () => {
+describe("the two editions", () => {
+  it(`the Effect ${suite} suite runs on effect ${{ 3: "3.22", 4: "4.1" }[suite]}, with the library's own seam`, () => {
+    expect(effectPackage.version).toMatch({ 3: /^3\.22\./, 4: /^4\.1\./ }[suite])
+    expect(["Either", "Result"].filter((name) => name in Effect)).toEqual({ 3: ["Either"], 4: ["Result"] }[suite])
+    expect(libraryEdition).toBe(suite)
+  })
+
   for (const [name, edition] of Object.entries(editions)) {
     it(`dist${name === "4" ? "/effect4" : ""} imports only Effect ${name}'s packages and its own modules`, () => {
       expect(existsSync(edition.dir), "run npm run build first").toBe(true)

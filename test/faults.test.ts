@@ -2,8 +2,10 @@
  * The fault matrix: every fault the sandbox can simulate, with the outcome and the exact number of
  * requests it costs (no retry storms, no silent give-up).
  */
+import { forkChild, whileInputEffect } from "#edition/internal/seam"
+import { poll, TestClock } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Layer, Option, Schedule, TestClock } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, Schedule } from "effect"
 import type { ApiError } from "../src/index.js"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
 import { clientLayer, sandboxLayer, sandboxStats, withTime } from "./support/layers.js"
@@ -17,10 +19,9 @@ const getToken = Effect.flatMap(TokenService.TokenService, (t) => Effect.flip(t.
 /** A retry schedule of three retries that remembers the status of every failure it is stepped with. */
 const recording = () => {
   const seen: Array<number | undefined> = []
-  const schedule = Schedule.recurs(3).pipe(
-    Schedule.tapInput((e: ApiError.DesignSearchError) =>
-      Effect.sync(() => void seen.push("status" in e ? e.status : 0))
-    )
+  const schedule = whileInputEffect(
+    Schedule.recurs(3),
+    (e: ApiError.DesignSearchError) => Effect.sync(() => (seen.push("status" in e ? e.status : 0), true))
   )
   return { seen, schedule }
 }
@@ -78,9 +79,9 @@ describe("faults at the token endpoint", () => {
         count: 100,
         headers: { "retry-after": "20" }
       })
-      const fiber = yield* Effect.fork(getToken)
+      const fiber = yield* forkChild(getToken)
       yield* TestClock.adjust("79 seconds")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       expect((yield* sandboxStats).requests.token).toBe(4)
       yield* TestClock.adjust("1 second")
       const error = yield* Fiber.join(fiber)
@@ -160,9 +161,9 @@ describe("faults at the API", () => {
         count: 100,
         headers: { "retry-after": "5" }
       })
-      const fiber = yield* Effect.fork(Effect.flip((yield* Client).quickSearch({ query: "chair" })))
+      const fiber = yield* forkChild(Effect.flip((yield* Client).quickSearch({ query: "chair" })))
       yield* TestClock.adjust("14 seconds")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       expect((yield* sandboxStats).requests.search).toBe(3)
       yield* TestClock.adjust("1 second")
       const error = yield* Fiber.join(fiber)
@@ -179,9 +180,9 @@ describe("faults at the API", () => {
         status: 429,
         headers: { "retry-after": new Date(Date.UTC(2026, 0, 1, 12, 0, 20)).toUTCString() }
       })
-      const fiber = yield* Effect.fork((yield* Client).getDesign(chair))
+      const fiber = yield* forkChild((yield* Client).getDesign(chair))
       yield* TestClock.adjust("19 seconds")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 second")
       expect((yield* Fiber.join(fiber)).data.number).toBe(chair)
       expect((yield* sandboxStats).requests.design).toBe(2)

@@ -4,16 +4,14 @@
  * refresh in one process, a dead lock holder, Redis stopped and restarted, concurrent 401s, and the
  * fleet's request rate read off the sandbox's counters.
  */
+import { type DurationInput, forkChild, timeoutFail, toResult } from "#edition/internal/seam"
 import { describe, expect, it } from "@effect/vitest"
-import type { Duration } from "effect"
 import { Clock, Effect, Fiber, Schedule } from "effect"
 import { Sandbox } from "../src/index.js"
-import { type FleetOptions, startFleet, type Worker } from "./support/fleet.js"
+import { type FleetOptions, freshPrefix, startFleet, type Worker } from "./support/fleet.js"
 import { redisServer } from "./support/redis.js"
 
 const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
-let prefixes = 0
-const freshPrefix = () => `fleet-${prefixes++}`
 
 /** Every worker's `calls(count)`, at once; all must succeed. */
 const everyoneCalls = (fleet: ReadonlyArray<Worker>, count: number) =>
@@ -25,28 +23,31 @@ const everyoneCalls = (fleet: ReadonlyArray<Worker>, count: number) =>
 const statsOf = (fleet: ReadonlyArray<Worker>) => Effect.forEach(fleet, (w) => w.stats, { concurrency: "unbounded" })
 
 /** Checks `condition` every 50 ms until it holds, for at most `limit`. */
-const eventually = <E, R>(
-  condition: Effect.Effect<boolean, E, R>,
-  what: string,
-  limit: Duration.DurationInput = "20 seconds"
-) =>
+const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>, what: string, limit: DurationInput = "20 seconds") =>
   condition.pipe(
     Effect.filterOrFail((ok) => ok, () => what),
-    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo(limit))),
-    Effect.orDieWith((e) => new Error(`never true: ${String(e)}`))
+    Effect.retry(Schedule.spaced("50 millis")),
+    timeoutFail({ duration: limit, onTimeout: () => what }),
+    Effect.mapError((e) => new Error(`never true: ${e}`)),
+    Effect.orDie
   )
 
-const fleetOf = (count: number, options: Omit<FleetOptions, "keyPrefix">) =>
-  startFleet(count, { ...options, keyPrefix: freshPrefix() })
+/** A Redis, a served sandbox and `count` workers sharing through that Redis, on a fresh key prefix. */
+const fleetOf = (count: number, sandbox: Sandbox.Options = {}, options: Partial<FleetOptions> = {}) =>
+  Effect.gen(function*() {
+    const redis = yield* redisServer
+    const served = yield* Sandbox.serve({ port: 0, ...sandbox })
+    const fleet = yield* startFleet(count, { served, redisUrl: redis.url, keyPrefix: freshPrefix(), ...options })
+    return { redis, served, fleet }
+  })
 
 const occurrences = (text: string, pattern: string) => text.split(pattern).length - 1
 
-describe("a fleet sharing tokens through Redis", () => {
-  it.scopedLive("8 processes × 100 concurrent cold calls make exactly 1 token request", () =>
+// each test starts its processes: more than the default timeout on a loaded machine
+describe("a fleet sharing tokens through Redis", { timeout: 120_000 }, () => {
+  it.live("8 processes × 100 concurrent cold calls make exactly 1 token request", () =>
     Effect.gen(function*() {
-      const redis = yield* redisServer
-      const served = yield* Sandbox.serve({ port: 0 })
-      const fleet = yield* fleetOf(8, { served, redisUrl: redis.url })
+      const { fleet, served } = yield* fleetOf(8)
       yield* everyoneCalls(fleet, 100)
       const stats = yield* served.control.stats
       expect(stats.requests.token).toBe(1)
@@ -54,41 +55,36 @@ describe("a fleet sharing tokens through Redis", () => {
       const tokens = yield* statsOf(fleet)
       expect(sum(tokens.map((s) => s.tokenRequests))).toBe(1)
       expect(sum(tokens.map((s) => s.sharedTokens))).toBe(7)
-    }), 120_000)
+    }).pipe(Effect.scoped))
 
-  it.scopedLive("refresh ahead happens in one process; the others take its token", () =>
+  it.live("refresh ahead happens in one process; the others take its token", () =>
     Effect.gen(function*() {
-      const redis = yield* redisServer
-      // 4-second tokens are refreshed 2 seconds after their fetch
-      const served = yield* Sandbox.serve({ port: 0, tokenLifetime: "4 seconds" })
-      const fleet = yield* fleetOf(4, { served, redisUrl: redis.url })
-      yield* everyoneCalls(fleet, 10)
-      // a token is refreshed only once it has been used after its fetch
-      yield* everyoneCalls(fleet, 1)
-      yield* eventually(
-        Effect.map(
-          statsOf(fleet),
-          (all) => all.every((s) => s.refreshes >= 1 && s.tokenRequests + s.sharedTokens >= 2)
-        ),
-        "every process refreshed"
+      // 6-second tokens are refreshed 3 seconds after their fetch
+      const { fleet, served } = yield* fleetOf(4, { tokenLifetime: "6 seconds" })
+      // a token is refreshed only once it has been used after its fetch: each process takes it again
+      // from its cache as soon as it has it, not after a round of calls that may outlast the 3 seconds
+      expect(yield* Effect.forEach(fleet, (w) => w.token, { concurrency: "unbounded" })).toEqual(fleet.map(() => true))
+      const refreshed = statsOf(fleet).pipe(
+        Effect.map((all) => all.every((s) => s.refreshes >= 1 && s.tokenRequests + s.sharedTokens >= 2))
       )
+      yield* eventually(refreshed, "every process refreshed")
       expect((yield* served.control.stats).requests.token).toBe(2)
       const tokens = yield* statsOf(fleet)
       expect(sum(tokens.map((s) => s.tokenRequests))).toBe(2)
       expect(sum(tokens.map((s) => s.sharedTokens))).toBe(6)
-    }), 120_000)
+      // the refreshed token serves every process's calls
+      yield* everyoneCalls(fleet, 10)
+    }).pipe(Effect.scoped))
 
-  it.scopedLive(
+  it.live(
     "the lock holder killed mid-fetch: another process fetches once the lock has expired",
     () =>
       Effect.gen(function*() {
-        const redis = yield* redisServer
-        const served = yield* Sandbox.serve({ port: 0 })
         const lockTtlMillis = 1500
-        const [holder, other] = yield* fleetOf(2, { served, redisUrl: redis.url, lockTtlMillis })
+        const { fleet: [holder, other], served } = yield* fleetOf(2, {}, { lockTtlMillis })
         // the holder's token request hangs
         yield* served.control.injectFault({ target: "token", status: 503, delayMs: 600_000 })
-        yield* Effect.forkScoped(Effect.either(holder!.calls(1)))
+        yield* Effect.forkScoped(toResult(holder!.calls(1)))
         yield* eventually(Effect.map(served.control.stats, (s) => s.requests.token === 1), "the holder's token request")
         yield* holder!.kill
         const killedAt = yield* Clock.currentTimeMillis
@@ -98,17 +94,14 @@ describe("a fleet sharing tokens through Redis", () => {
         expect(waited).toBeLessThan(lockTtlMillis + 5000)
         expect((yield* served.control.stats).requests.token).toBe(2)
         expect((yield* other!.stats).tokenRequests).toBe(1)
-      }),
-    120_000
+      }).pipe(Effect.scoped)
   )
 
-  it.scopedLive(
+  it.live(
     "Redis stopped: no call fails and each process warns once; restarted: the fleet shares again",
     () =>
       Effect.gen(function*() {
-        const redis = yield* redisServer
-        const served = yield* Sandbox.serve({ port: 0 })
-        const fleet = yield* fleetOf(4, { served, redisUrl: redis.url })
+        const { fleet, redis, served } = yield* fleetOf(4)
         yield* everyoneCalls(fleet, 20)
         expect((yield* served.control.stats).requests.token).toBe(1)
 
@@ -132,39 +125,33 @@ describe("a fleet sharing tokens through Redis", () => {
           expect(occurrences(worker.output(), "Redis unreachable")).toBe(1)
           expect(occurrences(worker.output(), "Redis reachable again")).toBe(1)
         }
-      }),
-    120_000
+      }).pipe(Effect.scoped)
   )
 
-  it.scopedLive(
+  it.live(
     "concurrent 401s in every process replace the revoked token with exactly one new one",
     () =>
       Effect.gen(function*() {
-        const redis = yield* redisServer
-        const served = yield* Sandbox.serve({ port: 0 })
-        const fleet = yield* fleetOf(4, { served, redisUrl: redis.url })
+        const { fleet, served } = yield* fleetOf(4)
         yield* everyoneCalls(fleet, 10)
         for (let round = 1; round <= 3; round++) {
           yield* served.control.revokeTokens
           yield* everyoneCalls(fleet, 25)
           expect((yield* served.control.stats).requests.token).toBe(1 + round)
         }
-      }),
-    120_000
+      }).pipe(Effect.scoped)
   )
 
-  it.scopedLive("the fleet's calls reach the service at the configured rate", () =>
+  it.live("the fleet's calls reach the service at the configured rate", () =>
     Effect.gen(function*() {
-      const redis = yield* redisServer
-      const served = yield* Sandbox.serve({ port: 0 })
       const requestsPerSecond = 40
-      const fleet = yield* fleetOf(4, { served, redisUrl: redis.url, requestsPerSecond })
+      const { fleet, served } = yield* fleetOf(4, {}, { requestsPerSecond })
       const samples: Array<readonly [number, number]> = []
       const sample = Effect.flatMap(
         served.control.stats,
         (s) => Effect.map(Clock.currentTimeMillis, (t) => void samples.push([t, s.requests.search]))
       )
-      const sampler = yield* Effect.fork(Effect.repeat(sample, Schedule.spaced("50 millis")))
+      const sampler = yield* forkChild(Effect.repeat(sample, Schedule.spaced("50 millis")))
       yield* everyoneCalls(fleet, 40)
       yield* Fiber.interrupt(sampler)
       yield* sample
@@ -183,5 +170,5 @@ describe("a fleet sharing tokens through Redis", () => {
       }
       // 160 calls at 40 a second take about 4 seconds: the check saw windows
       expect(windows).toBeGreaterThan(10)
-    }), 120_000)
+    }).pipe(Effect.scoped))
 })

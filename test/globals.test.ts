@@ -1,6 +1,7 @@
 /**
  * Importing the package changes no global state: not undici's global dispatcher, not `fetch`, and
- * nothing else an application shares with it. A child process (`node` with `tsx`, on `src/`) takes
+ * nothing else an application shares with it. A child process (`node` with `tsx`, on `src/`, on the
+ * suite's edition: under Effect 4 with test/support/effect4Imports.mjs) takes
  * a snapshot of the globals, imports the modules of the package's peers that the public modules
  * import (the application's own, loaded by it anyway), takes another, then imports every public
  * module (package.json `exports`) one by one, comparing the globals after each import with those
@@ -9,6 +10,7 @@
  * `process`, `process.env`, `process`'s listeners, and the keys of Effect's global value store.
  * Fixture modules that do set globals show that the comparison sees them.
  */
+import { edition } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -60,7 +62,7 @@ const peerImports = (modules: ReadonlyArray<string>): ReadonlyArray<string> => {
       const specifier = statement.moduleSpecifier.text
       if (specifier.startsWith(".")) visit(join(dirname(file), specifier.replace(/\.js$/, ".ts")))
       else if (specifier.startsWith("#edition/")) {
-        visit(join(root, "src", `${specifier.slice("#edition/".length)}.effect3.ts`))
+        visit(join(root, "src", `${specifier.slice("#edition/".length)}.effect${edition}.ts`))
       } else bare.add(specifier)
     }
   }
@@ -146,7 +148,8 @@ process.stdout.write(JSON.stringify({
   peers,
   modules,
   dispatcher: [first.dispatcher, last.dispatcher],
-  sameFetch: sameGlobal(first.fetch, last.fetch)
+  sameFetch: sameGlobal(first.fetch, last.fetch),
+  effect: (await import("effect/package.json", { with: { type: "json" } })).default.version
 }))
 `
 
@@ -155,14 +158,17 @@ interface Report {
   readonly modules: ReadonlyArray<{ readonly module: string; readonly changes: ReadonlyArray<string> }>
   readonly dispatcher: readonly [string, string]
   readonly sameFetch: boolean
+  readonly effect: string
 }
 
-/** Runs the probe in a child process over `modules` (paths) after `peers` (specifiers). */
+const effect4Imports = { 3: [], 4: ["--import", "./test/support/effect4Imports.mjs"] }
+
+/** Runs the probe in a child process over `modules` (paths) after `peers` (specifiers), on the suite's edition. */
 const runProbe = (peers: ReadonlyArray<string>, modules: ReadonlyArray<string>): Promise<Report> =>
   new Promise((resolvePromise, reject) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "--input-type=module", "-e", probe],
+      ["--import", "tsx", ...effect4Imports[edition], "--input-type=module", "-e", probe],
       {
         cwd: root,
         env: {
@@ -178,10 +184,10 @@ const runProbe = (peers: ReadonlyArray<string>, modules: ReadonlyArray<string>):
 
 const relativeTo = (url: string) => fileURLToPath(url).slice(root.length + 1)
 
-describe("importing the package changes no global state", () => {
+describe(`importing the package changes no global state (Effect ${edition})`, () => {
   it("importing every public module leaves every global as it was", async () => {
     const peers = peerImports(publicModules)
-    expect(peers).toContain("effect")
+    expect(peers).toEqual(expect.arrayContaining(["effect", { 3: "@effect/platform", 4: "effect/http" }[edition]]))
     const report = await runProbe(peers, publicModules)
     expect(report.modules.map((m) => relativeTo(m.module))).toEqual(
       publicModules.map((m) => m.slice(root.length + 1))
@@ -191,6 +197,7 @@ describe("importing the package changes no global state", () => {
     // not by the peers' modules either: an application's fetch is its own
     expect(report.dispatcher).toEqual(["Node's", "Node's"])
     expect(report.sameFetch).toBe(true)
+    expect(report.effect).toMatch(new RegExp(`^${edition}\\.`))
   }, 120_000)
 
   it("a module that sets a global is seen, whatever the global", async () => {

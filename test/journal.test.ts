@@ -3,10 +3,12 @@
  * keeps of each request, in process and served, bounded, cleared by `reset`, and never a client
  * secret or a token, whatever a request carries; and the sandbox-wide latency on its `Clock`.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import { forkChild, HttpClient, HttpClientRequest, NoSuchElement, Result, toResult } from "#edition/internal/seam"
+import { configErrorPath, failureOption, NodeHttpClient, poll, schemaErrorTag } from "#test-edition/support/seam"
+import { TestClock } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Effect, Either, Exit, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Option } from "effect"
+import fc from "fast-check"
 import { masked, maskOf } from "../src/core/mask/mask.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import { clientLayer, servedClient } from "./support/layers.js"
@@ -71,7 +73,7 @@ describe("the journal, in process", () => {
       const sent = yield* control.expectRequest({ target: "search", body: { "filters.statusFilter[0]": "REGISTERED" } })
       expect(sent).toEqual(search)
       const missing = yield* Effect.flip(control.expectRequest({ target: "search", body: { query: "table" } }))
-      expect(missing._tag).toBe("NoSuchElementException")
+      expect(missing._tag).toBe(new NoSuchElement()._tag)
       expect(missing.message).toContain(`no request matches {"target":"search","body":{"query":"table"}}`)
       expect(missing.message).toContain(`the last was GET ${DesignSearchConfig.apiPath}/design/${chair}`)
 
@@ -113,8 +115,8 @@ describe("the journal, in process", () => {
       const http = yield* HttpClient.HttpClient
       const control = yield* Sandbox.SandboxControl
       yield* control.injectFault({ target: "any", status: 500, kind: "reset" })
-      const sent = yield* Effect.either(send(http, `${Sandbox.inProcessUrl}${quickPath}`, { body: "{}" }))
-      expect(Either.isLeft(sent)).toBe(true)
+      const sent = yield* toResult(send(http, `${Sandbox.inProcessUrl}${quickPath}`, { body: "{}" }))
+      expect(Result.isFailure(sent)).toBe(true)
       const [entry] = (yield* control.requests()).entries
       expect(entry?.fault?.fault.kind).toBe("reset")
       expect(entry && "status" in entry).toBe(false)
@@ -158,7 +160,7 @@ describe("the journal, in process", () => {
       expect(Object.entries(entry?.body ?? {})).toEqual([["f", "1, 2"], ["__proto__", "p"]])
     }).pipe(Effect.provide(clientLayer())))
 
-  it.effect("requests checks its filter as injectFault checks a match: a ParseError naming the field", () =>
+  it.effect("requests checks its filter as injectFault checks a match: a decode error naming the field", () =>
     Effect.gen(function*() {
       const control = yield* Sandbox.SandboxControl
       const bad = [
@@ -171,9 +173,9 @@ describe("the journal, in process", () => {
       ] as const
       for (const [filter, says] of bad) {
         const error = yield* Effect.flip(control.requests(filter as never))
-        expect(error._tag).toBe("ParseError")
+        expect(error._tag).toBe(schemaErrorTag)
         expect(error.message).toContain(says)
-        expect((yield* Effect.flip(control.expectRequest(filter as never)))._tag).toBe("ParseError")
+        expect((yield* Effect.flip(control.expectRequest(filter as never)))._tag).toBe(schemaErrorTag)
       }
     }).pipe(Effect.provide(clientLayer())))
 
@@ -185,14 +187,25 @@ describe("the journal, in process", () => {
   })
 })
 
+/** An effect that checks `check` on `runs` records drawn from `arbitraries`. */
+const property = <T extends Record<string, unknown>>(
+  arbitraries: { readonly [K in keyof T]: fc.Arbitrary<T[K]> },
+  check: (values: T) => Effect.Effect<unknown, unknown>,
+  runs: number
+) =>
+  Effect.promise(() =>
+    fc.assert(fc.asyncProperty(fc.record(arbitraries), (values) => Effect.runPromise(Effect.asVoid(check(values)))), {
+      numRuns: runs
+    })
+  )
+
 /** Characters each encoding writes its own way. */
 const tricky = [..."aZ09-._~!*'() /+=&%?#\"\\<>"].concat("é", "😀")
 const secretOf = fc.array(fc.constantFrom(...tricky), { minLength: 10, maxLength: 30 }).map((cs) => cs.join(""))
 
 describe("the journal never holds the client secret or a token", () => {
-  it.effect.prop(
-    "whatever form a request carries them in",
-    {
+  it.effect("whatever form a request carries them in", () =>
+    property({
       secret: secretOf,
       encode: fc.constantFrom<(s: string) => string>(
         (s) => s,
@@ -202,8 +215,7 @@ describe("the journal never holds the client secret or a token", () => {
         (s) => Buffer.from(s).toString("base64")
       ),
       where: fc.constantFrom("body", "query", "header", "path")
-    },
-    ({ encode, secret, where }) =>
+    }, ({ encode, secret, where }) =>
       Effect.gen(function*() {
         const sandbox = yield* Sandbox.make({ designs: 10, clientSecret: secret })
         const http = Sandbox.httpClient(sandbox.app)
@@ -234,9 +246,7 @@ describe("the journal never holds the client secret or a token", () => {
         const journal = JSON.stringify(entries)
         expect(journal).not.toContain(token)
         expect(maskOf([secret, `sandbox-client:${secret}`, token]).text(journal)).toBe(journal)
-      }),
-    { fastCheck: { numRuns: 60 } }
-  )
+      }), 60))
 })
 
 /** Names that say their value is a credential, as applications and OAuth clients write them. */
@@ -244,15 +254,13 @@ const credentialNames = ["client_secret", "password", "access_token", "refresh_t
   .concat("x-api-key", "apiKey", "cookie", "credentials", "authorization", "passwd")
 
 describe("the journal never holds a value named as a credential, though the sandbox was never told it", () => {
-  it.effect.prop(
-    "in JSON at any depth, a form with or without Content-Type, multipart, the query, a header, or text",
-    {
+  it.effect("in JSON at any depth, a form with or without Content-Type, multipart, the query, a header, or text", () =>
+    property({
       value: fc.stringMatching(/^[A-Za-z0-9]{8,20}$/).map((v) => `unknown-${v}`),
       name: fc.tuple(fc.constantFrom(...credentialNames), fc.boolean()).map(([n, up]) => up ? n.toUpperCase() : n),
       depth: fc.array(fc.boolean(), { maxLength: 4 }),
       where: fc.constantFrom("json", "form", "bare form", "multipart", "query", "header", "text")
-    },
-    ({ depth, name, value, where }) =>
+    }, ({ depth, name, value, where }) =>
       Effect.gen(function*() {
         const sandbox = yield* Sandbox.make({ designs: 10 })
         const http = Sandbox.httpClient(sandbox.app)
@@ -279,14 +287,12 @@ describe("the journal never holds a value named as a credential, though the sand
         const { entries } = yield* sandbox.control.requests()
         expect(entries).toHaveLength(1)
         expect(JSON.stringify(entries)).not.toContain(value)
-      }),
-    { fastCheck: { numRuns: 80 } }
-  )
+      }), 80))
 })
 
 describe("the journal, served", () => {
-  it.scopedLive("GET /__sandbox/requests answers the journal as SandboxControl.requests does, by target if asked", () =>
-    Effect.gen(function*() {
+  it.live("GET /__sandbox/requests answers the journal as SandboxControl.requests does, by target if asked", () =>
+    Effect.scoped(Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0 })
       const client = yield* servedClient(served)
       yield* client.quickSearch({ query: "chair" })
@@ -314,7 +320,9 @@ describe("the journal, served", () => {
       const refusals = [
         ["?target=nowhere", "/target", "nowhere"],
         ["?target=design&pageNumber=1", "/pageNumber", "no design request has a pageNumber"],
-        ["?pageNumber=first", "/pageNumber", "first"],
+        ["?pageNumber=first", "/pageNumber", `Unable to decode "first" into a number`],
+        ["?pageNumber=-2", "/pageNumber", "Expected a non-negative number, actual -2"],
+        ["?body=notjson", "/body", "is not valid JSON"],
         [`?body=${bodyParam({ "rows[0": 1 })}`, "/body/rows[0", "expected a field path"],
         [`?body=${encodeURIComponent(`{"__proto__":1}`)}`, "/body/__proto__", "__proto__"]
       ] as const
@@ -327,7 +335,7 @@ describe("the journal, served", () => {
       }
       // A reset drops the connection: no status is journaled.
       yield* served.control.injectFault({ target: "search", status: 500, kind: "reset" })
-      expect(Either.isLeft(yield* Effect.either(send(http, served.baseUrl + "/search/quick", { body: "{}" })))).toBe(
+      expect(Result.isFailure(yield* toResult(send(http, served.baseUrl + "/search/quick", { body: "{}" })))).toBe(
         true
       )
       const reset = (yield* served.control.requests({ target: "search" })).entries.at(-1)
@@ -335,17 +343,22 @@ describe("the journal, served", () => {
       expect(reset?.status).toBeUndefined()
       yield* send(http, `${served.url}/__sandbox/reset`, { body: "" })
       expect((yield* get("")).body).toEqual({ entries: [], dropped: 0 })
-    }))
+    })))
 })
 
 describe("latency", () => {
   it.effect("each answer waits the latency on the sandbox's Clock: a client timeout fires under TestClock", () =>
     Effect.gen(function*() {
       const client = yield* Client
-      const fiber = yield* Effect.fork(Effect.either(client.quickSearch({ query: "chair" })))
+      const fiber = yield* forkChild(toResult(client.quickSearch({ query: "chair" })))
       // The token's answer waits 2 seconds, the search's too: within the 5-second timeout.
       yield* TestClock.adjust("4 seconds")
-      expect(Either.isRight(yield* Fiber.join(fiber))).toBe(true)
+      expect(Result.isSuccess(yield* Fiber.join(fiber))).toBe(true)
+      // A client gone while its answer waits is counted.
+      const gone = yield* forkChild(send(yield* HttpClient.HttpClient, `${Sandbox.inProcessUrl}/nowhere`))
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.interrupt(gone)
+      expect((yield* (yield* Sandbox.SandboxControl).stats).abandoned).toBe(1)
     }).pipe(
       Effect.provide(clientLayer({ sandbox: { latency: "2 seconds" }, config: { requestTimeout: "5 seconds" } }))
     ))
@@ -354,7 +367,7 @@ describe("latency", () => {
     Effect.gen(function*() {
       const client = yield* Client
       const control = yield* Sandbox.SandboxControl
-      const fiber = yield* Effect.fork(Effect.flip(client.quickSearch({ query: "chair" })))
+      const fiber = yield* forkChild(Effect.flip(client.quickSearch({ query: "chair" })))
       yield* TestClock.adjust("10 minutes")
       const error = yield* Fiber.join(fiber)
       expect(error._tag).toBe("TransportError")
@@ -380,9 +393,9 @@ describe("latency", () => {
           const http = Sandbox.httpClient(sandbox.app)
           return yield* Effect.forEach([1, 2, 3, 4, 5], () =>
             Effect.gen(function*() {
-              const fiber = yield* Effect.fork(send(http, `${Sandbox.inProcessUrl}/nowhere`, { method: "GET" }))
+              const fiber = yield* forkChild(send(http, `${Sandbox.inProcessUrl}/nowhere`, { method: "GET" }))
               let waited = 0
-              while (Option.isNone(yield* Fiber.poll(fiber))) {
+              while (Option.isNone(yield* poll(fiber))) {
                 yield* TestClock.adjust("10 millis")
                 waited += 10
               }
@@ -397,35 +410,22 @@ describe("latency", () => {
     }))
 
   it("refuses, with a ConfigError naming latency, one that is no finite non-negative duration or a range without both ends in order", async () => {
-    const bad: ReadonlyArray<unknown> = [
-      -1,
-      "-1 second",
-      [-1, 0],
-      Number.NaN,
-      Infinity,
-      "soon",
-      null,
-      { min: "2 seconds", max: "1 second" },
-      { min: "1 second" },
-      { max: "1 second" },
-      { min: -1, max: 5 }
-    ]
+    const bad = ([-1, "-1 second", [-1, 0], Number.NaN, Infinity, "soon", null] as Array<unknown>)
+      .concat({ min: "2 seconds", max: "1 second" }, { min: "1 second" }, { max: "1 second" }, { min: -1, max: 5 })
     for (const latency of bad) {
       const exit = await Effect.runPromiseExit(Effect.suspend(() => Sandbox.make({ latency: latency as never })))
-      const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
-      expect(Option.map(error, (e) => e._op === "InvalidData" && e.path), JSON.stringify(latency)).toEqual(
-        Option.some(["latency"])
-      )
+      const error = Exit.isFailure(exit) ? failureOption(exit.cause) : Option.none()
+      expect(Option.map(error, configErrorPath), JSON.stringify(latency)).toEqual(Option.some(["latency"]))
     }
   })
 
-  it.scopedLive("served, each answer waits the latency", () =>
-    Effect.gen(function*() {
+  it.live("served, each answer waits the latency", () =>
+    Effect.scoped(Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, latency: "300 millis" })
       const http = yield* undici
       const start = Date.now()
       const { status } = yield* send(http, `${served.url}/nowhere`, { method: "GET" })
       expect(status).toBe(404)
       expect(Date.now() - start).toBeGreaterThanOrEqual(300)
-    }))
+    })))
 })

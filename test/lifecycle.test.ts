@@ -2,11 +2,11 @@
  * Faults and lifecycles over real sockets: the served sandbox drops connections, a call that is
  * interrupted aborts its request, and closing the client's scope leaves no timer, fiber or socket.
  */
-import type { HttpClient } from "@effect/platform"
-import { FetchHttpClient } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import { FetchHttpClient, forkChild } from "#edition/internal/seam"
+import type { HttpClient } from "#edition/internal/seam"
+import { fiberTracker, NodeHttpClient } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Duration, Effect, Exit, Fiber, Layer, Schedule, Scope, Supervisor } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Schedule, Scope } from "effect"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 
 const chair = Sandbox.fixedNumbers.chair
@@ -26,15 +26,23 @@ const clientLayerOver = (transport: Layer.Layer<HttpClient.HttpClient>) => (serv
     Layer.provide(transport)
   )
 
-/** Waits, polling on real time but bounded, until `check` holds. */
-const eventually = <E, R>(check: Effect.Effect<boolean, E, R>) =>
-  check.pipe(
-    Effect.repeat({ until: (ok) => ok, schedule: Schedule.spaced("5 millis") }),
-    Effect.timeoutFail({
-      duration: Duration.seconds(5),
-      onTimeout: () => new Error("condition not reached within 5 s")
-    })
+/**
+ * Waits until `check` holds, polled on real time for 5 seconds at most by a timer that has fired when
+ * `check` runs (an effect's timers would count among the active handles a check counts).
+ */
+const eventually = (check: () => boolean) =>
+  Effect.flatMap(
+    Effect.promise(() =>
+      new Promise<boolean>((resolve) => {
+        const deadline = Date.now() + 5000
+        const poll = () => check() ? resolve(true) : Date.now() > deadline ? resolve(false) : void setTimeout(poll, 5)
+        poll()
+      })
+    ),
+    (ok) => ok ? Effect.void : Effect.die(new Error("condition not reached within 5 s"))
   )
+/** The served sandbox's counters, read at once. */
+const statsOf = (served: Sandbox.Served) => Effect.runSync(served.control.stats)
 
 /** Counts of the process's active handles, by kind. */
 const activeResources = () => {
@@ -48,8 +56,8 @@ for (const [transportName, transport] of transports) {
 
   describe(`dropped connections over real sockets, ${transportName}`, () => {
     for (const kind of ["reset", "resetMidBody"] as const) {
-      it.scopedLive(`${kind}: a TransportError after the first try and three retries; once, the retry succeeds`, () =>
-        Effect.gen(function*() {
+      it.live(`${kind}: a TransportError after the first try and three retries; once, the retry succeeds`, () =>
+        Effect.scoped(Effect.gen(function*() {
           const served = yield* Sandbox.serve({ port: 0, designs: 300 })
           const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
           yield* served.control.injectFault({ target: "design", kind, status: 200, count: 4, body: { number: chair } })
@@ -59,40 +67,40 @@ for (const [transportName, transport] of transports) {
           yield* served.control.injectFault({ target: "design", kind, status: 200, body: { number: chair } })
           expect((yield* client.getDesign(chair)).data.number).toBe(chair)
           expect((yield* served.control.stats).requests.design).toBe(6)
-        }))
+        })))
     }
 
-    it.scopedLive("a connection reset at the token endpoint is retried", () =>
-      Effect.gen(function*() {
+    it.live("a connection reset at the token endpoint is retried", () =>
+      Effect.scoped(Effect.gen(function*() {
         const served = yield* Sandbox.serve({ port: 0, designs: 300 })
         const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
         yield* served.control.injectFault({ target: "token", kind: "reset", status: 200, count: 2 })
         expect((yield* client.getDesign(chair)).data.number).toBe(chair)
         expect((yield* served.control.stats).requests.token).toBe(3)
-      }))
+      })))
   })
 
   describe(`timeouts and caps, ${transportName}`, () => {
     const strict = (served: Sandbox.Served) =>
-      DesignSearchClient.layer({ retrySchedule: Schedule.stop }).pipe(
+      DesignSearchClient.layer({ retrySchedule: Schedule.recurs(0) }).pipe(
         Layer.provide(
           DesignSearchConfig.layer({ ...served.clientOptions, requestTimeout: "300 millis", maxBodyBytes: 2048 })
         ),
         Layer.provide(transport)
       )
 
-    it.scopedLive("an answer that stalls past the request timeout is a TransportError Timeout", () =>
-      Effect.gen(function*() {
+    it.live("an answer that stalls past the request timeout is a TransportError Timeout", () =>
+      Effect.scoped(Effect.gen(function*() {
         const served = yield* Sandbox.serve({ port: 0, designs: 300 })
         const client = Context.get(yield* Layer.build(strict(served)), Client)
         yield* client.getDesign(chair)
         yield* served.control.injectFault({ target: "design", status: 200, delayMs: 60_000 })
         expect(yield* Effect.flip(client.getDesign(chair))).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
-        yield* eventually(Effect.map(served.control.stats, (s) => s.abandoned === 1))
-      }))
+        yield* eventually(() => statsOf(served).abandoned === 1)
+      })))
 
-    it.scopedLive("a body over the cap is refused, with or without Content-Length, and the next call goes through", () =>
-      Effect.gen(function*() {
+    it.live("a body over the cap is refused, with or without Content-Length, and the next call goes through", () =>
+      Effect.scoped(Effect.gen(function*() {
         const served = yield* Sandbox.serve({ port: 0, designs: 300 })
         const client = Context.get(yield* Layer.build(strict(served)), Client)
         yield* served.control.injectFault({
@@ -105,56 +113,49 @@ for (const [transportName, transport] of transports) {
           status: 200
         })
         expect((yield* client.getDesign(chair)).data.number).toBe(chair)
-      }))
+      })))
   })
 
   describe(`interruption and scope, ${transportName}`, () => {
-    it.scopedLive("interrupting a call aborts its request: the server sees the client go away", () =>
-      Effect.gen(function*() {
+    it.live("interrupting a call aborts its request: the server sees the client go away", () =>
+      Effect.scoped(Effect.gen(function*() {
         const served = yield* Sandbox.serve({ port: 0, designs: 300 })
         const client = Context.get(yield* Layer.build(clientLayer(served)), Client)
         yield* client.getDesign(chair)
         yield* served.control.injectFault({ target: "design", status: 200, delayMs: 60_000 })
-        const fiber = yield* Effect.fork(client.getDesign(chair))
-        yield* eventually(Effect.map(served.control.stats, (s) => s.requests.design === 2))
+        const fiber = yield* forkChild(client.getDesign(chair))
+        yield* eventually(() => statsOf(served).requests.design === 2)
         yield* Fiber.interrupt(fiber)
-        yield* eventually(Effect.map(served.control.stats, (s) => s.abandoned === 1))
+        yield* eventually(() => statsOf(served).abandoned === 1)
         // the next call goes through at once: nothing is stuck behind the aborted one
         expect((yield* client.getDesign(chair)).data.number).toBe(chair)
-      }))
+      })))
 
-    it.scopedLive("closing the client's scope leaves no timers, fibers or sockets behind", () =>
-      Effect.gen(function*() {
+    it.live("closing the client's scope leaves no timers, fibers or sockets behind", () =>
+      Effect.scoped(Effect.gen(function*() {
         const served = yield* Sandbox.serve({ port: 0, designs: 300 })
         const baseline = activeResources()
-        const supervisor = yield* Supervisor.track
+        // Effect 4 has no supervisors: there only the timers and sockets are counted
+        const fibers = fiberTracker === undefined ? undefined : yield* fiberTracker
         const scope = yield* Scope.make()
         yield* Effect.gen(function*() {
           const context = yield* Layer.buildWithScope(clientLayer(served), scope)
           const client = Context.get(context, Client)
           const tokens = Context.get(context, TokenService.TokenService)
           yield* client.quickSearch({ query: "chair" })
-          yield* Effect.forEach(
-            [chair, Sandbox.fixedNumbers.bottle, Sandbox.fixedNumbers.wristWatch],
-            client.getDesign,
-            {
-              concurrency: 3
-            }
-          )
+          const { bottle, wristWatch } = Sandbox.fixedNumbers
+          yield* Effect.forEach([chair, bottle, wristWatch], client.getDesign, { concurrency: 3 })
           // a token handed out from the cache: its refresh is scheduled
           yield* tokens.get
-        }).pipe(Effect.supervised(supervisor))
+        }).pipe(fibers?.supervise ?? ((effect) => effect))
         const during = activeResources()
         expect(during.get("TCPSocketWrap") ?? 0).toBeGreaterThan(baseline.get("TCPSocketWrap") ?? 0)
         // the refresh fiber, waiting to refresh the token in use
-        expect((yield* supervisor.value).length).toBeGreaterThan(0)
+        if (fibers !== undefined) expect(yield* fibers.running).toBeGreaterThan(0)
         yield* Scope.close(scope, Exit.void)
-        expect(yield* supervisor.value).toEqual([])
-        yield* eventually(Effect.sync(() => {
-          const after = activeResources()
-          return (after.get("TCPSocketWrap") ?? 0) <= (baseline.get("TCPSocketWrap") ?? 0) &&
-            (after.get("Timeout") ?? 0) <= (baseline.get("Timeout") ?? 0)
-        }))
-      }))
+        if (fibers !== undefined) expect(yield* fibers.running).toBe(0)
+        const left = (kind: string) => (activeResources().get(kind) ?? 0) - (baseline.get(kind) ?? 0)
+        yield* eventually(() => left("TCPSocketWrap") <= 0 && left("Timeout") <= 0)
+      })))
   })
 }

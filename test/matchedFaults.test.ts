@@ -1,18 +1,15 @@
 /**
  * Faults that match requests: `after`, `match` (path, design number, page number, fields of the
  * body) and `times`, applied in injection order, with the journal naming the fault that answered;
- * in process, served, and under the mirror's sync (the third page of a sync failed).
+ * in process and served. Under the mirror's sync: matchedFaults.effect3.test.ts.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import { bodyJsonUnsafe, HttpClient, HttpClientRequest } from "#edition/internal/seam"
+import { NodeHttpClient, schemaErrorTag } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, TestClock } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import * as DesignMirror from "../src/DesignMirror.js"
+import { Context, Effect, Layer } from "effect"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import { clientLayer, servedClient } from "./support/layers.js"
+import { call, withSandbox } from "./support/rawSandbox.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const { bottle, chair } = Sandbox.fixedNumbers
@@ -93,7 +90,7 @@ describe("matched faults, in process", () => {
       ]
       for (const fields of bad) {
         const error = yield* Effect.flip(control.injectFault({ target: "page", status: 500, ...fields } as never))
-        expect(error._tag).toBe("ParseError")
+        expect(error._tag).toBe(schemaErrorTag)
         expect(error.message).toContain(Object.keys(fields)[0]!)
       }
     }).pipe(Effect.provide(clientLayer())))
@@ -124,6 +121,19 @@ describe("matched faults, in process", () => {
       const client = yield* Client
       expect(yield* outcomes([client.getDesign(chair), client.quickSearch({ query: "chair" })])).toEqual(["ok", "ok"])
     }).pipe(Effect.provide(clientLayer())))
+
+  it.effect("a page number matches the page asked for; with target any, a field names its own requests only", () =>
+    withSandbox((sandbox, client) =>
+      Effect.gen(function*() {
+        yield* sandbox.control.injectFault({ target: "any", status: 503, match: { pageNumber: 2 } })
+        expect((yield* call(client, `/design/${chair}`)).status).toBe(200)
+        const page = (pageNumber: number) =>
+          Effect.map(call(client, "/page/advanced", { ...byOwner("ltd"), pageNumber, pageSize: 1 }), (r) => r.status)
+        expect([yield* page(0), yield* page(2), yield* page(2)]).toEqual([200, 503, 200])
+        const entry = yield* sandbox.control.expectRequest({ target: "page", pageNumber: 2, body: { pageSize: 1 } })
+        expect(entry).toMatchObject({ status: 200 })
+      })
+    ))
 })
 
 /** A quick search sent as is, with a bearer the fault answers before: its status. */
@@ -168,12 +178,12 @@ describe("matched faults see a request as it arrived, not as the journal masks i
       expect(token.headers["authorization"] ?? "Basic").toBe("Basic")
     }).pipe(Effect.provide(clientLayer({ sandbox: { clientId: "a", clientSecret: "test" } }))))
 
-  it.scopedLive("served, a fault on pageToken answers the request that sends it", () =>
-    Effect.gen(function*() {
+  it.live("served, a fault on pageToken answers the request that sends it", () =>
+    Effect.scoped(Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0 })
       const http = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
       const injected = yield* http.execute(
-        HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(`${served.url}/__sandbox/faults`), {
+        bodyJsonUnsafe(HttpClientRequest.post(`${served.url}/__sandbox/faults`), {
           target: "search",
           status: 503,
           match: { body: { pageToken: "abc" } }
@@ -185,18 +195,18 @@ describe("matched faults see a request as it arrived, not as the journal masks i
       expect(entries.map((e) => [e.status, e.fault?.index, e.body])).toEqual([
         [503, 0, { query: "chair", pageToken: "[redacted]" }]
       ])
-    }))
+    })))
 })
 
 describe("matched faults, served", () => {
-  it.scopedLive("POST /__sandbox/faults takes the same fields; a bad one is a 422 pointing at it", () =>
-    Effect.gen(function*() {
+  it.live("POST /__sandbox/faults takes the same fields; a bad one is a 422 pointing at it", () =>
+    Effect.scoped(Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0 })
       const http = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
       const post = (fault: unknown) =>
         Effect.flatMap(
           http.execute(
-            HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(`${served.url}/__sandbox/faults`), fault)
+            bodyJsonUnsafe(HttpClientRequest.post(`${served.url}/__sandbox/faults`), fault)
           ),
           (response) => Effect.map(response.json, (body) => ({ status: response.status, body }))
         )
@@ -211,17 +221,25 @@ describe("matched faults, served", () => {
         target: "page",
         status: 500,
         after: -1,
+        extra: 1,
         match: { pageNumber: 1.5, body: { "a..b": 1 } }
       })
       expect(bad.status).toBe(422)
-      const pointers = (bad.body as { errors: ReadonlyArray<{ source: { pointer: string } }> }).errors.map((e) =>
-        e.source.pointer
-      )
-      expect(pointers.sort()).toEqual(["/after", "/match/body/a..b", "/match/pageNumber"])
+      const problems = (bad.body as { errors: ReadonlyArray<{ detail: string; source: { pointer: string } }> }).errors
+      expect(problems.map((e) => [e.source.pointer, e.detail])).toEqual([
+        ["/extra", "is not a known field"],
+        ["/after", "Expected a number between 0 and 1000000, actual -1"],
+        ["/match/pageNumber", "Expected an integer, actual 1.5"],
+        ["/match/body/a..b", `expected a field path such as rows[0].query.owner, not "a..b"`]
+      ])
 
       // Each refusal carries the schema's message for its field, and nothing is injected.
       const refusals = [
-        [`{"target":"search","status":418,"match":{"body":{"__proto__":null}}}`, "/match/body/__proto__", "__proto__"],
+        [
+          `{"target":"search","status":418,"match":{"body":{"__proto__":null}}}`,
+          "/match/body/__proto__",
+          "__proto__ is no name a record can keep"
+        ],
         [`{"target":"search","status":418,"match":{"body":{"rows[0":"x"}}}`, "/match/body/rows[0", "a field path"],
         [`{"target":"page","status":418,"headers":{"content-length":"1"}}`, "/headers/content-length", "by the server"],
         [`{"target":"design","status":418,"match":{"pageNumber":2}}`, "/match/pageNumber", "no design request"]
@@ -233,43 +251,5 @@ describe("matched faults, served", () => {
         expect(JSON.stringify(refused.body)).toContain(says)
       }
       expect(yield* outcomes([client.quickSearch({ query: "chair" })])).toEqual(["ok"])
-    }))
-})
-
-describe("the mirror's sync, its third page failed", () => {
-  it.scoped("keeps the first two pages, fails with the page's error, and the next run goes on from the third", () =>
-    Effect.gen(function*() {
-      yield* TestClock.setTime(Date.UTC(2026, 11, 1, 9))
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "mirror-fault-"))),
-        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
-      )
-      const context = yield* Layer.build(
-        DesignMirror.layer().pipe(
-          Layer.provideMerge(DesignMirror.layerSqlite({ url: `file:${join(dir, "mirror.db")}` })),
-          Layer.provideMerge(clientLayer({ sandbox: { designs: 240 } }))
-        )
-      )
-      const mirror = Context.get(context, DesignMirror.DesignMirror)
-      const control = Context.get(context, Sandbox.SandboxControl)
-      const everything = {
-        rows: [{ op: "AND" as const, query: { date: { type: "FILING" as const, from: "1900-01-01" } } }]
-      }
-
-      // Pages are numbered from 0: the third is pageNumber 2. A 400 is not retried.
-      yield* control.injectFault({ target: "page", status: 400, match: { pageNumber: 2 } })
-      const failed = yield* Effect.flip(mirror.sync(everything, { concurrency: 1 }))
-      expect(failed._tag).toBe("BadRequestError")
-      const pages = (yield* control.requests({ target: "page" })).entries
-      expect(pages.map((e) => [(e.body as { pageNumber: number }).pageNumber, e.status])).toEqual([[0, 200], [1, 200], [
-        2,
-        400
-      ]])
-      yield* control.expectRequest({ target: "page", pageNumber: 2, body: { pageSize: 100 } })
-
-      const resumed = yield* mirror.sync(everything, { concurrency: 1 })
-      expect(resumed).toMatchObject({ resumed: true, full: true, inserted: 40 })
-      const again = (yield* control.requests({ target: "page" })).entries.slice(pages.length)
-      expect(again.map((e) => [(e.body as { pageNumber: number }).pageNumber, e.status])).toEqual([[2, 200]])
-    }))
+    })))
 })

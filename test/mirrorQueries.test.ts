@@ -4,16 +4,24 @@
  * 2020), an hour ago (every design), and now, after three registered designs were stored as `FILED`
  * and changed in the register. Each answer is checked against the sandbox's own data.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "#edition/internal/mirror/engines"
+import { TestClock } from "#test-edition/support/seam"
 import { expect, layer } from "@effect/vitest"
-import { Chunk, DateTime, Effect, Layer, Stream, TestClock } from "effect"
+import { DateTime, Effect, Layer, Stream } from "effect"
 import * as fs from "node:fs"
 import * as DesignMirror from "../src/DesignMirror.js"
 import type { Designs } from "../src/index.js"
 import { DesignSearchClient, Sandbox } from "../src/index.js"
 import { clientLayer } from "./support/layers.js"
-import { database, day, type Engine, everything } from "./support/mirror.js"
+import { database, day, type Engine, engines, everything } from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
+
+/** The engines of a block of SQL, by its first line. */
+const blockEngines: Partial<Record<string, ReadonlyArray<Engine>>> = {
+  "-- SQLite and PostgreSQL": ["sqlite", "postgres"],
+  "-- SQLite": ["sqlite"],
+  "-- PostgreSQL": ["postgres"]
+}
 
 /** The doc's questions, in order: each heading and its SQL by engine. */
 const questions = (() => {
@@ -23,14 +31,7 @@ const questions = (() => {
     const sql: Partial<Record<Engine, string>> = {}
     for (const [, block] of part.matchAll(/^```sql\n([\s\S]*?)^```$/gm)) {
       const [first = "", ...rest] = (block ?? "").split("\n")
-      const engines = first === "-- SQLite and PostgreSQL" ?
-        ["sqlite", "postgres"] as const
-        : first === "-- SQLite" ?
-        ["sqlite"] as const
-        : first === "-- PostgreSQL" ?
-        ["postgres"] as const
-        : []
-      for (const engine of engines) sql[engine] = rest.join("\n")
+      for (const engine of blockEngines[first] ?? []) sql[engine] = rest.join("\n")
     }
     return { heading: part.split("\n")[0] ?? "", sql }
   })
@@ -58,27 +59,29 @@ const storeAsFiled = (number: string) =>
     yield* sql`UPDATE designs SET record = ${filed}, status = 'FILED' WHERE number = ${number}`
   })
 
-/** The mirror synced three times (see above); answers the sandbox's designs and the times of the runs. */
+/**
+ * The mirror synced three times (see above), the clock ten days ago; answers the sandbox's designs
+ * and the times of the runs.
+ */
 const synced = Effect.gen(function*() {
   const mirror = yield* DesignMirror.DesignMirror
-  yield* TestClock.setTime(now - 10 * day)
   yield* mirror.sync(before2020)
   const second = now - 3_600_000
   yield* TestClock.setTime(second)
   yield* mirror.sync(everything)
   const client = yield* DesignSearchClient.DesignSearchClient
-  const registered = Chunk.toReadonlyArray(yield* Stream.runCollect(client.advancedDesigns(everything)))
+  const registered = Array.from(yield* Stream.runCollect(client.advancedDesigns(everything)))
     .filter((d) => d.status === "REGISTERED" && iso(d.filingDate) >= "2020-01-01")
     .slice(0, 3).map((d) => d.number)
   yield* Effect.forEach(registered, storeAsFiled)
   yield* (yield* Sandbox.SandboxControl).touch(registered)
   yield* TestClock.setTime(now)
   yield* mirror.sync(everything)
-  const designs = Chunk.toReadonlyArray(yield* Stream.runCollect(client.advancedDesigns(everything)))
+  const designs = Array.from(yield* Stream.runCollect(client.advancedDesigns(everything)))
   return { designs, registered, second: new Date(second).toISOString(), third: new Date(now).toISOString() }
 })
 
-type Data = Effect.Effect.Success<typeof synced>
+type Data = typeof synced extends Effect.Effect<infer A, infer _E, infer _R> ? A : never
 
 /** What each question should answer, from the sandbox's data, in the doc's order. */
 const expected: ReadonlyArray<(data: Data) => ReadonlyArray<ReadonlyArray<string>>> = [
@@ -108,7 +111,7 @@ const expected: ReadonlyArray<(data: Data) => ReadonlyArray<ReadonlyArray<string
   }
 ]
 
-layer(Pg.layer, { timeout: 180_000 })("docs/mirror.md's queries", (it) => {
+layer(Pg.layer, { timeout: "180 seconds" })("docs/mirror.md's queries", (it) => {
   it("are the five questions, each in SQL for both engines", () => {
     expect(questions.map((q) => q.heading)).toEqual([
       "Registered designs of an owner in a class, filed since 2024",
@@ -120,9 +123,11 @@ layer(Pg.layer, { timeout: 180_000 })("docs/mirror.md's queries", (it) => {
     for (const { sql } of questions) expect(Object.keys(sql).sort()).toEqual(["postgres", "sqlite"])
   })
 
-  for (const engine of ["sqlite", "postgres"] as const) {
+  for (const engine of engines) {
     it.effect(`${engine}: each answers what the sandbox's data says`, () =>
       Effect.gen(function*() {
+        // The pool's idle timers run on the clock: it is set before the pool is made, not moved 56 years after.
+        yield* TestClock.setTime(now - 10 * day)
         const deps = Layer.merge(yield* database(engine), clientLayer({ sandbox: { designs: designCount } }))
         yield* Effect.gen(function*() {
           const data = yield* synced
@@ -131,7 +136,7 @@ layer(Pg.layer, { timeout: 180_000 })("docs/mirror.md's queries", (it) => {
             const query = sql.unsafe<Record<string, unknown>>(question.sql[engine] ?? "")
             // On PostgreSQL, as the doc says, the mirror's schema first.
             const rows = yield* engine === "sqlite" ? query : sql.withTransaction(
-              Effect.zipRight(sql.unsafe("SET LOCAL search_path TO design_search, public"), query)
+              Effect.andThen(sql.unsafe("SET LOCAL search_path TO design_search, public"), query)
             )
             const answer = rows.map((row) => Object.values(row).map(cell))
             const want = expected[i]!(data)
@@ -139,6 +144,6 @@ layer(Pg.layer, { timeout: 180_000 })("docs/mirror.md's queries", (it) => {
             expect(answer, question.heading).toEqual(want)
           }
         }).pipe(Effect.provide(DesignMirror.layer().pipe(Layer.provideMerge(deps))))
-      }).pipe(Effect.scoped))
+      }).pipe(Effect.scoped), 180_000)
   }
 })

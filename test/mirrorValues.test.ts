@@ -3,13 +3,14 @@
  * PostgreSQL's text and JSONB cannot hold, is stored as U+FFFD in every string of the record, its
  * typed columns and its parties, and the comparison of records agrees with what was stored.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "#edition/internal/mirror/engines"
+import { TestClock } from "#test-edition/support/seam"
 import { expect, layer } from "@effect/vitest"
-import { Chunk, Effect, Stream, TestClock } from "effect"
+import { Effect, Stream } from "effect"
 import * as DesignMirror from "../src/DesignMirror.js"
 import type { DesignSearchClient } from "../src/index.js"
 import { Sandbox } from "../src/index.js"
-import { day, designs, everything, onEngine } from "./support/mirror.js"
+import { changesOf, day, designs, engines, everything, onEngine } from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
 
 /** A client whose first design received (its `target`) carries NUL in a typed field, an owner, and an unknown field and its name. */
@@ -32,49 +33,45 @@ const withNul = () => {
   return { injected, wrap }
 }
 
-layer(Pg.layer, { timeout: 120_000 })("DesignMirror's values", (it) => {
-  for (const engine of ["sqlite", "postgres"] as const) {
+layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror's values", (it) => {
+  for (const engine of engines) {
     it.effect(`${engine}: NUL in any string of a record is stored as U+FFFD, and a record seen again is unchanged`, () =>
       Effect.gen(function*() {
         const { injected, wrap } = withNul()
-        yield* onEngine(
-          engine,
-          Effect.gen(function*() {
-            const mirror = yield* DesignMirror.DesignMirror
-            const sql = yield* SqlClient.SqlClient
-            const control = yield* Sandbox.SandboxControl
-            expect(yield* mirror.sync(everything)).toMatchObject({ inserted: designs })
-            const target = injected.target
-            const [row] = yield* sql<{ readonly title: string; readonly record: string }>`SELECT title,
+        yield* onEngine(engine, { wrap })(Effect.gen(function*() {
+          const mirror = yield* DesignMirror.DesignMirror
+          const sql = yield* SqlClient.SqlClient
+          const control = yield* Sandbox.SandboxControl
+          expect(yield* mirror.sync(everything)).toMatchObject({ inserted: designs })
+          const target = injected.target
+          const [row] = yield* sql<{ readonly title: string; readonly record: string }>`SELECT title,
   CAST(record AS TEXT) AS record FROM designs WHERE number = ${target}`
-            expect(row!.title).toBe("nul\ufffdhere")
-            expect(JSON.parse(row!.record)).toMatchObject({
-              title: "nul\ufffdhere",
-              remark: "a\ufffdb \\u0000",
-              "odd\ufffdname": 1,
-              owners: [{ name: "Acme\ufffd Ltd" }]
-            })
-            const owners = yield* sql<
-              { readonly name: string }
-            >`SELECT name FROM design_owners WHERE number = ${target}`
-            expect(owners).toEqual([{ name: "Acme\ufffd Ltd" }])
+          expect(row!.title).toBe("nul\ufffdhere")
+          expect(JSON.parse(row!.record)).toMatchObject({
+            title: "nul\ufffdhere",
+            remark: "a\ufffdb \\u0000",
+            "odd\ufffdname": 1,
+            owners: [{ name: "Acme\ufffd Ltd" }]
+          })
+          const owners = yield* sql<
+            { readonly name: string }
+          >`SELECT name FROM design_owners WHERE number = ${target}`
+          expect(owners).toEqual([{ name: "Acme\ufffd Ltd" }])
 
-            // Received again with its NUL, only what the service changed differs.
-            yield* TestClock.adjust(day)
-            yield* control.touch([target])
-            expect(yield* mirror.sync(everything)).toMatchObject({ updated: 1 })
-            const changes = Chunk.toReadonlyArray(yield* Stream.runCollect(mirror.changes()))
-            expect(changes.map((c) => [c.number, c.kind, Object.keys(c.fields)])).toEqual([
-              [target, "changed", ["lastChanged"]]
-            ])
+          // Received again with its NUL, only what the service changed differs.
+          yield* TestClock.adjust(day)
+          yield* control.touch([target])
+          expect(yield* mirror.sync(everything)).toMatchObject({ updated: 1 })
+          const changes = yield* changesOf()
+          expect(changes.map((c) => [c.number, c.kind, Object.keys(c.fields)])).toEqual([
+            [target, "changed", ["lastChanged"]]
+          ])
 
-            // Criteria holding NUL cannot be stored: refused before anything is sent.
-            const refused = yield* Effect.flip(mirror.sync({ query: "chair\u0000" }))
-            expect(refused).toMatchObject({ _tag: "ValidationError", origin: "client" })
-            expect(refused.message).toMatch(/NUL/)
-          }),
-          { wrap }
-        )
+          // Criteria holding NUL cannot be stored: refused before anything is sent.
+          const refused = yield* Effect.flip(mirror.sync({ query: "chair\u0000" }))
+          expect(refused).toMatchObject({ _tag: "ValidationError", origin: "client" })
+          expect(refused.message).toMatch(/NUL/)
+        }))
       }))
   }
 })

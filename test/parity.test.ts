@@ -1,30 +1,16 @@
 /**
- * The parity table (`test/parity/cases.ts`) run against the Effect 3 edition; the Effect 4 edition
- * runs the same table in `test/effect4/parity.test.ts`. Each case is its own test, on its own
- * sandbox, client and clock. Beside the table's own expectations, the sandbox's answers and every
- * field of every other outcome are held to the transcripts this edition records
- * (`sandbox-transcript.json`, `outcome-transcript.json`; `npm run parity:record` writes them afresh).
+ * The parity table (`test/parity/cases.ts`) run against the suite's edition: the same table, the
+ * same runners, under Effect 3 and under Effect 4. Each case is its own test, on its own sandbox,
+ * client and clock. Beside the table's own expectations, the sandbox's answers and every field of
+ * every other outcome are held to the transcripts the Effect 3 edition records
+ * (`sandbox-transcript.json`, `outcome-transcript.json`; `npm run parity:record` writes them afresh):
+ * both editions answer alike, request for request.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import * as SqlClient from "@effect/sql/SqlClient"
+import { exitInterrupted, forkChild, HttpServerRequest, HttpServerResponse, Result } from "#edition/internal/seam"
+import { scheduleBoth, toResult, whileInputEffect } from "#edition/internal/seam"
+import { edition, failureOption, interruptedOnly, poll, TestClock } from "#test-edition/support/seam"
 import { describe, expect, it, layer } from "@effect/vitest"
-import {
-  Cause,
-  Chunk,
-  Context,
-  Duration,
-  Effect,
-  Either,
-  Exit,
-  Fiber,
-  Layer,
-  Option,
-  Redacted,
-  Schedule,
-  Scope,
-  Stream,
-  TestClock
-} from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Option, Redacted, Schedule, Scope, Stream } from "effect"
 import * as fs from "node:fs"
 import { afterAll } from "vitest"
 import { make as ownAddress } from "../src/core/sandbox/address.js"
@@ -32,42 +18,26 @@ import * as DesignMirror from "../src/DesignMirror.js"
 import type { ApiError, Designs } from "../src/index.js"
 import { DesignSearchClient, Sandbox, TokenService } from "../src/index.js"
 import { withControlRoutes } from "../src/internal/sandbox/ControlRoutes.js"
-import type {
-  Call,
-  Case,
-  CaseKind,
-  CaseOf,
-  ConfigSpec,
-  MirrorStep,
-  Outcome,
-  PagingStream,
-  SandboxSpec,
-  SyncOutcome
-} from "./parity/cases.js"
+import type { Call, Case, CaseKind, CaseOf, ConfigSpec, MirrorStep, Outcome } from "./parity/cases.js"
+import type { PagingStream, SandboxSpec, SyncOutcome } from "./parity/cases.js"
 import { cases, casesOf, expectedSync, kinds, mirrorCriteria, pagingSearches } from "./parity/cases.js"
-import {
-  failureOutcome,
-  fullFailure,
-  pickFields,
-  pickRequests,
-  plainFields,
-  since,
-  streamFailure
-} from "./parity/compare.js"
+import { failureOutcome, fullFailure, pickFields, pickRequests, plainFields, since } from "./parity/compare.js"
+import { streamFailure } from "./parity/compare.js"
 import type { FullOutcome } from "./parity/compare.js"
 import * as Raw from "./parity/sandbox-requests.js"
 import { clientLayer, sandboxLayer, sandboxStats } from "./support/layers.js"
-import { database, dec1 } from "./support/mirror.js"
+import { apiRequests, database, dec1, rows as storedRows } from "./support/mirror.js"
+import type { Row } from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
 
 const ran = new Set<CaseKind>()
 
 /**
- * The transcripts this edition records (`npm run parity:record`, `PARITY_RECORD=1`) and both
+ * The transcripts the Effect 3 edition records (`npm run parity:record`, `PARITY_RECORD=1`) and both
  * editions are held to: the sandbox's answers, and every field of each outcome of the other cases
  * (the counters at each check of the token economy).
  */
-const recordingTranscripts = process.env["PARITY_RECORD"] === "1"
+const recordingTranscripts = edition === 3 && process.env["PARITY_RECORD"] === "1"
 const sandboxTranscript = "sandbox-transcript.json"
 const outcomeTranscript = "outcome-transcript.json"
 const transcriptUrl = (name: string) => new URL(`./parity/${name}`, import.meta.url)
@@ -78,7 +48,9 @@ const committedOutcomes = readTranscript<ReadonlyArray<FullOutcome>>(outcomeTran
 const answered: Record<string, ReadonlyArray<Raw.Answer>> = {}
 const outcomesOf: Record<string, ReadonlyArray<FullOutcome>> = {}
 const outOfDate = (name: string) =>
-  `test/parity/${name} is out of date with the Effect 3 edition: run \`npm run parity:record\` and review the difference`
+  edition === 3
+    ? `test/parity/${name} is out of date with the Effect 3 edition: run \`npm run parity:record\` and review the difference`
+    : `the Effect 4 edition answers otherwise than the Effect 3 edition's test/parity/${name}`
 
 const sandboxOptions = (spec: SandboxSpec = {}): Sandbox.Options => ({
   ...(spec.designs === undefined ? {} : { designs: spec.designs }),
@@ -106,8 +78,8 @@ const fullOutcomeOf = <A>(exit: Exit.Exit<A, unknown>, value: (a: A) => unknown)
   Exit.match(exit, {
     onSuccess: (a) => ({ Success: value(a) }),
     onFailure: (cause) =>
-      Option.match(Cause.failureOption(cause), {
-        onNone: () => (Cause.isInterruptedOnly(cause) ? { interrupted: true } : { defect: Cause.pretty(cause) }),
+      Option.match(failureOption(cause), {
+        onNone: () => (interruptedOnly(cause) ? { interrupted: true } : { defect: Cause.pretty(cause) }),
         onSome: (error) => fullFailure(error, millis)
       })
   })
@@ -117,7 +89,7 @@ const outcomeOf = <A>(exit: Exit.Exit<A, unknown>, expected: Outcome, value: (a:
   Exit.match(exit, {
     onSuccess: (a) => ({ _tag: "Success", value: value(a) }),
     onFailure: (cause) =>
-      Option.match(Cause.failureOption(cause), {
+      Option.match(failureOption(cause), {
         onNone: () => ({ _tag: `defect: ${Cause.pretty(cause)}` }),
         onSome: (error) => failureOutcome(error, expected, millis)
       })
@@ -144,12 +116,9 @@ const runCall = (call: Call) =>
 /** A retry schedule of three retries that records the status of every failure it is stepped with. */
 const recording = () => {
   const seen: Array<number> = []
-  const schedule = Schedule.recurs(3).pipe(
-    Schedule.tapInput((e: ApiError.DesignSearchError) =>
-      Effect.sync(() => void seen.push("status" in e && typeof e.status === "number" ? e.status : 0))
-    )
-  )
-  return { seen, schedule }
+  const record = (e: ApiError.DesignSearchError) =>
+    Effect.sync(() => (seen.push("status" in e && typeof e.status === "number" ? e.status : 0), true))
+  return { seen, schedule: scheduleBoth(whileInputEffect(Schedule.forever, record), Schedule.recurs(3)) }
 }
 
 const runFault = (c: CaseOf<"fault">) => {
@@ -168,10 +137,10 @@ const runFault = (c: CaseOf<"fault">) => {
     for (const [i, step] of c.calls.entries()) {
       for (const fault of step.faults ?? []) yield* control.injectFault(fault)
       if (step.revokeTokens === true) yield* control.revokeTokens
-      const fiber = yield* Effect.fork(Effect.exit(runCall(step.call)))
+      const fiber = yield* forkChild(Effect.exit(runCall(step.call)))
       for (const [j, s] of (step.steps ?? []).entries()) {
         yield* TestClock.adjust(Duration.millis(s.advanceMs))
-        if (s.stillRunning === true) expect(Option.isNone(yield* Fiber.poll(fiber)), `call ${i}, step ${j}`).toBe(true)
+        if (s.stillRunning === true) expect(Option.isNone(yield* poll(fiber)), `call ${i}, step ${j}`).toBe(true)
         if (s.requests !== undefined) {
           expect(pickRequests((yield* sandboxStats).requests, s.requests), `call ${i}, step ${j}`).toEqual(s.requests)
         }
@@ -215,7 +184,7 @@ const runEconomy = (c: CaseOf<"tokenEconomy">) =>
           break
         case "spawnGets":
           joinSpawned = Fiber.join(
-            yield* Effect.fork(Effect.delay(getAll(step.count, true), Duration.millis(step.afterMs)))
+            yield* forkChild(Effect.delay(getAll(step.count, true), Duration.millis(step.afterMs)))
           )
           break
         case "joinGets":
@@ -295,17 +264,18 @@ const runPaging = (c: CaseOf<"paging">) =>
       })
       const exit = yield* Effect.exit(Stream.runCollect(designs))
       outcomes.push({ told: JSON.parse(JSON.stringify(told)), end: fullOutcomeOf(exit, (d) => d.length) })
-      const result = yield* Effect.either(exit)
-      const emitted = Either.map(result, (d) => Chunk.toReadonlyArray(d).map((design) => design.number))
+      const result = yield* toResult(exit)
+      const emitted = Result.map(result, (d) => Array.from(d, (design) => design.number))
       const { outcome } = stream
       if (outcome._tag === "Success" && "count" in outcome) {
         const from = outcome.from ?? 0
         const missing = outcome.notFound ?? 0
-        expect(emitted, `stream ${i}`).toEqual(Either.right(numbers.slice(from + missing)))
+        expect(emitted, `stream ${i}`).toEqual(Result.succeed(numbers.slice(from + missing)))
         expect(numbers.slice(from + missing)).toHaveLength(outcome.count)
         expect(notFound).toEqual(numbers.slice(from, from + missing))
       } else {
-        expect(streamFailure(Either.isLeft(result) ? result.left : undefined, outcome), `stream ${i}`).toEqual(outcome)
+        const failure = Result.match(result, { onFailure: (e): unknown => e, onSuccess: () => undefined })
+        expect(streamFailure(failure, outcome), `stream ${i}`).toEqual(outcome)
       }
       const { token: _, ...requests } = since((yield* control.stats).requests, before)
       expect(requests, `stream ${i}`).toEqual(stream.requests)
@@ -314,24 +284,8 @@ const runPaging = (c: CaseOf<"paging">) =>
     holdOutcomes(c.name, outcomes)
   }).pipe(Effect.provide(clientLayer({
     sandbox: sandboxOptions(c.sandbox),
-    ...(c.noRetry ? { client: { retrySchedule: Schedule.stop } } : {})
+    ...(c.noRetry ? { client: { retrySchedule: Schedule.recurs(0) } } : {})
   })))
-
-interface Row {
-  readonly number: string
-  readonly record: string
-  readonly state: string
-}
-
-const storedRows = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) => sql<Row>`SELECT number, CAST(record AS TEXT) AS record, state FROM designs ORDER BY number`
-)
-
-const apiRequests = Effect.map(
-  sandboxStats,
-  ({ requests }) => requests.search + requests.advanced + requests.page + requests.design
-)
 
 /** A sync step of a mirror case: its faults, the sync, its outcome and requests checked; its full outcome. */
 const syncStep = (step: Extract<MirrorStep, { readonly do: "sync" }>, at: string) =>
@@ -346,13 +300,13 @@ const syncStep = (step: Extract<MirrorStep, { readonly do: "sync" }>, at: string
       ...(stopAt === undefined ? {} : {
         onProgress: ({ committed }) => (committed >= stopAt ? Effect.interrupt : Effect.void)
       })
-    }).pipe(Effect.fork, Effect.flatMap(Fiber.await))
+    }).pipe(forkChild, Effect.flatMap(Fiber.await))
     const expected = expectedSync(step)
     const outcome: SyncOutcome = Exit.isSuccess(exit)
       ? { report: pickFields(exit.value, "report" in expected ? expected.report : {}) }
-      : Exit.isInterrupted(exit)
+      : exitInterrupted(exit)
       ? { interrupted: true }
-      : { failure: Option.match(Cause.failureOption(exit.cause), { onNone: () => "defect", onSome: (e) => e._tag }) }
+      : { failure: Option.match(failureOption(exit.cause), { onNone: () => "defect", onSome: (e) => e._tag }) }
     expect(outcome, at).toEqual(expected)
     if (step.requests !== undefined) expect((yield* apiRequests) - before, at).toBe(step.requests)
     return fullOutcomeOf(exit, (report) => plainFields(report, millis))
@@ -470,20 +424,20 @@ const runners = {
   sandboxBytes: runSandboxBytes
 } satisfies Runners
 
-/** A case's test: its kind noted as run, then its run. */
+/** A case's test: its kind noted as run, then its run, in a scope of its own. */
 const test = <C extends Case, R>(c: C, runner: Runner<C, R>) => () =>
-  Effect.orDie(Effect.suspend(() => (ran.add(c.kind), runner(c))))
+  Effect.scoped(Effect.orDie(Effect.suspend(() => (ran.add(c.kind), runner(c)))))
 
-describe("parity (Effect 3)", () => {
-  for (const c of casesOf("fault")) it.scoped(c.name, test(c, runners.fault))
-  for (const c of casesOf("tokenEconomy")) it.scoped(c.name, test(c, runners.tokenEconomy))
-  for (const c of casesOf("paging")) it.scoped(c.name, test(c, runners.paging))
-  for (const c of casesOf("sandboxBytes")) it.scoped(c.name, test(c, runners.sandboxBytes))
+describe(`parity (Effect ${edition})`, () => {
+  for (const c of casesOf("fault")) it.effect(c.name, test(c, runners.fault))
+  for (const c of casesOf("tokenEconomy")) it.effect(c.name, test(c, runners.tokenEconomy))
+  for (const c of casesOf("paging")) it.effect(c.name, test(c, runners.paging))
+  for (const c of casesOf("sandboxBytes")) it.effect(c.name, test(c, runners.sandboxBytes))
 })
 
 // One server for the file; each case its own database (its clock set at its start)
-layer(Pg.layer, { timeout: 120_000 })("parity (Effect 3): mirrorSync on PostgreSQL", (it) => {
-  for (const c of casesOf("mirrorSync")) it.scoped(c.name, test(c, runners.mirrorSync), 120_000)
+layer(Pg.layer, { timeout: 120_000 })(`parity (Effect ${edition}): mirrorSync on PostgreSQL`, (it) => {
+  for (const c of casesOf("mirrorSync")) it.effect(c.name, test(c, runners.mirrorSync), 120_000)
 })
 
 describe("parity: the table", () => {

@@ -1,6 +1,8 @@
-import { HttpClient, HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientResponse } from "#edition/internal/seam"
+import { failureOption, soleFailure } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, FastCheck as fc, Layer, Option, Schedule } from "effect"
+import { Effect, Exit, Layer, Option, Schedule } from "effect"
+import fc from "fast-check"
 import { DesignSearchClient, DesignSearchConfig, TokenService } from "../src/index.js"
 
 /** Statuses a `Response` can carry, and the ones that must have no body. */
@@ -117,27 +119,30 @@ const headers = fc.record({
   )
 }, { requiredKeys: [] })
 
-const respond = (
-  request: Parameters<Parameters<typeof HttpClient.make>[0]>[0],
-  s: number,
-  h: Record<string, string>,
-  b: string
-) => HttpClientResponse.fromWeb(request, new Response(nullBody.has(s) ? null : b, { status: s, headers: h }))
+/** An answer: a status, headers and a body. */
+interface Answer {
+  readonly s: number
+  readonly h: Record<string, string>
+  readonly b: string
+}
+const answers = fc.record({ s: status, h: headers, b: body })
 
-/** A service whose token endpoint answers `token` and whose API answers `api`. */
-const fakeService = (
-  token: { status: number; headers: Record<string, string>; body: string },
-  api: { status: number; headers: Record<string, string>; body: string }
-) =>
-  HttpClient.make((request, url) =>
-    Effect.succeed(
-      url.pathname.endsWith("/access_token")
-        ? respond(request, token.status, token.headers, token.body)
-        : respond(request, api.status, api.headers, api.body)
+/** `layer` over a service whose token endpoint answers `token` and whose API answers `api`, and the settings. */
+const overService =
+  <A, E>(layer: Layer.Layer<A, E, HttpClient.HttpClient | DesignSearchConfig.DesignSearchConfig>) =>
+  (token: Answer, api: Answer) =>
+    layer.pipe(
+      Layer.provide(Layer.succeed(
+        HttpClient.HttpClient,
+        HttpClient.make((request, url) => {
+          const { b, h, s } = url.pathname.endsWith("/access_token") ? token : api
+          return Effect.succeed(
+            HttpClientResponse.fromWeb(request, new Response(nullBody.has(s) ? null : b, { status: s, headers: h }))
+          )
+        })
+      )),
+      Layer.provide(DesignSearchConfig.layer({ clientId: "id", clientSecret: secret }))
     )
-  )
-
-const config = DesignSearchConfig.layer({ clientId: "id", clientSecret: secret })
 
 /** One layer of HTML references, percent escapes (any case), JSON escapes. */
 const unescaped = (text: string) =>
@@ -212,81 +217,51 @@ const tokenEndpointSecrets = [secret]
 const holdsNoSecret = <A>(exit: Exit.Exit<A, unknown>, secrets: ReadonlyArray<string>): boolean => {
   const shown = Exit.isSuccess(exit)
     ? JSON.stringify(exit.value)
-    : Cause.failureOption(exit.cause).pipe(
+    : failureOption(exit.cause).pipe(
       Option.match({ onNone: () => "", onSome: (e) => JSON.stringify(e) + String(e) })
     )
   const forms = secrets.flatMap((s) => [s, s.replaceAll(" ", "+"), s.replace(/\s/g, "")])
   return readings(shown).every((text) => forms.every((form) => !text.includes(form)))
 }
 
-const apiErrorTags = new Set([
-  "BadRequestError",
-  "ValidationError",
-  "AuthenticationError",
-  "ForbiddenError",
-  "NotFoundError",
-  "RateLimitError",
-  "ServerError",
-  "TokenError",
-  "TransportError",
-  "UnexpectedResponseError"
-])
+const apiErrorTags = new Set(
+  ["BadRequest", "Validation", "Authentication", "Forbidden", "NotFound", "RateLimit", "Server", "Token", "Transport"]
+    .concat("UnexpectedResponse").map((name) => `${name}Error`)
+)
 
-/** Success, or exactly one failure with one of the toolkit's tags: no defect, no interruption. */
-const isSuccessOrTypedError = <A>(exit: Exit.Exit<A, { readonly _tag: string }>) =>
-  Exit.isSuccess(exit) || (exit.cause._tag === "Fail" && apiErrorTags.has(exit.cause.error._tag))
+/** Success, or exactly one failure with one of `tags`: no defect, no interruption. */
+const isSuccessOrTypedError = <A>(exit: Exit.Exit<A, { readonly _tag: string }>, tags = apiErrorTags) =>
+  Exit.isSuccess(exit) || Option.exists(soleFailure(exit.cause), (error) => tags.has(error._tag))
+
+/** A property whose every case is an effect, checked for 200 cases of `arbitrary`. */
+const prop = <T>(name: string, arbitrary: fc.Arbitrary<T>, check: (t: T) => Effect.Effect<void, unknown>) =>
+  it(name, () => fc.assert(fc.asyncProperty(arbitrary, (t) => Effect.runPromise(check(t))), { numRuns: 200 }))
 
 describe("properties", () => {
-  it.effect.prop(
+  const noRetry = { retrySchedule: Schedule.recurs(0) }
+
+  prop(
     "any status, headers and body from the API give a success or a typed error",
-    { s: status, h: headers, b: body },
-    ({ b, h, s }) =>
+    answers,
+    (api) =>
       Effect.gen(function*() {
-        const layer = DesignSearchClient.layer({ retrySchedule: Schedule.stop }).pipe(
-          Layer.provide(Layer.succeed(
-            HttpClient.HttpClient,
-            fakeService({ status: 200, headers: {}, body: goodToken }, { status: s, headers: h, body: b })
-          )),
-          Layer.provide(config)
-        )
-        const [search, design] = yield* Effect.provide(
-          Effect.flatMap(DesignSearchClient.DesignSearchClient, (client) =>
-            Effect.all([
-              Effect.exit(client.quickSearch({ query: "chair" })),
-              Effect.exit(client.getDesign("201900001"))
-            ])),
-          layer
-        )
-        expect(isSuccessOrTypedError(search)).toBe(true)
-        expect(isSuccessOrTypedError(design)).toBe(true)
-        expect(holdsNoSecret(search, apiSecrets)).toBe(true)
-        expect(holdsNoSecret(design, apiSecrets)).toBe(true)
-        if (s >= 300) {
-          expect(Exit.isFailure(search)).toBe(true)
-          expect(Exit.isFailure(design)).toBe(true)
+        const client = yield* DesignSearchClient.DesignSearchClient
+        const exits: ReadonlyArray<Exit.Exit<unknown, { readonly _tag: string }>> = [
+          yield* Effect.exit(client.quickSearch({ query: "chair" })),
+          yield* Effect.exit(client.getDesign("201900001"))
+        ]
+        for (const exit of exits) {
+          expect(isSuccessOrTypedError(exit)).toBe(true)
+          expect(holdsNoSecret(exit, apiSecrets)).toBe(true)
+          if (api.s >= 300) expect(Exit.isFailure(exit)).toBe(true)
         }
-      }),
-    { fastCheck: { numRuns: 200 } }
+      }).pipe(Effect.provide(overService(DesignSearchClient.layer(noRetry))({ s: 200, h: {}, b: goodToken }, api)))
   )
 
-  it.effect.prop(
-    "any answer of the token endpoint gives a token or a TokenError",
-    { s: status, h: headers, b: body },
-    ({ b, h, s }) =>
-      Effect.gen(function*() {
-        const layer = TokenService.layer({ retrySchedule: Schedule.stop }).pipe(
-          Layer.provide(Layer.succeed(
-            HttpClient.HttpClient,
-            fakeService({ status: s, headers: h, body: b }, { status: 500, headers: {}, body: "" })
-          )),
-          Layer.provide(config)
-        )
-        const exit = yield* Effect.provide(Effect.exit(Effect.flatMap(TokenService.TokenService, (t) => t.get)), layer)
-        expect(Exit.isSuccess(exit) || (exit.cause._tag === "Fail" && exit.cause.error._tag === "TokenError")).toBe(
-          true
-        )
-        if (Exit.isFailure(exit)) expect(holdsNoSecret(exit, tokenEndpointSecrets)).toBe(true)
-      }),
-    { fastCheck: { numRuns: 200 } }
-  )
+  prop("any answer of the token endpoint gives a token or a TokenError", answers, (token) =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Effect.flatMap(TokenService.TokenService, (t) => t.get))
+      expect(isSuccessOrTypedError(exit, new Set(["TokenError"]))).toBe(true)
+      if (Exit.isFailure(exit)) expect(holdsNoSecret(exit, tokenEndpointSecrets)).toBe(true)
+    }).pipe(Effect.provide(overService(TokenService.layer(noRetry))(token, { s: 500, h: {}, b: "" }))))
 })

@@ -4,6 +4,8 @@
  * two (each its own `FleetRedis` connection and `TokenService`), over the in-process sandbox and a
  * real `redis-server`; the sandbox's revocation stands for the API's, its counters count requests.
  */
+import { forkChild } from "#edition/internal/seam"
+import { poll } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Option, Schedule, Scope } from "effect"
 import { DesignSearchClient, FleetRedis, RequestBudget, Sandbox, TokenService, TokenStore } from "../src/index.js"
@@ -39,9 +41,12 @@ const clientProcess = (redis: RedisServer, keyPrefix: string) =>
     })
   )
 
+/** `effect` tried every 20 ms until it succeeds, for at most 10 s. */
+const retried = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.timeout(Effect.retry(effect, Schedule.spaced("20 millis")), "10 seconds")
+
 /** Waits until `redis` answers again, looking as often as the connection lets a command through. */
-const reachable = (redis: FleetRedis.Service) =>
-  Effect.retry(redis.command("PING"), Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds")))
+const reachable = (redis: FleetRedis.Service) => retried(redis.command("PING"))
 
 const revoke = Effect.flatMap(Sandbox.SandboxControl, (control) => control.revokeTokens)
 const search = (client: DesignSearchClient.Service) => client.quickSearch({ query: "chair" })
@@ -75,109 +80,82 @@ const throughAnOutage = (
   })
 
 describe("a refused token is never handed out again", () => {
-  it.scopedLive(
-    "across a Redis paused and resumed (SIGSTOP, SIGCONT), which kept the refused token",
-    () =>
-      Effect.gen(function*() {
-        const redis = yield* redisServer
-        yield* throughAnOutage(redis, redis.pause, redis.resume)
-      }).pipe(Effect.provide(sandboxLayer())),
-    30_000
-  )
+  it.live("across a Redis paused and resumed (SIGSTOP, SIGCONT), which kept the refused token", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      yield* throughAnOutage(redis, redis.pause, redis.resume)
+    }).pipe(Effect.provide(sandboxLayer()), Effect.scoped))
 
-  it.scopedLive(
-    "across a Redis restarted with its data, which brings the refused token back",
-    () =>
-      Effect.gen(function*() {
-        const redis = yield* redisServerKeepingData
-        yield* throughAnOutage(redis, redis.stop, redis.start)
-      }).pipe(Effect.provide(sandboxLayer())),
-    30_000
-  )
+  it.live("across a Redis restarted with its data, which brings the refused token back", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServerKeepingData
+      yield* throughAnOutage(redis, redis.stop, redis.start)
+    }).pipe(Effect.provide(sandboxLayer()), Effect.scoped))
 })
 
 describe("TokenStore.layerRedis: an invalidation Redis did not hear is made once it can", () => {
-  it.scopedLive(
-    "made while Redis is paused, it is done after the resume: the refused token is gone",
-    () =>
-      Effect.gen(function*() {
-        const redis = yield* redisServer
-        const prefix = freshPrefix()
-        const a = yield* member(redis.url, prefix, {})
-        const t1 = yield* tokenOf("T1")
-        yield* a.tokens.obtain(Effect.succeed(t1), () => false)
-        yield* redis.pause
-        const invalidation = yield* Effect.fork(a.tokens.invalidate(t1))
-        // a command sent after the invalidation's first try fails after it: that try has failed
-        expect((yield* Effect.flip(a.redis.command("PING")))._tag).toBe("FleetUnavailable")
-        expect(Option.isNone(yield* Fiber.poll(invalidation))).toBe(true)
-        yield* redis.resume
-        yield* Fiber.join(invalidation)
-        expect(yield* a.redis.command("GET", a.redis.key(fleetClient, "token"))).toBeNull()
-        // another process, which never heard of the 401, finds nothing to take and fetches
-        const b = yield* member(redis.url, prefix, {})
-        const obtained = yield* b.tokens.obtain(tokenOf("T2"), () => true)
-        expect([obtained.shared, valueOf(obtained)]).toEqual([false, "T2"])
-      }),
-    30_000
-  )
+  it.live("made while Redis is paused, it is done after the resume: the refused token is gone", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const prefix = freshPrefix()
+      const a = yield* member(redis.url, prefix, {})
+      const t1 = yield* tokenOf("T1")
+      yield* a.tokens.obtain(Effect.succeed(t1), () => false)
+      yield* redis.pause
+      const invalidation = yield* forkChild(a.tokens.invalidate(t1))
+      // a command sent after the invalidation's first try fails after it: that try has failed
+      expect((yield* Effect.flip(a.redis.command("PING")))._tag).toBe("FleetUnavailable")
+      expect(Option.isNone(yield* poll(invalidation))).toBe(true)
+      yield* redis.resume
+      yield* Fiber.join(invalidation)
+      expect(yield* a.redis.command("GET", a.redis.key(fleetClient, "token"))).toBeNull()
+      // another process, which never heard of the 401, finds nothing to take and fetches
+      const b = yield* member(redis.url, prefix, {})
+      const obtained = yield* b.tokens.obtain(tokenOf("T2"), () => true)
+      expect([obtained.shared, valueOf(obtained)]).toEqual([false, "T2"])
+    }).pipe(Effect.scoped))
 
-  it.scopedLive(
-    "made while Redis is stopped, it is done after a restart that kept the token",
-    () =>
-      Effect.gen(function*() {
-        const redis = yield* redisServerKeepingData
-        const a = yield* member(redis.url, freshPrefix(), {})
-        const t1 = yield* tokenOf("T1")
-        yield* a.tokens.obtain(Effect.succeed(t1), () => false)
-        yield* redis.stop
-        const invalidation = yield* Effect.fork(a.tokens.invalidate(t1))
-        expect(Option.isNone(yield* Fiber.poll(invalidation))).toBe(true)
-        yield* redis.start
-        yield* Fiber.join(invalidation)
-        expect(yield* a.redis.command("GET", a.redis.key(fleetClient, "token"))).toBeNull()
-      }),
-    30_000
-  )
+  it.live("made while Redis is stopped, it is done after a restart that kept the token", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServerKeepingData
+      const a = yield* member(redis.url, freshPrefix(), {})
+      const t1 = yield* tokenOf("T1")
+      yield* a.tokens.obtain(Effect.succeed(t1), () => false)
+      yield* redis.stop
+      const invalidation = yield* forkChild(a.tokens.invalidate(t1))
+      expect(Option.isNone(yield* poll(invalidation))).toBe(true)
+      yield* redis.start
+      yield* Fiber.join(invalidation)
+      expect(yield* a.redis.command("GET", a.redis.key(fleetClient, "token"))).toBeNull()
+    }).pipe(Effect.scoped))
 
-  it.scopedLive(
-    "an invalidation gives up once the token has expired: nothing is left to protect",
-    () =>
-      Effect.gen(function*() {
-        const redis = yield* redisServer
-        const a = yield* member(redis.url, freshPrefix(), {})
-        yield* redis.stop
-        yield* a.tokens.invalidate(yield* tokenOf("short", 0))
-      }),
-    30_000
-  )
+  it.live("an invalidation gives up once the token has expired: nothing is left to protect", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const a = yield* member(redis.url, freshPrefix(), {})
+      yield* redis.stop
+      yield* a.tokens.invalidate(yield* tokenOf("short", 0))
+    }).pipe(Effect.scoped))
 
-  it.scopedLive(
-    "a stored token no header could carry, or not Bearer, is never handed out",
-    () =>
-      Effect.gen(function*() {
-        const redis = yield* redisServer
-        const a = yield* member(redis.url, freshPrefix(), {})
-        const key = a.redis.key(fleetClient, "token")
-        const now = Date.now()
-        for (const [token, tokenType] of [["bad\r\nX-Injected: 1", "Bearer"], ["has space", "Bearer"], ["ok", "MAC"]]) {
-          const stored = JSON.stringify({ token, tokenType, issuedAt: now, expiresAt: now + 3_600_000 })
-          yield* a.redis.command("SET", key, stored, "PX", 3_600_000)
-          const obtained = yield* a.tokens.obtain(tokenOf("fetched"), () => true)
-          expect([obtained.shared, valueOf(obtained)]).toEqual([false, "fetched"])
-          yield* a.redis.command("DEL", key)
-        }
-      }),
-    30_000
-  )
+  it.live("a stored token no header could carry, or not Bearer, is never handed out", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const a = yield* member(redis.url, freshPrefix(), {})
+      const key = a.redis.key(fleetClient, "token")
+      const now = Date.now()
+      for (const [token, tokenType] of [["bad\r\nX-Injected: 1", "Bearer"], ["has space", "Bearer"], ["ok", "MAC"]]) {
+        const stored = JSON.stringify({ token, tokenType, issuedAt: now, expiresAt: now + 3_600_000 })
+        yield* a.redis.command("SET", key, stored, "PX", 3_600_000)
+        const obtained = yield* a.tokens.obtain(tokenOf("fetched"), () => true)
+        expect([obtained.shared, valueOf(obtained)]).toEqual([false, "fetched"])
+        yield* a.redis.command("DEL", key)
+      }
+    }).pipe(Effect.scoped))
 })
 
 /** Waits until `effect` answers `true`, looking every 20 ms for at most 10 s: an event of Redis's, not a sleep. */
 const until = (effect: Effect.Effect<boolean, unknown>, what: string) =>
-  Effect.retry(
-    Effect.filterOrFail(Effect.orElseSucceed(effect, () => false), (ok) => ok, () => `not yet: ${what}`),
-    Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds"))
-  )
+  retried(Effect.filterOrFail(Effect.orElseSucceed(effect, () => false), (ok) => ok, () => `not yet: ${what}`))
 
 /** Whether Redis, asked through `redis`, holds no token for the test's client. */
 const noStoredToken = (redis: FleetRedis.Service) =>
@@ -205,7 +183,7 @@ const twoProcesses = (
   Effect.gen(function*() {
     const keyPrefix = freshPrefix()
     const aScope = yield* Scope.make()
-    const a = yield* Scope.extend(clientProcess(redis, keyPrefix), aScope)
+    const a = yield* Effect.provideService(clientProcess(redis, keyPrefix), Scope.Scope, aScope)
     const b = yield* clientProcess(redis, keyPrefix)
     yield* search(a.client)
     expect(yield* counts).toEqual({ token: 1, search: 1 })
@@ -231,7 +209,7 @@ const twoProcesses = (
   })
 
 describe("two processes: a token refused in one is never the reason a call fails in another", () => {
-  it.scopedLive(
+  it.live(
     "Redis paused and resumed: B, calling as soon as Redis answers it, is not handed T1; A's call after a revocation of every token succeeds",
     () =>
       Effect.gen(function*() {
@@ -244,43 +222,34 @@ describe("two processes: a token refused in one is never the reason a call fails
         // B: one token request, one search; A: 401 with T2, 401 with B's T3, T4, success; B: 401, A's T4
         expect(result.b).toEqual({ token: 1, search: 1 })
         expect(result.all).toEqual({ token: 4, search: 9 })
-      }).pipe(Effect.provide(sandboxLayer())),
-    30_000
+      }).pipe(Effect.provide(sandboxLayer()), Effect.scoped)
   )
 
-  it.scopedLive(
-    "Redis paused, A gone before it resumes: the refusal A sent reaches Redis all the same",
-    () =>
-      Effect.gen(function*() {
-        const redis = yield* redisServer
-        const result = yield* twoProcesses(redis, {
-          away: redis.pause,
-          back: redis.resume,
-          aExits: true,
-          settled: () => Effect.void
-        })
-        expect(result.b).toEqual({ token: 1, search: 1 })
-      }).pipe(Effect.provide(sandboxLayer())),
-    30_000
-  )
+  it.live("Redis paused, A gone before it resumes: the refusal A sent reaches Redis all the same", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServer
+      const result = yield* twoProcesses(redis, {
+        away: redis.pause,
+        back: redis.resume,
+        aExits: true,
+        settled: () => Effect.void
+      })
+      expect(result.b).toEqual({ token: 1, search: 1 })
+    }).pipe(Effect.provide(sandboxLayer()), Effect.scoped))
 
-  it.scopedLive(
-    "Redis restarted with its data: once A is connected again its refusal is made, and B is not handed T1",
-    () =>
-      Effect.gen(function*() {
-        const redis = yield* redisServerKeepingData
-        const result = yield* twoProcesses(redis, {
-          away: redis.stop,
-          back: redis.start,
-          settled: (a) => until(noStoredToken(a), "A's refusal of T1 heard")
-        })
-        expect(result.b).toEqual({ token: 1, search: 1 })
-        expect(result.all).toEqual({ token: 4, search: 9 })
-      }).pipe(Effect.provide(sandboxLayer())),
-    30_000
-  )
+  it.live("Redis restarted with its data: once A is connected again its refusal is made, and B is not handed T1", () =>
+    Effect.gen(function*() {
+      const redis = yield* redisServerKeepingData
+      const result = yield* twoProcesses(redis, {
+        away: redis.stop,
+        back: redis.start,
+        settled: (a) => until(noStoredToken(a), "A's refusal of T1 heard")
+      })
+      expect(result.b).toEqual({ token: 1, search: 1 })
+      expect(result.all).toEqual({ token: 4, search: 9 })
+    }).pipe(Effect.provide(sandboxLayer()), Effect.scoped))
 
-  it.scopedLive(
+  it.live(
     "Redis restarted with its data, A gone before: B is handed T1, refused, and fetches its own; one more request",
     () =>
       Effect.gen(function*() {
@@ -292,7 +261,6 @@ describe("two processes: a token refused in one is never the reason a call fails
           settled: () => Effect.void
         })
         expect(result.b).toEqual({ token: 1, search: 2 })
-      }).pipe(Effect.provide(sandboxLayer())),
-    30_000
+      }).pipe(Effect.provide(sandboxLayer()), Effect.scoped)
   )
 })

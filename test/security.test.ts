@@ -1,6 +1,7 @@
-import { FetchHttpClient, HttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "#edition/internal/seam"
+import { logsTo } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Effect, Exit, Layer, Logger, LogLevel, Redacted } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
 import { createServer } from "node:http"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
 import { clientLayer } from "./support/layers.js"
@@ -15,14 +16,12 @@ const observe = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.gen(function*() {
     const logs: Array<string> = []
     const { spans, tracer } = yield* recordingTracer
-    const logger = Logger.make(({ annotations, cause, message }) => {
-      logs.push(JSON.stringify({ message, cause: Cause.pretty(cause), annotations: [...annotations] }))
-    })
     const exit = yield* effect.pipe(
       Effect.exit,
       Effect.withTracer(tracer),
-      Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
-      Logger.withMinimumLogLevel(LogLevel.All)
+      logsTo("All", ({ annotations, cause, message }) => {
+        logs.push(JSON.stringify({ message, cause: Cause.pretty(cause), annotations }))
+      })
     )
     const shown = [
       ...logs,
@@ -77,8 +76,8 @@ describe("the Authorization header goes only to the configured API origin", () =
       expect(error).toMatchObject({ _tag: "UnexpectedResponseError", status: 302 })
     }).pipe(Effect.provide(clientLayer())))
 
-  it.scopedLive("over FetchHttpClient, no operation follows a redirect: the 302 is the answer", () =>
-    Effect.gen(function*() {
+  it.live("over FetchHttpClient, no operation follows a redirect: the 302 is the answer", () =>
+    Effect.scoped(Effect.gen(function*() {
       const elsewhere: Array<string | undefined> = []
       const other = yield* listening(createServer((req, res) => {
         elsewhere.push(req.url)
@@ -115,7 +114,7 @@ describe("the Authorization header goes only to the configured API origin", () =
         Array(4).fill(["UnexpectedResponseError", 302])
       )
       expect(elsewhere).toEqual([])
-    }))
+    })))
 
   it.effect("even a transformClient that follows redirects never carries the token off the API origin", () =>
     Effect.gen(function*() {

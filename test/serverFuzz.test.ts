@@ -6,14 +6,16 @@
  * an undici `Pool` with the raw path, so nothing is normalised on the way. Seeds are fixed so that a
  * failure reproduces; the counterexample fast-check prints is the request that broke the contract.
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import { decodeUnknownResult, Result } from "#edition/internal/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Duration, Effect, FastCheck as fc, Layer, Runtime, Schema } from "effect"
+import { Duration, Effect, Schema } from "effect"
+import fc from "fast-check"
 import { createHmac } from "node:crypto"
-import { connect } from "node:net"
 import { PassThrough, Readable } from "node:stream"
 import { Pool } from "undici"
-import { ApiError, DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
+import { ApiError, DesignSearchConfig, Sandbox } from "../src/index.js"
+import { servedClient } from "./support/layers.js"
+import { onSocket } from "./support/loopback.js"
 
 /** The sandbox's default body limit (service and control routes alike). */
 const limit = Sandbox.defaults.maxRequestBytes
@@ -35,25 +37,13 @@ const numRuns = (fallback: number) => Number(process.env["FUZZ_RUNS"] ?? fallbac
 const routedPath = (path: string): string =>
   URL.canParse(path, "http://sandbox.invalid") ? new URL(path, "http://sandbox.invalid").pathname : path
 
-// ---------------------------------------------------------------------------------------------
-// What a fuzzed request is
-// ---------------------------------------------------------------------------------------------
+// ---- What a fuzzed request is
 
 /** How the `Authorization` header is made; resolved when sent, since the valid token changes. */
-type Auth =
-  | "none"
-  | "valid"
-  | "valid-lowercase-scheme"
-  | "valid-extra-spaces"
-  | "valid-trailing-junk"
-  | "revoked"
-  | "foreign-key"
-  | "alg-none"
-  | "tampered-claims"
-  | "truncated"
-  | "basic"
-  | "scheme-only"
-  | "garbage"
+type Auth = "none" | "valid" | "valid-lowercase-scheme" | "valid-extra-spaces" | "valid-trailing-junk" | Wrong
+/** Credentials no server may accept: a revoked or forged token, or none. */
+type Wrong = "revoked" | "foreign-key" | "alg-none" | "tampered-claims" | "truncated" | NoToken
+type NoToken = "basic" | "scheme-only" | "garbage"
 
 /** A body, described rather than built, so that large ones are not held by fast-check. */
 type Body =
@@ -72,9 +62,7 @@ interface FuzzRequest {
   readonly framing: "length" | "chunked"
 }
 
-// ---------------------------------------------------------------------------------------------
-// Arbitraries
-// ---------------------------------------------------------------------------------------------
+// ---- Arbitraries
 
 /**
  * Methods Node's HTTP parser accepts, common and odd. Tokens it refuses (`FOO`, lower case) never
@@ -84,18 +72,7 @@ const methodArb = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD") },
   {
     weight: 1,
-    arbitrary: fc.constantFrom(
-      "PROPFIND",
-      "PURGE",
-      "MKCOL",
-      "SEARCH",
-      "REPORT",
-      "LOCK",
-      "QUERY",
-      "TRACE",
-      "LINK",
-      "M-SEARCH"
-    )
+    arbitrary: fc.constantFrom(..."PROPFIND PURGE MKCOL SEARCH REPORT LOCK QUERY TRACE LINK M-SEARCH".split(" "))
   }
 )
 
@@ -180,23 +157,12 @@ const authArb: fc.Arbitrary<Auth> = fc.oneof(
   }
 )
 
-const contentTypeArb = fc.option(
-  fc.constantFrom(
-    "application/json",
-    "application/json; charset=utf-8",
-    "APPLICATION/JSON",
-    "application/x-www-form-urlencoded",
-    "application/x-www-form-urlencoded; charset=utf-8",
-    "text/plain",
-    "multipart/form-data; boundary=xyz",
-    "",
-    "*/*",
-    "application/json; charset=latin1",
-    "application/problem+json",
-    "x"
-  ),
-  { nil: undefined }
-)
+/** Content types, each between two `|`: JSON, forms and others, odd cases, the empty one. */
+const contentTypes =
+  "application/json|application/json; charset=utf-8|APPLICATION/JSON|application/x-www-form-urlencoded|" +
+  "application/x-www-form-urlencoded; charset=utf-8|text/plain|multipart/form-data; boundary=xyz||*/*|" +
+  "application/json; charset=latin1|application/problem+json|x"
+const contentTypeArb = fc.option(fc.constantFrom(...contentTypes.split("|")), { nil: undefined })
 
 /** Header values undici will send: printable ASCII, no leading or trailing space. */
 const headerValueArb = fc.string({ unit: fc.constantFrom(...pathChars, " ", "?", "#"), maxLength: 120 }).map((s) =>
@@ -423,9 +389,7 @@ const requestArb: fc.Arbitrary<FuzzRequest> = fc.oneof(
   }
 )
 
-// ---------------------------------------------------------------------------------------------
-// Sending
-// ---------------------------------------------------------------------------------------------
+// ---- Sending
 
 const base64url = (data: string | Buffer) => Buffer.from(data).toString("base64url")
 
@@ -556,13 +520,11 @@ const send = async (pool: Pool, request: FuzzRequest, tokens: Tokens): Promise<A
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The contract
-// ---------------------------------------------------------------------------------------------
+// ---- The contract
 
-const decodeErrors = Schema.decodeUnknownEither(ApiError.ErrorPayload)
+const decodeErrors = decodeUnknownResult(ApiError.ErrorPayload)
 const OAuthError = Schema.Struct({ error: Schema.String, error_description: Schema.optional(Schema.String) })
-const decodeOAuthError = Schema.decodeUnknownEither(OAuthError)
+const decodeOAuthError = decodeUnknownResult(OAuthError)
 
 const parseJsonBody = (answer: Answer, what: string): unknown => {
   expect(answer.contentType ?? "", `${what}: content-type`).toMatch(/^application\/json\b/)
@@ -614,10 +576,10 @@ const checkAnswer = (request: FuzzRequest, answer: Answer): void => {
   }
   const body = parseJsonBody(answer, what)
   if (answer.status < 300) return
-  const errors = decodeErrors(body)
-  if (errors._tag === "Right") {
-    expect(errors.right.errors.length, `${what}: empty errors`).toBeGreaterThan(0)
-    for (const error of errors.right.errors) {
+  const errors = Result.getOrUndefined(decodeErrors(body))
+  if (errors !== undefined) {
+    expect(errors.errors.length, `${what}: empty errors`).toBeGreaterThan(0)
+    for (const error of errors.errors) {
       expect(typeof error.id, `${what}: error without id`).toBe("string")
       expect(error.code, what).not.toBe("")
       expect(error.detail, what).not.toBe("")
@@ -628,18 +590,16 @@ const checkAnswer = (request: FuzzRequest, answer: Answer): void => {
     routedPath(request.path),
     `${what}: neither an errors body nor on the token endpoint: ${JSON.stringify(body).slice(0, 200)}`
   ).toBe(tokenPath)
-  const oauth = decodeOAuthError(body)
-  expect(oauth._tag, `${what}: not an RFC 6749 error body: ${JSON.stringify(body).slice(0, 200)}`).toBe("Right")
-  if (oauth._tag === "Right") expect(oauth.right.error, what).not.toBe("")
+  const oauth = Result.getOrUndefined(decodeOAuthError(body))
+  expect(oauth, `${what}: not an RFC 6749 error body: ${JSON.stringify(body).slice(0, 200)}`).toBeDefined()
+  expect(oauth?.error, what).not.toBe("")
 }
 
 /** A successful call to a control route that changes state: undone before the next request. */
 const mutated = (request: FuzzRequest, answer: Answer) =>
   answer.status >= 200 && answer.status < 300 && mutatingRoutes.has(routedPath(request.path))
 
-// ---------------------------------------------------------------------------------------------
-// The harness: one served sandbox, a raw pool, a real client beside them
-// ---------------------------------------------------------------------------------------------
+// ---- The harness: one served sandbox, a raw pool, a real client beside them
 
 const mintToken = (pool: Pool) =>
   Effect.promise(async () => {
@@ -664,20 +624,12 @@ const harness = Effect.gen(function*() {
     Effect.sync(() => new Pool(served.url, { connections: 16, pipelining: 1 })),
     (pool) => Effect.promise(() => pool.destroy())
   )
-  const client = Context.get(
-    yield* Layer.build(
-      DesignSearchClient.layer().pipe(
-        Layer.provide(DesignSearchConfig.layer(served.clientOptions)),
-        Layer.provide(NodeHttpClient.layerUndici)
-      )
-    ),
-    DesignSearchClient.DesignSearchClient
-  )
+  const client = yield* servedClient(served)
   const revoked = yield* mintToken(pool)
   yield* served.control.revokeTokens
   const tokens: Tokens = { valid: yield* mintToken(pool), revoked }
-  const runtime = yield* Effect.runtime<never>()
-  const run = Runtime.runPromise(runtime)
+  // What the properties run needs no service.
+  const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 
   /** Puts the sandbox back after a fuzzed request changed it, with a fresh valid token. */
   const restore = Effect.gen(function*() {
@@ -701,10 +653,10 @@ const harness = Effect.gen(function*() {
 })
 
 describe("the served sandbox under fuzzing", () => {
-  it.scopedLive(
+  it.live(
     "answers every arbitrary request with a spec-shaped body, and keeps serving",
     () =>
-      Effect.gen(function*() {
+      Effect.scoped(Effect.gen(function*() {
         const h = yield* harness
         let done = 0
         yield* Effect.promise(() =>
@@ -722,14 +674,14 @@ describe("the served sandbox under fuzzing", () => {
           )
         )
         yield* h.healthy
-      }),
+      })),
     60_000
   )
 
-  it.scopedLive(
+  it.live(
     "serves a well-behaved client while arbitrary requests arrive at the same time",
     () =>
-      Effect.gen(function*() {
+      Effect.scoped(Effect.gen(function*() {
         const h = yield* harness
         // State-changing control calls would reach the other requests of the batch: left to the test above.
         const harmless = requestArb.filter((r) => !mutatingRoutes.has(routedPath(r.path)))
@@ -749,14 +701,14 @@ describe("the served sandbox under fuzzing", () => {
           )
         )
         yield* h.healthy
-      }),
+      })),
     60_000
   )
 
-  it.scopedLive(
+  it.live(
     "a body that never ends, an aborted upload and a garbage connection hold up no one else",
     () =>
-      Effect.gen(function*() {
+      Effect.scoped(Effect.gen(function*() {
         const h = yield* harness
         // An upload that stalls half way: the server waits for it, but not at the others' expense.
         const stalled = new PassThrough()
@@ -783,13 +735,7 @@ describe("the served sandbox under fuzzing", () => {
           signal: abort.signal
         }).then(() => "answered", () => "aborted")
         // A connection that speaks no HTTP at all: answered (with whatever Node says) and closed.
-        const garbage = yield* Effect.async<string>((resume) => {
-          const socket = connect(h.served.port, "127.0.0.1", () => socket.end("\u0000\u0001 NOT HTTP\r\n\r\n"))
-          const received: Array<Buffer> = []
-          socket.on("data", (chunk: Buffer) => received.push(chunk))
-          socket.on("close", () => resume(Effect.succeed(Buffer.concat(received).toString("latin1"))))
-          socket.on("error", () => undefined)
-        })
+        const garbage = yield* onSocket(h.served.port, "\u0000\u0001 NOT HTTP\r\n\r\n")
         expect(garbage).toMatch(/^HTTP\/1\.1 400/)
 
         yield* h.healthy
@@ -800,7 +746,7 @@ describe("the served sandbox under fuzzing", () => {
         // The stalled body, once finished, is no JSON: a 400 with a spec-shaped body, like any other.
         expect(yield* Effect.promise(() => stalledAnswer)).toBe(400)
         yield* h.healthy
-      }).pipe(Effect.timeout(Duration.seconds(20))),
+      })).pipe(Effect.timeout(Duration.seconds(20))),
     30_000
   )
 })
@@ -811,46 +757,30 @@ describe("the served sandbox under fuzzing", () => {
  * failing; drop its `.fails` then, and widen the arbitraries above as its comment says.
  */
 describe("requests Node's parser refuses, bodies over the limit, faults that cannot be served", () => {
-  const rawExchange = (port: number, head: string) =>
-    Effect.async<string>((resume) => {
-      const socket = connect(port, "127.0.0.1", () => socket.write(head))
-      const received: Array<Buffer> = []
-      socket.on("data", (chunk: Buffer) => {
-        received.push(chunk)
-        const text = Buffer.concat(received).toString("latin1")
-        const end = text.indexOf("\r\n\r\n")
-        const length = /content-length: *(\d+)/i.exec(text)
-        if (end >= 0 && (length === null || text.length >= end + 4 + Number(length[1]))) socket.end()
-      })
-      socket.on("close", () => resume(Effect.succeed(Buffer.concat(received).toString("latin1"))))
-      socket.on("error", () => undefined)
-    })
-
   const expectSpecShaped = (raw: string) => {
     const [head = "", body = ""] = raw.split("\r\n\r\n")
     expect(head).toMatch(/^HTTP\/1\.1 4\d\d/)
     expect(head.toLowerCase()).toContain("content-type: application/json")
-    const parsed = decodeErrors(JSON.parse(body) as unknown)
-    expect(parsed._tag).toBe("Right")
+    expect(Result.isSuccess(decodeErrors(JSON.parse(body) as unknown))).toBe(true)
   }
 
   // Node's HTTP parser refuses these before the app sees them; the server's `clientError` handler
   // still answers with a spec-shaped error.
-  it.scopedLive("a method token Node does not know (FOO) gets a spec-shaped 400", () =>
-    Effect.gen(function*() {
+  it.live("a method token Node does not know (FOO) gets a spec-shaped 400", () =>
+    Effect.scoped(Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, designs: 300 })
-      expectSpecShaped(yield* rawExchange(served.port, `FOO ${searchPath} HTTP/1.1\r\nHost: x\r\n\r\n`))
-    }))
+      expectSpecShaped(yield* onSocket(served.port, `FOO ${searchPath} HTTP/1.1\r\nHost: x\r\n\r\n`))
+    })))
 
-  it.scopedLive("a request head over 16 KiB (a 20,000-character path) gets a spec-shaped 431", () =>
-    Effect.gen(function*() {
+  it.live("a request head over 16 KiB (a 20,000-character path) gets a spec-shaped 431", () =>
+    Effect.scoped(Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, designs: 300 })
-      expectSpecShaped(yield* rawExchange(served.port, `GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`))
-    }))
+      expectSpecShaped(yield* onSocket(served.port, `GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`))
+    })))
 
   // Past the limit the body is drained, not stored, so the 413 still reaches the client.
-  it.scopedLive("a chunked body over the limit to the token endpoint gets a spec-shaped 413", () =>
-    Effect.gen(function*() {
+  it.live("a chunked body over the limit to the token endpoint gets a spec-shaped 413", () =>
+    Effect.scoped(Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0, designs: 300 })
       const pool = yield* Effect.acquireRelease(
         Effect.sync(() => new Pool(served.url)),
@@ -867,7 +797,7 @@ describe("requests Node's parser refuses, bodies over the limit, faults that can
         }, { valid: "", revoked: "" }).then((a) => a, (e: unknown) => String(e))
       )
       expect(typeof answer === "string" ? answer : answer.status).toBe(413)
-    }))
+    })))
 
   /**
    * A fault is either refused (a spec-shaped 4xx) or, once accepted, served as a well-formed
@@ -897,7 +827,7 @@ describe("requests Node's parser refuses, bodies over the limit, faults that can
       )
       if (typeof injected === "string") return expect.fail(`injection got no answer: ${injected}`)
       if (injected.status !== 201) {
-        expect(decodeErrors(JSON.parse(injected.body.toString("utf8")) as unknown)._tag).toBe("Right")
+        expect(Result.isSuccess(decodeErrors(JSON.parse(injected.body.toString("utf8")) as unknown))).toBe(true)
         return
       }
       const answer = yield* post(tokenPath, "grant_type=client_credentials", "application/x-www-form-urlencoded")
@@ -905,14 +835,14 @@ describe("requests Node's parser refuses, bodies over the limit, faults that can
     })
 
   // Header names and values are checked against HTTP's grammar when the fault is injected.
-  it.scopedLive("a fault with a header name HTTP forbids is refused or served as asked", () =>
-    faultIsServedOrRefused({ status: 503, headers: { "bad header": "x" } }))
+  it.live("a fault with a header name HTTP forbids is refused or served as asked", () =>
+    Effect.scoped(faultIsServedOrRefused({ status: 503, headers: { "bad header": "x" } })))
 
   // A 204 or 304 answer has no body.
-  it.scopedLive("a 204 fault with a body is refused or served as asked", () =>
-    faultIsServedOrRefused({ status: 204, body: "hello" }))
+  it.live("a 204 fault with a body is refused or served as asked", () =>
+    Effect.scoped(faultIsServedOrRefused({ status: 204, body: "hello" })))
 
   // The framing headers are the server's own.
-  it.scopedLive("a fault with a Transfer-Encoding header is refused or served as asked", () =>
-    faultIsServedOrRefused({ status: 503, headers: { "transfer-encoding": "gzip" } }))
+  it.live("a fault with a Transfer-Encoding header is refused or served as asked", () =>
+    Effect.scoped(faultIsServedOrRefused({ status: 503, headers: { "transfer-encoding": "gzip" } })))
 })

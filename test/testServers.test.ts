@@ -13,16 +13,18 @@ import { serverLogDir } from "./support/serverLog.js"
 /** Holds `port` on loopback until the scope closes. */
 const occupy = (port: number) =>
   Effect.acquireRelease(
-    Effect.async<ReturnType<typeof createServer>>((resume) => {
-      const server = createServer()
-      server.listen(port, "127.0.0.1", () => resume(Effect.succeed(server)))
-    }),
-    (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+    Effect.promise(() =>
+      new Promise<ReturnType<typeof createServer>>((resolve) => {
+        const server = createServer()
+        server.listen(port, "127.0.0.1", () => resolve(server))
+      })
+    ),
+    (server) => Effect.promise(() => new Promise<void>((resolve) => void server.close(() => resolve())))
   )
 
 describe("test servers", () => {
-  it.scopedLive("redis-server writes to its log file; one that cannot start names the file in its error", () =>
-    Effect.gen(function*() {
+  it.live("redis-server writes to its log file; one that cannot start names the file in its error", () =>
+    Effect.scoped(Effect.gen(function*() {
       const redis = yield* redisServer
       const path = join(serverLogDir, `redis-${redis.port}.log`)
       expect(readFileSync(path, "utf8")).toContain("Ready to accept connections")
@@ -32,5 +34,5 @@ describe("test servers", () => {
       expect(error.message).toContain(`its log is ${path}`)
       expect(error.message).toContain("Address already in use")
       expect(readFileSync(path, "utf8")).toContain("Address already in use")
-    }))
+    })))
 })

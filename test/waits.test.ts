@@ -2,8 +2,9 @@
  * Waits that speak: every wait before another try is logged at `Debug` as it begins, saying why and
  * for how long, so that an application (and the CLI) can tell a user what the client is doing.
  */
+import { logsTo } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, HashMap, Layer, Logger, LogLevel, Ref, TestClock } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { DesignSearchClient, RequestBudget, Sandbox } from "../src/index.js"
 import { clientLayer, withTime } from "./support/layers.js"
 
@@ -15,20 +16,17 @@ interface Told {
 
 /** `effect` with its `Debug` logs collected, not printed. */
 const collectingLogs = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const told = yield* Ref.make<ReadonlyArray<Told>>([])
-    const logger = Logger.make(({ annotations, message }) =>
-      Effect.runSync(Ref.update(told, (all) => [...all, {
-        message: String(Array.isArray(message) ? message[0] : message),
-        retry: HashMap.get(annotations, "retry").pipe((o) => o._tag === "Some" ? o.value : undefined),
-        waitMillis: HashMap.get(annotations, "waitMillis").pipe((o) => o._tag === "Some" ? o.value : undefined)
-      }]))
+  Effect.suspend(() => {
+    const told: Array<Told> = []
+    return effect.pipe(
+      logsTo("Debug", ({ annotations, message }) =>
+        told.push({
+          message: String(Array.isArray(message) ? message[0] : message),
+          retry: annotations["retry"],
+          waitMillis: annotations["waitMillis"]
+        })),
+      Effect.map((result) => ({ result, told }))
     )
-    const result = yield* effect.pipe(
-      Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
-      Logger.withMinimumLogLevel(LogLevel.Debug)
-    )
-    return { result, told: yield* Ref.get(told) }
   })
 
 describe("waits that speak", () => {
@@ -37,9 +35,10 @@ describe("waits that speak", () => {
       const control = yield* Sandbox.SandboxControl
       const client = yield* DesignSearchClient.DesignSearchClient
       yield* control.injectFault({ target: "design", status: 503, count: 2 })
-      const fiber = yield* Effect.fork(collectingLogs(client.getDesign(Sandbox.fixedNumbers.chair)))
-      yield* TestClock.adjust("10 seconds")
-      const { result, told } = yield* Fiber.join(fiber)
+      const { result, told } = yield* withTime(
+        collectingLogs(client.getDesign(Sandbox.fixedNumbers.chair)),
+        "10 seconds"
+      )
       expect(result.data.title).toBe("Chair")
       const waits = told.filter((t) => t.retry !== undefined)
       expect(waits.map((t) => t.retry)).toEqual([1, 2])
@@ -63,7 +62,7 @@ describe("waits that speak", () => {
   it.effect("a wait of the rate budget is logged when it lasts a second or more, and a shorter one is not", () =>
     Effect.gen(function*() {
       const client = yield* DesignSearchClient.DesignSearchClient
-      const twice = Effect.zipRight(
+      const twice = Effect.andThen(
         client.getDesign(Sandbox.fixedNumbers.chair),
         client.getDesign(Sandbox.fixedNumbers.bottle)
       )

@@ -1,7 +1,7 @@
 /**
- * The parity table: what both editions must do, as plain data (no `effect` import), so one table
- * runs under Effect 3 (`test/parity.test.ts`) and under Effect 4 (`test/effect4/parity.test.ts`).
- * Each case names its kind; each runner maps every kind to its own runner, and checks it ran them all.
+ * The parity table: what both editions must do, as plain data (no `effect` import): one table that
+ * `test/parity.test.ts` runs in the Effect 3 suite and in the Effect 4 suite.
+ * Each case names its kind; the runner maps every kind to its own runner, and checks it ran them all.
  * Outcomes are compared by `_tag`, our own fields and counts: never by the classes' own printing.
  * Time is the test clock's; a case's sandbox and client are its own.
  */

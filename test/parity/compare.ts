@@ -1,7 +1,6 @@
 /**
- * What both runners read of an outcome to compare it with the table and the outcome transcript:
- * plain functions, no `effect` import (each runner passes what its edition needs, such as reading
- * a `Duration`).
+ * What the runner reads of an outcome to compare it with the table and the outcome transcript:
+ * plain functions, no `effect` import (the runner passes what needs one, such as reading a `Duration`).
  */
 import type { Outcome } from "./cases.js"
 

@@ -1,25 +1,33 @@
 /**
- * Worker processes of a fleet for the tests (`fleetWorker.ts`, run by `tsx`): started together,
- * each ready once its client layer is built, driven over IPC with bounded waits, killed when the
- * scope closes. `output` holds what a worker logged.
+ * Worker processes of a fleet for the tests (`fleetWorker.ts`, run by `tsx` on the edition this
+ * process runs): started together, each ready once its client layer is built, driven over IPC with
+ * bounded waits, killed when the scope closes. `output` holds what a worker logged.
  */
-import { Data, Deferred, Duration, Effect, Schema } from "effect"
+import type { SchemaError } from "#edition/internal/seam"
+import { decodeUnknownEffect, edition } from "#edition/internal/seam"
+import { Data, Duration, Effect, Schema } from "effect"
 import type { Scope } from "effect"
 import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import type { Sandbox } from "../../src/index.js"
 import { CallsResult, StatsResult } from "./fleetProtocol.js"
 import type { Command, WorkerSettings } from "./fleetProtocol.js"
+import { settledAs } from "./redis.js"
 
 export class FleetTestError extends Data.TaggedError("FleetTestError")<{ readonly message: string }> {}
 
 const workerPath = fileURLToPath(new URL("./fleetWorker.ts", import.meta.url))
+// under Effect 4, the worker resolves its imports as effect4/vitest.config.ts does the suite's
+const editionImports = { 3: [], 4: ["--import", fileURLToPath(new URL("./effect4Imports.mjs", import.meta.url))] }
+const execArgv = ["--import", "tsx", ...editionImports[edition]]
 const within = Duration.seconds(60)
 
 type Order = Command extends infer C ? C extends Command ? Omit<C, "id"> : never : never
 
 export interface Worker {
   readonly calls: (count: number) => Effect.Effect<typeof CallsResult.Type, FleetTestError>
+  /** Obtains the token and takes it again from the cache: used since its fetch, as a refresh ahead asks. */
+  readonly token: Effect.Effect<boolean, FleetTestError>
   readonly stats: Effect.Effect<typeof StatsResult.Type, FleetTestError>
   /** Whether the worker's Redis connection answers a command now. */
   readonly ping: Effect.Effect<boolean, FleetTestError>
@@ -38,17 +46,17 @@ export interface FleetOptions {
   readonly requestsPerSecond?: number
 }
 
+const settled = settledAs(FleetTestError, within)
+
 const startOne = (settings: WorkerSettings): Effect.Effect<Worker, FleetTestError, Scope.Scope> =>
   Effect.gen(function*() {
-    const ready = yield* Deferred.make<void, FleetTestError>()
-    const exited = yield* Deferred.make<void>()
     const pending = new Map<number, (reply: { result?: unknown; error?: string }) => void>()
     let output = ""
     let nextId = 0
     const child: ChildProcess = yield* Effect.acquireRelease(
       Effect.sync(() =>
         fork(workerPath, [], {
-          execArgv: ["--import", "tsx"],
+          execArgv,
           env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", FLEET_WORKER: JSON.stringify(settings) },
           stdio: ["ignore", "pipe", "pipe", "ipc"]
         })
@@ -57,55 +65,47 @@ const startOne = (settings: WorkerSettings): Effect.Effect<Worker, FleetTestErro
     )
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => void (output += chunk))
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => void (output += chunk))
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
     child.on("exit", () => {
-      Deferred.unsafeDone(ready, Effect.fail(new FleetTestError({ message: `worker exited:\n${output}` })))
-      Deferred.unsafeDone(exited, Effect.void)
       for (const answer of pending.values()) answer({ error: `worker exited:\n${output}` })
       pending.clear()
     })
-    child.on("message", (message: { ready?: boolean; id?: number; result?: unknown; error?: string }) => {
-      if (message.ready === true) Deferred.unsafeDone(ready, Effect.void)
+    child.on("message", (message: { id?: number; result?: unknown; error?: string }) => {
       if (message.id !== undefined) {
         pending.get(message.id)?.(message)
         pending.delete(message.id)
       }
     })
-    yield* Deferred.await(ready).pipe(
-      Effect.timeoutFail({
-        duration: within,
-        onTimeout: () => new FleetTestError({ message: `worker not ready:\n${output}` })
+    /** The answer to the message `id`; the worker's first, unasked, is -1: ready, on its edition. */
+    const answer = (id: number, signal?: AbortSignal) =>
+      new Promise<unknown>((resolve, reject) => {
+        pending.set(id, ({ error, result }) =>
+          error === undefined ? resolve(result) : reject(new FleetTestError({ message: error })))
+        signal?.addEventListener("abort", () =>
+          void pending.delete(id))
       })
-    )
+    const ready = answer(-1)
+    const workerEdition = yield* settled(() => ready, () => `worker not ready:\n${output}`)
+    if (workerEdition !== edition) {
+      return yield* new FleetTestError({ message: `worker on Effect ${workerEdition}, not ${edition}` })
+    }
 
-    const send = <A, I>(order: Order, schema: Schema.Schema<A, I>) =>
-      Effect.async<unknown, FleetTestError>((resume) => {
+    const send = <A>(order: Order, decode: (u: unknown) => Effect.Effect<A, SchemaError>) =>
+      settled((signal) => {
         const id = nextId++
-        pending.set(
-          id,
-          (reply) =>
-            resume(
-              reply.error === undefined
-                ? Effect.succeed(reply.result)
-                : Effect.fail(new FleetTestError({ message: reply.error }))
-            )
-        )
+        const answered = answer(id, signal)
         child.send({ ...order, id })
-        return Effect.sync(() => void pending.delete(id))
-      }).pipe(
-        Effect.timeoutFail({
-          duration: within,
-          onTimeout: () => new FleetTestError({ message: `no answer to ${order.op}:\n${output}` })
-        }),
-        Effect.flatMap((result) =>
-          Effect.mapError(Schema.decodeUnknown(schema)(result), (e) => new FleetTestError({ message: e.message }))
-        )
+        return answered
+      }, () => `no answer to ${order.op}:\n${output}`).pipe(
+        Effect.flatMap((result) => Effect.mapError(decode(result), (e) => new FleetTestError({ message: e.message })))
       )
 
     return {
-      calls: (count) => send({ op: "calls", count }, CallsResult),
-      stats: send({ op: "stats" }, StatsResult),
-      ping: send({ op: "ping" }, Schema.Boolean),
-      kill: Effect.zipRight(Effect.sync(() => void child.kill("SIGKILL")), Deferred.await(exited)),
+      calls: (count) => send({ op: "calls", count }, decodeUnknownEffect(CallsResult)),
+      token: send({ op: "token" }, decodeUnknownEffect(Schema.Boolean)),
+      stats: send({ op: "stats" }, decodeUnknownEffect(StatsResult)),
+      ping: send({ op: "ping" }, decodeUnknownEffect(Schema.Boolean)),
+      kill: Effect.andThen(Effect.sync(() => void child.kill("SIGKILL")), Effect.promise(() => exited)),
       output: () => output
     } satisfies Worker
   })
@@ -115,17 +115,17 @@ export const startFleet = (
   count: number,
   options: FleetOptions
 ): Effect.Effect<ReadonlyArray<Worker>, FleetTestError, Scope.Scope> => {
+  const { keyPrefix, lockTtlMillis = 10_000, redisUrl, requestsPerSecond, served } = options
+  const { clientId, clientSecret } = served.sandbox
   const settings: WorkerSettings = {
-    ...(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl }),
-    keyPrefix: options.keyPrefix,
-    lockTtlMillis: options.lockTtlMillis ?? 10_000,
-    ...(options.requestsPerSecond === undefined ? {} : { requestsPerSecond: options.requestsPerSecond }),
-    client: {
-      clientId: options.served.sandbox.clientId,
-      clientSecret: options.served.sandbox.clientSecret,
-      authUrl: options.served.url,
-      baseUrl: options.served.baseUrl
-    }
+    ...(redisUrl === undefined ? {} : { redisUrl }),
+    ...(requestsPerSecond === undefined ? {} : { requestsPerSecond }),
+    keyPrefix,
+    lockTtlMillis,
+    client: { clientId, clientSecret, authUrl: served.url, baseUrl: served.baseUrl }
   }
   return Effect.forEach(Array.from({ length: count }), () => startOne(settings), { concurrency: "unbounded" })
 }
+
+/** The in-process fleet's layers (two connections standing for two processes), for the Redis tests. */
+export * from "./fleetLayers.js"

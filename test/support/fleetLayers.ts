@@ -3,7 +3,7 @@
  * `redis-server` stand for two processes of a fleet, each with its own `TokenStore.layerRedis`,
  * `RequestBudget.layerRedis` and `FleetRedis` connection, on a fresh key prefix.
  */
-import { Context, DateTime, Duration, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import type { AccessToken } from "../../src/index.js"
 import { FleetRedis, RequestBudget, TokenStore } from "../../src/index.js"
@@ -22,18 +22,18 @@ export interface Member {
   readonly redis: FleetRedis.Service
 }
 
+/** The options of a member's store and connection. */
+export type MemberOptions = TokenStore.RedisOptions & FleetRedis.Options
+type Scoped<A> = Effect.Effect<A, never, Scope.Scope>
+
 /** One process's view: its own connection, store and budget (10 per second), alive for the rest of the scope. */
-export const member = (
-  url: string,
-  keyPrefix: string,
-  options: TokenStore.RedisOptions = {}
-): Effect.Effect<Member, never, Scope.Scope> =>
+export const member = (url: string, keyPrefix: string, options: MemberOptions = {}): Scoped<Member> =>
   Effect.map(
     Layer.build(
-      Layer.merge(TokenStore.layerRedis(options), Layer.orDie(RequestBudget.layerRedis({ requestsPerSecond: 10 })))
-        .pipe(
-          Layer.provideMerge(FleetRedis.layer({ url, keyPrefix }))
-        ).pipe(Layer.orDie)
+      Layer.merge(TokenStore.layerRedis(options), RequestBudget.layerRedis({ requestsPerSecond: 10 })).pipe(
+        Layer.provideMerge(FleetRedis.layer({ ...options, url, keyPrefix })),
+        Layer.orDie
+      )
     ),
     (context) => ({
       tokens: Context.get(context, TokenStore.TokenStore).forClient(client),
@@ -43,16 +43,13 @@ export const member = (
   )
 
 /** Two members of one fleet on a fresh key prefix. */
-export const pair = (
-  url: string,
-  options: TokenStore.RedisOptions = {}
-): Effect.Effect<readonly [Member, Member], never, Scope.Scope> =>
+export const pair = (url: string, options: MemberOptions = {}): Scoped<readonly [Member, Member]> =>
   Effect.suspend(() => {
     const prefix = freshPrefix()
     return Effect.all([member(url, prefix, options), member(url, prefix, options)])
   })
 
-/** A token `value` issued now, living `lifetimeSeconds`. */
+/** A token `value` issued now (in whole milliseconds, as a store keeps it), living `lifetimeSeconds`. */
 export const tokenOf = (value: string, lifetimeSeconds = 3600): Effect.Effect<AccessToken.AccessToken> =>
   Effect.map(DateTime.now, (now) => ({
     token: Redacted.make(value),
@@ -66,3 +63,11 @@ export const valueOf = (obtained: TokenStore.Obtained): string => Redacted.value
 
 /** Accepts any stored token. */
 export const always = (): boolean => true
+
+/** When `budget`'s next slot opens, in epoch ms. */
+export const slotAt = (budget: RequestBudget.ClientBudget): Effect.Effect<number> =>
+  Effect.zipWith(budget.reserve, Clock.currentTimeMillis, (wait, now) => now + Duration.toMillis(wait))
+
+/** What building `layer` fails with, as text. */
+export const failure = <A, E>(layer: Layer.Layer<A, E>) =>
+  Effect.map(Effect.flip(Effect.scoped(Layer.build(layer))), String)

@@ -1,4 +1,5 @@
 /** What the fleet tests and their worker processes say to each other. */
+import { literals, union } from "#edition/internal/seam"
 import { Schema } from "effect"
 
 /** A worker's settings, passed as JSON in `FLEET_WORKER`. */
@@ -17,10 +18,10 @@ export const WorkerSettings = Schema.Struct({
 })
 export type WorkerSettings = typeof WorkerSettings.Type
 
-/** `calls`: that many concurrent quick searches; `stats`: the token service's counters; `ping`: whether Redis answers. */
-export const Command = Schema.Union(
+/** `calls`: concurrent quick searches; `token`: got twice, the second from the cache; `stats`; `ping`: Redis answers? */
+export const Command = union(
   Schema.Struct({ id: Schema.Number, op: Schema.Literal("calls"), count: Schema.Int }),
-  Schema.Struct({ id: Schema.Number, op: Schema.Literal("stats", "ping") })
+  Schema.Struct({ id: Schema.Number, op: literals("token", "stats", "ping") })
 )
 export type Command = typeof Command.Type
 

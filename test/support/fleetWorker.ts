@@ -1,28 +1,23 @@
 /**
  * One process of a fleet, for the fleet tests and benchmark: a `DesignSearchClient` over
  * `FetchHttpClient` with a Redis `TokenStore` and `RequestBudget` (or, with no `redisUrl`, alone),
- * driven by the parent over IPC. Started by
- * `fleet.ts` with its settings in `FLEET_WORKER`; answers each command with the same `id`.
+ * driven by the parent over IPC. Started by `fleet.ts` with its settings in `FLEET_WORKER`, on the
+ * edition the parent runs (`effect4Imports.mjs`); answers each command with the same `id`.
  */
-import { FetchHttpClient } from "@effect/platform"
-import { type ConfigError, Effect, Layer, ManagedRuntime, Schema } from "effect"
-import {
-  DesignSearchClient,
-  DesignSearchConfig,
-  FleetRedis,
-  RequestBudget,
-  TokenService,
-  TokenStore
-} from "../../src/index.js"
+import type { ConfigErrorType } from "#edition/internal/seam"
+import { edition, FetchHttpClient, fromJsonString, Result, service, toResult } from "#edition/internal/seam"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { DesignSearchClient, DesignSearchConfig, FleetRedis } from "../../src/index.js"
+import { RequestBudget, TokenService, TokenStore } from "../../src/index.js"
 import { Command, WorkerSettings } from "./fleetProtocol.js"
 
-const settings = Schema.decodeUnknownSync(Schema.parseJson(WorkerSettings))(process.env["FLEET_WORKER"])
+const settings = Schema.decodeUnknownSync(fromJsonString(WorkerSettings))(process.env["FLEET_WORKER"])
 
 // A generous command timeout: a worker's event loop, busy with its calls on a loaded machine, must
 // not take a late answer for Redis being away.
 // `FleetRedis` stays in the context, for `ping`.
 const budget = settings.requestsPerSecond === undefined ? {} : { requestsPerSecond: settings.requestsPerSecond }
-const Stores: Layer.Layer<TokenStore.TokenStore | RequestBudget.RequestBudget, ConfigError.ConfigError> =
+const Stores: Layer.Layer<TokenStore.TokenStore | RequestBudget.RequestBudget, ConfigErrorType> =
   settings.redisUrl === undefined
     ? Layer.merge(Layer.succeed(TokenStore.TokenStore, TokenStore.memory), RequestBudget.layer(budget))
     : Layer.merge(TokenStore.layerRedis({ lockTtl: settings.lockTtlMillis }), RequestBudget.layerRedis(budget)).pipe(
@@ -39,24 +34,29 @@ const runtime = ManagedRuntime.make(Live)
 
 const calls = (count: number) =>
   Effect.gen(function*() {
-    const client = yield* DesignSearchClient.DesignSearchClient
+    const client = yield* service(DesignSearchClient.DesignSearchClient)
     const results = yield* Effect.forEach(
       Array.from({ length: count }, () => client.quickSearch({ query: "chair" })),
-      (call) => Effect.either(call),
+      (call) => toResult(call),
       { concurrency: "unbounded" }
     )
-    const failures = results.flatMap((r) => r._tag === "Left" ? [r.left.message] : [])
+    const failures = results.flatMap((r) => Result.match(r, { onFailure: (e) => [e.message], onSuccess: () => [] }))
     return { ok: count - failures.length, failures }
   })
 
 const run = (
   command: Command
-): Effect.Effect<unknown, never, DesignSearchClient.DesignSearchClient | TokenService.TokenService> => {
+): Effect.Effect<unknown, unknown, DesignSearchClient.DesignSearchClient | TokenService.TokenService> => {
   switch (command.op) {
     case "calls":
       return calls(command.count)
+    case "token":
+      return Effect.flatMap(
+        service(TokenService.TokenService),
+        (tokens) => Effect.as(Effect.andThen(tokens.get, tokens.get), true)
+      )
     case "stats":
-      return Effect.flatMap(TokenService.TokenService, (tokens) => tokens.stats)
+      return Effect.flatMap(service(TokenService.TokenService), (tokens) => tokens.stats)
     case "ping":
       return Effect.flatMap(Effect.serviceOption(FleetRedis.FleetRedis), (redis) =>
         redis._tag === "None"
@@ -76,4 +76,5 @@ process.on("message", (message: unknown) => {
 })
 process.on("disconnect", () => void runtime.dispose().then(() => process.exit(0)))
 
-void runtime.runPromise(Effect.void).then(() => process.send?.({ ready: true }))
+// ready, on this edition
+void runtime.runPromise(Effect.void).then(() => process.send?.({ id: -1, result: edition }))

@@ -1,7 +1,7 @@
 /** Layers the tests build the client from: the in-process sandbox with chosen options. */
-import { HttpClient } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Context, Effect, Fiber, Layer, TestClock } from "effect"
+import { forkChild, HttpClient, layerUnwrap } from "#edition/internal/seam"
+import { NodeHttpClient, TestClock } from "#test-edition/support/seam"
+import { Context, Effect, Fiber, Layer } from "effect"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../../src/index.js"
 
 export interface TestOptions {
@@ -13,7 +13,7 @@ export interface TestOptions {
 
 /** A sandbox, the control over it, and a configuration that reaches it. */
 export const sandboxLayer = (options: TestOptions = {}) =>
-  Layer.unwrapEffect(
+  layerUnwrap(
     Effect.map(Effect.orDie(Sandbox.make(options.sandbox)), (sandbox) =>
       Layer.mergeAll(
         Layer.succeed(HttpClient.HttpClient, Sandbox.httpClient(sandbox.app)),
@@ -38,7 +38,7 @@ export const sandboxStats = Effect.flatMap(Sandbox.SandboxControl, (c) => c.stat
 /** Runs `effect` in the background while simulated time passes, then joins it. */
 export const withTime = <A, E, R>(effect: Effect.Effect<A, E, R>, time: Parameters<typeof TestClock.adjust>[0]) =>
   Effect.gen(function*() {
-    const fiber = yield* Effect.fork(effect)
+    const fiber = yield* forkChild(effect)
     yield* TestClock.adjust(time)
     return yield* Fiber.join(fiber)
   })

@@ -1,24 +1,43 @@
 /**
- * Syncs every design of the sandbox into a PostgreSQL mirror with the Effect 3 edition, in a process
- * of its own, so that the Effect 4 edition's tests can take up what it wrote:
- * `node --import tsx test/support/mirrorSync.ts URL` prints the run's report as JSON.
+ * A sync of every design of the sandbox into a PostgreSQL mirror by the Effect 3 edition, in a
+ * process of its own, whose tables a test then takes up (under Effect 4: another edition's).
+ * `effect3Sync(URL)` runs this file as `node --import tsx test/support/mirrorSync.ts URL`, which
+ * prints the run's report as JSON.
  */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import * as DesignMirror from "../../src/DesignMirror.js"
-import { clientLayer } from "./layers.js"
-import { designs, everything } from "./mirror.js"
+import { mirrorOver, syncAll } from "./mirror.js"
 
-const database = DesignMirror.layerPostgres({ url: process.argv[2] ?? "" })
-const run = Effect.flatMap(DesignMirror.DesignMirror, (mirror) => mirror.sync(everything)).pipe(
-  Effect.provide(
-    DesignMirror.layer().pipe(Layer.provideMerge(Layer.merge(database, clientLayer({ sandbox: { designs } }))))
-  )
-)
+const script = fileURLToPath(import.meta.url)
+/** The repository's root, where the Effect 3 edition's tests run. */
+const root = fileURLToPath(new URL("../..", import.meta.url))
 
-Effect.runPromise(run).then(
-  (report) => process.stdout.write(JSON.stringify(report)),
-  (error: unknown) => {
-    process.stderr.write(String(error))
-    process.exitCode = 1
-  }
-)
+/** The report of that sync into the database `url`. */
+export const effect3Sync = (url: string) =>
+  Effect.tryPromise({
+    try: () =>
+      new Promise<{ readonly criteriaKey: string; readonly watermark: string; readonly fetched: number }>(
+        (resolve, reject) =>
+          // tsconfig.test.json's paths: `#edition/*` and `#test-edition/*` as the Effect 3 suite has them
+          void execFile(process.execPath, ["--import", "tsx", script, url], {
+            cwd: root,
+            env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.test.json" }
+          }, (error, stdout, stderr) =>
+            error === null ? resolve(JSON.parse(stdout)) : reject(`${error.message}${stderr}`))
+      ),
+    catch: (e) =>
+      new Error(String(e))
+  })
+
+if (process.argv[1] === script) {
+  Effect.runPromise(Effect.provide(syncAll, mirrorOver(DesignMirror.layerPostgres({ url: process.argv[2] ?? "" }))))
+    .then(
+      (report) => process.stdout.write(JSON.stringify(report)),
+      (error: unknown) => {
+        process.stderr.write(String(error))
+        process.exitCode = 1
+      }
+    )
+}

@@ -6,13 +6,15 @@
  * Waits are on the server's own log line, bounded. `database` makes a fresh empty database. The
  * server's output goes to its log file (`serverLog`), which every error names.
  */
-import { Context, Data, Deferred, Duration, Effect, Layer } from "effect"
+import { layerScoped, Service, timeoutFail } from "#edition/internal/seam"
+import { Data, Duration, Effect } from "effect"
 import type { Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { listening } from "./loopback.js"
 import { serverLog } from "./serverLog.js"
 
 export class PostgresTestError extends Data.TaggedError("PostgresTestError")<{ readonly message: string }> {}
@@ -24,7 +26,7 @@ export interface PostgresServer {
 }
 
 /** The running server of a test file, provided by `layer`. */
-export class Postgres extends Context.Tag("test/Postgres")<Postgres, PostgresServer>() {}
+export class Postgres extends Service<Postgres, PostgresServer>()("test/Postgres") {}
 
 const within = Duration.seconds(30)
 const root = "/usr/lib/postgresql"
@@ -41,15 +43,11 @@ const binDir = Effect.suspend(() => {
 
 const asRoot = process.getuid?.() === 0
 
-const freePort = Effect.async<number, PostgresTestError>((resume) => {
-  const server = createServer()
-  server.once("error", (e) => resume(Effect.fail(new PostgresTestError({ message: `no free port: ${e.message}` }))))
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
+/** What `promise` settles to; its rejection (a `PostgresTestError`), or `late()` once `within` has passed. */
+const awaited = <A>(promise: () => Promise<A>, late: () => string) =>
+  Effect.tryPromise({ try: promise, catch: (e) => e as PostgresTestError }).pipe(
+    timeoutFail({ duration: within, onTimeout: () => new PostgresTestError({ message: late() }) })
+  )
 
 /** `command args`, as the `postgres` user when run as root: its signals reach the command itself. */
 const spawnAs = (command: string, args: ReadonlyArray<string>) =>
@@ -60,30 +58,29 @@ const spawnAs = (command: string, args: ReadonlyArray<string>) =>
 
 /** Runs a command to its end; fails with its output if it exits with another code than 0. */
 const run = (command: string, args: ReadonlyArray<string>) =>
-  Effect.async<void, PostgresTestError>((resume) => {
-    const child = spawnAs(command, args)
-    let output = ""
-    child.stdout.setEncoding("utf8").on("data", (c: string) => void (output += c))
-    child.stderr.setEncoding("utf8").on("data", (c: string) => void (output += c))
-    child.once("error", (e) => resume(Effect.fail(new PostgresTestError({ message: `${command}: ${e.message}` }))))
-    child.once("exit", (code) =>
-      resume(
-        code === 0
-          ? Effect.void
-          : Effect.fail(new PostgresTestError({ message: `${command} exited ${code}: ${output}` }))
-      ))
-  }).pipe(
-    Effect.timeoutFail({ duration: within, onTimeout: () => new PostgresTestError({ message: `${command} hung` }) })
-  )
+  awaited(() =>
+    new Promise<void>((resolve, reject) => {
+      const child = spawnAs(command, args)
+      let output = ""
+      child.stdout.setEncoding("utf8").on("data", (c: string) => void (output += c))
+      child.stderr.setEncoding("utf8").on("data", (c: string) => void (output += c))
+      child.once("error", (e) => reject(new PostgresTestError({ message: `${command}: ${e.message}` })))
+      child.once(
+        "exit",
+        (code) =>
+          code === 0 ? resolve() : reject(new PostgresTestError({ message: `${command} exited ${code}: ${output}` }))
+      )
+    }), () => `${command} hung`)
 
 const terminate = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null
     ? Effect.void
-    : Effect.async<void>((resume) => {
-      child.once("exit", () => resume(Effect.void))
-      // fast shutdown: the tests' connections are closed, the server stops at once
-      child.kill("SIGINT")
-    }).pipe(Effect.timeout(within), Effect.ignore)
+    : Effect.ignore(awaited(() =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve())
+        // fast shutdown: the tests' connections are closed, the server stops at once
+        child.kill("SIGINT")
+      }), () => "postgres did not stop"))
 
 /** A running server, stopped and its folder removed when the scope closes. */
 export const postgresServer: Effect.Effect<PostgresServer, PostgresTestError, Scope.Scope> = Effect.gen(function*() {
@@ -102,40 +99,25 @@ export const postgresServer: Effect.Effect<PostgresServer, PostgresTestError, Sc
   )
   const data = join(dir, "data")
   yield* run(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
-  const port = yield* freePort
-  const ready = yield* Deferred.make<void, PostgresTestError>()
-  const child = spawnAs(join(bin, "postgres"), [
-    "-D",
-    data,
-    "-k",
-    dir,
-    "-h",
-    "127.0.0.1",
-    "-p",
-    String(port),
-    "-F",
-    "-c",
-    "max_connections=50"
-  ])
+  const port = yield* Effect.scoped(listening(createServer()))
+  const network = ["-h", "127.0.0.1", "-p", String(port), "-c", "max_connections=50"]
+  const child = spawnAs(join(bin, "postgres"), ["-D", data, "-k", dir, "-F", ...network])
   yield* Effect.addFinalizer(() => terminate(child))
   const log = serverLog(`postgres-${port}`)
-  let output = ""
-  const fail = (message: string) => Deferred.unsafeDone(ready, Effect.fail(new PostgresTestError({ message })))
-  child.once("error", (e) => fail(`postgres could not start: ${e.message}`))
-  child.once("exit", (code) => fail(log.explain(`postgres exited with ${code}`)))
-  const listen = (chunk: string) => {
-    log.write(chunk)
-    output += chunk
-    if (output.includes("database system is ready to accept connections")) Deferred.unsafeDone(ready, Effect.void)
-  }
-  child.stdout.setEncoding("utf8").on("data", listen)
-  child.stderr.setEncoding("utf8").on("data", listen)
-  yield* Deferred.await(ready).pipe(
-    Effect.timeoutFail({
-      duration: within,
-      onTimeout: () => new PostgresTestError({ message: log.explain("postgres not ready") })
-    })
-  )
+  yield* awaited(() =>
+    new Promise<void>((resolve, reject) => {
+      const fail = (message: string) => reject(new PostgresTestError({ message }))
+      child.once("error", (e) => fail(`postgres could not start: ${e.message}`))
+      child.once("exit", (code) => fail(log.explain(`postgres exited with ${code}`)))
+      let output = ""
+      const listen = (chunk: string) => {
+        log.write(chunk)
+        output += chunk
+        if (output.includes("database system is ready to accept connections")) resolve()
+      }
+      child.stdout.setEncoding("utf8").on("data", listen)
+      child.stderr.setEncoding("utf8").on("data", listen)
+    }), () => log.explain("postgres not ready"))
   const psql = join(bin, "psql")
   return {
     port,
@@ -155,4 +137,4 @@ const readOwner = (): { readonly uid: number; readonly gid: number } => {
 }
 
 /** The server of a test file. */
-export const layer = Layer.scoped(Postgres, postgresServer)
+export const layer = layerScoped(Postgres, postgresServer)

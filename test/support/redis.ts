@@ -5,7 +5,8 @@
  * port by the test, stopped for good when the scope closes. Waits are on the server's own output,
  * bounded. The server's output goes to its log file (`serverLog`), which every error names.
  */
-import { Data, Deferred, Duration, Effect } from "effect"
+import { timeoutFail } from "#edition/internal/seam"
+import { Data, Duration, Effect } from "effect"
 import type { Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -31,49 +32,50 @@ export interface RedisServer {
 
 const within = Duration.seconds(10)
 
-const freePort = Effect.async<number, RedisTestError>((resume) => {
-  const server = createServer()
-  server.once("error", (e) => resume(Effect.fail(new RedisTestError({ message: `no free port: ${e.message}` }))))
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
+/**
+ * The promise `make` returns (given an abort signal) as an effect, bounded by `within`: what it rejects
+ * with, an `error` if it is not one already, or an `error` of `late()`.
+ */
+export const settledAs =
+  <E>(error: new(args: { readonly message: string }) => E, within: Duration.Duration) =>
+  <A>(make: (signal: AbortSignal) => Promise<A>, late: () => string): Effect.Effect<A, E> =>
+    Effect.tryPromise({ try: make, catch: (e) => e instanceof error ? e : new error({ message: String(e) }) }).pipe(
+      timeoutFail({ duration: within, onTimeout: () => new error({ message: late() }) })
+    )
+const settled = settledAs(RedisTestError, within)
+
+const freePort = settled(() =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", (e) => reject(new RedisTestError({ message: `no free port: ${e.message}` })))
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  }), () => "no free port")
 
 /** Starts `redis-server` on `port` (saving to `dir` on stop, when given) and waits until it accepts connections. */
 const launch = (port: number, dir: string | undefined, log: ServerLog) =>
-  Effect.gen(function*() {
-    const ready = yield* Deferred.make<ChildProcess, RedisTestError>()
-    let output = ""
-    const child = spawn("redis-server", [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      ...(dir === undefined ? ["--save", ""] : ["--save", "3600 1", "--dir", dir]),
-      "--appendonly",
-      "no",
-      // `DEBUG SLEEP` makes a slow Redis
-      "--enable-debug-command",
-      "local"
-    ], { stdio: ["ignore", "pipe", "pipe"] })
-    const fail = (message: string) => Deferred.unsafeDone(ready, Effect.fail(new RedisTestError({ message })))
-    child.once("error", (e) =>
-      fail(`redis-server could not start (${e.message}); install it: apt-get install redis-server`))
-    child.once("exit", (code) =>
-      fail(log.explain(`redis-server exited with ${code}`)))
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      log.write(chunk)
-      output += chunk
-      if (output.includes("Ready to accept connections")) Deferred.unsafeDone(ready, Effect.succeed(child))
+  Effect.suspend(() => {
+    const saving = dir === undefined ? ["--save", ""] : ["--save", "3600 1", "--dir", dir]
+    // `DEBUG SLEEP` makes a slow Redis
+    const args = `--port ${port} --bind 127.0.0.1 --appendonly no --enable-debug-command local`.split(" ")
+    const child = spawn("redis-server", [...args, ...saving], { stdio: ["ignore", "pipe", "pipe"] })
+    const ready = new Promise<ChildProcess>((resolve, reject) => {
+      const fail = (message: string) => reject(new RedisTestError({ message }))
+      child.once("error", (e) =>
+        fail(`redis-server could not start (${e.message}); install it: apt-get install redis-server`))
+      child.once("exit", (code) =>
+        fail(log.explain(`redis-server exited with ${code}`)))
+      let output = ""
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        log.write(chunk)
+        output += chunk
+        if (output.includes("Ready to accept connections")) resolve(child)
+      })
+      child.stderr.setEncoding("utf8").on("data", log.write)
     })
-    child.stderr.setEncoding("utf8").on("data", log.write)
-    return yield* Deferred.await(ready).pipe(
-      Effect.timeoutFail({
-        duration: within,
-        onTimeout: () => new RedisTestError({ message: log.explain("redis-server not ready") })
-      }),
+    return settled(() => ready, () => log.explain("redis-server not ready")).pipe(
       Effect.tapError(() => Effect.sync(() => child.kill("SIGKILL")))
     )
   })
@@ -81,13 +83,11 @@ const launch = (port: number, dir: string | undefined, log: ServerLog) =>
 const terminate = (child: ChildProcess, log: ServerLog) =>
   child.exitCode !== null || child.signalCode !== null
     ? Effect.void
-    : Effect.async<void>((resume) => {
-      child.once("exit", () => resume(Effect.void))
-      child.kill("SIGTERM")
-    }).pipe(Effect.timeoutFail({
-      duration: within,
-      onTimeout: () => new RedisTestError({ message: log.explain("redis-server did not stop") })
-    }))
+    : settled(() =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve())
+        child.kill("SIGTERM")
+      }), () => log.explain("redis-server did not stop"))
 
 const running = (keepData: boolean): Effect.Effect<RedisServer, RedisTestError, Scope.Scope> =>
   Effect.gen(function*() {
@@ -102,7 +102,7 @@ const running = (keepData: boolean): Effect.Effect<RedisServer, RedisTestError, 
     let child: ChildProcess | undefined = yield* launch(port, dir, log)
     const signal = (name: NodeJS.Signals) => Effect.sync(() => void child?.kill(name))
     yield* Effect.addFinalizer(() =>
-      child === undefined ? Effect.void : Effect.zipRight(signal("SIGCONT"), Effect.ignore(terminate(child, log)))
+      child === undefined ? Effect.void : Effect.andThen(signal("SIGCONT"), Effect.ignore(terminate(child, log)))
     )
     return {
       port,

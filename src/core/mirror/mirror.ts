@@ -47,6 +47,8 @@ export const schemaProblem = (schema: unknown): string | undefined =>
     ? "schema must be a non-empty text without NUL (U+0000), or nothing"
     : new TextEncoder().encode(schema).length > maxIdentifierBytes
     ? `schema must be at most ${maxIdentifierBytes} bytes (PostgreSQL cuts a longer name)`
+    : schema === "information_schema" || schema.startsWith("pg_")
+    ? `schema must not be ${schema}: PostgreSQL keeps information_schema and pg_* for its own catalogs`
     : undefined
 
 /** The table where the migrator records the migrations it has run. */

@@ -1,5 +1,5 @@
 /**
- * The README's Effect 4 program (test/effect4/readme.test.ts checks that the README shows it as it is
+ * The README's Effect 4 program (test/readme.test.ts checks that the README shows it as it is
  * here): compiled and run in a fresh Effect 4.1 project by scripts/consumer-check.sh, against the
  * in-process sandbox and a throwaway PostgreSQL server named by DATABASE_URL.
  */

@@ -2,7 +2,7 @@
  * `design-search changes`: its command line (`--since`, `--kind`, refused before anything opens),
  * its lines for people, and the built command on mirrors of both engines that a sync saw change:
  * the README's sample output, `--since`, `--kind`, `--json`, and the design watch's cron line of
- * docs/cli.md.
+ * docs/cli.md. The CLI is Effect 3's only.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -18,6 +18,7 @@ import * as DesignMirror from "../src/DesignMirror.js"
 import { Sandbox } from "../src/index.js"
 import { cliPath, freshFolder, run } from "./support/cli.js"
 import { clientLayer } from "./support/layers.js"
+import { databaseUrl, postgresAt } from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
 
 const root = path.resolve(path.dirname(cliPath), "../..")
@@ -46,21 +47,15 @@ describe("design-search changes, its command line", () => {
   it("a bad --since or --kind, or no --db, is one usage line", () => {
     const misuse = (args: ReadonlyArray<string>) =>
       Either.getLeft(plan(["changes", ...args], "0")).pipe(Option.map((e) => e.detail))
-    expect(misuse(["--db", "x.db", "--since", "2026-02-30"])).toEqual(Option.some(
-      "`--since` takes a date YYYY-MM-DD, an ISO timestamp, today or yesterday; got `2026-02-30`. " +
-        "See `design-search changes --help`"
-    ))
-    expect(misuse(["--db", "x.db", "--since", "last week"])).toEqual(Option.some(
-      "`--since` takes a date YYYY-MM-DD, an ISO timestamp, today or yesterday; got `last week`. " +
-        "See `design-search changes --help`"
-    ))
-    expect(misuse(["--db", "x.db", "--kind", "removed"])).toEqual(Option.some(
-      "`--kind` takes one of new, changed, no_longer_matching, not_found, matching_again; got `removed`. " +
-        "See `design-search changes --help`"
-    ))
-    expect(misuse(["--since", "today"])).toEqual(
-      Option.some("`--db PATH_OR_URL` is needed. See `design-search changes --help`")
+    const usage = (line: string) => Option.some(`${line}. See \`design-search changes --help\``)
+    const since = "`--since` takes a date YYYY-MM-DD, an ISO timestamp, today or yesterday; got"
+    expect(misuse(["--db", "x.db", "--since", "2026-02-30"])).toEqual(usage(`${since} \`2026-02-30\``))
+    expect(misuse(["--db", "x.db", "--since", "last week"])).toEqual(usage(`${since} \`last week\``))
+    const kinds = "new, changed, no_longer_matching, not_found, matching_again"
+    expect(misuse(["--db", "x.db", "--kind", "removed"])).toEqual(
+      usage(`\`--kind\` takes one of ${kinds}; got \`removed\``)
     )
+    expect(misuse(["--since", "today"])).toEqual(usage("`--db PATH_OR_URL` is needed"))
     expect(misuse(["--db", "x.db", "--kind", "changed", "--since", "today", "--json"])).toEqual(Option.none())
   })
 
@@ -150,13 +145,8 @@ layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a mirror a sync
       `${engine}: the last sync's changes as the README shows them; --since, --kind, --json`,
       () =>
         Effect.gen(function*() {
-          const db = engine === "sqlite"
-            ? yield* inFolder
-            : yield* (yield* Pg.Postgres).database(`changes_${process.pid}`)
-          const sql = engine === "sqlite"
-            ? DesignMirror.layerSqlite({ url: `file:${db}` })
-            // The mirror's tables are in the schema `design_search`; the test's own statements name them as on SQLite.
-            : DesignMirror.layerPostgres({ url: `${db}?options=-c%20search_path%3Ddesign_search%2Cpublic` })
+          const db = engine === "sqlite" ? yield* inFolder : yield* databaseUrl
+          const sql = engine === "sqlite" ? DesignMirror.layerSqlite({ url: `file:${db}` }) : postgresAt(db)
           const designs = yield* watched(sql)
           const cli = (args: ReadonlyArray<string>) =>
             Effect.flatMap(run(["changes", "--db", db, ...args]), (o) => {
@@ -202,9 +192,7 @@ layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a database that
       const tables = Effect.flatMap(
         SqlClient.SqlClient,
         (sql) => Effect.zip(sql`SELECT name FROM sqlite_master`, sql`PRAGMA journal_mode`)
-      ).pipe(
-        Effect.provide(DesignMirror.layerSqlite({ url: `file:${db}` }))
-      )
+      ).pipe(Effect.provide(DesignMirror.layerSqlite({ url: `file:${db}` })))
       yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`CREATE TABLE designs (x TEXT)`).pipe(
         Effect.provide(DesignMirror.layerSqlite({ url: `file:${db}` }))
       )
@@ -214,7 +202,7 @@ layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a database that
 
   it.scoped("a PostgreSQL database without the mirror's tables is one line, and is left without them", () =>
     Effect.gen(function*() {
-      const db = yield* (yield* Pg.Postgres).database(`not_a_mirror_${process.pid}`)
+      const db = yield* databaseUrl
       expect(yield* refused(db)).toEqual(notAMirror("no design_changes table"))
       const schemas = yield* Effect.flatMap(
         SqlClient.SqlClient,
@@ -232,29 +220,16 @@ describe("the design watch", () => {
       expect(command).toMatch(/^design-search sync .* && design-search changes .*--since yesterday/)
       const home = path.dirname(yield* inFolder)
       fs.mkdirSync(path.join(home, "bin"))
-      fs.writeFileSync(
-        path.join(home, "bin", "design-search"),
-        `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`,
-        {
-          mode: 0o755
-        }
-      )
+      const script = `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`
+      fs.writeFileSync(path.join(home, "bin", "design-search"), script, { mode: 0o755 })
+      const PATH = `${path.join(home, "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`
       const outcome = yield* Effect.async<{ code: number; stdout: string }>((resume) =>
         void execFile(
           "/bin/sh",
           ["-c", command],
-          {
-            cwd: home,
-            env: {
-              PATH: `${path.join(home, "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-              HOME: home,
-              XDG_CACHE_HOME: home
-            }
-          },
-          (error, stdout) =>
-            resume(
-              Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout })
-            )
+          { cwd: home, env: { PATH, HOME: home, XDG_CACHE_HOME: home } },
+          (e, stdout) =>
+            resume(Effect.succeed({ code: e === null ? 0 : typeof e.code === "number" ? e.code : -1, stdout }))
         )
       )
       expect(outcome.code).toBe(0)

@@ -1,6 +1,7 @@
 /**
  * Waits that speak: the built CLI tells each wait before another try on stderr as it begins, one
  * plain line when piped, none with `--quiet`; an unreachable service is told while retries go on.
+ * Effect 3 only, as the CLI is.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, HashMap, Option } from "effect"

@@ -9,19 +9,8 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { SystemError } from "@effect/platform/Error"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import {
-  Clock,
-  ConfigError,
-  ConfigProvider,
-  Duration,
-  Effect,
-  Either,
-  Fiber,
-  Layer,
-  Option,
-  Schema,
-  TestClock
-} from "effect"
+import { Clock, ConfigError, ConfigProvider, Duration, Effect, Either, Fiber, Layer, Option, Schema } from "effect"
+import { TestClock } from "effect"
 import type { Scope } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"

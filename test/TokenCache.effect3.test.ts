@@ -1,7 +1,7 @@
 /**
- * The CLI's token cache (`src/cli/TokenCache.ts`): the built `design-search` run again and again
- * against a served sandbox, each run with the test's own `XDG_CACHE_HOME`, counting the token
- * requests the sandbox saw; then the store itself over a temporary folder.
+ * The CLI's token cache (`src/cli/TokenCache.ts`; Effect 3 only): the built `design-search` run
+ * again and again against a served sandbox, each with the test's own `XDG_CACHE_HOME`, counting
+ * the token requests the sandbox saw; then the store itself over a temporary folder.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Option, Redacted } from "effect"
@@ -53,7 +53,8 @@ const setUp = Effect.gen(function*() {
   return { served, home, get, tokenRequests }
 })
 
-describe("the CLI's token cache", () => {
+// each test runs the CLI several times, each run seconds long on a busy machine
+describe("the CLI's token cache", { timeout: 60_000 }, () => {
   it.scopedLive("a second run takes the token from the cache: one token request; file 0600, folder 0700", () =>
     Effect.gen(function*() {
       const { get, home, tokenRequests } = yield* setUp

@@ -6,6 +6,7 @@
  * `FetchHttpClient` (the default), `NodeHttpClient` and `NodeHttpClient.layerUndici` with a
  * `transformClient`. The `HttpClient` sends the header itself, naming its request span under the
  * current one: the operation's for an API request, the token fetch's own for a token request.
+ * Effect 3 only, as `@effect/opentelemetry` is; `DesignSearchClient.test.ts` checks spans in both.
  */
 import { NodeSdk } from "@effect/opentelemetry"
 import { FetchHttpClient, HttpClient } from "@effect/platform"
