@@ -1,5 +1,5 @@
 // The resolution hook effect4/register.mjs installs.
-const edition = /\/(src|dist|bench|test)\/effect4\//
+const edition = /\/(dist|bench)\/effect4\//
 const ownInstall = /^(effect|@effect\/[^/]+|vitest)(\/|$)/
 const anchor = new globalThis.URL("./package.json", import.meta.url).href
 export const resolve = (specifier, context, next) =>

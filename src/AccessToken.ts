@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
+import { fromJsonString, record } from "#edition/internal/domainSchemas"
 import * as Edition from "#edition/internal/domainSchemas"
-import { fromJsonString, record } from "#edition/internal/seam"
+
 import { DateTime, Duration, Option, Redacted, Schema } from "effect"
 
 /**

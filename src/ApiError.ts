@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { DurationSchema, literals, openStruct, union } from "#edition/internal/seam"
+
+import { DurationSchema, literals, openStruct, union } from "#edition/internal/domainSchemas"
 import { Duration, Schema } from "effect"
 import { describeErrors as describe } from "./core/wire/errorText.js"
 

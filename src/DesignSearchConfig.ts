@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { configRedacted, configString, unsetVariables } from "#edition/internal/configReads"
-import { catchAll, durationLessThan, fromResult, invalidConfig, missingConfig } from "#edition/internal/seam"
+import { catchAll, fromResult, invalidConfig, missingConfig } from "#edition/internal/seam"
 import { Result, Service as Tag } from "#edition/internal/seam"
 import type { ConfigErrorType, DurationInput } from "#edition/internal/seam"
 import { Config, Duration, Effect, Layer, Redacted } from "effect"
@@ -187,7 +187,7 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigErrorType>
     const refreshBefore = yield* fromResult(nonNegative("refreshBefore", options.refreshBefore, defaults.refreshBefore))
     const expirySkew = yield* fromResult(nonNegative("expirySkew", options.expirySkew, defaults.expirySkew))
     // A refresh due after the cache stops handing the token out would make busy callers wait.
-    if (durationLessThan(refreshBefore, expirySkew)) {
+    if (Duration.toMillis(refreshBefore) < Duration.toMillis(expirySkew)) {
       return yield* fail(["refreshBefore"], "refreshBefore must be at least expirySkew, or callers wait on refreshes")
     }
     const custom = options.authUrl !== undefined && options.baseUrl !== undefined &&

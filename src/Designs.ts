@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
+import { literals, openStruct, record, union } from "#edition/internal/domainSchemas"
 import * as Edition from "#edition/internal/domainSchemas"
-import { literals, openStruct, record, union } from "#edition/internal/seam"
+
 import { Schema } from "effect"
 import { knownDateTypes, knownStatuses } from "./core/wire/wire.js"
 

@@ -52,12 +52,13 @@ export interface Service {
    */
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
   /**
-   * For a call refused with `token`: a token this service requested after `token` was first
-   * refused (`invalidate`), the cached one or one fetched now (through the `TokenStore`, which
-   * stores it for the fleet, taking no token from it), one fetch for every call refused with the
-   * same token, however late it asks; none when `token` itself was requested after that refusal (a
-   * renewed token refused too: the call fails). For a token never invalidated, "since" is `since`
-   * (epoch milliseconds of the `Clock`). Fails with `TokenError` as `get` does.
+   * For a call whose first token got a 401 at `since` (epoch milliseconds of the `Clock`) and
+   * whose retry's `token` got one too: none when `token` was fetched by this service since then (a
+   * token fetched after the refusal is refused as well: the call fails); otherwise a token this
+   * service fetched since then, the cached one or one fetched now (through the `TokenStore`, which
+   * stores it for the fleet, taking no token from it), one fetch for every call that asks at once.
+   * A store may hand out a token fetched before the refusal, by any process, which the API refuses
+   * too. Fails with `TokenError` as `get` does.
    */
   readonly renew: (
     token: AccessToken.AccessToken,

@@ -389,7 +389,7 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror", (it) => {
       })))
   }
 
-  it.effect("postgres: a connection timeout out of range, or a schema PostgreSQL would refuse or cut, fails a MirrorDatabaseError before any connection", () =>
+  it.effect("postgres: a connection timeout out of range, or a schema PostgreSQL would refuse, cut or keep for its catalogs, fails a MirrorDatabaseError before any connection; any other schema name works", () =>
     Effect.gen(function*() {
       const url = yield* databaseUrl
       for (const connectTimeoutMillis of [0, -5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, "5000"]) {
@@ -412,7 +412,9 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror", (it) => {
       const before = yield* Effect.provide(schemas, sql)
       const badSchema = { _tag: "MirrorDatabaseError", detail: expect.stringMatching(/^schema must be/) }
       // 64 bytes: PostgreSQL would keep 63, and two such names would be one schema
-      for (const schema of ["", 5, "a\u0000b", "s".repeat(64), "é".repeat(32)]) {
+      for (
+        const schema of ["", 5, "a\u0000b", "s".repeat(64), "é".repeat(32), "information_schema", "pg_catalog", "pg_x"]
+      ) {
         const made = Effect.scoped(Layer.build(DesignMirror.layer({ schema: schema as string })))
         const error = yield* Effect.flip(Effect.provide(made, deps))
         expect(error, String(schema)).toMatchObject(badSchema)
@@ -420,10 +422,15 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror", (it) => {
         expect(yield* Effect.flip(Effect.provide(read, sql))).toMatchObject({ _tag: "MirrorDatabaseError" })
       }
       expect(yield* Effect.provide(schemas, sql)).toEqual(before)
-      // 63 bytes is a name PostgreSQL keeps whole
-      const whole = "é".repeat(31) + "s"
-      yield* Effect.provide(Effect.scoped(Layer.build(DesignMirror.layer({ schema: whole }))), deps)
-      expect((yield* Effect.provide(schemas, sql)).map((r) => r.name)).toContain(whole)
+      // Any other name PostgreSQL keeps whole (63 bytes at most) is quoted as an identifier everywhere.
+      yield* Effect.provide(SqlClient.SqlClient.pipe(Effect.flatMap((s) => s`CREATE TABLE canary (x int)`)), sql)
+      for (const schema of ["DesignSearch", "A", "a b", `evil"; DROP TABLE canary; --`, "é".repeat(31) + "s"]) {
+        yield* Effect.provide(Effect.scoped(Layer.build(DesignMirror.layer({ schema }))), deps)
+        expect((yield* Effect.provide(schemas, sql)).map((r) => r.name)).toContain(schema)
+        expect(yield* Effect.provide(Stream.runCollect(DesignMirror.changes({ schema })), sql)).toHaveLength(0)
+      }
+      const canary = SqlClient.SqlClient.pipe(Effect.flatMap((s) => s`SELECT count(*)::int AS n FROM canary`))
+      expect(yield* Effect.provide(canary, sql)).toEqual([{ n: 0 }])
     }))
 
   it.effect("postgres: its migrations and criteria keys are the same in either edition", () =>

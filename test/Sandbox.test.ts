@@ -2,7 +2,7 @@
  * The in-process sandbox, through a raw `HttpClient` and through the client: the token endpoint,
  * the API's answers and errors, the dataset and its searches, faults, `touch`, and `Sandbox.layer`.
  */
-import { bodyJsonUnsafe, clientErrorReason, dateTimeUnsafe, forkChild, HttpClient } from "#edition/internal/seam"
+import { clientErrorReason, dateTimeUnsafe, forkChild, HttpClient } from "#edition/internal/seam"
 import { HttpClientRequest } from "#edition/internal/seam"
 import { poll, schemaErrorTag, TestClock } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
@@ -47,7 +47,10 @@ describe("Sandbox token endpoint (spec 4.1, 5.3)", () => {
         expect([wrongGrant.status, wrongGrant.json?.["error"]]).toEqual([400, "unsupported_grant_type"])
         const missing = yield* send(client, tokenRequest({ grant_type: "client_credentials" }))
         expect(missing.json).toMatchObject({ error: "invalid_request" })
-        const json = yield* send(client, bodyJsonUnsafe(HttpClientRequest.post(tokenUrl), goodForm))
+        const json = yield* send(
+          client,
+          HttpClientRequest.bodyText(HttpClientRequest.post(tokenUrl), JSON.stringify(goodForm), "application/json")
+        )
         expect(json.status).toBe(400)
         const get = yield* send(client, HttpClientRequest.get(tokenUrl))
         expect([get.status, get.headers["allow"]]).toEqual([405, "POST"])

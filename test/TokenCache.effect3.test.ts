@@ -12,8 +12,8 @@ import * as path from "node:path"
 import * as TokenCache from "../src/cli/TokenCache.js"
 import type { AccessToken } from "../src/index.js"
 import { Sandbox } from "../src/index.js"
-import { envFor, freshFolder, run } from "./support/cli.js"
-import type { Outcome } from "./support/cli.js"
+import { envFor, freshFolder, run } from "./support/cli.effect3.js"
+import type { Outcome } from "./support/cli.effect3.js"
 
 const secret = "token-cache-secret-7a2b"
 const { chair } = Sandbox.fixedNumbers

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Sandbox } from "../src/index.js"
-import { envFor, run, start } from "./support/cli.js"
+import { envFor, run, start } from "./support/cli.effect3.js"
 import { tempFile } from "./support/rawSandbox.js"
 
 describe("design-search record and sandbox --cassette", () => {

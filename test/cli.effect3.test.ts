@@ -23,8 +23,17 @@ import { exitCode, FileError, render, UsageError } from "../src/cli/failure.js"
 import { budgetFor } from "../src/cli/Pacing.js"
 import * as DesignMirror from "../src/DesignMirror.js"
 import { ApiError, Designs, Sandbox } from "../src/index.js"
-import { cliPath, completeLines, envFor, jwtPattern, readExport, run, start, waitForFile } from "./support/cli.js"
-import type { Outcome } from "./support/cli.js"
+import {
+  cliPath,
+  completeLines,
+  envFor,
+  jwtPattern,
+  readExport,
+  run,
+  start,
+  waitForFile
+} from "./support/cli.effect3.js"
+import type { Outcome } from "./support/cli.effect3.js"
 
 const { chair } = Sandbox.fixedNumbers
 const secret = "cli-test-secret-5f1c"

@@ -12,7 +12,7 @@ import { plan } from "../src/cli/Cli.js"
 import { check, split } from "../src/cli/CommandLine.js"
 import * as Inputs from "../src/cli/Inputs.js"
 import { Sandbox } from "../src/index.js"
-import { envFor, run, start } from "./support/cli.js"
+import { envFor, run, start } from "./support/cli.effect3.js"
 
 const commands = ["search", "get", "export", "sync", "changes", "token", "sandbox", "record"] as const
 

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process"
 import * as net from "node:net"
 import { teller, waitLine } from "../src/cli/Waits.js"
 import { Sandbox } from "../src/index.js"
-import { cliPath, envFor, run, start } from "./support/cli.js"
+import { cliPath, envFor, run, start } from "./support/cli.effect3.js"
 
 const waitPattern = (n: number) => new RegExp(`^the service answered 503; trying again in \\d+ms \\(${n} of 3\\)$`)
 

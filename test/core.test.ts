@@ -4,7 +4,8 @@
  * dynamic imports count); `Designs`' schemas describe exactly its wire shapes (checked when the
  * tests typecheck); and the sandbox's dataset is what `Designs.Design` writes back of it.
  */
-import { fromJsonString } from "#edition/internal/seam"
+
+import { fromJsonString } from "#edition/internal/domainSchemas"
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { createHmac } from "node:crypto"

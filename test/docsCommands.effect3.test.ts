@@ -23,7 +23,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Sandbox } from "../src/index.js"
-import { cliPath } from "./support/cli.js"
+import { cliPath } from "./support/cli.effect3.js"
 import { blocks, readmeBlocks, root, trimLines } from "./support/docs.js"
 import type { Block } from "./support/docs.js"
 

@@ -3,7 +3,7 @@
  * body) and `times`, applied in injection order, with the journal naming the fault that answered;
  * in process and served. Under the mirror's sync: matchedFaults.effect3.test.ts.
  */
-import { bodyJsonUnsafe, HttpClient, HttpClientRequest } from "#edition/internal/seam"
+import { HttpClient, HttpClientRequest } from "#edition/internal/seam"
 import { NodeHttpClient, schemaErrorTag } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -183,11 +183,11 @@ describe("matched faults see a request as it arrived, not as the journal masks i
       const served = yield* Sandbox.serve({ port: 0 })
       const http = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
       const injected = yield* http.execute(
-        bodyJsonUnsafe(HttpClientRequest.post(`${served.url}/__sandbox/faults`), {
-          target: "search",
-          status: 503,
-          match: { body: { pageToken: "abc" } }
-        })
+        HttpClientRequest.bodyText(
+          HttpClientRequest.post(`${served.url}/__sandbox/faults`),
+          JSON.stringify({ target: "search", status: 503, match: { body: { pageToken: "abc" } } }),
+          "application/json"
+        )
       )
       expect(injected.status).toBe(201)
       expect(yield* quickSearch(http, served.url, { query: "chair", pageToken: "abc" })).toBe(503)
@@ -206,7 +206,11 @@ describe("matched faults, served", () => {
       const post = (fault: unknown) =>
         Effect.flatMap(
           http.execute(
-            bodyJsonUnsafe(HttpClientRequest.post(`${served.url}/__sandbox/faults`), fault)
+            HttpClientRequest.bodyText(
+              HttpClientRequest.post(`${served.url}/__sandbox/faults`),
+              JSON.stringify(fault),
+              "application/json"
+            )
           ),
           (response) => Effect.map(response.json, (body) => ({ status: response.status, body }))
         )

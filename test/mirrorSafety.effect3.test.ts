@@ -13,7 +13,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as DesignMirror from "../src/DesignMirror.js"
 import { Sandbox } from "../src/index.js"
-import { envFor, run, start, waitForFile } from "./support/cli.js"
+import { envFor, run, start, waitForFile } from "./support/cli.effect3.js"
 import { databaseUrl, designs, type Engine, mirrorOver, syncAll, tempDir } from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
 

@@ -1,6 +1,7 @@
 /**
- * The parts of the domain schemas Schema 3 writes its own way; `Designs` and `AccessToken` compose
- * and document them. `domainSchemas.effect4.ts` has the same exports.
+ * The schemas Schema 3 writes its own way: the parts of the domain schemas `Designs` and
+ * `AccessToken` compose and document, and the constructors the shared tree builds its schemas with.
+ * `domainSchemas.effect4.ts` has the same exports.
  */
 import { DateTime, Either, Encoding, ParseResult, Schema } from "effect"
 import { isCalendarDate, wireDate, wireDateText } from "../core/wire/calendarDate.js"
@@ -107,3 +108,21 @@ export const Stored = Schema.Struct({
 
 /** The text of base64url `data`, if it is some. */
 export const base64UrlText = (data: string) => Either.getRight(Encoding.decodeBase64UrlString(data))
+
+// ---- the constructors the shared tree builds its schemas with
+
+/** A union of literal values: `Schema.Literal(...values)`, `Schema.Literals([...])` in Effect 4. */
+export const literals = <L extends readonly [string, ...Array<string>]>(...values: L) => Schema.Literal(...values)
+/** A union of schemas: `Schema.Union(...members)`, `Schema.Union([...])` in Effect 4. */
+export const union = <M extends readonly [Schema.Schema.All, Schema.Schema.All, ...Array<Schema.Schema.All>]>(
+  ...members: M
+): Schema.Union<M> => Schema.Union(...members)
+/** A record of string keys: `Schema.Record({ key, value })`, `Schema.Record(key, value)` in Effect 4. */
+export const record = <V extends Schema.Schema.All>(value: V) => Schema.Record({ key: Schema.String, value })
+/** A struct that keeps the fields it carries beyond those named, as sent. */
+export const openStruct = <F extends Schema.Struct.Fields>(fields: F) =>
+  Schema.Struct(fields, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+/** A `Duration` value as a schema: `Schema.DurationFromSelf`, `Schema.Duration` in Effect 4. */
+export const DurationSchema = Schema.DurationFromSelf
+/** `schema` as JSON text: `Schema.parseJson(schema)`, `Schema.fromJsonString` in Effect 4. */
+export const fromJsonString = <S extends Schema.Schema.Any>(schema: S) => Schema.parseJson(schema)

@@ -1,6 +1,7 @@
 /**
- * The parts of the domain schemas Schema 4 writes its own way; `Designs` and `AccessToken` compose
- * and document them. `domainSchemas.effect3.ts` has the same exports.
+ * The schemas Schema 4 writes its own way: the parts of the domain schemas `Designs` and
+ * `AccessToken` compose and document, and the constructors the shared tree builds its schemas with.
+ * `domainSchemas.effect3.ts` has the same exports.
  */
 import { DateTime, Effect, Result, Schema, SchemaGetter, SchemaIssue } from "effect"
 import { Base64Url } from "effect/encoding"
@@ -98,3 +99,19 @@ export const Stored = Schema.Struct({
 
 /** The text of base64url `data`, if it is some. */
 export const base64UrlText = (data: string) => Result.getSuccess(Base64Url.decodeString(data))
+
+// ---- the constructors the shared tree builds its schemas with
+
+/** A union of literal values. */
+export const literals = <const L extends ReadonlyArray<string>>(...values: L) => Schema.Literals(values)
+/** A union of schemas. */
+export const union = <const M extends ReadonlyArray<Schema.Top>>(...members: M) => Schema.Union(members)
+/** A record of string keys. */
+export const record = <V extends Schema.Top>(value: V) => Schema.Record(Schema.String, value)
+/** A struct that keeps the fields it carries beyond those named, as sent. */
+export const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
+  Schema.StructWithRest(Schema.Struct(fields), [Schema.Record(Schema.String, Schema.Unknown)])
+/** A `Duration` value as a schema. */
+export const DurationSchema = Schema.Duration
+/** `schema` as JSON text. */
+export const fromJsonString = Schema.fromJsonString

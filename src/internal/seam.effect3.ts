@@ -4,8 +4,9 @@
  * through `#edition/internal/seam` (package.json `imports`, `paths` in the tsconfigs). Code outside
  * the seams uses only what both Effects share.
  */
-import { Headers, HttpClientError, HttpClientRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, ConfigError, Context, DateTime, Duration, Effect, Either, Layer, Option, Schema } from "effect"
+import { Headers, HttpClientError, HttpClientRequest } from "@effect/platform"
+import { Cause, ConfigError, Context, DateTime, Effect, Either, Layer, Option, Schema } from "effect"
+import type { Duration } from "effect"
 import { Exit, Schedule } from "effect"
 import { Chunk, Stream } from "effect"
 import type { Clock, ParseResult, Scope } from "effect"
@@ -50,8 +51,6 @@ export const toResult = Effect.either
 
 /** Any duration an option takes: `Duration.DurationInput`, `Duration.Input` in Effect 4. */
 export type DurationInput = Duration.DurationInput
-/** `a < b`: `Duration.lessThan`, `Duration.isLessThan` in Effect 4. */
-export const durationLessThan = Duration.lessThan
 
 /** Recovers from every failure: `Effect.catchAll`, `Effect.catch` in Effect 4. */
 export const catchAll = Effect.catchAll
@@ -74,8 +73,6 @@ export const layerScoped = Layer.scoped as <I, S, E, R>(
 export const clockMillis = (clock: Clock.Clock): number => clock.unsafeCurrentTimeMillis()
 /** An `Option` of a value that may be null or undefined. */
 export const fromNullable = Option.fromNullable
-/** Whether `u` is the error of an empty `Option` or array taken as a value. */
-export const isNoSuchElement = (u: unknown): u is Cause.NoSuchElementException => Cause.isNoSuchElementException(u)
 /** A `DateTime.Utc` of epoch milliseconds, which must be valid. */
 export const dateTimeUnsafe = (millis: number): DateTime.Utc => DateTime.unsafeMake(millis)
 /** The error of a value that is not there: `Cause.NoSuchElementException`, `NoSuchElementError` in Effect 4. */
@@ -103,14 +100,12 @@ export const whileInputEffect = Schedule.whileInputEffect
 /** Recurs while both do, the longer delay: `Schedule.intersect`, `Schedule.max` in Effect 4. */
 export const scheduleBoth = Schedule.intersect
 /** Pages of elements, each page read from the state the last one left (none: the end): `Stream.paginate` in Effect 4. */
-export const paginate = <S, A, E, R>(
-  s: S,
-  f: (s: S) => Effect.Effect<readonly [ReadonlyArray<A>, Option.Option<S>], E, R>
-): Stream.Stream<A, E, R> =>
+export const paginate = <S, A, E, R>(s: S, f: (s: S) => Effect.Effect<Page<A, S>, E, R>): Stream.Stream<A, E, R> =>
   Stream.paginateChunkEffect(
     s,
     (at) => Effect.map(f(at), ([page, next]) => [Chunk.unsafeFromArray(page), next] as const)
   )
+type Page<A, S> = readonly [ReadonlyArray<A>, Option.Option<S>]
 
 // ---- configuration errors
 
@@ -131,21 +126,6 @@ export type SchemaError = ParseResult.ParseError
 export const decodeUnknownResult = Schema.decodeUnknownEither
 /** Decodes `u` in an effect, failing with a `SchemaError`. */
 export const decodeUnknownEffect = Schema.decodeUnknown
-/** A union of literal values: `Schema.Literal(...values)`, `Schema.Literals([...])` in Effect 4. */
-export const literals = <L extends readonly [string, ...Array<string>]>(...values: L) => Schema.Literal(...values)
-/** A union of schemas: `Schema.Union(...members)`, `Schema.Union([...])` in Effect 4. */
-export const union = <M extends readonly [Schema.Schema.All, Schema.Schema.All, ...Array<Schema.Schema.All>]>(
-  ...members: M
-): Schema.Union<M> => Schema.Union(...members)
-/** A record of string keys: `Schema.Record({ key, value })`, `Schema.Record(key, value)` in Effect 4. */
-export const record = <V extends Schema.Schema.All>(value: V) => Schema.Record({ key: Schema.String, value })
-/** A struct that keeps the fields it carries beyond those named, as sent. */
-export const openStruct = <F extends Schema.Struct.Fields>(fields: F) =>
-  Schema.Struct(fields, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-/** A `Duration` value as a schema: `Schema.DurationFromSelf`, `Schema.Duration` in Effect 4. */
-export const DurationSchema = Schema.DurationFromSelf
-/** `schema` as JSON text: `Schema.parseJson(schema)`, `Schema.fromJsonString` in Effect 4. */
-export const fromJsonString = <S extends Schema.Schema.Any>(schema: S) => Schema.parseJson(schema)
 /** Encodes `a` to a `Result`, failing with a `SchemaError`: `Schema.encodeEither`, `encodeResult` in Effect 4. */
 export const encodeResult = Schema.encodeEither
 /** Decoding options that keep the offending value in a `SchemaError`: none needed here, `reportInput` in Effect 4. */
@@ -153,8 +133,6 @@ export const reportInput = {} as const
 
 // ---- HTTP
 
-/** A response of `body` as JSON: `HttpServerResponse.unsafeJson`, `jsonUnsafe` in Effect 4. */
-export const jsonResponse = HttpServerResponse.unsafeJson
 /** A failure before any response: a `RequestError`; in Effect 4 an `HttpClientError` of an `EncodeError`/`TransportError`. */
 export const requestError = (
   request: HttpClientRequest.HttpClientRequest,
@@ -163,8 +141,6 @@ export const requestError = (
 ): HttpClientError.HttpClientError => new HttpClientError.RequestError({ request, reason, ...detail })
 /** An `HttpClientError`'s reason named as Effect 3 names it ("Transport", "EmptyBody"), and the error that has its request. */
 export const clientErrorReason = (error: HttpClientError.HttpClientError) => ({ name: error.reason, reason: error })
-/** `request` with `body` as JSON, which must be writable: `bodyUnsafeJson`, `bodyJsonUnsafe` in Effect 4. */
-export const bodyJsonUnsafe = HttpClientRequest.bodyUnsafeJson
 /** `request` without the header `name`: rebuilt (`setHeaders` only adds), `removeHeader` in Effect 4. */
 export const removeHeader = (request: HttpClientRequest.HttpClientRequest, name: string) =>
   HttpClientRequest.make(request.method)(request.url, {

@@ -2,24 +2,13 @@
  * The edition seam, Effect 4's side: the same exports as `seam.effect3.ts`, spelled as Effect 4
  * spells them. See that module for what the seam is.
  */
-import {
-  Cause,
-  Config,
-  ConfigProvider,
-  Context,
-  DateTime,
-  Duration,
-  Effect,
-  Layer,
-  Option,
-  Result as R,
-  Schema,
-  SchemaIssue
-} from "effect"
+import { Cause, Config, ConfigProvider, Context, DateTime, Effect, Layer, Option } from "effect"
+import { Result as R, Schema, SchemaIssue } from "effect"
+import type { Duration } from "effect"
 import { Stream } from "effect"
 import { Exit, Latch, Schedule } from "effect"
 import type { Clock, Scope } from "effect"
-import { HttpClientError, HttpClientRequest, HttpServerResponse } from "effect/http"
+import { HttpClientError, HttpClientRequest } from "effect/http"
 
 export { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "effect/http"
 export type { HttpClientError } from "effect/http"
@@ -37,23 +26,8 @@ export const Service = <Self, Shape>() => <const Key extends string>(key: Key) =
 
 /** A success or a failure as a value. */
 export type Result<A, E> = R.Result<A, E>
-/** The constructors and readers of `Result` the shared tree uses; `match` takes `onFailure`/`onSuccess` in both. */
-export const Result = {
-  succeed: R.succeed,
-  fail: R.fail,
-  map: R.map,
-  flatMap: R.flatMap,
-  isSuccess: R.isSuccess,
-  isFailure: R.isFailure,
-  match: <A, E, B, C = B>(
-    self: Result<A, E>,
-    cases: { readonly onFailure: (e: E) => B; readonly onSuccess: (a: A) => C }
-  ): B | C => R.match(self, cases),
-  mapError: R.mapError,
-  try: R.try,
-  all: R.all,
-  getOrUndefined: R.getOrUndefined
-}
+/** `Result` itself: the shared tree uses the constructors and readers `seam.effect3.ts` gives `Either`. */
+export const Result = R
 /** An effect that succeeds or fails as `result` does. */
 export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => Effect.fromResult(result)
 /** `effect`'s outcome as a `Result` value. */
@@ -61,31 +35,16 @@ export const toResult = Effect.result
 
 /** Any duration an option takes. */
 export type DurationInput = Duration.Input
-/** `a < b`. */
-export const durationLessThan = Duration.isLessThan
 
 /** Recovers from every failure. */
 export const catchAll = Effect.catch
 /** Recovers from a defect. */
 export const catchDefect = Effect.catchDefect
-/** Fails with `onTimeout()` once `duration` passes. */
-export const timeoutFail: {
-  <E1>(options: { readonly duration: Duration.Input; readonly onTimeout: () => E1 }): <A, E, R>(
-    self: Effect.Effect<A, E, R>
-  ) => Effect.Effect<A, E | E1, R>
-  <A, E, R, E1>(
-    self: Effect.Effect<A, E, R>,
-    options: { readonly duration: Duration.Input; readonly onTimeout: () => E1 }
-  ): Effect.Effect<A, E | E1, R>
-} = function(this: unknown, ...args: ReadonlyArray<unknown>) {
-  // dual: (self, options) or (options)(self)
-  type Options = { readonly duration: Duration.Input; readonly onTimeout: () => unknown }
-  const apply = (self: Effect.Effect<unknown, unknown, unknown>, options: Options) =>
+/** Fails with `onTimeout()` once `duration` passes (data-last, as the shared tree calls it). */
+export const timeoutFail =
+  <E1>(options: { readonly duration: Duration.Input; readonly onTimeout: () => E1 }) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | E1, R> =>
     Effect.timeoutOrElse(self, { duration: options.duration, orElse: () => Effect.fail(options.onTimeout()) })
-  return args.length === 1
-    ? (self: Effect.Effect<unknown, unknown, unknown>) => apply(self, args[0] as Options)
-    : apply(args[0] as Effect.Effect<unknown, unknown, unknown>, args[1] as Options)
-} as never
 /** Forks as a child of the current fiber. */
 export const forkChild = Effect.forkChild
 /** Lets other fibers run once. */
@@ -101,8 +60,6 @@ export const layerScoped = Layer.effect as <I, S, E, R>(
 export const clockMillis = (clock: Clock.Clock): number => clock.currentTimeMillisUnsafe()
 /** An `Option` of a value that may be null or undefined. */
 export const fromNullable = Option.fromNullishOr
-/** Whether `u` is the error of an empty `Option` or array taken as a value. */
-export const isNoSuchElement = (u: unknown): u is Cause.NoSuchElementError => Cause.isNoSuchElementError(u)
 /** A `DateTime.Utc` of epoch milliseconds, which must be valid. */
 export const dateTimeUnsafe = (millis: number): DateTime.Utc => DateTime.makeUnsafe(millis)
 /** The error of a value that is not there. */
@@ -161,19 +118,6 @@ export type SchemaError = Schema.SchemaError
 export const decodeUnknownResult = Schema.decodeUnknownResult
 /** Decodes `u` in an effect, failing with a `SchemaError`. */
 export const decodeUnknownEffect = Schema.decodeUnknownEffect
-/** A union of literal values. */
-export const literals = <const L extends ReadonlyArray<string>>(...values: L) => Schema.Literals(values)
-/** A union of schemas. */
-export const union = <const M extends ReadonlyArray<Schema.Top>>(...members: M) => Schema.Union(members)
-/** A record of string keys. */
-export const record = <V extends Schema.Top>(value: V) => Schema.Record(Schema.String, value)
-/** A struct that keeps the fields it carries beyond those named, as sent. */
-export const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
-  Schema.StructWithRest(Schema.Struct(fields), [Schema.Record(Schema.String, Schema.Unknown)])
-/** A `Duration` value as a schema. */
-export const DurationSchema = Schema.Duration
-/** `schema` as JSON text. */
-export const fromJsonString = Schema.fromJsonString
 /** Encodes `a` to a `Result`, failing with a `SchemaError`. */
 export const encodeResult = Schema.encodeResult
 /** Decoding options that keep the offending value in a `SchemaError`. */
@@ -181,25 +125,17 @@ export const reportInput = { reportInput: true } as const
 
 // ---- HTTP
 
-/** A response of `body` as JSON. */
-export const jsonResponse = HttpServerResponse.jsonUnsafe
 /** A failure before any response: an `HttpClientError` of an `EncodeError` or a `TransportError`. */
 export const requestError = (
   request: HttpClientRequest.HttpClientRequest,
   reason: "Encode" | "Transport",
   detail: { readonly cause?: unknown; readonly description?: string }
 ): HttpClientError.HttpClientError =>
-  new HttpClientError.HttpClientError({
-    reason: reason === "Encode"
-      ? new HttpClientError.EncodeError({ request, ...detail })
-      : new HttpClientError.TransportError({ request, ...detail })
-  })
+  new HttpClientError.HttpClientError({ reason: new HttpClientError[`${reason}Error`]({ request, ...detail }) })
 /** An `HttpClientError`'s reason named as Effect 3 names it (its tag less "Error"), and the reason. */
 export const clientErrorReason = ({ reason }: HttpClientError.HttpClientError) => ({
-  name: reason._tag.replace(/Error$/, ""),
+  name: reason._tag.slice(0, -5),
   reason
 })
-/** `request` with `body` as JSON, which must be writable. */
-export const bodyJsonUnsafe = HttpClientRequest.bodyJsonUnsafe
 /** `request` without the header `name`. */
 export const removeHeader = HttpClientRequest.removeHeader

@@ -1,5 +1,6 @@
 /** What the fleet tests and their worker processes say to each other. */
-import { literals, union } from "#edition/internal/seam"
+
+import { literals, union } from "#edition/internal/domainSchemas"
 import { Schema } from "effect"
 
 /** A worker's settings, passed as JSON in `FLEET_WORKER`. */

@@ -4,8 +4,9 @@
  * driven by the parent over IPC. Started by `fleet.ts` with its settings in `FLEET_WORKER`, on the
  * edition the parent runs (`effect4Imports.mjs`); answers each command with the same `id`.
  */
+import { fromJsonString } from "#edition/internal/domainSchemas"
 import type { ConfigErrorType } from "#edition/internal/seam"
-import { edition, FetchHttpClient, fromJsonString, Result, service, toResult } from "#edition/internal/seam"
+import { edition, FetchHttpClient, Result, service, toResult } from "#edition/internal/seam"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { DesignSearchClient, DesignSearchConfig, FleetRedis } from "../../src/index.js"
 import { RequestBudget, TokenService, TokenStore } from "../../src/index.js"

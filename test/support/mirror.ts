@@ -6,7 +6,7 @@
  */
 import { Migrator, SqlClient } from "#edition/internal/mirror/engines"
 import { dateTimeUnsafe, fromResult, layerUnwrap } from "#edition/internal/seam"
-import { layerSqlite, mirrorEngines, TestClock } from "#test-edition/support/seam"
+import { edition, layerSqlite, TestClock } from "#test-edition/support/seam"
 import { Effect, Layer, Option, Stream } from "effect"
 import type { Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -34,7 +34,7 @@ export const ever = dateTimeUnsafe(0)
 
 export type Engine = "sqlite" | "postgres"
 /** The engines of the edition's mirror: SQLite in Effect 3 only, PostgreSQL in both. */
-export const engines: ReadonlyArray<Engine> = mirrorEngines
+export const engines: ReadonlyArray<Engine> = edition === 3 ? ["sqlite", "postgres"] : ["postgres"]
 
 /** The tables a mirror keeps, by name. */
 export const mirrorTables = ["design_changes", "design_classifications", "design_designers", "design_listing"]

@@ -3,35 +3,39 @@
  * differently, beyond the library's own seam (`#edition/internal/seam`). `seam.effect4.ts` has the
  * same exports; each suite picks its own as `#test-edition/support/seam`.
  */
+import { ConfigError, ConfigProvider, Effect, Logger, LogLevel, Option, Supervisor } from "effect"
+import { type Cause, isFailType } from "effect/Cause"
+import type { FiberTracker, Log } from "./seamShapes.js"
+
 export { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+/** The `HttpClient` over `node:http`: `NodeHttpClient.layer`, `NodeHttpClient.layerNodeHttp` in Effect 4. */
+export { layer as nodeHttpClientLayer } from "@effect/platform-node/NodeHttpClient"
 export { TestClock } from "effect"
-import type { ConfigError } from "effect"
+/** The typed failure of `cause`, if it has one: `Cause.failureOption`, `Cause.findErrorOption` in Effect 4. */
+export { failureOption } from "effect/Cause"
+/** Whether `cause` is interruptions only: `Cause.isInterruptedOnly`, `Cause.hasInterruptsOnly` in Effect 4. */
+export { isInterruptedOnly as interruptedOnly } from "effect/Cause"
+/** Whether `cause` holds a defect: `Cause.isDie`, `Cause.hasDies` in Effect 4. */
+export { isDie as hasDie } from "effect/Cause"
+/** `fiber`'s exit once it is done: `Fiber.poll`, `fiber.pollUnsafe()` in Effect 4. */
+export { poll } from "effect/Fiber"
+/** The mirror's `SqlClient` on a SQLite file: `DesignMirror.layerSqlite`, which Effect 4 has not. */
+export { layerSqlite } from "../../src/internal/mirror/sqlite.effect3.js"
 
 /** Which edition the suite runs: typed as either, so that a test may compare it under both. */
 export const edition: 3 | 4 = 3
-/** The typed failure of `cause`, if it has one: `Cause.failureOption`, `Cause.findErrorOption` in Effect 4. */
-export { failureOption } from "effect/Cause"
-/** `fiber`'s exit once it is done: `Fiber.poll`, `fiber.pollUnsafe()` in Effect 4. */
-export { poll } from "effect/Fiber"
 /** The `_tag` of a failed decode: `ParseError`, `SchemaError` in Effect 4. */
 export const schemaErrorTag = "ParseError"
 /** The path a `ConfigError` names (`[]` if none): its `path`; its `Pointer` issue's in Effect 4. */
 export const configErrorPath = (error: ConfigError.ConfigError): ReadonlyArray<string> =>
   "path" in error ? error.path : []
-/** The mirror's engines the edition has: SQLite (Effect 3 only) and PostgreSQL. */
-export const mirrorEngines = ["sqlite", "postgres"] as const
-/** The mirror's `SqlClient` on a SQLite file: `DesignMirror.layerSqlite`, which Effect 4 has not. */
-export { layerSqlite } from "../../src/internal/mirror/sqlite.effect3.js"
-/** Whether `cause` is interruptions only: `Cause.isInterruptedOnly`, `Cause.hasInterruptsOnly` in Effect 4. */
-export { isInterruptedOnly as interruptedOnly } from "effect/Cause"
+/** Whether `u` is a `ConfigError`: `ConfigError.isConfigError`, an instance of `Config.ConfigError` in Effect 4. */
+export const isConfigError = (u: unknown): u is ConfigError.ConfigError => ConfigError.isConfigError(u)
 /** Runs an effect reading settings from `env` only: `withConfigProvider(fromMap)`, `ConfigProvider` in Effect 4. */
 export const withEnv = (env: Record<string, string>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.withConfigProvider(effect, ConfigProvider.fromMap(new Map(Object.entries(env))))
-/** Whether `u` is a `ConfigError`: `ConfigError.isConfigError`, an instance of `Config.ConfigError` in Effect 4. */
-export const isConfigError = (u: unknown): u is ConfigError.ConfigError => ConfigErrors.isConfigError(u)
-import { ConfigError as ConfigErrors, ConfigProvider, Effect } from "effect"
-/** Whether `cause` holds a defect: `Cause.isDie`, `Cause.hasDies` in Effect 4. */
-export { isDie as hasDie } from "effect/Cause"
+/** The typed failure of `cause` if that is all it holds (no defect, interruption or other failure). */
+export const soleFailure = <E>(cause: Cause<E>) => isFailType(cause) ? Option.some(cause.error) : Option.none()
 /** `effect` with each log at `level` or above handed to `onLog`, not printed: `Logger.replace`, `Logger.layer` in Effect 4. */
 export const logsTo = (level: "All" | "Debug", onLog: (log: Log) => void) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   self.pipe(
@@ -43,28 +47,8 @@ export const logsTo = (level: "All" | "Debug", onLog: (log: Log) => void) => <A,
     )),
     Logger.withMinimumLogLevel(LogLevel.fromLiteral(level))
   )
-/** A log as `logsTo` hands it over. */
-export type Log = {
-  readonly message: unknown
-  readonly cause: Cause<unknown>
-  readonly annotations: Record<string, unknown>
-}
-import { Logger, LogLevel } from "effect"
-import type { Cause } from "effect/Cause"
-/** The typed failure of `cause` if that is all it holds (no defect, interruption or other failure). */
-export const soleFailure = <E>(cause: Cause<E>) => isFailType(cause) ? Option.some(cause.error) : Option.none()
-import { Option } from "effect"
-import { isFailType } from "effect/Cause"
-/** The `HttpClient` over `node:http`: `NodeHttpClient.layer`, `NodeHttpClient.layerNodeHttp` in Effect 4. */
-export { layer as nodeHttpClientLayer } from "@effect/platform-node/NodeHttpClient"
 /** Counts the fibers `supervise`d effects forked that still run: `Supervisor.track`; none in Effect 4 (`undefined`). */
 export const fiberTracker: Effect.Effect<FiberTracker> | undefined = Effect.map(Supervisor.track, (s) => ({
   supervise: Effect.supervised(s),
   running: Effect.map(s.value, (fibers) => fibers.length)
 }))
-/** What `fiberTracker` makes. */
-export type FiberTracker = {
-  readonly supervise: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  readonly running: Effect.Effect<number>
-}
-import { Supervisor } from "effect"

@@ -48,7 +48,7 @@ export const schemaProblem = (schema: unknown): string | undefined =>
     : new TextEncoder().encode(schema).length > maxIdentifierBytes
     ? `schema must be at most ${maxIdentifierBytes} bytes (PostgreSQL cuts a longer name)`
     : schema === "information_schema" || schema.startsWith("pg_")
-    ? `schema must not be ${schema}: PostgreSQL keeps information_schema and pg_* for its own catalogs`
+    ? `schema must be one of the application's: ${schema} is PostgreSQL's own (information_schema, pg_*)`
     : undefined
 
 /** The table where the migrator records the migrations it has run. */

@@ -80,28 +80,33 @@ export const makeCall = (
       }))
 
     /**
-     * A try, and after a 401 one more with a token fetched since that token was first refused
-     * (`renew`): every call refused with one token shares one renewal, and a call fails with
-     * `AuthenticationError` when the renewed token is refused too. Two tries at most.
+     * The tries after a 401: one with the token `get` hands out, and, when that one is refused too
+     * without being known to have been fetched since the first 401 (a store may hand out a token
+     * any process fetched before it), one last with a token fetched here since (`renew`). So a call
+     * fails with `AuthenticationError` only when a token fetched after its first refusal is refused
+     * too; three tries at most.
      */
-    const withRenewal = <A>(request: HttpClientRequest.HttpClientRequest, decode: Decode<A>) =>
+    const afterRefusal = <A>(request: HttpClientRequest.HttpClientRequest, decode: Decode<A>) =>
       Effect.clockWith((clock) => {
-        let used: AccessToken.AccessToken | undefined
+        const since = clockMillis(clock)
+        let retried: AccessToken.AccessToken | undefined
         return Effect.catchTag(
-          attempt(request, decode, Effect.map(tokens.get, (token) => (used = token))),
+          attempt(request, decode, Effect.map(tokens.get, (token) => (retried = token))),
           "AuthenticationError",
           (e) =>
-            used === undefined ? Effect.fail(e) : Effect.flatMap(
-              tokens.renew(used, clockMillis(clock)),
-              (fresh) => Option.isNone(fresh) ? Effect.fail(e) : attempt(request, decode, Effect.succeed(fresh.value))
-            )
+            retried === undefined ?
+              Effect.fail(e) :
+              Effect.flatMap(
+                tokens.renew(retried, since),
+                (fresh) => Option.isNone(fresh) ? Effect.fail(e) : attempt(request, decode, Effect.succeed(fresh.value))
+              )
         )
       })
 
     // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
     const policy = toldRetries(options.retrySchedule ?? defaultRetrySchedule)
     return (request, decode) => {
-      const once = withRenewal(request, decode)
+      const once = Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode))
       // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
       return catchAll(once, (first) => {
         let replayed = false

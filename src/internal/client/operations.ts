@@ -3,7 +3,7 @@
  * it fails), sent as one authorized call, its answer decoded by the operation's schema; and the
  * streams of full designs built on them.
  */
-import { bodyJsonUnsafe, decodeUnknownResult, fromResult, HttpClient, HttpClientRequest } from "#edition/internal/seam"
+import { decodeUnknownResult, fromResult, HttpClient, HttpClientRequest } from "#edition/internal/seam"
 import { reportInput, Result, updateContext } from "#edition/internal/seam"
 import { Context, Effect, Option, Stream, Tracer } from "effect"
 import type { ApiResponse, NotFoundError, ValidationError } from "../../ApiError.js"
@@ -38,7 +38,8 @@ const notFoundIsUnexpected = <A>(effect: Effect.Effect<A, CallError>) =>
       new UnexpectedResponseError({ status: e.status, excerpt: e.excerpt, issue: "unexpected HTTP status 404" })
     ))
 
-const post = (path: string, body: unknown) => bodyJsonUnsafe(HttpClientRequest.post(path), body)
+const post = (path: string, body: unknown) =>
+  HttpClientRequest.bodyText(HttpClientRequest.post(path), JSON.stringify(body), "application/json")
 
 /** The options of `searchDesigns`: an object, `concurrency` a positive integer, `onSearch` a function. */
 const checkSearchOptions = (options: unknown) => {

@@ -4,7 +4,8 @@
  * invalidation, and marks of refused tokens the store never hands out again. Redis never fails a
  * call: when it is away, the process fetches on its own. See docs/fleet.md.
  */
-import { catchAll, fromJsonString } from "#edition/internal/seam"
+import { fromJsonString } from "#edition/internal/domainSchemas"
+import { catchAll } from "#edition/internal/seam"
 import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import * as AccessToken from "../../AccessToken.js"

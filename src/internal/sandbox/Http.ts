@@ -2,8 +2,8 @@
  * What the sandbox's routes share: JSON and spec-shaped error answers (spec 7.1), a body read
  * within a limit. A route fails with the answer to send, so its error is a response.
  */
-import { jsonResponse } from "#edition/internal/seam"
-import type { HttpServerRequest, HttpServerResponse, SchemaError } from "#edition/internal/seam"
+import { HttpServerResponse } from "#edition/internal/seam"
+import type { HttpServerRequest, SchemaError } from "#edition/internal/seam"
 import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
 import type { Problem } from "../../core/sandbox/answers.js"
@@ -19,7 +19,11 @@ export type Errors = (status: number, problems: ReadonlyArray<Problem>, headers?
 
 /** A JSON answer that no cache keeps. */
 export const json = (body: unknown, status: number, headers: Record<string, string> = {}): Response =>
-  jsonResponse(body, { status, headers: { "cache-control": "no-store", ...headers } })
+  HttpServerResponse.text(JSON.stringify(body), {
+    status,
+    contentType: "application/json",
+    headers: { "cache-control": "no-store", ...headers }
+  })
 
 /** Error answers, each error object with an id from `nextId`. */
 export const errorAnswers = (nextId: () => string): Errors => (status, problems, headers) =>

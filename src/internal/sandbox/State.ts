@@ -1,6 +1,7 @@
 /** The sandbox's mutable state (faults waiting, tokens in force, counters, journal), changed only in `Effect.sync`. */
+import { literals, union } from "#edition/internal/domainSchemas"
 import * as Schemas from "#edition/internal/sandbox/schemas"
-import { literals, union } from "#edition/internal/seam"
+
 import { Schema } from "effect"
 import type { Types } from "effect"
 import { faultBodyProblems, faultHeaderProblem, maxDelayMs } from "../../core/sandbox/checks.js"

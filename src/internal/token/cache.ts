@@ -28,7 +28,7 @@ interface State {
   readonly used: boolean
   readonly inflight: Flight | undefined
   /** The fetch in flight for `renew`, which takes no token from the store, and when it began. */
-  readonly renewal: { readonly deferred: Flight; readonly mark: Mark } | undefined
+  readonly renewal: { readonly deferred: Flight; readonly since: number } | undefined
 }
 
 const empty: State = { token: undefined, validUntil: 0, used: false, inflight: undefined, renewal: undefined }
@@ -45,10 +45,10 @@ interface Cache {
   readonly store: TokenStore.ClientTokens
   /** The span the service is built in: the parent of its fetches' spans (`withOwnSpan`). */
   readonly owner: Option.Option<Tracer.AnySpan>
-  /** Tokens fetched here, with where their request stood: a store's token is another object. */
-  readonly fetchedHere: WeakMap<Token, Mark>
-  /** Tokens refused with a 401 (token → its expiry, and the requests started by its first refusal): none is handed out again while it lives. */
-  readonly refused: Map<string, { readonly expires: number; readonly requests: number }>
+  /** Tokens fetched here, with when their request was sent: a store's token is another object. */
+  readonly fetchedHere: WeakMap<Token, number>
+  /** Tokens refused with a 401 (token → expiry): none is handed out again while it lives. */
+  readonly refused: Map<string, number>
   /**
    * Refused tokens the store is still to hear of, told one at a time by one fiber: an outage
    * queues them (the oldest let go past `maxRefused`) rather than start a retrying fiber for each.
@@ -69,25 +69,16 @@ const lifeMillis = (token: Token) => Duration.toMillis(AccessToken.lifetime(toke
 // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
 const validUntil = (c: Cache, token: Token) =>
   expiresMillis(token) - Math.min(Duration.toMillis(c.config.expirySkew), lifeMillis(token) / 10)
-/** Where a token request (or a renewal) stood: how many token requests had started before it, and when. */
-interface Mark {
-  readonly requests: number
-  readonly millis: number
-}
-/** A refusal, to be renewed after: exactly, by the requests started when the token was refused; else by a time. */
-type Since = { readonly requests: number } | { readonly millis: number }
-const isAfter = (mark: Mark | undefined, since: Since) =>
-  mark !== undefined && ("requests" in since ? mark.requests >= since.requests : mark.millis >= since.millis)
-const fetchedSince = (c: Cache, token: Token, since: Since) => isAfter(c.fetchedHere.get(token), since)
+const fetchedSince = (c: Cache, token: Token, since: number) =>
+  (c.fetchedHere.get(token) ?? Number.NEGATIVE_INFINITY) >= since
 /** Whether `token` is the cached one. */
 const holds = (s: State, token: Token) => s.token !== undefined && AccessToken.sameToken(s.token, token)
 
 const isRefused = (c: Cache, token: Token) => c.refused.has(Redacted.value(token.token))
 const remember = (c: Cache, token: Token, now: number) => {
-  for (const [value, { expires }] of c.refused) if (expires <= now) c.refused.delete(value)
-  if (isRefused(c, token)) return
+  for (const [value, expires] of c.refused) if (expires <= now) c.refused.delete(value)
   if (c.refused.size >= maxRefused) c.refused.delete(c.refused.keys().next().value ?? "")
-  c.refused.set(Redacted.value(token.token), { expires: expiresMillis(token), requests: c.counters.tokenRequests })
+  c.refused.set(Redacted.value(token.token), expiresMillis(token))
 }
 
 /**
@@ -110,7 +101,8 @@ const withOwnSpan = (c: Cache, name: string, linkCaller: boolean) => (effect: Fe
 /** One token request, counted, its token remembered as fetched here. */
 const requestToken = (c: Cache): Fetch =>
   Effect.clockWith((clock) => {
-    const sent: Mark = { requests: c.counters.tokenRequests++, millis: clockMillis(clock) }
+    c.counters.tokenRequests++
+    const sent = clockMillis(clock)
     const limits = { timeout: c.config.tokenTimeout, maxBodyBytes: c.config.maxBodyBytes }
     return Effect.tap(
       TokenEndpoint.requestToken(c.client, c.config, c.config.tokenUrl, limits),
@@ -198,11 +190,11 @@ const startFetch = (c: Cache, deferred: Flight, fetch: Fetch): Effect.Effect<voi
 
 /**
  * The cached token if usable, else the one fetch for it, joined or started: for `get`, any fetch;
- * for a `renew`, a token requested here since the refusal, without the store.
+ * for a `renew` of a call refused `since` then, a token fetched here since, without the store.
  * Installing a flight and starting its fetch are not torn apart by an interruption, or every later
  * caller would wait on a fetch that never starts.
  */
-const claim = (c: Cache, since?: Since): Fetch =>
+const claim = (c: Cache, since?: number): Fetch =>
   Effect.clockWith((clock) =>
     Effect.uninterruptibleMask((restore) =>
       // what the caller is to run next, and the state it leaves
@@ -215,13 +207,12 @@ const claim = (c: Cache, since?: Since): Fetch =>
           }
           if (c.closed) return [Effect.fail(closedError), s]
           c.counters.waits++
-          const joined = !renewing ? s.inflight : isAfter(s.renewal?.mark, since) ? s.renewal?.deferred : undefined
+          const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
           if (joined !== undefined) return [restore(Deferred.await(joined)), s]
           const fetch = obtain(c, requestRetried(c), () => !renewing)
           const started = startFetch(c, deferred, withOwnSpan(c, "TokenService.fetch", true)(fetch))
           const waited = Effect.andThen(started, restore(Deferred.await(deferred)))
-          const mark = { requests: c.counters.tokenRequests, millis: now }
-          return [waited, renewing ? { ...s, renewal: { deferred, mark } } : { ...s, inflight: deferred }]
+          return [waited, renewing ? { ...s, renewal: { deferred, since: now } } : { ...s, inflight: deferred }]
         })))
     )
   )
@@ -248,13 +239,8 @@ const invalidate = (c: Cache) => (token: Token): Effect.Effect<void> =>
     return Effect.andThen(cleared, told ? Effect.void : Queue.offer(c.unheard, token))
   }))
 
-// Every call refused with one token renews after that token's first refusal: one renewal serves them all.
 const renew = (c: Cache) => (token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
-  Effect.suspend(() => {
-    const refusal = c.refused.get(Redacted.value(token.token))
-    const from: Since = refusal === undefined ? { millis: since } : { requests: refusal.requests }
-    return fetchedSince(c, token, from) ? Effect.succeedNone : Effect.asSome(claim(c, from))
-  })
+  Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(claim(c, since)))
 
 /** `TokenService.make`, transient failures of the token endpoint retried on `retrySchedule`. */
 export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
