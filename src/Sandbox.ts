@@ -68,6 +68,8 @@ export interface Options {
   readonly resultField?: ResultField | undefined
   /** How many requests the journal keeps, the last ones (default 10,000). */
   readonly journalSize?: number | undefined
+  /** How large the journal's entries may be in all, as JSON text (default 4 MiB): the oldest go first. */
+  readonly journalBytes?: number | undefined
   /**
    * How long the sandbox waits, on its `Clock`, before each answer: a duration, or a range drawn
    * from a random source seeded by `seed` (default none); at most 10 minutes, as a fault's `delayMs`.
@@ -121,7 +123,7 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigErrorT
     const latency = yield* fromResult(latencyOf(options.latency, plain.seed))
     const { clientId, clientSecret, designs, journalSize, maxRequestBytes, resultCap, resultField, seed } = plain
     const index = SearchIndex.make(generateDesigns(designs, seed))
-    const state = State.make(journalSize)
+    const state = State.make(journalSize, plain.journalBytes)
     const secrets = [clientSecret, `${clientId}:${clientSecret}`]
     const signingKey = randomBytes(32)
     const config = { clientId, clientSecret, tokenLifetimeSeconds, resultCap, resultField, maxRequestBytes }

@@ -7,11 +7,12 @@ import { forkChild, HttpClient, HttpClientRequest, NoSuchElement, Result, toResu
 import { configErrorPath, failureOption, NodeHttpClient, poll, schemaErrorTag } from "#test-edition/support/seam"
 import { TestClock } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Option } from "effect"
 import fc from "fast-check"
 import { masked, maskOf } from "../src/core/mask/mask.js"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import { clientLayer, servedClient } from "./support/layers.js"
+import { call, goodForm, withSandbox } from "./support/rawSandbox.js"
 
 const Client = DesignSearchClient.DesignSearchClient
 const chair = Sandbox.fixedNumbers.chair
@@ -93,6 +94,83 @@ describe("the journal, in process", () => {
       yield* control.reset
       expect((yield* control.requests()).dropped).toBe(0)
     }).pipe(Effect.provide(clientLayer({ sandbox: { journalSize: 3 } }))))
+
+  it.effect("keeps at most journalBytes of entries as JSON text, the oldest dropped, and none heavier alone", () =>
+    withSandbox((sandbox, http) =>
+      Effect.gen(function*() {
+        // Each call journals a token request, then a search of about 6,000 characters.
+        for (let i = 0; i < 10; i++) yield* call(http, "/search/quick", { query: "chair", note: `${i}`.repeat(6000) })
+        const { dropped, entries } = yield* sandbox.control.requests()
+        expect(JSON.stringify(entries).length).toBeLessThanOrEqual(24_000)
+        expect(entries.length + dropped).toBe(20)
+        expect(entries.filter((e) => e.target === "search")).toHaveLength(3)
+        expect(entries.at(-1)?.body).toEqual({ query: "chair", note: "9".repeat(6000) })
+        // One entry over journalBytes alone is not kept, and the others stay.
+        yield* call(http, "/search/quick", { query: "chair", note: "x".repeat(30_000) })
+        const after = yield* sandbox.control.requests()
+        expect(after.entries.length + after.dropped).toBe(22)
+        expect(after.entries.at(-1)?.target).toBe("token")
+        expect(after.entries.slice(0, -1)).toEqual(entries.slice(entries.length + 1 - after.entries.length))
+        expect(after.entries.filter((e) => e.target === "search").length).toBeGreaterThanOrEqual(2)
+      }), { designs: 10, journalBytes: 24_000 }))
+
+  it.effect("a request refused before it authenticates keeps a preview of its masked body and its size in bytes", () =>
+    withSandbox((sandbox, http) =>
+      Effect.gen(function*() {
+        const quick = Sandbox.inProcessUrl + quickPath
+        const body = JSON.stringify({
+          query: "chair sandbox-secret",
+          password: "hunter2-hunter2",
+          filler: "é".repeat(32_000)
+        })
+        const shown = JSON.stringify({ query: `chair ${masked}`, password: masked, filler: "é".repeat(300) }).slice(
+          0,
+          256
+        )
+        // 40 searches without Authorization, one with a token the sandbox never issued: each a 401.
+        for (let i = 0; i < 40; i++) expect((yield* send(http, quick, { body })).status).toBe(401)
+        const badToken = { authorization: "Bearer not-a-token", "content-type": "application/json" }
+        expect((yield* send(http, quick, { body, headers: badToken })).status).toBe(401)
+        // A token request with the wrong secret: a 401 too.
+        const form = new URLSearchParams({ ...goodForm, client_secret: "wrong-secret-0123", note: "n".repeat(300) })
+        const tokenUrl = Sandbox.inProcessUrl + DesignSearchConfig.tokenPath
+        const formType = { "content-type": "application/x-www-form-urlencoded" }
+        expect((yield* send(http, tokenUrl, { body: form.toString(), headers: formType })).status).toBe(401)
+
+        const { dropped, entries } = yield* sandbox.control.requests()
+        expect(JSON.stringify(entries).length).toBeLessThanOrEqual(10_000)
+        expect(dropped).toBeGreaterThan(0)
+        expect(entries.length + dropped).toBe(42)
+        const searches = entries.slice(0, -1)
+        for (const entry of searches) {
+          expect(entry).toMatchObject({
+            target: "search",
+            status: 401,
+            bodyPreview: shown,
+            bodyBytes: Buffer.byteLength(body)
+          })
+          expect(entry.body).toBeUndefined()
+        }
+        const token = entries.at(-1)
+        expect(token).toMatchObject({ target: "token", status: 401, bodyBytes: form.toString().length })
+        expect(token?.bodyPreview).toBe(
+          JSON.stringify({ ...goodForm, client_secret: masked, note: "n".repeat(300) }).slice(0, 256)
+        )
+        expect(JSON.stringify(entries)).not.toMatch(/sandbox-secret|hunter2|wrong-secret/)
+
+        // Authenticated, or answered by a fault before it authenticates, a body is kept whole.
+        yield* sandbox.control.injectFault({ target: "search", status: 503 })
+        expect((yield* send(http, quick, { body: `{"query":"chair"}` })).status).toBe(503)
+        yield* call(http, "/search/quick", { query: "chair" })
+        const [faulted, , searched] = (yield* sandbox.control.requests()).entries.slice(-3)
+        expect(faulted).toMatchObject({ status: 503, body: { query: "chair" } })
+        expect(searched).toMatchObject({ status: 200, body: { query: "chair" } })
+        expect([faulted?.bodyPreview, searched?.bodyPreview, searched?.bodyBytes]).toEqual([
+          undefined,
+          undefined,
+          undefined
+        ])
+      }), { designs: 10, journalBytes: 10_000 }))
 
   it.effect("keeps what has no route, what is not JSON, and a body it could not read", () =>
     Effect.gen(function*() {
@@ -179,12 +257,48 @@ describe("the journal, in process", () => {
       }
     }).pipe(Effect.provide(clientLayer())))
 
-  it("refuses a journalSize that is not a positive integer", async () => {
-    for (const journalSize of [0, -1, 1.5]) {
-      const error = await Effect.runPromise(Effect.flip(Sandbox.make({ journalSize })))
-      expect(String(error)).toContain("journalSize must be a positive integer")
+  it("refuses a journalSize or a journalBytes that is not a positive integer", async () => {
+    for (const name of ["journalSize", "journalBytes"] as const) {
+      for (const value of [0, -1, 1.5]) {
+        const error = await Effect.runPromise(Effect.flip(Sandbox.make({ [name]: value })))
+        expect(String(error)).toContain(`${name} must be a positive integer`)
+        expect(configErrorPath(error)).toEqual([name])
+      }
     }
   })
+
+  it.effect("a filter or a fault nested 50,000 levels deep is refused in one line naming the field; showing it never throws", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      let deep: unknown = []
+      for (let i = 0; i < 50_000; i++) deep = [deep]
+      const fault = { target: "search", status: 500 } as const
+      const refusals = [
+        [control.requests({ body: { x: deep } } as never), "body.x nests deeper than 64 levels"],
+        [control.expectRequest({ path: deep } as never), "path nests deeper than 64 levels"],
+        [
+          control.injectFault({ ...fault, match: { body: { x: deep } } } as never),
+          "match.body nests deeper than 64 levels"
+        ],
+        [control.injectFault({ ...fault, headers: { x: deep } } as never), "headers.x nests deeper than 64 levels"],
+        [
+          control.injectFault({ ...fault, body: deep }),
+          "body nests deeper than 1000 levels; send a deeper one as a string"
+        ]
+      ] as const
+      for (const [refused, message] of refusals) {
+        const error = yield* Effect.flip(refused)
+        expect(error._tag).toBe(schemaErrorTag)
+        expect(error.message).toBe(message)
+        const pretty = Cause.pretty(Cause.fail(error))
+        expect(pretty.split("\n")[0]).toContain(message)
+        expect(pretty.length).toBeLessThan(5000)
+      }
+      // Within the limit, a filter is refused for what it holds, as before.
+      const shallow = yield* Effect.flip(control.requests({ body: { x: [[["a"]]] } } as never))
+      expect(shallow.message).not.toContain("nests deeper")
+      expect((yield* control.requests()).entries).toEqual([])
+    }).pipe(Effect.provide(clientLayer())))
 })
 
 /** An effect that checks `check` on `runs` records drawn from `arbitraries`. */

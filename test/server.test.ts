@@ -478,7 +478,10 @@ describe("Sandbox.serve answers only its own address, and control only from no p
         `{"target":"search","status":500,"body":${deep}}`
       )
       expect(answer.status).toBe(422)
-      expect(errorsOf(answer)[0]).toMatchObject({ source: { pointer: "/body" } })
+      expect(errorsOf(answer)[0]).toMatchObject({
+        detail: "body nests deeper than 1000 levels; send a deeper one as a string",
+        source: { pointer: "/body" }
+      })
       expect((yield* raw(served, "GET", "/__sandbox/stats")).status).toBe(200)
       const asText = yield* raw(
         served,

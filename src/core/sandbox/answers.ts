@@ -38,7 +38,8 @@ export const defaults = {
   resultCap: 10_000,
   maxRequestBytes: 1024 * 1024,
   resultField: "designNumbers" as ResultField,
-  journalSize: 10_000
+  journalSize: 10_000,
+  journalBytes: 4 * 1024 * 1024
 } as const
 
 /** Where a sandbox is served by default. */

@@ -4,6 +4,7 @@
  * fault's body and headers, which `injectFault` refuses unless they can be sent as given. A duration
  * is read by each edition's `Duration`, then checked here in milliseconds or seconds.
  */
+import { maxNesting as shownNesting, tooDeepAt } from "../wire/answers.js"
 import { unwritableAt } from "../wire/json.js"
 import { defaults, resultFields } from "./answers.js"
 import type { ResultField } from "./answers.js"
@@ -53,6 +54,7 @@ export interface PlainOptions {
   readonly maxRequestBytes: number
   readonly resultField: ResultField
   readonly journalSize: number
+  readonly journalBytes: number
 }
 
 /** The options that are no durations, checked in the order the docs list them, with their defaults. */
@@ -69,7 +71,8 @@ export const plainOptions = (options: unknown): Checked<PlainOptions> => {
     "resultCap",
     "maxRequestBytes",
     "resultField",
-    "journalSize"
+    "journalSize",
+    "journalBytes"
   ] as const
   const o = Object.fromEntries(names.map((name) => [name, given[name] ?? defaults[name]])) as {
     readonly [K in keyof PlainOptions]: unknown
@@ -80,7 +83,7 @@ export const plainOptions = (options: unknown): Checked<PlainOptions> => {
     // a blank one a client's `DesignSearchConfig` would refuse, naming a variable the user never set
     if (credential.trim() === "") return refuse(name, `${name} must not be empty`)
   }
-  for (const name of ["designs", "resultCap", "maxRequestBytes", "journalSize"] as const) {
+  for (const name of ["designs", "resultCap", "maxRequestBytes", "journalSize", "journalBytes"] as const) {
     if (!Number.isSafeInteger(o[name]) || (o[name] as number) <= 0) {
       return refuse(name, `${name} must be a positive integer, got ${shown(o[name])}`)
     }
@@ -171,4 +174,22 @@ export const faultBodyProblems = (
   if (at === undefined) return []
   const value = at.reduce<unknown>((v, key) => (v as { readonly [key: PropertyKey]: unknown })[key], body)
   return [{ path: ["body", ...at], message: `JSON does not write ${unwritable(value)} as it is: send it as a string` }]
+}
+
+/**
+ * Where a fault, a journal filter or a list of numbers (`input`) nests deeper than an error may
+ * show (`shownNesting`, the answers' limit; a fault's `body`, named in `deepFields`, the journal's):
+ * the field, and why in one line naming it. Checked before a schema reads the value: its error would
+ * hold it, and Effect's formatters would recurse into it until the stack overflows.
+ */
+export const nestingRefusal = (input: unknown, deepFields: ReadonlyArray<string> = []): Refusal | undefined => {
+  for (const [field, value] of typeof input === "object" && input !== null ? Object.entries(input) : []) {
+    const limit = deepFields.includes(field) ? maxNesting : shownNesting
+    const at = tooDeepAt(value, limit)
+    if (at === undefined) continue
+    const name = Array.isArray(value) ? field : `${field}.${at}`
+    const hint = deepFields.includes(field) ? "; send a deeper one as a string" : ""
+    return { path: [field], message: `${name} nests deeper than ${limit} levels${hint}` }
+  }
+  return undefined
 }

@@ -23,8 +23,15 @@ export interface JournalEntry<Target extends string = string, Fault = unknown> {
   readonly target?: Target | undefined
   /** Header names in lower case. */
   readonly headers: { readonly [name: string]: string }
-  /** Parsed JSON, a form's fields, or the text (`[redacted]` if it names a credential); absent when none or unread. */
+  /** Parsed JSON, a form's fields, or the text (`[redacted]` if it names a credential); absent when none, unread or refused. */
   readonly body?: unknown
+  /**
+   * For a request refused before it authenticated (`entryOf`'s `refused`), in place of `body`: the
+   * first `previewLength` characters of what `body` would be, as JSON text unless it is text.
+   */
+  readonly bodyPreview?: string
+  /** For a request refused before it authenticated, the size of its body in bytes. */
+  readonly bodyBytes?: number
   /** The status answered; absent until then, when the client went away first, or when a `reset` fault dropped the connection. */
   readonly status?: number
   /** The fault that answered, with its place in injection order since the sandbox was built or reset (from 0). */
@@ -36,7 +43,7 @@ export type Writable<A> = { -readonly [K in keyof A]: A[K] }
 
 /**
  * The journal: the requests the sandbox received, oldest first, and how many older ones it dropped
- * to keep at most `journalSize`.
+ * to keep at most `journalSize` of them and `journalBytes` in all.
  *
  * @since 0.3.0
  * @category models
@@ -154,15 +161,20 @@ export const seenOf = <Target extends string>(
     : jsonOf(body) ?? body
 })
 
+/** How many characters of a refused request's body its entry keeps (`bodyPreview`). */
+const previewLength = 256
+
 /**
  * The journal entry of `request`: masked of `secrets` and of the credentials of its `Authorization`
  * (each of at least `minCredentialLength` characters) and of anything shaped like a token; every
  * value named as a credential (`credentialName`) redacted, and JSON text that names one, whole.
+ * Of a request `refused` before it authenticated, the masked body's first characters and its size.
  */
 export const entryOf = <Target extends string, Fault>(
   secrets: ReadonlyArray<string>,
   { headers, method, url }: Request,
-  { body, path, target, time }: Received<Target>
+  { body, path, target, time }: Received<Target>,
+  refused = false
 ): Writable<JournalEntry<Target, Fault>> => {
   const mask = maskOf(
     [...secrets, ...credentialsOf(headers["authorization"] ?? "")].filter((s) => s.length >= minCredentialLength)
@@ -191,10 +203,21 @@ export const entryOf = <Target extends string, Fault>(
         [mask.inName(name) ? masked : scrub(name), headerValue(name, value)] as const
       )
     ),
-    ...(body === undefined || body === ""
-      ? {}
-      : { body: isForm(headers, body) ? formOf(new URLSearchParams(body), scrub) : jsonOrText(scrub(body)) })
+    ...(body === undefined || body === "" ? {} : bodyOf(
+      isForm(headers, body) ? formOf(new URLSearchParams(body), scrub) : jsonOrText(scrub(body)),
+      refused && Buffer.byteLength(body)
+    ))
   }
+}
+
+/**
+ * A masked body as an entry keeps it: whole, or a preview and the size in `bytes` of a refused
+ * request's. The preview is copied out of the text (`Array.from`): V8 keeps a slice as a window on it.
+ */
+const bodyOf = (body: unknown, bytes: number | false) => {
+  if (bytes === false) return { body }
+  const text = typeof body === "string" ? body : JSON.stringify(body)
+  return { bodyPreview: Array.from(text.slice(0, previewLength)).join(""), bodyBytes: bytes }
 }
 
 /** What `expectRequest` says when no request matches `filter`: the filter, and the last request received. */
@@ -204,24 +227,29 @@ export const noMatch = (filter: object, last: JournalEntry | undefined): string 
   return `no request matches ${JSON.stringify(filter)}: ${seen}`
 }
 
-/** A ring of at most `size` items: the last ones pushed, and how many older ones it dropped. */
+/**
+ * The last items pushed: at most `size` of them and `bytes` of their weights in all, and how many
+ * it dropped: older ones, and any heavier alone, which is not kept.
+ */
 export interface Ring<A> {
   readonly size: number
-  readonly items: Array<A>
-  next: number
+  readonly bytes: number
+  readonly items: Array<{ readonly item: A; readonly weight: number }>
+  weight: number
   dropped: number
 }
 
-export const ring = <A>(size: number): Ring<A> => ({ size, items: [], next: 0, dropped: 0 })
+export const ring = <A>(size: number, bytes: number): Ring<A> => ({ size, bytes, items: [], weight: 0, dropped: 0 })
 
-export const push = <A>(ring: Ring<A>, item: A): void => {
-  if (ring.items.length < ring.size) return void ring.items.push(item)
-  ring.items[ring.next] = item
-  ring.next = (ring.next + 1) % ring.size
-  ring.dropped++
+export const push = <A>(ring: Ring<A>, item: A, weight: number): void => {
+  if (weight > ring.bytes) return void ring.dropped++
+  ring.items.push({ item, weight })
+  ring.weight += weight
+  while (ring.items.length > ring.size || ring.weight > ring.bytes) {
+    ring.weight -= ring.items.shift()?.weight ?? 0
+    ring.dropped++
+  }
 }
 
 /** The items, oldest first. */
-export const contents = <A>(
-  ring: Ring<A>
-): Array<A> => [...ring.items.slice(ring.next), ...ring.items.slice(0, ring.next)]
+export const contents = <A>(ring: Ring<A>): Array<A> => ring.items.map(({ item }) => item)

@@ -103,10 +103,29 @@ const token = (ctx: Context) => (body: string, { headers }: HttpServerRequest.Ht
     return Http.json({ access_token: accessToken, expires_in: ctx.tokenLifetimeSeconds, token_type: "Bearer" }, 200)
   })
 
+/** Why the bearer token of an `Authorization` header is refused at `now`, or `undefined` when it is good. */
+const bearerRefusal = (ctx: Context, header: string | undefined, now: number) =>
+  Answers.bearerRefusal(ctx.signingKey, header, now, (jti) => ctx.state.activeTokens.has(jti))
+
+/**
+ * Whether a request to `endpoint` with `body`, as it arrives at `now`, is refused before it
+ * authenticates: a token request the endpoint refuses, or an API request without a good bearer token.
+ */
+const refusedUnauthenticated = (
+  ctx: Context,
+  endpoint: Endpoint | undefined,
+  { headers }: HttpServerRequest.HttpServerRequest,
+  body: string | undefined,
+  now: number
+) =>
+  endpoint === "token"
+    ? body !== undefined && "error" in Answers.tokenGrant(headers["content-type"], body, ctx)
+    : endpoint !== undefined && bearerRefusal(ctx, headers["authorization"], now) !== undefined
+
 /** Succeeds when the bearer token is good; otherwise fails with the 401 to send. */
 const authenticate = (ctx: Context, header: string | undefined) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const refusal = Answers.bearerRefusal(ctx.signingKey, header, now, (jti) => ctx.state.activeTokens.has(jti))
+    const refusal = bearerRefusal(ctx, header, now)
     return refusal === undefined
       ? Effect.void
       : fail(ctx, 401, "UNAUTHORIZED", refusal, { "www-authenticate": `Bearer error="invalid_token"` })
@@ -196,7 +215,7 @@ export const make = (config: AppConfig): App => {
     Effect.interruptible(answer).pipe(Effect.onInterrupt(() => Effect.sync(() => void state.counts.abandoned++)))
 
   /**
-   * Every request: its body read, journaled and received by the state, answered after the latency by
+   * Every request: its body read, received by the state and journaled, answered after the latency by
    * a fault or by its route, and its status journaled (none for a reset).
    */
   return Effect.gen(function*() {
@@ -206,8 +225,14 @@ export const make = (config: AppConfig): App => {
     const read = yield* toResult(Http.readBody(request, config.maxRequestBytes, ctx.errors))
     const time = yield* Clock.currentTimeMillis
     const received = { time, path, target: endpoint, body: Result.getOrUndefined(read) }
-    const entry = entryOf<Endpoint, Fault>(config.secrets, request, received)
-    const fault = receive(state, entry, seenOf(request, received))
+    // A request refused before it authenticates (unless a fault answers it) keeps only a preview of its body.
+    const { entry, fault } = receive(state, endpoint, seenOf(request, received), (answered) =>
+      entryOf<Endpoint, Fault>(
+        config.secrets,
+        request,
+        received,
+        !answered && refusedUnauthenticated(ctx, endpoint, request, received.body, time)
+      ))
     const latency = config.latency()
     if (latency > 0) yield* abandonable(Effect.sleep(Duration.millis(latency)))
     const response = yield* Effect.gen(function*() {

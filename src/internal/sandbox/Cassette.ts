@@ -168,7 +168,7 @@ export const make = (
     const clientId = upstream?.settings.clientId ?? defaults.clientId
     const clientSecret = upstream === undefined ? defaults.clientSecret : Redacted.value(upstream.settings.clientSecret)
     const secrets = [clientSecret, `${clientId}:${clientSecret}`]
-    const state = State.make(defaults.journalSize)
+    const state = State.make(defaults.journalSize, defaults.journalBytes)
     const errors = Http.errorAnswers(Http.counter("cassette"))
     const tokens = new Set<string>()
     let written = false
@@ -249,8 +249,12 @@ export const make = (
       const sent = Core.requestOf(request.method, pathname + search, text)
       const endpoint = endpointOf(pathname)
       const received = { time: yield* Clock.currentTimeMillis, path: pathname, target: endpoint, body: text }
-      const entry = entryOf<State.Endpoint, State.Fault>(secrets, request, received)
-      const fault = State.receive(state, entry, seenOf(request, received))
+      const { entry, fault } = State.receive(
+        state,
+        endpoint,
+        seenOf(request, received),
+        () => entryOf<State.Endpoint, State.Fault>(secrets, request, received)
+      )
       const response = yield* answerTo(request, sent, endpoint, fault, text)
       if (fault?.kind !== "reset") entry.status = response.status
       return response

@@ -1,8 +1,9 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
-import { unreadable } from "#edition/internal/sandbox/schemas"
-import { decodeUnknownResult, fromResult, NoSuchElement, Service } from "#edition/internal/seam"
-import type { HttpServerRequest, HttpServerResponse, Result, SchemaError } from "#edition/internal/seam"
+import { refused, unreadable } from "#edition/internal/sandbox/schemas"
+import { decodeUnknownResult, fromResult, NoSuchElement, Result, Service } from "#edition/internal/seam"
+import type { HttpServerRequest, HttpServerResponse, SchemaError } from "#edition/internal/seam"
 import { Clock, Effect, Schema } from "effect"
+import { nestingRefusal } from "../../core/sandbox/checks.js"
 import { applies, enqueue } from "../../core/sandbox/faultMatch.js"
 import type { RequestFilter } from "../../core/sandbox/faultMatch.js"
 import { contents, noMatch } from "../../core/sandbox/journal.js"
@@ -91,10 +92,29 @@ export interface Sandbox {
   readonly designCount: number
 }
 
-/** `decode` run when the effect runs; a getter or a Proxy trap that throws fails it too. */
-const guarded = <A>(decode: (input: unknown) => Result<A, SchemaError>) => (input: unknown) =>
-  Effect.flatMap(Effect.try({ try: () => decode(input), catch: unreadable }), fromResult)
-const decodeFault = guarded(decodeUnknownResult(State.Fault, State.strict))
+/**
+ * `decode` run when the effect runs, after a refusal of a value nested too deep to show
+ * (`nestingRefusal`: the `deepFields` as deep as the journal's), naming the field in its message, and
+ * as its path if `pointed` (a 422's pointer); a getter or a Proxy trap that throws fails it too.
+ */
+export const guarded = <A>(
+  decode: (input: unknown) => Result<A, SchemaError>,
+  deepFields: ReadonlyArray<string> = [],
+  pointed = false
+) =>
+(input: unknown) =>
+  Effect.flatMap(
+    Effect.try({
+      try: () => {
+        const deep = nestingRefusal(input, deepFields)
+        return deep === undefined ? decode(input) : Result.fail(refused(deep.message, pointed ? deep.path : []))
+      },
+      catch: unreadable
+    }),
+    fromResult
+  )
+/** A fault's `body`, which it sends, may nest as deep as the journal keeps. */
+const decodeFault = guarded(decodeUnknownResult(State.Fault, State.strict), ["body"])
 const decodeFilter = guarded(decodeUnknownResult(State.RequestFilter, State.strict))
 const decodeNumbers = guarded(decodeUnknownResult(Schema.Array(Schema.String), State.strict))
 

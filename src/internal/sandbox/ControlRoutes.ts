@@ -3,12 +3,14 @@
  * `SandboxControl` does in process. Bad input gets a spec-shaped error (spec 7.1), never a stop.
  */
 import { strings } from "#edition/internal/sandbox/schemas"
-import { catchAll, decodeUnknownEffect, HttpServerRequest, HttpServerResponse } from "#edition/internal/seam"
+import { catchAll, decodeUnknownEffect, decodeUnknownResult } from "#edition/internal/seam"
+import { HttpServerRequest, HttpServerResponse } from "#edition/internal/seam"
 import type { SchemaError } from "#edition/internal/seam"
 import { Effect, Schema } from "effect"
 import { counter, pathOf } from "../../core/sandbox/answers.js"
 import { pointerErrors } from "../validation.js"
 import * as Address from "./Address.js"
+import { guarded } from "./Control.js"
 import type { App, Control } from "./Control.js"
 import { defaults } from "./Defaults.js"
 import { allowMethod, decodeJson, errorAnswers, json, readBody } from "./Http.js"
@@ -19,7 +21,8 @@ const prefix = "/__sandbox"
 
 type Response = HttpServerResponse.HttpServerResponse
 
-const decodeFault = decodeUnknownEffect(Fault, strict)
+/** A fault, refused as `injectFault` refuses it, one nested too deep with a pointer at the field. */
+const decodeFault = guarded(decodeUnknownResult(Fault, strict), ["body"], true)
 const encodeFault = Schema.encodeSync(Fault)
 
 /** The body of `POST /__sandbox/touch`: the numbers of the designs to change, at most 10,000. */

@@ -159,9 +159,9 @@ const zero = (): State["counts"] => ({
   abandoned: 0
 })
 
-export const make = (journalSize: number): State => ({
+export const make = (journalSize: number, journalBytes: number): State => ({
   faults: faultQueue(),
-  journal: ring(journalSize),
+  journal: ring(journalSize, journalBytes),
   activeTokens: new Set(),
   counts: zero()
 })
@@ -169,7 +169,7 @@ export const make = (journalSize: number): State => ({
 /** Drops faults, tokens, counters and the journal; error and token ids keep counting, so they stay unique. */
 export const reset = (state: State): void => {
   state.faults = faultQueue()
-  state.journal = ring(state.journal.size)
+  state.journal = ring(state.journal.size, state.journal.bytes)
   state.activeTokens.clear()
   state.counts = zero()
 }
@@ -177,17 +177,23 @@ export const reset = (state: State): void => {
 export const stats = ({ counts }: State): Stats => ({ ...counts, requests: { ...counts.requests } })
 
 /**
- * Where every request passes: its (masked) entry is journaled and, when routed, counted; it takes
- * one use of the fault that answers it as it arrived (`seen`, raw, never kept), if any, and the
- * journal names it.
+ * Where every request passes: when routed, it is counted and takes one use of the fault that
+ * answers it as it arrived (`seen`, raw, never kept), if any. Its masked entry, made knowing whether
+ * a fault answers (`entryOf`), is journaled naming the fault, weighed as its JSON text with room for
+ * the status to come and a comma: the journal as JSON is at most `journalBytes` and a few characters.
  */
-export const receive = (state: State, entry: Writable<Entry>, seen: Seen): Fault | undefined => {
-  push(state.journal, entry)
-  if (entry.target === undefined) return undefined
-  state.counts.requests[entry.target]++
-  const queued = take(state.faults, seen)
+export const receive = (
+  state: State,
+  target: Endpoint | undefined,
+  seen: Seen,
+  entryOf: (answered: boolean) => Writable<Entry>
+): { readonly entry: Writable<Entry>; readonly fault: Fault | undefined } => {
+  if (target !== undefined) state.counts.requests[target]++
+  const queued = target === undefined ? undefined : take(state.faults, seen)
+  const entry = entryOf(queued !== undefined)
   if (queued !== undefined) entry.fault = { index: queued.index, fault: queued.fault }
-  return queued?.fault
+  push(state.journal, entry, JSON.stringify(entry).length + `,"status":200,`.length)
+  return { entry, fault: queued?.fault }
 }
 
 /** How the app asks its transport to drop the connection: `reset`, or `reset-mid-body` after half the body. */

@@ -3,11 +3,16 @@ import { Array as Arr, ParseResult, Predicate, Schema } from "effect"
 
 type Problem = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
 
-/** What a caller passed that could not even be read. */
-export const unreadable = () =>
-  new ParseResult.ParseError({
-    issue: new ParseResult.Type(Schema.Unknown.ast, undefined, "a getter or a Proxy trap threw")
+/** A refusal said in one line, `message`; under the field `path` names, if any (a 422's pointer). */
+export const refused = (message: string, path: ReadonlyArray<string> = []) => {
+  const issue = new ParseResult.Type(Schema.Unknown.ast, undefined, message)
+  return new ParseResult.ParseError({
+    issue: Arr.isNonEmptyReadonlyArray(path) ? new ParseResult.Pointer(path, undefined, issue) : issue
   })
+}
+
+/** What a caller passed that could not even be read. */
+export const unreadable = () => refused("a getter or a Proxy trap threw")
 
 /** A record whose keys `problem` checks, each refused with its own message (`State.ts` says why). */
 export const checkedRecord = <A, I>(value: Schema.Schema<A, I>, problem: (key: string) => string | undefined) =>

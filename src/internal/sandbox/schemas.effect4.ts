@@ -3,9 +3,14 @@ import { Array as Arr, Effect, Predicate, Schema, SchemaGetter, SchemaIssue, Sch
 
 type Problem = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
 
+/** A refusal said in one line, `message`; under the field `path` names, if any (a 422's pointer). */
+export const refused = (message: string, path: ReadonlyArray<string> = []) => {
+  const issue = new SchemaIssue.InvalidValue({ message })
+  return new Schema.SchemaError(path.length === 0 ? issue : new SchemaIssue.Pointer(path, issue))
+}
+
 /** What a caller passed that could not even be read. */
-export const unreadable = () =>
-  new Schema.SchemaError(new SchemaIssue.InvalidValue({ message: "a getter or a Proxy trap threw" }))
+export const unreadable = () => refused("a getter or a Proxy trap threw")
 
 /** A record whose keys `problem` checks before its values, each refused with its own message (`State.ts` says why). */
 export const checkedRecord = <S extends Schema.Constraint>(value: S, problem: (key: string) => string | undefined) => {
