@@ -52,17 +52,17 @@ export interface Service {
    */
   readonly invalidate: (token: AccessToken.AccessToken) => Effect.Effect<void>
   /**
-   * For a call whose first token got a 401 at `since` (epoch milliseconds of the `Clock`) and
-   * whose retry's `token` got one too: none when `token` was fetched by this service since then (a
-   * token fetched after the refusal is refused as well: the call fails); otherwise a token this
-   * service fetched since then, the cached one or one fetched now (through the `TokenStore`, which
-   * stores it for the fleet, taking no token from it), one fetch for every call that asks at once.
-   * A store may hand out a token fetched before the refusal, by any process, which the API refuses
-   * too. Fails with `TokenError` as `get` does.
+   * A token to retry a call with after `token` got a 401: `token`'s renewal, one for every call
+   * refused with it however late it asks (the cached token if it is another, else one fetch,
+   * through the `TokenStore`, which may hand out a token issued after `token`, by any process);
+   * none when that renewal was refused too. With `first`, the token of the call's first try, which
+   * `token` renewed: none when this service fetched `token` after `first` was refused (the API
+   * refuses the tokens fetched since as well: the call fails); otherwise `token`'s own renewal, for
+   * a store's token that may predate the refusal. Fails with `TokenError` as `get` does.
    */
   readonly renew: (
     token: AccessToken.AccessToken,
-    since: number
+    first?: AccessToken.AccessToken
   ) => Effect.Effect<Option.Option<AccessToken.AccessToken>, TokenError>
   /** The counters of the service's work since it started. Never fails. */
   readonly stats: Effect.Effect<Stats>

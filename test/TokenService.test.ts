@@ -253,21 +253,29 @@ describe("401s: invalidate and renew", () => {
       expect(yield* tokenRequests).toBe(2)
     }).pipe(Effect.provide(clientLayer())))
 
-  it.effect("renew: calls refused at once share one fetch; a token fetched since the refusal is refused too", () =>
+  it.effect("renew: calls refused with one token share one renewal, however late; a token fetched since the refusal is refused too", () =>
     Effect.gen(function*() {
       const service = yield* tokens
       const first = yield* get
-      yield* TestClock.adjust("1 second")
-      const since = yield* Clock.currentTimeMillis
-      const renewed = yield* together(20, service.renew(first, since))
+      yield* service.invalidate(first)
+      const renewed = yield* together(20, service.renew(first))
       const values = new Set(renewed.map((t) => Option.isSome(t) ? valueOf(t.value) : "none"))
       expect(values.size).toBe(1)
       expect([...values][0]).not.toBe("none")
       expect(values.has(valueOf(first))).toBe(false)
       expect(yield* tokenRequests).toBe(2)
-      // the renewed token refused as well: nothing more to try, and nothing fetched
-      expect(Option.isNone(yield* service.renew(yield* get, since))).toBe(true)
+      const second = Option.getOrThrow(renewed[0]!)
+      // a straggler refused with the first token later still gets the one renewal
+      yield* TestClock.adjust("1 second")
+      expect(Option.map(yield* service.renew(first), valueOf)).toEqual(Option.some(valueOf(second)))
+      // the renewal refused as well: nothing more to try, and nothing fetched
+      yield* service.invalidate(second)
+      expect(Option.isNone(yield* service.renew(second, first))).toBe(true)
+      expect(Option.isNone(yield* service.renew(first))).toBe(true)
       expect(yield* tokenRequests).toBe(2)
+      // a call whose first try had the renewal gets the renewal's own
+      expect(Option.isSome(yield* service.renew(second))).toBe(true)
+      expect(yield* tokenRequests).toBe(3)
     }).pipe(Effect.provide(clientLayer())))
 })
 
@@ -423,29 +431,36 @@ describe("TokenService with a TokenStore", () => {
         expect(yield* (yield* tokens).stats).toMatchObject({ tokenRequests: 1, sharedTokens: 1 })
       })))
 
-  it.effect("a retry handed a store's token from before the refusal, refused too, tries once more with one fetched here", () =>
+  it.effect("a retry takes from the store only a token issued after the refused one; one so taken and refused too, the call tries once more with one fetched here", () =>
     offering(undefined, (offered) =>
       Effect.gen(function*() {
         yield* search
-        // another process stored a token the API refuses, and this store never lets it go
-        yield* Ref.set(offered, yield* tokenOf("stored-before-the-refusal"))
+        // a token another process stored no later than the refused one: not taken
+        yield* Ref.set(offered, yield* tokenOf("stored-with-the-first"))
         yield* revoke
         yield* search
-        // 401 with T1, 401 with the store's token, success with one fetched here
-        expect(yield* requests).toEqual({ token: 2, search: 4 })
-        expect(yield* (yield* tokens).stats).toMatchObject({ tokenRequests: 2, sharedTokens: 1 })
+        expect(yield* requests).toEqual({ token: 2, search: 3 })
+        // a later one, which the API refuses too: taken, then one fetched here
+        yield* TestClock.adjust("1 minute")
+        yield* Ref.set(offered, yield* tokenOf("stored-later"))
+        yield* revoke
+        yield* search
+        expect(yield* requests).toEqual({ token: 3, search: 6 })
+        expect(yield* (yield* tokens).stats).toMatchObject({ tokenRequests: 3, sharedTokens: 1 })
         // a store's token refused, then one fetched here refused as well: the call fails, on its third try
-        yield* Ref.set(offered, yield* tokenOf("another-stored"))
+        yield* TestClock.adjust("1 minute")
+        yield* Ref.set(offered, yield* tokenOf("stored-later-still"))
         yield* Effect.flatMap(control, (c) => c.injectFault({ target: "search", status: 401, count: 3 }))
         expect((yield* Effect.flip(search))._tag).toBe("AuthenticationError")
-        expect(yield* requests).toEqual({ token: 3, search: 7 })
+        expect(yield* requests).toEqual({ token: 4, search: 9 })
       })))
 
   it.effect("calls refused at once share one fetch for their last try", () =>
     offering(undefined, (offered) =>
       Effect.gen(function*() {
         yield* search
-        yield* Ref.set(offered, yield* tokenOf("stored-before-the-refusal"))
+        yield* TestClock.adjust("1 minute")
+        yield* Ref.set(offered, yield* tokenOf("stored-later"))
         yield* revoke
         yield* together(20, search)
         expect(yield* requests).toEqual({ token: 2, search: 1 + 20 * 3 })

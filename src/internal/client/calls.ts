@@ -2,11 +2,11 @@
  * One authorized API call, from a request to its decoded answer: the budget's turn, a token, the
  * request, the answer classified; 401s and transient failures tried again (docs/reliability.md).
  */
-import { catchAll, clockMillis, HttpClient, HttpClientRequest } from "#edition/internal/seam"
+import { catchAll, HttpClient, HttpClientRequest } from "#edition/internal/seam"
 import type { Schedule } from "effect"
 import { Effect, Function, Option, Redacted } from "effect"
 import * as AccessToken from "../../AccessToken.js"
-import type { ApiResponse, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
+import type { ApiResponse, AuthenticationError, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
 import { maskOf } from "../../core/mask/mask.js"
 import type { Settings } from "../../DesignSearchConfig.js"
 import * as RequestBudget from "../../RequestBudget.js"
@@ -80,33 +80,32 @@ export const makeCall = (
       }))
 
     /**
-     * The tries after a 401: one with the token `get` hands out, and, when that one is refused too
-     * without being known to have been fetched since the first 401 (a store may hand out a token
-     * any process fetched before it), one last with a token fetched here since (`renew`). So a call
-     * fails with `AuthenticationError` only when a token fetched after its first refusal is refused
-     * too; three tries at most.
+     * A try, and after a 401 another with the refused token's renewal (`renew`), which every call
+     * refused with that token shares. Only when the renewal was not fetched here after the first
+     * refusal (a store's token, which may predate it) is it renewed once more. So a call fails with
+     * `AuthenticationError` only when a token fetched after its first refusal is refused too; three
+     * tries at most, two without a store's token.
      */
-    const afterRefusal = <A>(request: HttpClientRequest.HttpClientRequest, decode: Decode<A>) =>
-      Effect.clockWith((clock) => {
-        const since = clockMillis(clock)
-        let retried: AccessToken.AccessToken | undefined
-        return Effect.catchTag(
-          attempt(request, decode, Effect.map(tokens.get, (token) => (retried = token))),
-          "AuthenticationError",
-          (e) =>
-            retried === undefined ?
-              Effect.fail(e) :
-              Effect.flatMap(
-                tokens.renew(retried, since),
-                (fresh) => Option.isNone(fresh) ? Effect.fail(e) : attempt(request, decode, Effect.succeed(fresh.value))
-              )
-        )
+    const withRenewals = <A>(request: HttpClientRequest.HttpClientRequest, decode: Decode<A>) =>
+      Effect.suspend(() => {
+        const used: Array<AccessToken.AccessToken> = []
+        const tryWith = (token: Effect.Effect<AccessToken.AccessToken, TokenError>) =>
+          attempt(request, decode, Effect.map(token, (t) => (used.push(t), t)))
+        const afterRefusal = (e: AuthenticationError): Effect.Effect<ApiResponse<A>, CallError> => {
+          const [first, refused] = [used[0], used.at(-1)]
+          if (refused === undefined || used.length > 2) return Effect.fail(e)
+          return Effect.flatMap(tokens.renew(refused, used.length > 1 ? first : undefined), (next) =>
+            Option.isNone(next)
+              ? Effect.fail(e)
+              : Effect.catchTag(tryWith(Effect.succeed(next.value)), "AuthenticationError", afterRefusal))
+        }
+        return Effect.catchTag(tryWith(tokens.get), "AuthenticationError", afterRefusal)
       })
 
     // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
     const policy = toldRetries(options.retrySchedule ?? defaultRetrySchedule)
     return (request, decode) => {
-      const once = Effect.catchTag(attempt(request, decode), "AuthenticationError", () => afterRefusal(request, decode))
+      const once = withRenewals(request, decode)
       // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
       return catchAll(once, (first) => {
         let replayed = false

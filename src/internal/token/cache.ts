@@ -27,11 +27,16 @@ interface State {
   /** Whether `token` was handed out from the cache since it was fetched. */
   readonly used: boolean
   readonly inflight: Flight | undefined
-  /** The fetch in flight for `renew`, which takes no token from the store, and when it began. */
-  readonly renewal: { readonly deferred: Flight; readonly since: number } | undefined
 }
 
-const empty: State = { token: undefined, validUntil: 0, used: false, inflight: undefined, renewal: undefined }
+const empty: State = { token: undefined, validUntil: 0, used: false, inflight: undefined }
+
+/** A token refused with a 401: until when it lives, how many token requests had begun when it was first refused, and its renewal. */
+interface Refusal {
+  readonly expires: number
+  readonly requests: number
+  renewal: Token | undefined
+}
 
 /** What the pieces of one service share. */
 interface Cache {
@@ -45,10 +50,10 @@ interface Cache {
   readonly store: TokenStore.ClientTokens
   /** The span the service is built in: the parent of its fetches' spans (`withOwnSpan`). */
   readonly owner: Option.Option<Tracer.AnySpan>
-  /** Tokens fetched here, with when their request was sent: a store's token is another object. */
+  /** Tokens fetched here, with how many token requests had begun before theirs: a store's token is another object. */
   readonly fetchedHere: WeakMap<Token, number>
-  /** Tokens refused with a 401 (token → expiry): none is handed out again while it lives. */
-  readonly refused: Map<string, number>
+  /** Tokens refused with a 401, by value: none is handed out again while it lives. */
+  readonly refused: Map<string, Refusal>
   /**
    * Refused tokens the store is still to hear of, told one at a time by one fiber: an outage
    * queues them (the oldest let go past `maxRefused`) rather than start a retrying fiber for each.
@@ -69,16 +74,17 @@ const lifeMillis = (token: Token) => Duration.toMillis(AccessToken.lifetime(toke
 // The skew is at most a tenth of the token's life, so that a short-lived token is still usable.
 const validUntil = (c: Cache, token: Token) =>
   expiresMillis(token) - Math.min(Duration.toMillis(c.config.expirySkew), lifeMillis(token) / 10)
-const fetchedSince = (c: Cache, token: Token, since: number) =>
-  (c.fetchedHere.get(token) ?? Number.NEGATIVE_INFINITY) >= since
+const issuedMillis = (token: Token) => DateTime.toEpochMillis(token.issuedAt)
 /** Whether `token` is the cached one. */
 const holds = (s: State, token: Token) => s.token !== undefined && AccessToken.sameToken(s.token, token)
 
 const isRefused = (c: Cache, token: Token) => c.refused.has(Redacted.value(token.token))
 const remember = (c: Cache, token: Token, now: number) => {
-  for (const [value, expires] of c.refused) if (expires <= now) c.refused.delete(value)
+  for (const [value, { expires }] of c.refused) if (expires <= now) c.refused.delete(value)
+  if (isRefused(c, token)) return
   if (c.refused.size >= maxRefused) c.refused.delete(c.refused.keys().next().value ?? "")
-  c.refused.set(Redacted.value(token.token), expiresMillis(token))
+  const refusal = { expires: expiresMillis(token), requests: c.counters.tokenRequests, renewal: undefined }
+  c.refused.set(Redacted.value(token.token), refusal)
 }
 
 /**
@@ -100,13 +106,12 @@ const withOwnSpan = (c: Cache, name: string, linkCaller: boolean) => (effect: Fe
 
 /** One token request, counted, its token remembered as fetched here. */
 const requestToken = (c: Cache): Fetch =>
-  Effect.clockWith((clock) => {
-    c.counters.tokenRequests++
-    const sent = clockMillis(clock)
+  Effect.suspend(() => {
+    const before = c.counters.tokenRequests++
     const limits = { timeout: c.config.tokenTimeout, maxBodyBytes: c.config.maxBodyBytes }
     return Effect.tap(
       TokenEndpoint.requestToken(c.client, c.config, c.config.tokenUrl, limits),
-      (token) => Effect.sync(() => c.fetchedHere.set(token, sent))
+      (token) => Effect.sync(() => c.fetchedHere.set(token, before))
     )
   })
 
@@ -167,8 +172,7 @@ const startFetch = (c: Cache, deferred: Flight, fetch: Fetch): Effect.Effect<voi
     Effect.onExit((exit) =>
       Ref.update(c.state, (s): State => {
         const flights = {
-          inflight: s.inflight === deferred ? undefined : s.inflight,
-          renewal: s.renewal?.deferred === deferred ? undefined : s.renewal
+          inflight: s.inflight === deferred ? undefined : s.inflight
         }
         return Exit.isSuccess(exit)
           ? { token: exit.value, validUntil: validUntil(c, exit.value), used: false, ...flights }
@@ -189,30 +193,28 @@ const startFetch = (c: Cache, deferred: Flight, fetch: Fetch): Effect.Effect<voi
   )
 
 /**
- * The cached token if usable, else the one fetch for it, joined or started: for `get`, any fetch;
- * for a `renew` of a call refused `since` then, a token fetched here since, without the store.
- * Installing a flight and starting its fetch are not torn apart by an interruption, or every later
- * caller would wait on a fetch that never starts.
+ * The cached token if usable, else the one fetch for it, joined or started; for the renewal of a
+ * `refused` token, the cached one if it is another, and from the store only a token issued after
+ * it. Installing a flight and starting its fetch are not torn apart by an interruption, or every
+ * later caller would wait on a fetch that never starts.
  */
-const claim = (c: Cache, since?: number): Fetch =>
+const claim = (c: Cache, refused?: Token): Fetch =>
   Effect.clockWith((clock) =>
     Effect.uninterruptibleMask((restore) =>
       // what the caller is to run next, and the state it leaves
       Effect.flatMap(newFlight, (deferred) =>
         Effect.flatten(Ref.modify(c.state, (s): [Fetch, State] => {
-          const now = clockMillis(clock)
-          const renewing = since !== undefined
-          if (s.token !== undefined && now < s.validUntil && (!renewing || fetchedSince(c, s.token, since))) {
+          const other = s.token !== undefined && (refused === undefined || !AccessToken.sameToken(s.token, refused))
+          if (s.token !== undefined && other && clockMillis(clock) < s.validUntil) {
             return [Effect.succeed(s.token), s.used ? s : { ...s, used: true }]
           }
           if (c.closed) return [Effect.fail(closedError), s]
           c.counters.waits++
-          const joined = !renewing ? s.inflight : s.renewal && s.renewal.since >= since ? s.renewal.deferred : undefined
-          if (joined !== undefined) return [restore(Deferred.await(joined)), s]
-          const fetch = obtain(c, requestRetried(c), () => !renewing)
+          if (s.inflight !== undefined) return [restore(Deferred.await(s.inflight)), s]
+          const newer = (token: Token) => refused === undefined || issuedMillis(token) > issuedMillis(refused)
+          const fetch = obtain(c, requestRetried(c), newer)
           const started = startFetch(c, deferred, withOwnSpan(c, "TokenService.fetch", true)(fetch))
-          const waited = Effect.andThen(started, restore(Deferred.await(deferred)))
-          return [waited, renewing ? { ...s, renewal: { deferred, since: now } } : { ...s, inflight: deferred }]
+          return [Effect.andThen(started, restore(Deferred.await(deferred))), { ...s, inflight: deferred }]
         })))
     )
   )
@@ -239,8 +241,27 @@ const invalidate = (c: Cache) => (token: Token): Effect.Effect<void> =>
     return Effect.andThen(cleared, told ? Effect.void : Queue.offer(c.unheard, token))
   }))
 
-const renew = (c: Cache) => (token: Token, since: number): Effect.Effect<Option.Option<Token>, TokenError> =>
-  Effect.suspend(() => fetchedSince(c, token, since) ? Effect.succeedNone : Effect.asSome(claim(c, since)))
+/**
+ * One renewal per refused token, for every call refused with it however late it asks: a herd
+ * refused together makes one fetch, and a straggler is not handed a third token.
+ */
+const renew = (c: Cache) => (token: Token, first?: Token): Effect.Effect<Option.Option<Token>, TokenError> =>
+  Effect.clockWith((clock) => {
+    const firstRefused = first === undefined ? undefined : c.refused.get(Redacted.value(first.token))
+    const fetchedAt = c.fetchedHere.get(token)
+    if (firstRefused !== undefined && fetchedAt !== undefined && fetchedAt >= firstRefused.requests) {
+      return Effect.succeedNone
+    }
+    const refusal = c.refused.get(Redacted.value(token.token))
+    const renewal = refusal?.renewal
+    if (renewal !== undefined && clockMillis(clock) < validUntil(c, renewal)) {
+      return Effect.succeed(isRefused(c, renewal) ? Option.none() : Option.some(renewal))
+    }
+    return Effect.map(claim(c, token), (fresh) => {
+      if (refusal !== undefined) refusal.renewal = fresh
+      return Option.some(fresh)
+    })
+  })
 
 /** `TokenService.make`, transient failures of the token endpoint retried on `retrySchedule`. */
 export const make = (retrySchedule: Schedule.Schedule<unknown, TokenError>) =>
