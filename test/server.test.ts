@@ -5,7 +5,7 @@
  */
 import { catchDefect, clientErrorReason, FetchHttpClient, HttpClient } from "#edition/internal/seam"
 import { HttpClientRequest, timeoutFail } from "#edition/internal/seam"
-import { edition, NodeHttpClient } from "#test-edition/support/seam"
+import { NodeHttpClient } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Schema, Stream } from "effect"
 import * as Net from "node:net"
@@ -431,14 +431,10 @@ describe("Sandbox.serve answers only its own address, and control only from no p
           `GET http://evil.example:${served.port}${
             designPath(chair)
           } HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
-          // Effect 4's server hands the app the absolute-form target as a path, and its authority less
-          // the user and the scheme as Host: the sandbox sees its own address (a bug of the library's)
-          ...(edition === 3
-            ? [
-              `GET http://user@${own}/__sandbox/stats HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
-              `POST https://${own}/__sandbox/reset HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`
-            ]
-            : [])
+          // a user or another scheme in the target is not the sandbox's address, whatever Host says
+          `GET http://user@${own}/__sandbox/stats HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
+          `POST https://${own}/__sandbox/reset HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
+          `POST https://${own}/__sandbox/reset HTTP/1.1\r\nhost: evil.example\r\nconnection: close\r\n\r\n`
         ]
       ) {
         const answer = yield* onSocket(served.port, request)

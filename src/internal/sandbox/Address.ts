@@ -23,9 +23,10 @@ export { isOwnOrigin, make, type OwnAddress } from "../../core/sandbox/address.j
 export const onlyOwnHost = (app: App, own: OwnAddress): App => {
   const errors = errorAnswers(counter("host"))
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const raw = NodeHttpServerRequest.toIncomingMessage(request).rawHeaders
-    const hostHeaders = raw.filter((name, i) => i % 2 === 0 && name.toLowerCase() === "host").length
-    const refused = misaddressed(own, request.url, request.headers["host"], hostHeaders)
+    // the target and `Host` as received: Effect 4's request rewrites an absolute-form target
+    const { headers, rawHeaders, url = "" } = NodeHttpServerRequest.toIncomingMessage(request)
+    const hostHeaders = rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === "host").length
+    const refused = misaddressed(own, url, headers.host, hostHeaders)
     return refused === undefined ? app : Effect.succeed(errors(refused.status, [refused.problem]))
   })
 }
