@@ -1,7 +1,7 @@
 import { forkChild, HttpClient, requestError } from "#edition/internal/seam"
-import { edition, NodeHttpClient, poll, TestClock } from "#test-edition/support/seam"
+import { edition, hasDie, NodeHttpClient, poll, TestClock } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Stream } from "effect"
+import { Cause, DateTime, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Stream } from "effect"
 import { createServer } from "node:http"
 import { DesignSearchClient, DesignSearchConfig, Sandbox } from "../src/index.js"
 import { clientLayer, sandboxStats, withTime } from "./support/layers.js"
@@ -156,6 +156,20 @@ describe("DesignSearchClient: requests that fail their own schema are not sent",
         expect((yield* sandboxStats).requests).toEqual(noRequests)
       }).pipe(Effect.provide(clientLayer())))
   }
+
+  it.effect("a request whose getter throws dies with the caller's own error, and sends nothing", () =>
+    Effect.gen(function*() {
+      const own = new Error("the caller's own")
+      const request = {
+        get query(): string {
+          throw own
+        }
+      }
+      const exit = yield* Effect.exit((yield* Client).quickSearch(request))
+      expect(Exit.isFailure(exit) && hasDie(exit.cause)).toBe(true)
+      expect(Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined).toBe(own)
+      expect((yield* sandboxStats).requests).toEqual(noRequests)
+    }).pipe(Effect.provide(clientLayer())))
 
   const numbers = [
     "",

@@ -119,7 +119,7 @@ describe("design-search help", () => {
           expect(outcome.code, `${args.join(" ")}\n${outcome.stderr}`).toBe(0)
         }
       }
-    }))
+    }), 120_000) // a CLI process or two for each command, one after another: slow on a busy machine
 })
 
 describe("design-search usage errors", () => {

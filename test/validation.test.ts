@@ -116,3 +116,15 @@ describe("describe", () => {
     )
   })
 })
+
+describe("a value whose getter throws", () => {
+  it("is the caller's bug: the decode throws the caller's own error, in either edition", () => {
+    const own = new Error("the caller's own")
+    const request = {
+      get query(): string {
+        throw own
+      }
+    }
+    assert.throws(() => decodeUnknownResult(Designs.QuickSearchRequest)(request), own)
+  })
+})

@@ -5,11 +5,9 @@
  * the seams uses only what both Effects share.
  */
 import { Headers, HttpClientError, HttpClientRequest } from "@effect/platform"
-import { Cause, ConfigError, Context, DateTime, Effect, Either, Layer, Option, Schema } from "effect"
-import type { Duration } from "effect"
-import { Exit, Schedule } from "effect"
-import { Chunk, Stream } from "effect"
-import type { Clock, ParseResult, Scope } from "effect"
+import { Cause, Chunk, ConfigError, Context, DateTime, Effect, Either, Exit, Layer, Option } from "effect"
+import { Schedule, Schema, Stream } from "effect"
+import type { Clock, Duration, ParseResult, Scope } from "effect"
 
 export { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 export type { HttpClientError } from "@effect/platform"

@@ -2,13 +2,11 @@
  * The edition seam, Effect 4's side: the same exports as `seam.effect3.ts`, spelled as Effect 4
  * spells them. See that module for what the seam is.
  */
-import { Cause, Config, ConfigProvider, Context, DateTime, Effect, Layer, Option } from "effect"
-import { Result as R, Schema, SchemaIssue } from "effect"
-import type { Duration } from "effect"
-import { Stream } from "effect"
-import { Exit, Latch, Schedule } from "effect"
-import type { Clock, Scope } from "effect"
+import { Cause, Config, ConfigProvider, Context, DateTime, Effect, Exit, Latch, Layer, Option } from "effect"
+import { Result as R, Schedule, Schema, SchemaIssue, Stream } from "effect"
+import type { Clock, Duration, Scope } from "effect"
 import { HttpClientError, HttpClientRequest } from "effect/http"
+import type { ParseOptions } from "effect/SchemaAST"
 
 export { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "effect/http"
 export type { HttpClientError } from "effect/http"
@@ -114,8 +112,15 @@ export const missingConfig = (_path: ReadonlyArray<string>, message: string): Co
 
 /** The error of a failed decode. */
 export type SchemaError = Schema.SchemaError
-/** Decodes `u` to a `Result`, failing with a `SchemaError`. */
-export const decodeUnknownResult = Schema.decodeUnknownResult
+/** Decodes `u` to a `Result`, failing with a `SchemaError`; a throwing getter's own error goes on, as in Schema 3. */
+export const decodeUnknownResult = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, options?: ParseOptions) => {
+  const decode = Schema.decodeUnknownExit(schema, options)
+  return (u: unknown, overrides?: ParseOptions): Result<S["Type"], Schema.SchemaError> => {
+    const exit = decode(u, overrides)
+    if (Exit.isSuccess(exit)) return R.succeed(exit.value)
+    return R.fail(Option.getOrThrowWith(Cause.findErrorOption(exit.cause), () => Cause.squash(exit.cause)))
+  }
+}
 /** Decodes `u` in an effect, failing with a `SchemaError`. */
 export const decodeUnknownEffect = Schema.decodeUnknownEffect
 /** Encodes `a` to a `Result`, failing with a `SchemaError`. */
