@@ -18,6 +18,8 @@ export default defineConfig({
     // Effect 4 has is named so
     exclude: ["test/effect4/**", "test/**/*.effect4.test.ts", "**/node_modules/**"],
     testTimeout: 30_000,
+    // a worker per core, as Effect 4's vitest runs: vitest 3 leaves one core idle, half the machine on two
+    maxWorkers: "100%",
     // what a test prints (the library's warnings about Redis, say) is shown only when it fails
     silent: "passed-only",
     ...(report === undefined ? {} : { reporters: ["default", "json"], outputFile: { json: `${report}-effect3.json` } })
