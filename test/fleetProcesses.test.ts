@@ -156,9 +156,11 @@ describe("a fleet sharing tokens through Redis", { timeout: 120_000 }, () => {
       yield* Fiber.interrupt(sampler)
       yield* sample
       expect(samples.at(-1)![1]).toBe(160)
-      // Over every window of at least 2 seconds, no more than the rate allows: 15% and 4 requests of
-      // tolerance for a loaded machine, where requests queue and are counted in bursts. Unshared,
-      // four processes would send at four times the rate.
+      // Over every window of at least 2 seconds, no more than the rate allows over that window widened
+      // by the longest stall of this process, which counts the requests: what queued while it stalled
+      // is counted in a burst after. 15% and 4 requests of tolerance besides. Unshared, four
+      // processes would send at four times the rate.
+      const stall = Math.max(0, ...samples.slice(1).map(([t], k) => t - samples[k]![0] - 50))
       let windows = 0
       for (let i = 0; i < samples.length; i++) {
         const j = samples.findIndex(([t]) => t >= samples[i]![0] + 2000)
@@ -166,7 +168,7 @@ describe("a fleet sharing tokens through Redis", { timeout: 120_000 }, () => {
         const [t0, c0] = samples[i]!
         const [t1, c1] = samples[j]!
         windows++
-        expect(c1 - c0).toBeLessThanOrEqual(Math.ceil(requestsPerSecond * ((t1 - t0) / 1000) * 1.15) + 4)
+        expect(c1 - c0).toBeLessThanOrEqual(Math.ceil(requestsPerSecond * ((t1 - t0 + stall) / 1000) * 1.15) + 4)
       }
       // 160 calls at 40 a second take about 4 seconds: the check saw windows
       expect(windows).toBeGreaterThan(10)
