@@ -1,10 +1,10 @@
-import { FetchHttpClient, HttpClient } from "#edition/internal/seam"
+import { FetchHttpClient, HttpClient, requestError } from "#edition/internal/seam"
 import { logsTo } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Layer, Redacted } from "effect"
 import { createServer } from "node:http"
 import { DesignSearchClient, DesignSearchConfig, Sandbox, TokenService } from "../src/index.js"
-import { clientLayer } from "./support/layers.js"
+import { clientLayer, sandboxLayer, withTime } from "./support/layers.js"
 import { listening } from "./support/loopback.js"
 import { recordingTracer } from "./support/tracing.js"
 
@@ -61,6 +61,44 @@ describe("secrets never escape", () => {
       expect(Exit.isFailure(exit)).toBe(true)
       for (const text of shown) expect(text).not.toContain(secret)
     }).pipe(Effect.provide(clientLayer({ config: { clientSecret: secret } }))))
+})
+
+describe("a client that quotes the request in its failure", () => {
+  const bodyText = (body: unknown) =>
+    typeof body === "object" && body !== null && "body" in body && body.body instanceof Uint8Array
+      ? new TextDecoder().decode(body.body)
+      : ""
+  /** `client` failing every request, quoting its credentials and body, as some proxies and agents do. */
+  const quoting = (client: HttpClient.HttpClient) =>
+    HttpClient.transform(client, (_, request) =>
+      Effect.fail(requestError(request, "Transport", {
+        description: `refused ${request.headers["authorization"]} ${bodyText(request.body)}`
+      })))
+
+  it.effect("shows no token in the TransportError of an API call", () =>
+    Effect.gen(function*() {
+      const tokenValue = Redacted.value((yield* (yield* TokenService.TokenService).get).token)
+      const { exit, shown } = yield* withTime(
+        observe((yield* Client).getDesign(Sandbox.fixedNumbers.chair)),
+        "1 minute"
+      )
+      expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toMatchObject({ _tag: "TransportError" })
+      expect(shown.join("\n")).toContain("Bearer [redacted]")
+      for (const text of shown) expect(text).not.toContain(tokenValue)
+    }).pipe(Effect.provide(clientLayer({ client: { transformClient: quoting } }))))
+
+  it.effect("shows no client secret in the TokenError of a token request", () =>
+    Effect.gen(function*() {
+      const { exit, shown } = yield* withTime(observe((yield* Client).quickSearch({ query: "chair" })), "1 minute")
+      expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toMatchObject({ _tag: "TokenError" })
+      expect(shown.join("\n")).toContain("[redacted]")
+      for (const text of shown) expect(text).not.toContain(secret)
+    }).pipe(Effect.provide(
+      DesignSearchClient.layer().pipe(
+        Layer.provide(Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, quoting))),
+        Layer.provideMerge(sandboxLayer({ sandbox: { clientSecret: secret }, config: { clientSecret: secret } }))
+      )
+    )))
 })
 
 describe("the Authorization header goes only to the configured API origin", () => {

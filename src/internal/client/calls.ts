@@ -73,8 +73,9 @@ export const makeCall = (
     ) =>
       paced(Effect.flatMap(tokenOfTry, (token) => {
         const authorized = HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token))
-        return exchange(client, authorized, limits, base).pipe(
-          Effect.flatMap((answer) => classify(decode, answer, () => maskOf([Redacted.value(token.token)]))),
+        const mask = () => maskOf([Redacted.value(token.token)])
+        return exchange(client, authorized, { ...limits, mask }, base).pipe(
+          Effect.flatMap((answer) => classify(decode, answer, mask)),
           Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
         )
       }))

@@ -7,11 +7,15 @@ import { removeHeader, timeoutFail, updateContext, yieldNow } from "#edition/int
 import type { Headers, HttpClientError, HttpClientRequest, HttpClientResponse } from "#edition/internal/seam"
 import { Context, Duration, Effect, Option, Stream } from "effect"
 import { TransportError, UnexpectedResponseError } from "../../ApiError.js"
+import { keptText, noMask } from "../../core/mask/mask.js"
+import type { Mask } from "../../core/mask/mask.js"
 
 /** What bounds every request: one deadline for the whole exchange, body included, and the body's size. */
 export interface Limits {
   readonly timeout: Duration.Duration
   readonly maxBodyBytes: number
+  /** The credentials the request carries, masked out of what a failure tells (a client may quote a header). */
+  readonly mask?: (() => Mask) | undefined
 }
 
 /** What a request brings back: enough to classify it. */
@@ -44,6 +48,12 @@ export const confine = (client: HttpClient.HttpClient, origin: string): HttpClie
 
 const transportError = (reason: TransportError["reason"], method: string, url: string, detail: string) =>
   new TransportError({ reason, method, url, detail })
+
+/** `error` with its `detail` masked of `mask`'s secrets and bounded, as a server's text is. */
+const maskedTransport = (mask: () => Mask) => (error: SendError): SendError =>
+  error._tag === "TransportError" ?
+    transportError(error.reason, error.method, error.url, keptText(mask(), error.detail)) :
+    error
 
 /** What went wrong below the client, as its errors tell it (`fetch failed: ECONNREFUSED ...`), at most three deep. */
 const causeOf = (cause: unknown, depth = 0): ReadonlyArray<string> =>
@@ -160,7 +170,8 @@ export const exchange = (
           base + request.url,
           `no complete response within ${Duration.format(limits.timeout)}`
         )
-    })
+    }),
+    Effect.mapError(maskedTransport(limits.mask ?? (() => noMask)))
   )
 
 /** `exchange`, `fetch` told here not to follow redirects. */

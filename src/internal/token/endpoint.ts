@@ -107,14 +107,14 @@ export const requestToken = (
   tokenUrl: string,
   limits: Limits
 ): Effect.Effect<AccessToken.AccessToken, TokenError> =>
-  Effect.flatMap(DateTime.now, (sentAt) =>
-    send(client, tokenRequest(tokenUrl, credentials), limits).pipe(
+  Effect.flatMap(DateTime.now, (sentAt) => {
+    // the secret, and `id:secret` (whose base64 is HTTP Basic's form of the credentials)
+    const secrets = [
+      Redacted.value(credentials.clientSecret),
+      `${credentials.clientId}:${Redacted.value(credentials.clientSecret)}`
+    ]
+    return send(client, tokenRequest(tokenUrl, credentials), { ...limits, mask: () => maskOf(secrets) }).pipe(
       Effect.mapError((error) => sendFailure(error, tokenUrl, limits.timeout)),
-      Effect.flatMap((answer) =>
-        fromResult(interpret(answer, sentAt, [
-          // the secret, and `id:secret` (whose base64 is HTTP Basic's form of the credentials)
-          Redacted.value(credentials.clientSecret),
-          `${credentials.clientId}:${Redacted.value(credentials.clientSecret)}`
-        ]))
-      )
-    ))
+      Effect.flatMap((answer) => fromResult(interpret(answer, sentAt, secrets)))
+    )
+  })
