@@ -413,7 +413,7 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror", (it) => {
       const badSchema = { _tag: "MirrorDatabaseError", detail: expect.stringMatching(/^schema must be/) }
       // 64 bytes: PostgreSQL would keep 63, and two such names would be one schema
       for (
-        const schema of ["", 5, "a\u0000b", "s".repeat(64), "é".repeat(32), "information_schema", "pg_catalog", "pg_x"]
+        const schema of ["", 5, "a\u0000b", "s".repeat(64), "é".repeat(32), "information_schema", "pg_catalog", "pg_x", "$user"]
       ) {
         const made = Effect.scoped(Layer.build(DesignMirror.layer({ schema: schema as string })))
         const error = yield* Effect.flip(Effect.provide(made, deps))

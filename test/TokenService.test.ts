@@ -253,7 +253,7 @@ describe("401s: invalidate and renew", () => {
       expect(yield* tokenRequests).toBe(2)
     }).pipe(Effect.provide(clientLayer())))
 
-  it.effect("renew: calls refused with one token share one renewal, however late; a token fetched since the refusal is refused too", () =>
+  it.effect("renew: calls refused with one token share one renewal, however late, led along a renewal refused and renewed in turn; a token fetched since the refusal is refused too", () =>
     Effect.gen(function*() {
       const service = yield* tokens
       const first = yield* get
@@ -274,7 +274,11 @@ describe("401s: invalidate and renew", () => {
       expect(Option.isNone(yield* service.renew(first))).toBe(true)
       expect(yield* tokenRequests).toBe(2)
       // a call whose first try had the renewal gets the renewal's own
-      expect(Option.isSome(yield* service.renew(second))).toBe(true)
+      const third = yield* service.renew(second)
+      expect(Option.isSome(third)).toBe(true)
+      expect(yield* tokenRequests).toBe(3)
+      // and a straggler refused with the first token, late, is led along to it
+      expect(Option.map(yield* service.renew(first), valueOf)).toEqual(Option.map(third, valueOf))
       expect(yield* tokenRequests).toBe(3)
     }).pipe(Effect.provide(clientLayer())))
 })

@@ -47,6 +47,8 @@ export const schemaProblem = (schema: unknown): string | undefined =>
     ? "schema must be a non-empty text without NUL (U+0000), or nothing"
     : new TextEncoder().encode(schema).length > maxIdentifierBytes
     ? `schema must be at most ${maxIdentifierBytes} bytes (PostgreSQL cuts a longer name)`
+    : schema === "$user"
+    ? "schema must be a name a search_path keeps as it is: there \"$user\" stands for the current role"
     : schema === "information_schema" || schema.startsWith("pg_")
     ? `schema must be one of the application's: ${schema} is PostgreSQL's own (information_schema, pg_*)`
     : undefined

@@ -241,6 +241,17 @@ const invalidate = (c: Cache) => (token: Token): Effect.Effect<void> =>
     return Effect.andThen(cleared, told ? Effect.void : Queue.offer(c.unheard, token))
   }))
 
+/** A refusal's renewal, or, where that was refused and renewed in turn, the last of that line. */
+const latestRenewal = (c: Cache, refusal: Refusal | undefined): Token | undefined => {
+  let renewal = refusal?.renewal
+  for (let n = 0; renewal !== undefined && n < maxRefused; n++) {
+    const next: Token | undefined = c.refused.get(Redacted.value(renewal.token))?.renewal
+    if (next === undefined) break
+    renewal = next
+  }
+  return renewal
+}
+
 /**
  * One renewal per refused token, for every call refused with it however late it asks: a herd
  * refused together makes one fetch, and a straggler is not handed a third token.
@@ -253,7 +264,7 @@ const renew = (c: Cache) => (token: Token, first?: Token): Effect.Effect<Option.
       return Effect.succeedNone
     }
     const refusal = c.refused.get(Redacted.value(token.token))
-    const renewal = refusal?.renewal
+    const renewal = latestRenewal(c, refusal)
     if (renewal !== undefined && clockMillis(clock) < validUntil(c, renewal)) {
       return Effect.succeed(isRefused(c, renewal) ? Option.none() : Option.some(renewal))
     }
