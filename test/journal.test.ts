@@ -95,7 +95,7 @@ describe("the journal, in process", () => {
       expect((yield* control.requests()).dropped).toBe(0)
     }).pipe(Effect.provide(clientLayer({ sandbox: { journalSize: 3 } }))))
 
-  it.effect("keeps at most journalBytes of entries as JSON text, the oldest dropped, and none heavier alone", () =>
+  it.effect("keeps at most journalBytes of entries as UTF-8 JSON text, the oldest dropped, and none heavier alone", () =>
     withSandbox((sandbox, http) =>
       Effect.gen(function*() {
         // Each call journals a token request, then a search of about 6,000 characters.
@@ -112,6 +112,11 @@ describe("the journal, in process", () => {
         expect(after.entries.at(-1)?.target).toBe("token")
         expect(after.entries.slice(0, -1)).toEqual(entries.slice(entries.length + 1 - after.entries.length))
         expect(after.entries.filter((e) => e.target === "search").length).toBeGreaterThanOrEqual(2)
+        // bytes, not characters: text of three bytes a character keeps a third as many
+        for (let i = 0; i < 10; i++) yield* call(http, "/search/quick", { query: "chair", note: "椅".repeat(2000) })
+        const wide = (yield* sandbox.control.requests()).entries
+        expect(Buffer.byteLength(JSON.stringify(wide))).toBeLessThanOrEqual(24_000)
+        expect(wide.filter((e) => e.target === "search")).toHaveLength(3)
       }), { designs: 10, journalBytes: 24_000 }))
 
   it.effect("a request refused before it authenticates keeps a preview of its masked body and its size in bytes", () =>

@@ -39,6 +39,14 @@ describe("Sandbox options out of range or of the wrong type", () => {
         [{ designs: 0 }, "designs", "designs must be a positive integer"],
         [{ clientId: 5 }, "clientId", "clientId must be a string"],
         [{ clientSecret: 5 }, "clientSecret", "clientSecret must be a string"],
+        // `null` is a value given, not an option left out
+        [{ clientId: null }, "clientId", "clientId must be a string, got null"],
+        [{ journalBytes: null }, "journalBytes", "journalBytes must be a positive integer, got null"],
+        [{ designs: null }, "designs", "designs must be a positive integer, got null"],
+        [{ resultField: null }, "resultField", "resultField"],
+        [{ seed: null }, "seed", "seed must be a safe integer"],
+        [{ journalSize: 10n }, "journalSize", "journalSize must be a positive integer, got 10n"],
+        [{ maxRequestBytes: {} }, "maxRequestBytes", "maxRequestBytes must be a positive integer, got an object"],
         [{ clientId: "  " }, "clientId", "clientId must not be empty"],
         [{ clientSecret: "" }, "clientSecret", "clientSecret must not be empty"],
         [{ seed: Number.NaN }, "seed", "seed must be a safe integer"],
@@ -57,7 +65,7 @@ describe("Sandbox options out of range or of the wrong type", () => {
         [{ tokenLifetime: { seconds: "60" } }, "tokenLifetime", "tokenLifetime must be a finite, non-negative duration"]
       ]
       for (const [options, path, says] of refused) {
-        const shown = JSON.stringify(options)
+        const shown = JSON.stringify(options, (_, v) => (typeof v === "bigint" ? `${v}n` : v))
         const made = yield* refusal(Sandbox.make(options as Sandbox.Options))
         expect(made.path, shown).toBe(path)
         expect(made.text, shown).toContain(says)

@@ -433,6 +433,8 @@ describe("Sandbox.serve answers only its own address, and control only from no p
           } HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
           // a user or another scheme in the target is not the sandbox's address, whatever Host says
           `GET http://user@${own}/__sandbox/stats HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
+          `GET http://@${own}/__sandbox/stats HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
+          `GET http://:@${own}/__sandbox/stats HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
           `POST https://${own}/__sandbox/reset HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`,
           `POST https://${own}/__sandbox/reset HTTP/1.1\r\nhost: evil.example\r\nconnection: close\r\n\r\n`
         ]

@@ -35,7 +35,9 @@ const addressedTo = (target: string, host: string | undefined): string | undefin
   if (target.startsWith("/") || target === "*") return host
   try {
     const url = new URL(target)
-    return url.protocol === "http:" && url.username === "" && url.password === "" ? url.host : ""
+    // any userinfo, even an empty one (`http://@host/`, which the URL parser drops), is not the sandbox's
+    const authority = target.slice(target.indexOf("//") + 2).split(/[/?#]/, 1)[0] ?? ""
+    return url.protocol === "http:" && !authority.includes("@") ? url.host : ""
   } catch {
     return ""
   }

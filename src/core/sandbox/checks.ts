@@ -40,9 +40,15 @@ const refuse = (name: string, message: string): { readonly refused: Refusal } =>
 const shown = (value: unknown): string =>
   typeof value === "string"
     ? JSON.stringify(value)
-    : typeof value === "number" || typeof value === "boolean" || typeof value === "bigint" || value == null
+    : typeof value === "bigint"
+    ? `${value}n`
+    : typeof value === "number" || typeof value === "boolean" || value == null
     ? String(value)
-    : `a ${Array.isArray(value) ? "list" : typeof value}`
+    : Array.isArray(value)
+    ? "a list"
+    : typeof value === "object"
+    ? "an object"
+    : `a ${typeof value}`
 
 /** The options that are no durations, with their defaults. */
 export interface PlainOptions {
@@ -74,12 +80,15 @@ export const plainOptions = (options: unknown): Checked<PlainOptions> => {
     "journalSize",
     "journalBytes"
   ] as const
-  const o = Object.fromEntries(names.map((name) => [name, given[name] ?? defaults[name]])) as {
+  // only an option left out (or `undefined`) takes its default: `null` is a value, refused as any other
+  const o = Object.fromEntries(
+    names.map((name) => [name, given[name] === undefined ? defaults[name] : given[name]])
+  ) as {
     readonly [K in keyof PlainOptions]: unknown
   }
   for (const name of ["clientId", "clientSecret"] as const) {
     const credential = o[name]
-    if (typeof credential !== "string") return refuse(name, `${name} must be a string, got ${typeof credential}`)
+    if (typeof credential !== "string") return refuse(name, `${name} must be a string, got ${shown(credential)}`)
     // a blank one a client's `DesignSearchConfig` would refuse, naming a variable the user never set
     if (credential.trim() === "") return refuse(name, `${name} must not be empty`)
   }

@@ -17,7 +17,7 @@ export interface JournalEntry<Target extends string = string, Fault = unknown> {
   readonly time: number
   readonly method: string
   readonly path: string
-  /** The query's parameters (a repeated one keeps its last value). */
+  /** The query's parameters (a repeated one keeps every value, joined by ", "). */
   readonly query: { readonly [name: string]: string }
   /** The endpoint it reached; absent when no route has its path. */
   readonly target?: Target | undefined

@@ -192,7 +192,7 @@ export const receive = (
   const queued = target === undefined ? undefined : take(state.faults, seen)
   const entry = entryOf(queued !== undefined)
   if (queued !== undefined) entry.fault = { index: queued.index, fault: queued.fault }
-  push(state.journal, entry, JSON.stringify(entry).length + `,"status":200,`.length)
+  push(state.journal, entry, Buffer.byteLength(JSON.stringify(entry)) + `,"status":200,`.length)
   return { entry, fault: queued?.fault }
 }
 
