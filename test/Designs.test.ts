@@ -54,6 +54,17 @@ describe("WireDate", () => {
     expect(decoded("2023-01-05T10:20:30Z")).toBe(Date.UTC(2023, 0, 5, 10, 20, 30))
   })
 
+  it("IsoDate tells a date written YYYY-MM-DD that names no day as no such day, in the same words in both editions", () => {
+    const details = (s: string) => issues(decodeIsoDate(s)).map((e) => e.detail)
+    expect(details("2024-02-30")).toEqual(["2024-02-30 is no such day"])
+    expect(details("2023-02-29")).toEqual(["2023-02-29 is no such day"])
+    expect(details("2023-13-01")).toEqual(["2023-13-01 is no such day"])
+    for (const bad of ["01/10/2001", "2023-1-01", "2023-02-30x", ""]) {
+      expect(details(bad), bad).toEqual(["expected a date written YYYY-MM-DD"])
+    }
+    expect(details("2024-02-29")).toEqual([])
+  })
+
   it("agrees with the plain reading on any string", () => {
     const date = fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10))
     fc.assert(

@@ -7,7 +7,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { DateTime, Effect, Either, Layer, Option, TestClock } from "effect"
-import { execFile } from "node:child_process"
+import { execFile, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { plan } from "../src/cli/Cli.js"
@@ -49,7 +49,11 @@ describe("design-search changes, its command line", () => {
       Either.getLeft(plan(["changes", ...args], "0")).pipe(Option.map((e) => e.detail))
     const usage = (line: string) => Option.some(`${line}. See \`design-search changes --help\``)
     const since = "`--since` takes a date YYYY-MM-DD, an ISO timestamp, today or yesterday; got"
-    expect(misuse(["--db", "x.db", "--since", "2026-02-30"])).toEqual(usage(`${since} \`2026-02-30\``))
+    expect(misuse(["--db", "x.db", "--since", "2026-02-30"])).toEqual(usage("`--since`: 2026-02-30 is no such day"))
+    // A timestamp on a day that is none is not read as a day of the next month.
+    expect(misuse(["--db", "x.db", "--since", "2026-02-30T06:00:00Z"])).toEqual(
+      usage("`--since`: 2026-02-30 is no such day")
+    )
     expect(misuse(["--db", "x.db", "--since", "last week"])).toEqual(usage(`${since} \`last week\``))
     const kinds = "new, changed, no_longer_matching, not_found, matching_again"
     expect(misuse(["--db", "x.db", "--kind", "removed"])).toEqual(
@@ -160,8 +164,30 @@ layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a mirror a sync
           expect(all.slice(3)).toHaveLength(designs)
           expect(all.slice(3).every((l) => /^2026-12-01 {2}\d{9} {2}new$/.test(l))).toBe(true)
           expect(yield* cli(["--since", "2026-12-01", "--kind", "new"])).toMatch(/^(2026-12-0[12] {2}\d{9} {2}new\n)+$/)
-          expect(yield* cli(["--since", "2026-12-02T06:00:00.001Z"])).toBe("")
-          const json = (yield* cli(["--kind", "changed", "--json"])).trimEnd().split("\n").map((l) => JSON.parse(l))
+          // Nothing to show is one line on stderr, for people; nothing at all with --json.
+          const quiet = (args: ReadonlyArray<string>) =>
+            Effect.map(run(["changes", "--db", db, ...args]), (o) => ({ code: o.code, out: o.stdout, err: o.stderr }))
+          const after = "2026-12-02T06:00:00.001Z"
+          expect(yield* quiet(["--since", after])).toEqual({ code: 0, out: "", err: `no changes since ${after}\n` })
+          expect(yield* quiet(["--since", after, "--kind", "new"])).toEqual({
+            code: 0,
+            out: "",
+            err: `no changes of kind new since ${after}\n`
+          })
+          expect(yield* quiet(["--kind", "not_found", "--since", after, "--json"])).toEqual({
+            code: 0,
+            out: "",
+            err: ""
+          })
+          const lines = (yield* cli(["--kind", "changed", "--json"])).trimEnd().split("\n")
+          // Each object's keys in the order the docs show them.
+          expect(cliDoc).toContain(
+            "`--json` prints one object a change, `{\"number\", \"syncedAt\", \"kind\", \"fields\"}`"
+          )
+          for (const line of lines) {
+            expect(Object.keys(JSON.parse(line))).toEqual(["number", "syncedAt", "kind", "fields"])
+          }
+          const json = lines.map((l) => JSON.parse(l))
           expect(json).toContainEqual({
             number: Sandbox.fixedNumbers.chair,
             syncedAt: "2026-12-02T06:00:00.000Z",
@@ -209,6 +235,81 @@ layer(Pg.layer, { timeout: 120_000 })("design-search changes, on a database that
         (sql) => sql`SELECT nspname FROM pg_namespace WHERE nspname = 'design_search'`
       ).pipe(Effect.provide(DesignMirror.layerPostgres({ url: db })))
       expect(schemas).toEqual([])
+    }))
+})
+
+/**
+ * Another user for the CLI when the tests run as root, whom file modes do not stop (none otherwise:
+ * the modes stop the test's own user), if that user can run it: a Node.js under root's home cannot.
+ */
+const another = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+const anotherRuns = spawnSync(process.execPath, [cliPath, "--version"], { ...another, stdio: "ignore" }).status === 0
+
+describe("design-search on a mirror its user may not write", () => {
+  it.scopedLive.runIf(anotherRuns)(
+    "changes reads a read-only file, in a read-only folder too, and writes nothing; sync says permission denied",
+    () =>
+      Effect.gen(function*() {
+        const home = path.dirname(yield* inFolder)
+        const folder = path.join(home, "shared")
+        fs.mkdirSync(folder)
+        const file = path.join(folder, "designs.db")
+        // The embedded sandbox: one sync, then another that changes nothing.
+        for (let i = 0; i < 2; i++) expect((yield* run(["sync", "chair", "--db", file])).code).toBe(0)
+        const quiet = yield* run(["changes", "--db", file])
+        expect({ code: quiet.code, stdout: quiet.stdout, stderr: quiet.stderr }).toEqual({
+          code: 0,
+          stdout: "",
+          stderr: "the last sync changed nothing\n"
+        })
+        const all = (yield* run(["changes", "--db", file, "--since", "2000-01-01"])).stdout
+        expect(all).toMatch(/^(\d{4}-\d{2}-\d{2} {2}\d{9} {2}new\n)+$/)
+        const bytes = fs.readFileSync(file)
+        fs.chmodSync(home, 0o755)
+        fs.chmodSync(file, 0o444)
+        yield* Effect.addFinalizer(() => Effect.sync(() => fs.chmodSync(folder, 0o755)))
+        const asAnother = (args: ReadonlyArray<string>) =>
+          Effect.map(run(args, {}, undefined, another), (o) => ({ code: o.code, stdout: o.stdout, stderr: o.stderr }))
+        const denied = (detail: string) => ({ code: 2, stdout: "", stderr: `design-search: ${detail}\n` })
+        // The folder read-only first (SQLite can make no file beside the mirror), then writable.
+        for (const mode of [0o555, 0o777]) {
+          fs.chmodSync(folder, mode)
+          expect(yield* asAnother(["changes", "--db", file, "--since", "2000-01-01"])).toEqual({
+            code: 0,
+            stdout: all,
+            stderr: ""
+          })
+          expect(yield* asAnother(["sync", "chair", "--db", file])).toEqual(
+            denied(`${file}: permission denied: the file is read-only to this user`)
+          )
+          expect(fs.readFileSync(file).equals(bytes)).toBe(true)
+        }
+        fs.chmodSync(folder, 0o555)
+        const fresh = path.join(folder, "fresh.db")
+        expect(yield* asAnother(["sync", "chair", "--db", fresh])).toEqual(
+          denied(
+            `${fresh}: permission denied: the folder ${folder} is read-only to this user, and the mirror writes its files there`
+          )
+        )
+        expect(fs.existsSync(fresh)).toBe(false)
+      }),
+    60_000
+  )
+
+  it.scoped("readOnly: a SQLite layer on a local file reads it and refuses every write", () =>
+    Effect.gen(function*() {
+      const file = yield* inFolder
+      const write = (readOnly: boolean, table: string) =>
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql`CREATE TABLE ${sql(table)} (x TEXT)`).pipe(
+          Effect.provide(DesignMirror.layerSqlite({ url: `file:${file}`, readOnly }))
+        )
+      yield* write(false, "made")
+      const error = yield* Effect.flip(write(true, "refused"))
+      expect(String(error.cause)).toMatch(/readonly database/)
+      const names = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT name FROM sqlite_master`).pipe(
+        Effect.provide(DesignMirror.layerSqlite({ url: `file:${file}`, readOnly: true }))
+      )
+      expect(names).toEqual([{ name: "made" }])
     }))
 })
 

@@ -247,6 +247,15 @@ describe("design-search by criteria", () => {
         expect(outcome.stderr).toContain(why)
       }
       expect((yield* served.control.stats).requests).toMatchObject({ advanced: 2, search: 0 })
+      // A quick search's header lists its filters as the criteria's does.
+      const quick = yield* run(
+        ["search", "chair", "--status", "REGISTERED", "--class", "06", "--changed-since", "2001-01-01", "--limit", "1"],
+        env
+      )
+      expect(quick.code, quick.stderr).toBe(0)
+      expect(lines(quick.stdout)[0]).toMatch(
+        /^\d+ designs? match "chair" and status REGISTERED and class 06 and changed since 2001-01-01$/
+      )
     }))
 
   it.scopedLive("export by criteria reads pages of 100, says how many requests it made, and resumes", () =>
@@ -503,12 +512,47 @@ describe("design-search exit codes", () => {
       expect((yield* served.control.stats).requests.search).toBe(0)
     }))
 
-  it.scopedLive("a date that is no date is bad usage: 2", () =>
+  it.scopedLive("a date that is no day, or not written YYYY-MM-DD, is bad usage: 2, told which", () =>
     Effect.gen(function*() {
       const served = yield* serve()
       const outcome = yield* run(["search", "chair", "--changed-since", "2023-02-30"], envFor(served))
       expectCleanFailure(outcome, 2)
-      expect(outcome.stderr).toContain("YYYY-MM-DD")
+      expect(lines(outcome.stderr)).toEqual([
+        "design-search: `--changed-since`: 2023-02-30 is no such day. See `design-search search --help`"
+      ])
+      const misuse = (args: ReadonlyArray<string>) => Either.getLeft(plan(args, "0")).pipe(Option.map((e) => e.detail))
+      expect(misuse(["export", "chair", "--out", "x.jsonl", "--changed-since", "2024-02-30"])).toEqual(
+        Option.some("`--changed-since`: 2024-02-30 is no such day. See `design-search export --help`")
+      )
+      expect(misuse(["search", "chair", "--changed-since", "2024-2-3"])).toEqual(
+        Option.some(
+          "`--changed-since` takes a date written YYYY-MM-DD; got `2024-2-3`. See `design-search search --help`"
+        )
+      )
+      expect((yield* served.control.stats).requests.search).toBe(0)
+    }))
+
+  it.scopedLive("a class that is not a Locarno class or subclass (06, 06-01) is bad usage: 2, told how classes are written", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const outcome = yield* run(["search", "chair", "--class", "6"], envFor(served))
+      expectCleanFailure(outcome, 2)
+      const written = "`--class` takes a Locarno class written 06, or a subclass written 06-01"
+      expect(lines(outcome.stderr)).toEqual([
+        `design-search: ${written}; got \`6\`. See \`design-search search --help\``
+      ])
+      const misuse = (args: ReadonlyArray<string>) => Either.getLeft(plan(args, "0")).pipe(Option.map((e) => e.detail))
+      for (
+        const [command, bad] of [["search", "chairs"], ["sync", "06-1"], ["export", "06 "], ["search", "06-01-02"]]
+      ) {
+        const more = command === "sync" ? ["--db", "x.db"] : command === "export" ? ["--out", "x.jsonl"] : []
+        expect(misuse([command!, "--class", "06", "--class", bad!, ...more])).toEqual(
+          Option.some(`${written}; got \`${bad}\`. See \`design-search ${command} --help\``)
+        )
+      }
+      for (const good of ["06", "06-01", "32-00"]) {
+        expect(misuse(["search", "chair", "--class", good])).toEqual(Option.none())
+      }
       expect((yield* served.control.stats).requests.search).toBe(0)
     }))
 
@@ -669,6 +713,15 @@ describe("design-search failures (failure.ts)", () => {
       new DesignMirror.SqlDriverMissingError({ packageName: "@effect/sql-pg" }),
       3,
       "the SQL driver @effect/sql-pg is not installed: npm install @effect/sql-pg"
+    ],
+    [
+      // Where Effect 4 is installed, npm refuses @effect/sql-libsql (it peers on Effect 3): the line says what works there.
+      "SqlDriverMissingError of SQLite",
+      new DesignMirror.SqlDriverMissingError({ packageName: "@effect/sql-libsql" }),
+      3,
+      "npm install @effect/sql-libsql, which installs beside Effect 3 only: SQLite mirrors need the Effect 3 " +
+      "edition, and an Effect 4 application mirrors into PostgreSQL (DesignMirror.layerPostgres)\n" +
+      "in an Effect 4 application, give --db a postgres:// URL"
     ],
     [
       "IncompleteSyncError",

@@ -101,6 +101,12 @@ layer(Pg.layer, { timeout: 120_000, excludeTestServices: true })("the mirror, sh
           "MirrorDatabaseError"
         )
       }
+      // SQLite's bare code 14, told in words.
+      const missing = yield* Effect.flip(Layer.build(DesignMirror.layerSqlite({ url: "file:/proc/no/such/dir/m.db" })))
+      expect(missing.message).toBe(
+        "the mirror's database failed: opening the SQLite database: cannot open the file: permission denied, " +
+          "or it or its folder is missing"
+      )
     }))
 
   it.scoped("sqlite: a write retried after the file was locked is committed", () =>

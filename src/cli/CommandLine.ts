@@ -12,6 +12,8 @@ import { parseArgs } from "node:util"
 export interface Parser<A> {
   readonly takes: string
   readonly parse: (text: string) => Option.Option<A>
+  /** Why a text it does not take is refused, where that says more than what it takes (`2024-02-30 is no such day`). */
+  readonly why?: (text: string) => string | undefined
 }
 
 /** An option or the command's argument: what it is in help, and its value from what was given. */
@@ -71,7 +73,12 @@ export const oneOf = <const A extends string>(values: ReadonlyArray<A>): Parser<
 /** Each text through `parser`, or the refusal of the first it does not take. */
 const decodeAll = <A>(name: string, parser: Parser<A>, given: ReadonlyArray<string>) =>
   Either.all(
-    given.map((s) => Either.fromOption(parser.parse(s), () => `\`--${name}\` takes ${parser.takes}; got \`${s}\``))
+    given.map((s) =>
+      Either.fromOption(parser.parse(s), () => {
+        const why = parser.why?.(s)
+        return why === undefined ? `\`--${name}\` takes ${parser.takes}; got \`${s}\`` : `\`--${name}\`: ${why}`
+      })
+    )
   )
 
 const field = <A>(

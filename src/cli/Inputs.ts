@@ -6,7 +6,7 @@
 import { DateTime, Option } from "effect"
 import { changeKinds } from "../core/mirror/mirror.js"
 import { samples } from "../core/sandbox/dataset.js"
-import { isCalendarDate, wireDate } from "../core/wire/calendarDate.js"
+import { isCalendarDate, noSuchDay, wireDate } from "../core/wire/calendarDate.js"
 import { isLoopbackHost } from "../DesignSearchConfig.js"
 import { defaults, listenDefaults, resultFields } from "../internal/sandbox/Defaults.js"
 import * as RequestBudget from "../RequestBudget.js"
@@ -42,7 +42,17 @@ const credential: Parser<string> = {
   parse: Option.liftPredicate((s) => s !== "" && Output.field(s) === s)
 }
 
-const date: Parser<string> = { takes: "a date written YYYY-MM-DD", parse: Option.liftPredicate(isCalendarDate) }
+const date: Parser<string> = {
+  takes: "a date written YYYY-MM-DD",
+  parse: Option.liftPredicate(isCalendarDate),
+  why: noSuchDay
+}
+
+/** A Locarno class (`06`) or subclass (`06-01`), as the service writes them. */
+const locarno: Parser<string> = {
+  takes: "a Locarno class written 06, or a subclass written 06-01",
+  parse: Option.liftPredicate((s) => /^\d{2}(?:-\d{2})?$/.test(s))
+}
 
 /** The options of every command that talks to the service (or the embedded sandbox). */
 const service = {
@@ -81,7 +91,7 @@ const searchFields = {
   ),
   classification: repeatable(
     "class",
-    text,
+    locarno,
     "CLASS",
     "keep designs in this Locarno class or subclass (06, 06-01); repeatable, any of them"
   )
@@ -220,7 +230,11 @@ const since: Parser<(now: DateTime.Utc) => DateTime.Utc> = {
   parse: (s) =>
     s === "today" || s === "yesterday"
       ? Option.some((now) => DateTime.subtract(DateTime.startOf(now, "day"), { days: s === "today" ? 0 : 1 }))
-      : Option.map(Option.fromNullable(wireDate(s)), (millis) => () => DateTime.unsafeMake(millis))
+      : Option.map(
+        Option.fromNullable(noSuchDay(s) === undefined ? wireDate(s) : undefined),
+        (millis) => () => DateTime.unsafeMake(millis)
+      ),
+  why: noSuchDay
 }
 
 export const changes = make({

@@ -24,7 +24,13 @@ const common = ({ changedSince, sort }: SearchArgs) => ({
 export const toSearch = (args: SearchArgs): Search => {
   const named = { owner: args.owner, designer: args.designer, productName: args.product, designNumber: args.number }
   const given = Object.entries(named).flatMap(([field, value]) => Option.isSome(value) ? [[field, value.value]] : [])
-  const { status, classification } = args
+  const { changedSince, classification, status } = args
+  // The filters, as the header of either search lists them.
+  const filtered = [
+    ...(status.length > 0 ? [`status ${status.join(" or ")}`] : []),
+    ...(classification.length > 0 ? [`class ${classification.join(" or ")}`] : []),
+    ...(Option.isSome(changedSince) ? [`changed since ${changedSince.value}`] : [])
+  ]
   if (Option.isSome(args.query)) {
     const filters = {
       ...(status.length > 0 ? { statusFilter: status } : {}),
@@ -35,7 +41,7 @@ export const toSearch = (args: SearchArgs): Search => {
       ...(Object.keys(filters).length > 0 ? { filters } : {}),
       ...common(args)
     }
-    return { _tag: "quick", request, label: JSON.stringify(args.query.value) }
+    return { _tag: "quick", request, label: [JSON.stringify(args.query.value), ...filtered].join(" and ") }
   }
   const shared: Record<string, unknown> = {
     ...Object.fromEntries(given),
@@ -44,11 +50,7 @@ export const toSearch = (args: SearchArgs): Search => {
   const rows: ReadonlyArray<Designs.Row> = classification.length === 0
     ? [{ op: "AND", query: shared }]
     : classification.map((code, i) => ({ op: i === 0 ? "AND" : "OR", query: { ...shared, classification: code } }))
-  const label = [
-    ...given.map(([field, value]) => `${field} ${JSON.stringify(value)}`),
-    ...(status.length > 0 ? [`status ${status.join(" or ")}`] : []),
-    ...(classification.length > 0 ? [`class ${classification.join(" or ")}`] : [])
-  ].join(" and ")
+  const label = [...given.map(([field, value]) => `${field} ${JSON.stringify(value)}`), ...filtered].join(" and ")
   return { _tag: "advanced", request: { rows, ...common(args) }, label }
 }
 

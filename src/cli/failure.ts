@@ -100,6 +100,10 @@ export const render = (failure: Failure): ReadonlyArray<string> => {
         `design-search: ${failure.message}`,
         "the credentials are valid but not entitled to the design search API"
       ]
+    case "SqlDriverMissingError":
+      return failure.packageName === "@effect/sql-libsql"
+        ? [`design-search: ${failure.message}`, "in an Effect 4 application, give --db a postgres:// URL"]
+        : [`design-search: ${failure.message}`]
     case "ServeError":
       return [`design-search: could not start the server: ${causeMessage(failure.cause)}`]
     default:

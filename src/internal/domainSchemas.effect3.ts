@@ -4,7 +4,7 @@
  * `domainSchemas.effect4.ts` has the same exports.
  */
 import { DateTime, Either, Encoding, ParseResult, Schema } from "effect"
-import { isCalendarDate, wireDate, wireDateText } from "../core/wire/calendarDate.js"
+import { calendarDateCheck, wireDate, wireDateText } from "../core/wire/calendarDate.js"
 import { unwritableAt } from "../core/wire/json.js"
 
 const designNumberPattern = /^[A-Za-z0-9]{1,12}$/
@@ -15,7 +15,7 @@ export const DesignNumber = Schema.String.pipe(
 )
 
 export const IsoDate = Schema.String.pipe(
-  Schema.filter((s) => isCalendarDate(s) || "expected a date written YYYY-MM-DD"),
+  Schema.filter(calendarDateCheck),
   Schema.annotations({ identifier: "IsoDate" })
 )
 

@@ -5,7 +5,7 @@
  */
 import { DateTime, Effect, Result, Schema, SchemaGetter, SchemaIssue } from "effect"
 import { Base64Url } from "effect/encoding"
-import { isCalendarDate, wireDate, wireDateText } from "../core/wire/calendarDate.js"
+import { calendarDateCheck, wireDate, wireDateText } from "../core/wire/calendarDate.js"
 import { unwritableAt } from "../core/wire/json.js"
 
 export const DesignNumber = Schema.String.check(
@@ -13,7 +13,7 @@ export const DesignNumber = Schema.String.check(
 ).pipe(Schema.brand("DesignNumber"))
 
 export const IsoDate = Schema.String.check(
-  Schema.makeFilter((s: string) => isCalendarDate(s) || "expected a date written YYYY-MM-DD")
+  Schema.makeFilter(calendarDateCheck)
 ).annotate({ identifier: "IsoDate" })
 
 export const WireDate = Schema.String.pipe(Schema.decodeTo(Schema.DateTimeUtc, {

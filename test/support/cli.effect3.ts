@@ -60,10 +60,17 @@ export const freshFolder: Effect.Effect<string, never, Scope.Scope> = Effect.acq
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 )
 
-/** Starts the CLI with `args`; the scope kills it if it is still running when the test ends. */
+/** The user and group a child runs as, where not the test's own. */
+export interface RunAs {
+  readonly uid?: number
+  readonly gid?: number
+}
+
+/** Starts the CLI with `args` (as `as` says); the scope kills it if it is still running when the test ends. */
 export const start = (
   args: ReadonlyArray<string>,
-  env: Record<string, string> = {}
+  env: Record<string, string> = {},
+  as: RunAs = {}
 ): Effect.Effect<Running, CliTestError, Scope.Scope> =>
   Effect.gen(function*() {
     if (!fs.existsSync(cliPath)) {
@@ -77,7 +84,8 @@ export const start = (
       Effect.sync(() =>
         spawn(process.execPath, [cliPath, ...args], {
           env: childEnv(env, cacheHome),
-          stdio: ["ignore", "pipe", "pipe"]
+          stdio: ["ignore", "pipe", "pipe"],
+          ...as
         })
       ),
       (child) => Effect.sync(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")))
@@ -127,9 +135,10 @@ export const start = (
 export const run = (
   args: ReadonlyArray<string>,
   env: Record<string, string> = {},
-  timeout: Duration.DurationInput = defaultTimeout
+  timeout: Duration.DurationInput = defaultTimeout,
+  as: RunAs = {}
 ): Effect.Effect<Outcome, CliTestError> =>
-  Effect.scoped(Effect.flatMap(start(args, env), (running) => running.exit(timeout)))
+  Effect.scoped(Effect.flatMap(start(args, env, as), (running) => running.exit(timeout)))
 
 /** The `IPAUSTRALIA_*` variables that point the CLI at a served sandbox. */
 export const envFor = (served: Sandbox.Served, overrides: Record<string, string> = {}): Record<string, string> => ({

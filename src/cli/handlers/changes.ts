@@ -1,7 +1,7 @@
 /**
  * `design-search changes`: `DesignMirror.changes` of the database `--db` names, newest first, a line
- * a change for people or a JSON object a change for programs. Nothing changed prints nothing, so a
- * cron line mails only when something did.
+ * a change for people or a JSON object a change for programs. Nothing to show is one line on stderr
+ * (nothing with `--json`). The mirror is opened read-only: a file this process may not write is read.
  */
 import { DateTime, Effect, Option, Stream } from "effect"
 import * as fs from "node:fs"
@@ -47,16 +47,29 @@ export const changeLine = (change: DesignMirror.Change): string => {
 
 export const handle = (args: ChangesInput) =>
   Effect.gen(function*() {
-    const database = yield* databaseOf(args.db)
+    const database = yield* databaseOf(args.db, "read")
     if (database.file !== undefined && !fs.existsSync(database.file)) {
       return yield* new DesignMirror.MirrorDatabaseError({ detail: `not a mirror: ${database.label} does not exist` })
     }
     const now = yield* DateTime.now
-    return yield* DesignMirror.changes({
-      since: Option.getOrUndefined(Option.map(args.since, (at) => at(now))),
+    const since = Option.map(args.since, (at) => at(now))
+    const shown = yield* DesignMirror.changes({
+      since: Option.getOrUndefined(since),
       kind: Option.getOrUndefined(args.kind)
     }).pipe(
-      Stream.runForEach((change) => args.json ? Output.json(change) : Output.stdout(changeLine(change))),
+      Stream.runFoldEffect(
+        0,
+        (n, change) => Effect.as(args.json ? Output.json(change) : Output.stdout(changeLine(change)), n + 1)
+      ),
       Effect.provide(database.layer)
+    )
+    if (shown > 0 || args.json) return
+    const kind = Option.match(args.kind, { onNone: () => "", onSome: (kind) => ` of kind ${kind}` })
+    const when = Option.match(since, {
+      onNone: () => "by the last sync",
+      onSome: (at) => `since ${DateTime.formatIso(at)}`
+    })
+    yield* Output.stderr(
+      kind === "" && Option.isNone(since) ? "the last sync changed nothing" : `no changes${kind} ${when}`
     )
   })

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import * as DesignMirror from "../../DesignMirror.js"
 import { DesignSearchClient, RequestBudget } from "../../index.js"
 import { provideClient } from "../Client.js"
-import { UsageError } from "../failure.js"
+import { FileError, UsageError } from "../failure.js"
 import type { SyncInput } from "../Inputs.js"
 import * as Output from "../Output.js"
 import { budgetFor } from "../Pacing.js"
@@ -31,10 +31,11 @@ const badDb = (detail: string) =>
   })
 
 /**
- * The database of a `--db` value, or the usage error of why it names none. Every command opening one
- * silences here a driver's warnings (PostgreSQL's about `sslmode`, say): they are for its own users.
+ * The database of a `--db` value, or the usage error of why it names none, for a command that reads
+ * it (a SQLite file opened read-only) or writes it. Every command opening one silences here a
+ * driver's warnings (PostgreSQL's about `sslmode`, say): they are for its own users.
  */
-export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =>
+export const databaseOf = (value: string, access: Access): Effect.Effect<Database, UsageError | FileError> =>
   Effect.suspend(() => {
     process.removeAllListeners("warning")
     if (value.trim() === "") return Effect.fail(badDb("is empty"))
@@ -46,7 +47,7 @@ export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =
         : rest
       if (file === undefined) return Effect.fail(badDb(`is not a local file URL`))
       if (file === "" || file.endsWith("/")) return Effect.fail(badDb(`${value} names no file`))
-      return sqliteFile(value, file)
+      return sqliteFile(value, file, access)
     }
     const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase()
     if (scheme !== undefined) {
@@ -60,16 +61,34 @@ export const databaseOf = (value: string): Effect.Effect<Database, UsageError> =
         ? Effect.succeed({ layer: DesignMirror.layerSqlite({ url: value }), label })
         : Effect.fail(badDb(`names no database this command knows (${scheme}://)`))
     }
-    return sqliteFile(value, value)
+    return sqliteFile(value, value, access)
   })
 
-/** The SQLite file at `given` (a path, relative to the working folder or absolute), `value` as `--db` said it. */
-const sqliteFile = (value: string, given: string): Effect.Effect<Database, UsageError> => {
+type Access = "read" | "write"
+
+/** Whether this process may write `file`. */
+const writable = (file: string) => Option.isSome(Option.liftThrowable(() => fs.accessSync(file, fs.constants.W_OK))())
+
+/**
+ * The SQLite file at `given` (a path, relative to the working folder or absolute), `value` as `--db`
+ * said it. A sync writes the file and, beside it, its `-wal`, `-shm` and `-lock` files.
+ */
+const sqliteFile = (value: string, given: string, access: Access): Effect.Effect<Database, UsageError | FileError> => {
   const file = path.resolve(given)
   const stat = Option.getOrUndefined(Option.liftThrowable(() => fs.statSync(file))())
   if (stat !== undefined && !stat.isFile()) return Effect.fail(badDb(`${value} is not a regular file`))
-  if (!fs.existsSync(path.dirname(file))) return Effect.fail(badDb(`${value}: no such directory`))
-  return Effect.succeed({ layer: DesignMirror.layerSqlite({ url: pathToFileURL(file).href }), label: value, file })
+  const folder = path.dirname(file)
+  if (!fs.existsSync(folder)) return Effect.fail(badDb(`${value}: no such directory`))
+  if (access === "write" && stat !== undefined && !writable(file)) {
+    return Effect.fail(new FileError({ path: value, detail: "permission denied: the file is read-only to this user" }))
+  }
+  if (access === "write" && !writable(folder)) {
+    const detail =
+      `permission denied: the folder ${folder} is read-only to this user, and the mirror writes its files there`
+    return Effect.fail(new FileError({ path: value, detail }))
+  }
+  const url = pathToFileURL(file).href
+  return Effect.succeed({ layer: DesignMirror.layerSqlite({ url, readOnly: access === "read" }), label: value, file })
 }
 
 const syncInto = (args: SyncInput, database: Database, requests: () => number) =>
@@ -122,7 +141,7 @@ const syncInto = (args: SyncInput, database: Database, requests: () => number) =
 
 export const handle = (args: SyncInput) =>
   Effect.gen(function*() {
-    const database = yield* databaseOf(args.db)
+    const database = yield* databaseOf(args.db, "write")
     const counted = yield* budgetFor(args.rate, args.env)
     return yield* syncInto(args, database, counted.requests).pipe(
       Effect.provide(DesignMirror.layer().pipe(Layer.provide(database.layer))),

@@ -21,6 +21,16 @@ export const calendarMillis = (s: string): number | undefined => {
 /** Whether `s` is a real calendar date written `YYYY-MM-DD`. */
 export const isCalendarDate = (s: string): boolean => calendarMillis(s) !== undefined
 
+/** Why `s`, a date (or a timestamp) written so, names no day (`2024-02-30 is no such day`); else `undefined`. */
+export const noSuchDay = (s: string): string | undefined => {
+  const day = /^(\d{4}-\d{2}-\d{2})(?:T|$)/.exec(s)?.[1]
+  return day !== undefined && calendarMillis(day) === undefined ? `${day} is no such day` : undefined
+}
+
+/** `true` for a real calendar date written `YYYY-MM-DD`, else what is wrong with `s`: the schemas' words in both editions. */
+export const calendarDateCheck = (s: string): true | string =>
+  isCalendarDate(s) || (noSuchDay(s) ?? "expected a date written YYYY-MM-DD")
+
 /** Whether a timestamp names its offset; one that does not is read as UTC, as `DateTime.make` reads it. */
 const hasZone = /Z|[+-]\d{2}$|[+-]\d{2}:?\d{2}$|\]$/
 

@@ -38,7 +38,11 @@ export class SqlDriverMissingError extends Schema.TaggedError<SqlDriverMissingEr
   packageName: Schema.String
 }) {
   override get message(): string {
-    return `the SQL driver ${this.packageName} is not installed: npm install ${this.packageName}`
+    const sqlite = this.packageName === "@effect/sql-libsql"
+      ? ", which installs beside Effect 3 only: SQLite mirrors need the Effect 3 edition, and an Effect 4 " +
+        "application mirrors into PostgreSQL (DesignMirror.layerPostgres)"
+      : ""
+    return `the SQL driver ${this.packageName} is not installed: npm install ${this.packageName}${sqlite}`
   }
 }
 

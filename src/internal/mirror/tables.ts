@@ -303,8 +303,8 @@ export const changes = (schema: string | undefined, { kind, since }: ChangesOpti
           (rows) => {
             const page = rows.map((row): Change => ({
               number: row.number,
-              kind: row.kind,
               syncedAt: new Date(row.synced_at).toISOString(),
+              kind: row.kind,
               fields: parsed(row.fields) as Change["fields"]
             }))
             const end = page.length < 500 ? undefined : page.at(-1)
