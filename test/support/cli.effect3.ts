@@ -60,10 +60,11 @@ export const freshFolder: Effect.Effect<string, never, Scope.Scope> = Effect.acq
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 )
 
-/** The user and group a child runs as, where not the test's own. */
+/** The user and group a child runs as, where not the test's own, and the Node.js that runs it. */
 export interface RunAs {
   readonly uid?: number
   readonly gid?: number
+  readonly node?: string | undefined
 }
 
 /** Starts the CLI with `args` (as `as` says); the scope kills it if it is still running when the test ends. */
@@ -82,10 +83,11 @@ export const start = (
     const listeners = new Set<() => void>()
     const child = yield* Effect.acquireRelease(
       Effect.sync(() =>
-        spawn(process.execPath, [cliPath, ...args], {
+        spawn(as.node ?? process.execPath, [cliPath, ...args], {
           env: childEnv(env, cacheHome),
           stdio: ["ignore", "pipe", "pipe"],
-          ...as
+          ...(as.uid === undefined ? {} : { uid: as.uid }),
+          ...(as.gid === undefined ? {} : { gid: as.gid })
         })
       ),
       (child) => Effect.sync(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")))
