@@ -157,7 +157,7 @@ describe("DesignSearchClient: requests that fail their own schema are not sent",
       }).pipe(Effect.provide(clientLayer())))
   }
 
-  it.effect("a request whose getter throws dies with the caller's own error, and sends nothing", () =>
+  it.effect("a request or options whose getter throws die with the caller's own error, and send nothing", () =>
     Effect.gen(function*() {
       const own = new Error("the caller's own")
       const request = {
@@ -168,6 +168,21 @@ describe("DesignSearchClient: requests that fail their own schema are not sent",
       const exit = yield* Effect.exit((yield* Client).quickSearch(request))
       expect(Exit.isFailure(exit) && hasDie(exit.cause)).toBe(true)
       expect(Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined).toBe(own)
+      expect((yield* sandboxStats).requests).toEqual(noRequests)
+      // the paged streams too: the call returns a stream, which dies with it when run
+      const options = {
+        get concurrency(): number {
+          throw own
+        }
+      }
+      const streams = [
+        (yield* Client).advancedDesigns({ rows: [{ op: "AND", query: { owner: "x" } }] }, options),
+        (yield* Client).searchDesigns({ query: "chair" }, options)
+      ]
+      for (const stream of streams) {
+        const ran = yield* Effect.exit(Stream.runDrain(stream))
+        expect(Exit.isFailure(ran) ? Cause.squash(ran.cause) : undefined).toBe(own)
+      }
       expect((yield* sandboxStats).requests).toEqual(noRequests)
     }).pipe(Effect.provide(clientLayer())))
 

@@ -95,16 +95,18 @@ const operations = (call: Call) => {
       readonly onSearch?: ((response: ApiResponse<SearchResult>) => Effect.Effect<void>) | undefined
     } = {}
   ) =>
-    Stream.unwrap(Effect.flatMap(fromResult(checkSearchOptions(options)), (concurrency) =>
-      Effect.map(
-        Effect.tap(quickSearch(request), (response) => options.onSearch?.(response) ?? Effect.void),
-        (response) =>
-          getEach(
-            Stream.fromIterable(response.data.designNumbers),
-            (n) => Effect.map(getDesign(n), (r) => r.data),
-            concurrency
-          )
-      )))
+    Stream.unwrap(
+      Effect.flatMap(Effect.suspend(() => fromResult(checkSearchOptions(options))), (concurrency) =>
+        Effect.map(
+          Effect.tap(quickSearch(request), (response) => options.onSearch?.(response) ?? Effect.void),
+          (response) =>
+            getEach(
+              Stream.fromIterable(response.data.designNumbers),
+              (n) => Effect.map(getDesign(n), (r) => r.data),
+              concurrency
+            )
+        ))
+    )
 
   // The paged operation's refusal, remembered for the client's life.
   let refused: Option.Option<Refusal> = Option.none()
@@ -115,15 +117,16 @@ const operations = (call: Call) => {
     refused: () => refused,
     remember: (refusal: Refusal) => void (refused = Option.some(refusal))
   }
-  const advancedDesigns = (request: AdvancedSearchRequest, options: PagedOptions = {}) => {
-    // The request is read once, here: its pages are made from what the schema decoded.
-    const valid = fromResult(checkAdvancedSearch(request))
-    const read = checkPagedOptions(options)
-    return Stream.unwrap(Effect.map(valid, (checked) =>
-      typeof read === "string"
-        ? Stream.fail(clientValidation([parameterError(read, pagedProblems[read])]))
-        : pagedDesigns(paged, checked, read)))
-  }
+  // The request is read once, when the stream runs (a getter that throws dies there, not in the
+  // call): its pages are made from what the schema decoded.
+  const advancedDesigns = (request: AdvancedSearchRequest, options: PagedOptions = {}) =>
+    Stream.unwrap(Effect.suspend(() => {
+      const read = checkPagedOptions(options)
+      return Effect.map(fromResult(checkAdvancedSearch(request)), (checked) =>
+        typeof read === "string"
+          ? Stream.fail(clientValidation([parameterError(read, pagedProblems[read])]))
+          : pagedDesigns(paged, checked, read))
+    }))
 
   return { quickSearch, getDesign, advancedSearch, searchPage, searchDesigns, advancedDesigns }
 }
