@@ -91,26 +91,46 @@ describe("Sandbox options out of range or of the wrong type", () => {
     )))
 })
 
+describe("SandboxControl's refusals are bounded, whatever the value", () => {
+  it.effect("a huge filter, fault or list is told in a short message naming where", () =>
+    Effect.gen(function*() {
+      const control = yield* Sandbox.SandboxControl
+      const huge = "x".repeat(5_000_000)
+      const refusals = [
+        yield* Effect.flip(control.requests({ body: { x: { y: huge } } } as never)),
+        yield* Effect.flip(
+          control.requests({ target: "search", query: Array.from({ length: 100_000 }, String) } as never)
+        ),
+        yield* Effect.flip(control.injectFault({ target: "design", status: 400, match: { path: { huge } } } as never)),
+        yield* Effect.flip(control.touch(Array.from({ length: 100_000 }, (_, i) => `x${i}`))),
+        yield* Effect.flip(control.expectRequest({ body: { x: huge } }))
+      ]
+      for (const error of refusals) expect(error.message.length, error._tag).toBeLessThan(2_000)
+      expect(refusals[0]?.message).toContain("/body/x")
+    }).pipe(Effect.provide(clientLayer())))
+})
+
 describe("injectFault refuses a body or headers it could not send as given", () => {
   it.effect("a body JSON would not write as it is (a bigint, a symbol, a function, NaN, a class, a hole): a decode error at it", () =>
     Effect.gen(function*() {
       const control = yield* Sandbox.SandboxControl
       const bodies: ReadonlyArray<readonly [unknown, string]> = [
-        [{ a: 1n }, `["body"]["a"]`],
-        [{ a: Symbol("s") }, `["body"]["a"]`],
-        [() => 1, `["body"]`],
-        [Symbol("s"), `["body"]`],
-        [10n, `["body"]`],
-        [{ rows: [1, Number.NaN] }, `["body"]["rows"][1]`],
-        [{ when: new Date(0) }, `["body"]["when"]`],
+        [{ a: 1n }, "/body/a"],
+        [{ a: Symbol("s") }, "/body/a"],
+        [() => 1, "/body"],
+        [Symbol("s"), "/body"],
+        [10n, "/body"],
+        [{ rows: [1, Number.NaN] }, "/body/rows/1"],
+        [{ when: new Date(0) }, "/body/when"],
         // eslint-disable-next-line no-sparse-arrays
-        [[1, , 3], `["body"][1]`],
-        [{ list: [undefined] }, `["body"]["list"][0]`]
+        [[1, , 3], "/body/1"],
+        [{ list: [undefined] }, "/body/list/0"]
       ]
       for (const [body, at] of bodies) {
         const error = yield* Effect.flip(control.injectFault({ target: "design", status: 400, body }))
         expect(error._tag).toBe(schemaErrorTag)
-        expect(error.message, at).toContain(at)
+        // told as a 422 tells it: at its JSON Pointer
+        expect(error.message, at).toContain(`${at}: `)
         expect(error.message, at).toContain("send it as a string")
       }
       // Nothing was queued: the next request gets the real answer.

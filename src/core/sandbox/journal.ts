@@ -224,7 +224,7 @@ const bodyOf = (body: unknown, bytes: number | false) => {
 export const noMatch = (filter: object, last: JournalEntry | undefined): string => {
   const body = JSON.stringify(last?.body ?? null).slice(0, 200)
   const seen = last === undefined ? "none was received" : `the last was ${last.method} ${last.path} ${body}`
-  return `no request matches ${JSON.stringify(filter)}: ${seen}`
+  return `no request matches ${JSON.stringify(filter).slice(0, 500)}: ${seen}`
 }
 
 /**

@@ -9,6 +9,7 @@ import type { RequestFilter } from "../../core/sandbox/faultMatch.js"
 import { contents, noMatch } from "../../core/sandbox/journal.js"
 import type { Journal } from "../../core/sandbox/journal.js"
 import type { SearchIndex } from "../../core/sandbox/searchIndex.js"
+import { pointerErrors } from "../validation.js"
 import * as State from "./State.js"
 
 /**
@@ -21,7 +22,8 @@ export class UnknownDesignsError extends Schema.TaggedError<UnknownDesignsError>
   numbers: Schema.Array(Schema.String)
 }) {
   override get message(): string {
-    return `no design numbered ${this.numbers.join(", ")}`
+    const more = this.numbers.length > 20 ? ` and ${this.numbers.length - 20} more` : ""
+    return `no design numbered ${this.numbers.slice(0, 20).join(", ")}${more}`
   }
 }
 
@@ -107,12 +109,18 @@ export const guarded = <A>(
     Effect.try({
       try: () => {
         const deep = nestingRefusal(input, deepFields)
-        return deep === undefined ? decode(input) : Result.fail(refused(deep.message, pointed ? deep.path : []))
+        if (deep !== undefined) return Result.fail(refused(deep.message, pointed ? deep.path : []))
+        // in process, the problems told as a 422 tells them, each value bounded: not the value whole
+        return pointed ? decode(input) : Result.mapError(decode(input), (e) => refused(told(e)))
       },
       catch: unreadable
     }),
     fromResult
   )
+/** A decode's problems in one text: each at its JSON Pointer, with the offending value bounded. */
+const told = (error: SchemaError) =>
+  pointerErrors(error).map(({ detail, source }) => `${source?.pointer || "the input"}: ${detail}`).join("; ")
+
 /** A fault's `body`, which it sends, may nest as deep as the journal keeps. */
 const decodeFault = guarded(decodeUnknownResult(State.Fault, State.strict), ["body"])
 const decodeFilter = guarded(decodeUnknownResult(State.RequestFilter, State.strict))
