@@ -450,6 +450,20 @@ describe("Sandbox.serve answers only its own address, and control only from no p
       expect(absolute).toMatch(/^HTTP\/1\.1 200 /)
     })))
 
+  it.live("a CONNECT gets a spec-shaped 405, and the sandbox keeps serving", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const own = `127.0.0.1:${served.port}`
+      const answer = yield* onSocket(served.port, `CONNECT ${own} HTTP/1.1\r\nhost: ${own}\r\n\r\n`)
+      expect(answer).toMatch(/^HTTP\/1\.1 405 /)
+      expect(answer).toContain("METHOD_NOT_ALLOWED")
+      const stats = yield* onSocket(
+        served.port,
+        `GET /__sandbox/stats HTTP/1.1\r\nhost: ${own}\r\nconnection: close\r\n\r\n`
+      )
+      expect(stats).toMatch(/^HTTP\/1\.1 200 /)
+    })))
+
   it.live("a request naming its Host twice is a spec-shaped 400, whichever comes first", () =>
     Effect.scoped(Effect.gen(function*() {
       const served = yield* Sandbox.serve({ port: 0 })

@@ -63,17 +63,25 @@ const honorResets = (app: App): App =>
 
 /** A request Node's parser refuses (an unknown method, headers too large) gets a spec-shaped error, not a bare status. */
 const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
-  if (!socket.writable) return void socket.destroy()
   const [status, text] = error.code === "HPE_HEADER_OVERFLOW"
     ? [431, "Request Header Fields Too Large"]
     : [400, "Bad Request"]
-  const body = JSON.stringify({
-    errors: [{
-      id: "parse",
-      code: "MALFORMED_REQUEST",
-      detail: `the request could not be parsed (${error.code ?? "parse error"})`
-    }]
+  const detail = `the request could not be parsed (${error.code ?? "parse error"})`
+  answerRaw(socket, status, text, { id: "parse", code: "MALFORMED_REQUEST", detail })
+}
+
+/** A `CONNECT` (a tunnel, which Node hands no route) gets a spec-shaped 405 rather than a dropped socket. */
+const answerConnect = (_request: Http.IncomingMessage, socket: Duplex): void =>
+  answerRaw(socket, 405, "Method Not Allowed", {
+    id: "connect",
+    code: "METHOD_NOT_ALLOWED",
+    detail: "the sandbox opens no tunnels: CONNECT is not allowed"
   })
+
+/** One spec-shaped error written straight to `socket`, which it then closes. */
+const answerRaw = (socket: Duplex, status: number, text: string, error: object): void => {
+  if (!socket.writable) return void socket.destroy()
+  const body = JSON.stringify({ errors: [error] })
   socket.end(
     `HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${
       Buffer.byteLength(body)
@@ -109,6 +117,7 @@ export const serve = (
     const server = Http.createServer({ requireHostHeader: false })
     const httpServer = yield* NodeHttpServer.make(() => server, { port, host })
     server.on("clientError", answerClientError)
+    server.on("connect", answerConnect)
     const address = server.address()
     const boundHost = typeof address === "object" && address !== null ? address.address : host
     const boundPort = typeof address === "object" && address !== null ? address.port : port
