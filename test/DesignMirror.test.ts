@@ -413,7 +413,17 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror", (it) => {
       const badSchema = { _tag: "MirrorDatabaseError", detail: expect.stringMatching(/^schema must be/) }
       // 64 bytes: PostgreSQL would keep 63, and two such names would be one schema
       for (
-        const schema of ["", 5, "a\u0000b", "s".repeat(64), "é".repeat(32), "information_schema", "pg_catalog", "pg_x", "$user"]
+        const schema of [
+          "",
+          5,
+          "a\u0000b",
+          "s".repeat(64),
+          "é".repeat(32),
+          "information_schema",
+          "pg_catalog",
+          "pg_x",
+          "$user"
+        ]
       ) {
         const made = Effect.scoped(Layer.build(DesignMirror.layer({ schema: schema as string })))
         const error = yield* Effect.flip(Effect.provide(made, deps))
@@ -478,6 +488,26 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignMirror", (it) => {
         expect(requests).toBe(2)
         expect(yield* rows).toEqual(before)
         expect(yield* changesOf({ kind: "new", since: ever })).toHaveLength(designs)
+      }))
+    }))
+
+  it.effect("postgres: so is one it synced in a schema of a name to quote, and only that schema is read", () =>
+    Effect.gen(function*() {
+      const url = yield* databaseUrl
+      const schema = `Design "Search" é;`
+      const written = yield* effect3Sync(url, schema)
+      expect(written.fetched).toBe(designs)
+      yield* onEngine("postgres", { sql: postgresAt(url), options: { schema } })(Effect.gen(function*() {
+        const [report, requests] = yield* counted((yield* DesignMirror.DesignMirror).sync(everything))
+        expect(report).toMatchObject({ criteriaKey: written.criteriaKey, full: false, changedSince: written.watermark })
+        expect(report).toMatchObject({ fetched: 0, inserted: 0, matching: designs })
+        expect(requests).toBe(2)
+        expect(yield* changesOf({ kind: "new", since: ever })).toHaveLength(designs)
+        const sql = yield* SqlClient.SqlClient
+        const names = yield* sql<
+          { name: string }
+        >`SELECT nspname AS name FROM pg_namespace WHERE nspname = 'design_search'`
+        expect(names).toEqual([])
       }))
     }))
 })
