@@ -43,7 +43,12 @@ const effect4Throughput = (rounds: number, requests: number) =>
         String(rounds),
         String(requests)
       ],
-      { cwd: new URL("..", import.meta.url), maxBuffer: 2 ** 20 },
+      // tsx reads a tsconfig without `paths`: the build's `imports` pick its edition's modules
+      {
+        cwd: new URL("..", import.meta.url),
+        maxBuffer: 2 ** 20,
+        env: { ...process.env, TSX_TSCONFIG_PATH: "bench/effect4/tsconfig.json" }
+      },
       (error, stdout) => (error === null ? resolve(JSON.parse(stdout)) : reject(error))
     )
   )
