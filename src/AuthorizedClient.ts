@@ -1,0 +1,147 @@
+/**
+ * The `AuthorizedClient`: an `HttpClient` for any API of the family the design search API belongs
+ * to (trade mark search, patent search, IP-rights management, or any other base path on the same
+ * host), sending each request as the design search operations send theirs: the token of the
+ * ambient `TokenService`, one renewal and one more try on a 401 (never on a 403), the same retries
+ * and `RequestBudget`, redirects never followed, one deadline. `apiResponse` reads its answers as the
+ * operations read theirs. The body is in `internal/client/authorized.ts`; see docs/library.md.
+ *
+ * @since 0.5.0
+ */
+import { FetchHttpClient, Service as Tag } from "#edition/internal/seam"
+import type { ConfigErrorType, HttpClient } from "#edition/internal/seam"
+import type { Effect } from "effect"
+import { Layer } from "effect"
+import type { DesignSearchError, TokenError } from "./ApiError.js"
+import * as DesignSearchConfig from "./DesignSearchConfig.js"
+import * as Authorized from "./internal/client/authorized.js"
+import * as TokenService from "./TokenService.js"
+
+export {
+  /**
+   * The base paths of the family's APIs below the host, by name: `designSearch`, `tradeMarkSearch`,
+   * `patentSearch`, `iprightManagement`. One host, one token and one rate cap serve them all.
+   *
+   * @since 0.5.0
+   * @category constants
+   */
+  apiPaths
+} from "./core/wire/service.js"
+
+export {
+  /**
+   * Reads a response as the design search operations read theirs (spec 7): a 2xx as an
+   * `ApiResponse` of `schema`'s data and the server's messages, a 400, 401, 403, 404, 422, 429 or
+   * 5xx as its `ApiError`, any other answer an `UnexpectedResponseError`. Never a defect.
+   *
+   * @since 0.5.0
+   * @category decoding
+   */
+  apiResponse
+} from "./internal/client/authorized.js"
+
+export type {
+  /**
+   * The name of one of the family's APIs (a key of `apiPaths`).
+   *
+   * @since 0.5.0
+   * @category models
+   */
+  Api
+} from "./core/wire/service.js"
+
+export type {
+  /**
+   * What a request of the client fails with: no answer (`TransportError`), no token (`TokenError`),
+   * or an answer no response can hold (`UnexpectedResponseError`: a body over the cap, a status
+   * outside 200–599). Any answer is a response, whatever its status: read it with `apiResponse`.
+   *
+   * @since 0.5.0
+   * @category errors
+   */
+  AuthorizedError
+} from "./internal/client/authorized.js"
+
+/**
+ * What `apiResponse` fails with: the error of a non-2xx answer, or a body that could not be read.
+ *
+ * @since 0.5.0
+ * @category errors
+ */
+export type AnswerError = Exclude<DesignSearchError, TokenError>
+
+/**
+ * Options of `make`, `layer` and `layerConfig`.
+ *
+ * @since 0.5.0
+ * @category options
+ */
+export interface Options {
+  /**
+   * Which API a relative URL is below: a name of `apiPaths` (default `designSearch`) or a base path
+   * such as `/public/australian-trade-mark-search-api/v1`. A path that starts with `/public/` is
+   * always below the host, and an absolute URL is sent as it is.
+   */
+  readonly api?: Authorized.AuthorizedOptions["api"]
+  /** Applied to the ambient `HttpClient` for these requests (not token requests): tracing, proxies, logging. */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  /**
+   * Replaces `DesignSearchClient.defaultRetrySchedule`. It sees transient failures of requests
+   * that may be sent again (idempotent methods, the family's searches); any other request is tried
+   * again only after a 429.
+   */
+  readonly retrySchedule?: Authorized.AuthorizedOptions["retrySchedule"]
+}
+
+/**
+ * The authorized `HttpClient`. A request to the configured host carries the token; a request to
+ * any other origin is sent as it was written, without the token and outside the budget.
+ *
+ * @since 0.5.0
+ * @category tags
+ */
+export class AuthorizedClient extends Tag<AuthorizedClient, HttpClient.HttpClient.With<Authorized.AuthorizedError>>()(
+  "effect-design-search/AuthorizedClient"
+) {}
+
+/**
+ * Builds the client from the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`, paced by
+ * the `RequestBudget` of its context if there is one. Fails with a `ConfigError` naming `api` when
+ * that option is neither a name nor a base path.
+ *
+ * @since 0.5.0
+ * @category constructors
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<
+  HttpClient.HttpClient.With<Authorized.AuthorizedError>,
+  ConfigErrorType,
+  DesignSearchConfig.DesignSearchConfig | TokenService.TokenService | HttpClient.HttpClient
+> => Authorized.make(options)
+
+/**
+ * The client and the in-memory `TokenService` it uses. Built together with `DesignSearchClient.layer`
+ * (`Layer.mergeAll` of both), the two share that one `TokenService`, and so one token.
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<
+  AuthorizedClient | TokenService.TokenService,
+  ConfigErrorType,
+  DesignSearchConfig.DesignSearchConfig | HttpClient.HttpClient
+> => Layer.effect(AuthorizedClient, make(options)).pipe(Layer.provideMerge(TokenService.layer()))
+
+/**
+ * `layer` configured from the `IPAUSTRALIA_*` variables, over `FetchHttpClient.layer`.
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layerConfig = (
+  options: Options = {}
+): Layer.Layer<AuthorizedClient | TokenService.TokenService, ConfigErrorType> =>
+  layer(options).pipe(Layer.provide(DesignSearchConfig.layerConfig), Layer.provide(FetchHttpClient.layer))
