@@ -196,6 +196,40 @@ describe("AuthorizedClient", () => {
       expect((yield* quick()).read).toEqual(Exit.succeed({ data: { n: 1 }, messages: [message] }))
     }).pipe(Effect.provide(authorizedLayer())))
 
+  it.effect("a trade mark quick search and a renewal, as docs/library.md writes them, with faults playing those APIs", () =>
+    Effect.gen(function*() {
+      const faults = yield* control
+      const search = `${AuthorizedClient.apiPaths.tradeMarkSearch}/search/quick`
+      const renewal = "/public/ipright-management-b2b-api/v1/patents/2019100001/renew"
+      yield* faults.injectFault({
+        target: "any",
+        match: { path: search },
+        status: 200,
+        body: { count: 1, trademarkIds: ["1"] }
+      })
+      yield* faults.injectFault({
+        target: "any",
+        match: { path: renewal },
+        status: 200,
+        body: { data: {}, messages: [] }
+      })
+      const client = yield* Authorized
+      const TradeMarkIds = Schema.Struct({ count: Schema.Number, trademarkIds: Schema.Array(Schema.String) })
+      const body = { query: "wattle", filters: { quickSearchType: ["WORD"], status: ["REGISTERED"] } }
+      const found = yield* Effect.flatMap(
+        client.execute(postJson(search, body)),
+        AuthorizedClient.apiResponse(TradeMarkIds)
+      )
+      expect(found.data).toEqual({ count: 1, trademarkIds: ["1"] })
+      const renewed = { submitterReference: "renewals-2026-12", numOfYearsToRenew: "1" }
+      yield* Effect.flatMap(client.execute(postJson(renewal, renewed)), AuthorizedClient.apiResponse(Any))
+      const sent = (yield* faults.requests({ target: "any" })).entries.filter((e) => e.target === undefined)
+      expect(sent.map((e) => [e.path, e.body, e.headers["authorization"] !== undefined])).toEqual([
+        [search, body, true],
+        [renewal, renewed, true]
+      ])
+    }).pipe(Effect.provide(authorizedLayer())))
+
   it.effect("apiResponse decodes with the application's schema: a body that does not fit is an UnexpectedResponseError", () =>
     Effect.gen(function*() {
       const Renewal = Schema.Struct({ renewed: Schema.Boolean })
