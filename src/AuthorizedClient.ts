@@ -12,33 +12,20 @@ import { FetchHttpClient, Service as Tag } from "#edition/internal/seam"
 import type { ConfigErrorType, HttpClient } from "#edition/internal/seam"
 import type { Effect } from "effect"
 import { Layer } from "effect"
-import type { DesignSearchError, TokenError } from "./ApiError.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as Authorized from "./internal/client/authorized.js"
 import * as TokenService from "./TokenService.js"
 
 export {
   /**
-   * The base paths of the family's APIs below the host, by name: `designSearch`, `tradeMarkSearch`,
-   * `patentSearch`, `iprightManagement`. One host, one token and one rate cap serve them all.
+   * The base paths of the family's APIs below the host, by name (`tradeMarkSearch`, say): one host,
+   * one token and one rate cap serve them all.
    *
    * @since 0.5.0
    * @category constants
    */
   apiPaths
 } from "./core/wire/service.js"
-
-export {
-  /**
-   * Reads a response as the design search operations read theirs (spec 7): a 2xx as an
-   * `ApiResponse` of `schema`'s data and the server's messages, a 400, 401, 403, 404, 422, 429 or
-   * 5xx as its `ApiError`, any other answer an `UnexpectedResponseError`. Never a defect.
-   *
-   * @since 0.5.0
-   * @category decoding
-   */
-  apiResponse
-} from "./internal/client/authorized.js"
 
 export type {
   /**
@@ -50,48 +37,35 @@ export type {
   Api
 } from "./core/wire/service.js"
 
+export {
+  /**
+   * Reads a response as the design search operations read theirs (spec 7): a 2xx as an
+   * `ApiResponse` of `schema`'s data and the server's messages, any other status as its `ApiError`.
+   * Never a defect, whatever the body.
+   *
+   * @since 0.5.0
+   * @category decoding
+   */
+  apiResponse
+} from "./internal/client/authorized.js"
+
 export type {
   /**
-   * What a request of the client fails with: no answer (`TransportError`), no token (`TokenError`),
-   * or an answer no response can hold (`UnexpectedResponseError`: a body over the cap, a status
-   * outside 200–599). Any answer is a response, whatever its status: read it with `apiResponse`.
+   * What a request fails with: no answer, no token, or an answer no response can hold (a body over
+   * the cap, a status outside 200–599). Any other answer is a response, whatever its status.
    *
    * @since 0.5.0
    * @category errors
    */
-  AuthorizedError
+  AuthorizedError,
+  /**
+   * Options of `make`, `layer` and `layerConfig`.
+   *
+   * @since 0.5.0
+   * @category options
+   */
+  Options
 } from "./internal/client/authorized.js"
-
-/**
- * What `apiResponse` fails with: the error of a non-2xx answer, or a body that could not be read.
- *
- * @since 0.5.0
- * @category errors
- */
-export type AnswerError = Exclude<DesignSearchError, TokenError>
-
-/**
- * Options of `make`, `layer` and `layerConfig`.
- *
- * @since 0.5.0
- * @category options
- */
-export interface Options {
-  /**
-   * Which API a relative URL is below: a name of `apiPaths` (default `designSearch`) or a base path
-   * such as `/public/australian-trade-mark-search-api/v1`. A path that starts with `/public/` is
-   * always below the host, and an absolute URL is sent as it is.
-   */
-  readonly api?: Authorized.AuthorizedOptions["api"]
-  /** Applied to the ambient `HttpClient` for these requests (not token requests): tracing, proxies, logging. */
-  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
-  /**
-   * Replaces `DesignSearchClient.defaultRetrySchedule`. It sees transient failures of requests
-   * that may be sent again (idempotent methods, the family's searches); any other request is tried
-   * again only after a 429.
-   */
-  readonly retrySchedule?: Authorized.AuthorizedOptions["retrySchedule"]
-}
 
 /**
  * The authorized `HttpClient`. A request to the configured host carries the token; a request to
@@ -113,7 +87,7 @@ export class AuthorizedClient extends Tag<AuthorizedClient, HttpClient.HttpClien
  * @category constructors
  */
 export const make = (
-  options: Options = {}
+  options: Authorized.Options = {}
 ): Effect.Effect<
   HttpClient.HttpClient.With<Authorized.AuthorizedError>,
   ConfigErrorType,
@@ -128,7 +102,7 @@ export const make = (
  * @category layers
  */
 export const layer = (
-  options: Options = {}
+  options: Authorized.Options = {}
 ): Layer.Layer<
   AuthorizedClient | TokenService.TokenService,
   ConfigErrorType,
@@ -142,6 +116,6 @@ export const layer = (
  * @category layers
  */
 export const layerConfig = (
-  options: Options = {}
+  options: Authorized.Options = {}
 ): Layer.Layer<AuthorizedClient | TokenService.TokenService, ConfigErrorType> =>
   layer(options).pipe(Layer.provide(DesignSearchConfig.layerConfig), Layer.provide(FetchHttpClient.layer))

@@ -29,9 +29,20 @@ import { makeCall } from "./calls.js"
 export type AuthorizedError = TransportError | TokenError | UnexpectedResponseError
 
 /** Options of the `AuthorizedClient`. */
-export interface AuthorizedOptions extends Omit<CallOptions, "base"> {
-  /** The API that a relative URL is below: a name of `apiPaths`, or a base path (`/public/...`). */
+export interface Options {
+  /**
+   * Which API a relative URL is below: a name of `apiPaths` (default `designSearch`) or a base path
+   * (`/public/australian-trade-mark-search-api/v1`). A path that starts with `/public/` is below the
+   * host, and an absolute URL is sent as it is.
+   */
   readonly api?: Api | `/${string}` | undefined
+  /** Applied to the ambient `HttpClient` for these requests (not token requests): tracing, proxies, logging. */
+  readonly transformClient?: CallOptions["transformClient"]
+  /**
+   * Replaces `DesignSearchClient.defaultRetrySchedule`; it sees the transient failures of a request
+   * that may be sent again (idempotent, or a search). Any other is tried again only after a 429.
+   */
+  readonly retrySchedule?: CallOptions["retrySchedule"]
 }
 
 /** The base path of `api`, or the `ConfigError` naming the option. */
@@ -108,23 +119,18 @@ const reader = () => {
       return Effect.fail(error)
     })
   }
-  const settle = (error: CallError): Effect.Effect<Shown, AuthorizedError> => {
-    if (error._tag === "TransportError" || error._tag === "TokenError") return Effect.fail(error)
-    if (last?.error === error) return Effect.succeed(last.answer)
-    // only `read` fails with a status error, and it keeps the answer: this is an oversized body
-    return Effect.fail(
-      error._tag === "UnexpectedResponseError" ? error : new UnexpectedResponseError({
-        status: error.status ?? 0,
-        excerpt: error.excerpt,
-        issue: `unexpected HTTP status ${error.status}`
-      })
-    )
-  }
+  const settle = (error: CallError): Effect.Effect<Shown, AuthorizedError> =>
+    last?.error === error
+      ? Effect.succeed(last.answer)
+      : error._tag === "TransportError" || error._tag === "TokenError" || error._tag === "UnexpectedResponseError"
+      ? Effect.fail(error)
+      // only `read` fails with a status error, and it keeps that error's answer: never reached
+      : Effect.fail(new UnexpectedResponseError({ status: 0, excerpt: "", issue: error.message }))
   return { read, settle }
 }
 
 /** The client over the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`. */
-export const make = (options: AuthorizedOptions) =>
+export const make = (options: Options) =>
   Effect.gen(function*() {
     const config = yield* DesignSearchConfig
     const tokens = yield* TokenService
