@@ -101,7 +101,7 @@ describe("AuthorizedClient", () => {
       expect((yield* answer(HttpClientRequest.get(`/design/${chair}`))).status).toBe(200)
       yield* faults.injectFault({ target: "search", status: 503 })
       expect((yield* answer(postJson("/search/quick", { query: "chair" }))).status).toBe(200)
-      const renewal = "/public/ipright-management-b2b-api/v1/patents/2019100001/renew"
+      const renewal = "/public/ipright-management-b2b-api/v1/search/2019100001/renew"
       yield* faults.injectFault({ target: "any", match: { path: renewal }, status: 503 })
       const once = yield* answer(HttpClientRequest.post(renewal))
       expect([once.status, tagOf(once.read)]).toEqual([503, "ServerError"])
@@ -144,6 +144,44 @@ describe("AuthorizedClient", () => {
       const refused = yield* Effect.flip(Effect.scoped(Layer.build(authorizedLayer({ api: "trade marks" as "/x" }))))
       expect(configErrorPath(refused)).toEqual(["api"])
     }))
+
+  it.effect("a relative URL goes below the configured base URL, whatever its path", () =>
+    Effect.gen(function*() {
+      yield* (yield* Authorized).get(`/design/${chair}`)
+      expect((yield* (yield* control).requests()).entries.map((e) => e.path).at(-1)).toBe(
+        `/proxy${designPath}/design/${chair}`
+      )
+    }).pipe(Effect.provide(authorizedLayer({}, { config: { baseUrl: `${Sandbox.inProcessUrl}/proxy${designPath}` } }))))
+
+  it.effect("masks every token of the call: an answer after a renewal that echoes the refused one", () =>
+    Effect.gen(function*() {
+      const refused = Redacted.value((yield* (yield* TokenService.TokenService).get).token)
+      const faults = yield* control
+      yield* faults.injectFault({ target: "design", status: 401 })
+      yield* faults.injectFault({
+        target: "design",
+        status: 200,
+        body: { echo: refused },
+        headers: { "x-echo": refused }
+      })
+      const { headers, read } = yield* answer(HttpClientRequest.get(`/design/${chair}`))
+      expect(read).toEqual(Exit.succeed({ data: { echo: "[redacted]" }, messages: [] }))
+      expect(headers["x-echo"]).toBe("[redacted]")
+    }).pipe(Effect.provide(authorizedLayer())))
+
+  it.effect("a body of megabytes of base64 is masked and answered, with no stale content-length", () =>
+    Effect.gen(function*() {
+      const image = "A".repeat(12_000_000)
+      yield* (yield* control).injectFault({
+        target: "design",
+        status: 200,
+        body: `{"image":"${image}","note":"a\\nb"}`
+      })
+      const response = yield* (yield* Authorized).get(`/design/${chair}`)
+      const { data } = yield* AuthorizedClient.apiResponse(Schema.Struct({ image: Schema.String }))(response)
+      expect(data.image.length).toBe(image.length)
+      expect(response.headers["content-length"]).toBeUndefined()
+    }).pipe(Effect.provide(authorizedLayer())))
 
   it.effect("never sends the token to another origin, directly or by a redirect a transformClient follows", () => {
     const seen: Array<readonly [string, string | undefined]> = []

@@ -60,6 +60,18 @@ describe("design-search api", () => {
       expect(compact).toContain(`{"number":"${chair}","title":"Chair",`)
     }))
 
+  it.scopedLive("prints the JSON as the server wrote it: no number rounded, no key merged, however deep", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const body = `{"id":12345678901234567890,"dup":1,"dup":2,"e":1e999,"s":"a\\"b,{:","o":{},"deep":${
+        "[".repeat(3000)
+      }${"]".repeat(3000)}}`
+      yield* served.control.injectFault({ target: "design", status: 200, body, count: 1 })
+      const outcome = yield* run(["api", "GET", `/design/${chair}`], envFor(served))
+      expect(outcome.code, outcome.stderr).toBe(0)
+      expect(outcome.stdout).toBe(body + "\n")
+    }))
+
   it.scopedLive("a 404 is told on stderr in one line, exit 1; a server's 400 and 422 are exit 1 too", () =>
     Effect.gen(function*() {
       const served = yield* serve()

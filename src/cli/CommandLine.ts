@@ -70,13 +70,13 @@ export const oneOf = <const A extends string>(values: ReadonlyArray<A>): Parser<
   parse: (s) => Option.fromNullable(values.find((value) => value === s))
 })
 
-/** Each text through `parser`, or the refusal of the first it does not take. */
-const decodeAll = <A>(name: string, parser: Parser<A>, given: ReadonlyArray<string>) =>
+/** Each text through `parser`, or the refusal of the first it does not take, named as written (`--limit`, `PATH`). */
+const decodeAll = <A>(written: string, parser: Parser<A>, given: ReadonlyArray<string>) =>
   Either.all(
     given.map((s) =>
       Either.fromOption(parser.parse(s), () => {
         const why = parser.why?.(s)
-        return why === undefined ? `\`--${name}\` takes ${parser.takes}; got \`${s}\`` : `\`--${name}\`: ${why}`
+        return why === undefined ? `\`${written}\` takes ${parser.takes}; got \`${s}\`` : `\`${written}\`: ${why}`
       })
     )
   )
@@ -112,7 +112,7 @@ export const optional = <A>(
     name,
     placeholder,
     description,
-    (given) => Either.map(decodeAll(name, parser, given.slice(-1)), ([value]) => Option.fromNullable(value))
+    (given) => Either.map(decodeAll(`--${name}`, parser, given.slice(-1)), ([value]) => Option.fromNullable(value))
   )
 
 /** `--name VALUE`, `byDefault` when absent (and shown in help). */
@@ -148,7 +148,8 @@ export const repeatable = <A>(
   parser: Parser<A>,
   placeholder: string,
   description: string
-): Field<ReadonlyArray<A>> => field(name, placeholder, description, (given) => decodeAll(name, parser, given), true)
+): Field<ReadonlyArray<A>> =>
+  field(name, placeholder, description, (given) => decodeAll(`--${name}`, parser, given), true)
 
 /** An argument of the command, its text read by `parser`: none when absent. */
 export const argumentOf = <A>(
@@ -157,6 +158,7 @@ export const argumentOf = <A>(
   description: string
 ): Field<Option.Option<A>> => ({
   ...optional(placeholder, parser, placeholder, description),
+  decode: (given) => Either.map(decodeAll(placeholder, parser, given), ([value]) => Option.fromNullable(value)),
   _tag: "argument"
 })
 

@@ -55,10 +55,13 @@ export const stdout = (text: string): Effect.Effect<void> =>
 export const stderr = (text: string): Effect.Effect<void> => Effect.sync(() => stderrNow(text))
 
 /** Writes one JSON value as one line on stdout, as is: results for programs, escaped by `JSON.stringify`. */
-export const json = (value: unknown): Effect.Effect<void> =>
+export const json = (value: unknown): Effect.Effect<void> => jsonText(JSON.stringify(value))
+
+/** Writes text that is JSON already as one line on stdout, as is. */
+export const jsonText = (text: string): Effect.Effect<void> =>
   Effect.sync(() => {
     erase()
-    process.stdout.write(line(JSON.stringify(value)))
+    process.stdout.write(line(text))
   })
 
 /** Lays rows out in columns padded to their widest cell; the last column is not padded. */

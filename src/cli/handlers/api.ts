@@ -13,26 +13,67 @@ import { AnsweredError, FileError, UsageError } from "../failure.js"
 import type { ApiInput } from "../inputs/api.js"
 import * as Output from "../Output.js"
 
-/** The body `--data` gives, checked to be JSON before anything is sent. */
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e))
+
+/** The body `--data` gives (a file's, with `@FILE`), checked to be JSON before anything is sent. */
 const bodyOf = (data: string) =>
   Effect.flatMap(
-    data.startsWith("@")
+    data === "@"
+      ? Effect.fail(new UsageError({ detail: "--data @ names no file: write --data @FILE" }))
+      : data.startsWith("@")
       ? Effect.try({
-        try: () => readFileSync(data.slice(1), "utf8"),
-        catch: (e) => new FileError({ path: data.slice(1), detail: e instanceof Error ? e.message : String(e) })
+        try: () => utf8.decode(readFileSync(data.slice(1))),
+        catch: (e) =>
+          new FileError({
+            path: data.slice(1),
+            detail: e instanceof TypeError && "code" in e && e.code === "ERR_ENCODING_INVALID_ENCODED_DATA"
+              ? "not UTF-8 text"
+              : errorText(e)
+          })
       })
       : Effect.succeed(data),
     (text) =>
-      parseJson(text) === undefined
+      // a byte order mark, as some editors write one, is no part of the JSON
+      parseJson(text.replace(/^\uFEFF/, "")) === undefined
         ? Effect.fail(new UsageError({ detail: `--data is not JSON: ${Output.field(text.slice(0, 60))}` }))
-        : Effect.succeed(text)
+        : Effect.succeed(text.replace(/^\uFEFF/, ""))
   )
+
+/**
+ * JSON text laid out again, every character of its strings and numbers as the server wrote them
+ * (no number rounded, no key dropped or merged): on one line, or indented by two spaces.
+ */
+const layout = (json: string, indented: boolean): string => {
+  const out: Array<string> = []
+  let depth = 0
+  const newline = () => (indented ? "\n" + "  ".repeat(depth) : "")
+  // tokens: a whole string, an empty object or array, or one character
+  for (const [token] of json.matchAll(/"[^"\\]*(?:\\.[^"\\]*)*"|\{\s*\}|\[\s*\]|[\s\S]/g)) {
+    if (token === "{" || token === "[") {
+      depth++
+      out.push(token + newline())
+    } else if (token === "}" || token === "]") {
+      depth--
+      out.push(newline() + token)
+    } else if (token === ",") {
+      out.push(token + newline())
+    } else if (token === ":") {
+      out.push(indented ? ": " : ":")
+    } else if (token.length > 1 && token[0] !== "\"") {
+      out.push(token[0] === "{" ? "{}" : "[]")
+    } else if (!/^\s$/.test(token)) {
+      out.push(token)
+    }
+  }
+  return out.join("")
+}
 
 /** The answer's body as JSON, indented for people at a terminal; any other text as it is. */
 const printBody = (text: string, compact: boolean) => {
-  const json = parseJson(text)
-  if (json === undefined) return text === "" ? Effect.void : Output.stdout(text)
-  return compact ? Output.json(json.json) : Output.stdout(JSON.stringify(json.json, null, 2))
+  if (parseJson(text) === undefined) return text === "" ? Effect.void : Output.stdout(text)
+  return compact ? Output.jsonText(layout(text, false)) : Output.stdout(layout(text, true))
 }
 
 const terminal = () => process.stdout.isTTY === true

@@ -9,7 +9,7 @@ const methods = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"] as 
 /** An HTTP method, in any case. */
 const method: Parser<(typeof methods)[number]> = {
   takes: `an HTTP method: ${methods.join(", ")}`,
-  parse: (s) => Option.fromNullable(methods.find((m) => m === s.toUpperCase()))
+  parse: (s) => Option.fromNullable(methods.find((m) => m === s.replace(/[a-z]/g, (c) => c.toUpperCase())))
 }
 
 /** A path on the service's host, printable and with no space. */
@@ -37,7 +37,7 @@ export const api = {
   },
   notes: [
     "The request carries the access token (renewed once on a 401), waits its turn of the rate budget and",
-    "is tried again on a transient failure if it is a GET or a search. A non-2xx answer is told on stderr:",
+    "is tried again on a transient failure if it is idempotent or a search. A non-2xx answer is on stderr:",
     "exit 1, or 3 when the credentials are at fault; 2 when the request is refused before it is sent."
   ],
   examples: [

@@ -79,7 +79,7 @@ const base64Runs = (text: string): ReadonlyArray<string> => {
  * A text of base64 characters (either alphabet), wrapped in lines or not (RFC 2045 breaks a line
  * every 76), with its padding: a base64 echo is masked whole.
  */
-const base64Text = /[A-Za-z0-9+/_-](?:[A-Za-z0-9+/_-]|\r?\n(?=[A-Za-z0-9+/_-]))*={0,2}/g
+const base64Text = /[A-Za-z0-9+/_-]+(?:\r?\n[A-Za-z0-9+/_-]+)*={0,2}/g
 
 /**
  * `text` with every form and every base64 text holding a secret (`holdsRun`) found in its JSON
@@ -97,6 +97,27 @@ const maskEscaped = (text: string, forms: ReadonlyArray<string>, holdsRun: (b64:
   }
   for (const b64 of reading.matchAll(base64Text)) if (holdsRun(b64[0])) hide(b64.index, b64[0].length)
   return written.join("")
+}
+
+/**
+ * `text` with `mask` applied to each stretch within `reach` characters of a backslash, and the rest
+ * as it is: a form a JSON encoder escaped spans at most `reach` characters around one of its
+ * escapes, and the escaped reading of a stretch costs an array entry a character.
+ */
+const aroundEscapes = (text: string, reach: number, mask: (part: string) => string): string => {
+  let out = ""
+  let done = 0
+  for (let at = text.indexOf("\\"); at !== -1;) {
+    const from = Math.max(done, at - reach)
+    let to = at + reach
+    for (let next = text.indexOf("\\", at + 1); next !== -1 && next <= to; next = text.indexOf("\\", next + 1)) {
+      to = next + reach
+    }
+    out += text.slice(done, from) + mask(text.slice(from, to))
+    done = Math.min(text.length, to)
+    at = text.indexOf("\\", done)
+  }
+  return done === 0 ? text : out + text.slice(done)
 }
 
 /**
@@ -122,15 +143,16 @@ export const maskOf = (secrets: ReadonlyArray<string>): Mask => {
       runs.length === 0 ? text : text.replace(base64Text, (b64) => holdsRun(b64) ? masked : b64)
     )
   const folded = [...forms, ...runs].map((form) => form.toLowerCase())
+  // A form with each of its characters escaped (`\u0025`). Its base64 is shorter, wrapped and
+  // escaped too: 4 characters for 3 bytes, a line break in 76, of ASCII at most 1 in 4 a `+` or `/`.
+  const reach = 6 * (forms[0]?.length ?? 0) + 4
   return {
-    text: (text) => text.includes("\\") ? maskEscaped(plain(text), forms, holdsRun) : plain(text),
+    text: (text) => aroundEscapes(plain(text), reach, (part) => maskEscaped(part, forms, holdsRun)),
     inName: (name) => {
       const lower = name.toLowerCase()
       return folded.some((form) => lower.includes(form))
     },
-    // A form with each of its characters escaped (`\u0025`). Its base64 is shorter, wrapped and
-    // escaped too: 4 characters for 3 bytes, a line break in 76, of ASCII at most 1 in 4 a `+` or `/`.
-    reach: 6 * (forms[0]?.length ?? 0) + 4
+    reach
   }
 }
 

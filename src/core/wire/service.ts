@@ -34,13 +34,15 @@ export type Api = keyof typeof apiPaths
 
 /**
  * Where a request's URL points: an absolute URL as is; a path below `/public/` on the host of
- * `apiBaseUrl` (a proxy's prefix kept); any other path below `base`, a base path of that host.
+ * `apiBaseUrl` (a proxy's prefix kept); any other path below `base`, a base path of that host, or
+ * below `apiBaseUrl` itself when `base` is the design search API's.
  */
 export const resolveUrl = (apiBaseUrl: string, base: string, url: string): string => {
   if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return url
   const host = apiBaseUrl.endsWith(apiPath) ? apiBaseUrl.slice(0, -apiPath.length) : new URL(apiBaseUrl).origin
   if (url.startsWith("/public/")) return host + url
-  return host + base + (url === "" || url.startsWith("/") || url.startsWith("?") ? url : `/${url}`)
+  const below = base === apiPath ? apiBaseUrl : host + base
+  return below + (url === "" || url.startsWith("/") || url.startsWith("?") ? url : `/${url}`)
 }
 
 /** The service's endpoints: `search` the quick search, `advanced` the advanced one, `page` the paged one. */

@@ -51,7 +51,7 @@ const basePath = (api: unknown): Effect.Effect<string, ConfigErrorType> =>
     ? Effect.succeed(apiPaths.designSearch)
     : typeof api === "string" && Object.hasOwn(apiPaths, api)
     ? Effect.succeed(apiPaths[api as Api])
-    : typeof api === "string" && /^\/[^?#\s\\]*$/.test(api)
+    : typeof api === "string" && /^(?:\/[\w.~!$&'()*+,;=:@%-]+)+\/?$/.test(api)
     ? Effect.succeed(api.replace(/\/+$/, ""))
     : Effect.fail(invalidConfig(["api"], `expected one of ${Object.keys(apiPaths).join(", ")}, or a base path`))
 
@@ -60,12 +60,13 @@ const idempotent = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"])
 
 /**
  * Whether `request` may be tried again after any transient failure: an idempotent method, or a POST
- * to one of the family's searches (`/search/...`, `/page/...`), which read and change nothing.
- * Anything else (a renewal, say) is tried again only after a 429, which the server did not act on.
+ * to one of the family's searches (`.../search/quick`, `.../search/advanced`, `.../page/advanced`),
+ * which change nothing. Any other (a renewal) is tried again only after a 429, which was not acted on.
  */
 const repeatable = (request: HttpClientRequest.HttpClientRequest): boolean =>
   idempotent.has(request.method) ||
-  (request.method === "POST" && URL.canParse(request.url) && /\/(search|page)\//.test(new URL(request.url).pathname))
+  (request.method === "POST" && URL.canParse(request.url) &&
+    /\/(?:search\/quick|search\/advanced|page\/advanced)$/.test(new URL(request.url).pathname))
 
 const onlyRateLimits = (error: CallError) => error._tag === "RateLimitError"
 
@@ -76,14 +77,24 @@ interface Shown {
   readonly text: string
 }
 
-/** `answer` with every form of the token masked out of its body and headers; a header named by one is dropped. */
+/** Headers that describe the body as it was sent: the response holds it decoded and masked. */
+const ofTheWire = new Set(["content-length", "content-encoding", "transfer-encoding"])
+
+/**
+ * `answer` with every form of the token masked out of its body and headers; a header named by
+ * one, one of the wire, or one a response cannot hold (a name with a space) is dropped.
+ */
 const masked = (answer: Answer, mask: Mask): Shown => ({
   status: answer.status,
   headers: Object.entries(answer.headers).flatMap(([name, value]) =>
-    mask.inName(name) ? [] : [[name, mask.text(value)] as [string, string]]
+    mask.inName(name) || ofTheWire.has(name) || !/^[!#$%&'*+.^`|~\w-]+$/.test(name) || /[\0\r\n]/.test(value)
+      ? []
+      : [[name, mask.text(value)] as [string, string]]
   ),
   text: mask.text(answer.text)
 })
+
+const encoder = new TextEncoder()
 
 /** Statuses whose response has no body (the Fetch standard's null body statuses). */
 const nullBody = new Set([204, 205, 304])
@@ -97,7 +108,8 @@ const toResponse = (request: HttpClientRequest.HttpClientRequest, answer: Shown)
       try: () =>
         HttpClientResponse.fromWeb(
           request,
-          new Response(nullBody.has(answer.status) ? null : answer.text, answer)
+          // bytes, not a string: a string would give the response a content type the server never sent
+          new Response(nullBody.has(answer.status) ? null : encoder.encode(answer.text), answer)
         ),
       catch: () => refused("the answer's headers cannot be held in a response")
     })

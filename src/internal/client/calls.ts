@@ -94,11 +94,14 @@ export const makeCall = (
     const attempt = <A>(
       request: HttpClientRequest.HttpClientRequest,
       read: Read<A>,
-      tokenOfTry: Effect.Effect<AccessToken.AccessToken, TokenError> = tokens.get
+      tokenOfTry: Effect.Effect<AccessToken.AccessToken, TokenError>,
+      seen: Set<string>
     ) =>
       paced(Effect.flatMap(tokenOfTry, (token) => {
         const authorized = HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token))
-        const mask = () => maskOf([Redacted.value(token.token)])
+        // every token of the call: an answer may echo one an earlier try was refused with
+        seen.add(Redacted.value(token.token))
+        const mask = () => maskOf([...seen])
         return exchange(client, authorized, { ...limits, mask }, base).pipe(
           Effect.flatMap((answer) => read(answer, mask)),
           Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
@@ -112,11 +115,11 @@ export const makeCall = (
      * `AuthenticationError` only when a token fetched after its first refusal is refused too; three
      * tries at most, two without a store's token.
      */
-    const withRenewals = <A>(request: HttpClientRequest.HttpClientRequest, read: Read<A>) =>
+    const withRenewals = <A>(request: HttpClientRequest.HttpClientRequest, read: Read<A>, seen: Set<string>) =>
       Effect.suspend(() => {
         const used: Array<AccessToken.AccessToken> = []
         const tryWith = (token: Effect.Effect<AccessToken.AccessToken, TokenError>) =>
-          attempt(request, read, Effect.map(token, (t) => (used.push(t), t)))
+          attempt(request, read, Effect.map(token, (t) => (used.push(t), t)), seen)
         const afterRefusal = (e: AuthenticationError): Effect.Effect<A, CallError> => {
           const [first, refused] = [used[0], used.at(-1)]
           if (refused === undefined || used.length > 2) return Effect.fail(e)
@@ -130,13 +133,14 @@ export const makeCall = (
 
     // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
     const policy = toldRetries(options.retrySchedule ?? defaultRetrySchedule)
-    return (request, read, transient = isTransient) => {
-      const once = withRenewals(request, read)
-      // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
-      return catchAll(once, (first) => {
-        let replayed = false
-        const again = Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first)))
-        return retryTransient(again, transient, policy)
+    return (request, read, transient = isTransient) =>
+      Effect.suspend(() => {
+        const once = withRenewals(request, read, new Set())
+        // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
+        return catchAll(once, (first) => {
+          let replayed = false
+          const again = Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first)))
+          return retryTransient(again, transient, policy)
+        })
       })
-    }
   })
