@@ -21,7 +21,7 @@ export const prng = (seed: number): () => number => {
   }
 }
 
-const pick = <A>(random: () => number, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
+export const pick = <A>(random: () => number, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
 
 /** Names and words the generator draws from. */
 const firstNames =
@@ -55,13 +55,13 @@ const pickStatus = (random: () => number): string => {
   return statusWeights.find(([, w]) => r < w)![0]
 }
 
-const dayMillis = 86_400_000
+export const dayMillis = 86_400_000
 /** The dataset's "today": nothing changes after it, so the data is the same whenever it is made. */
 export const datasetToday = Date.UTC(2026, 10, 1)
 
 /** The day (UTC) of `millis`, written `YYYY-MM-DD`. */
-const day = (millis: number) => wireDateText(Math.floor(millis / dayMillis) * dayMillis)
-const addYears = (millis: number, years: number) => {
+export const day = (millis: number) => wireDateText(Math.floor(millis / dayMillis) * dayMillis)
+export const addYears = (millis: number, years: number) => {
   const d = new Date(millis)
   d.setUTCFullYear(d.getUTCFullYear() + years)
   return d.getTime()
@@ -90,28 +90,41 @@ const generate = (random: () => number, year: number, sequence: number): Design 
     status === "EXPIRED" && expiry !== undefined ? Math.min(expiry, datasetToday) : 0
   )
   const lastChanged = Math.min(datasetToday, latest + Math.floor(random() * 400) * dayMillis)
-  const owner = random() < 0.8
-    ? `${pick(random, ownerWords)} ${pick(random, ownerKinds)} ${pick(random, ownerForms)}`
-    : person(random)
-  const designers = Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({ name: person(random) }))
-  const products = random() < 0.3 ? [product, pick(random, subclass.products)] : [product]
-  const title = capitalize(pick(random, qualifiers) + product)
+  const { productNames, title, ...parts } = drawn(random, subclass, product)
   return {
     number: String(year * 100000 + sequence),
     title,
-    productNames: [...new Set(products)],
+    productNames,
     status,
-    classifications: [{ code: subclass.code, title: subclass.title }],
-    owners: [{ name: owner }],
-    designers,
+    ...parts,
     filingDate: day(filing),
     ...(registration === undefined ? {} : { registrationDate: day(registration) }),
     ...(expiry === undefined ? {} : { expiryDate: day(expiry) }),
     lastChanged: day(lastChanged),
-    statementOfNewness:
-      `Newness and distinctiveness is claimed in the shape and configuration of the ${product} as shown in the representations.`
+    statementOfNewness: newness(product)
   }
 }
+
+/** An owner drawn as the dataset draws one: a company four times in five, else a person. */
+export const drawOwner = (random: () => number): string =>
+  random() < 0.8
+    ? `${pick(random, ownerWords)} ${pick(random, ownerKinds)} ${pick(random, ownerForms)}`
+    : person(random)
+
+/** A title for `product`, with a qualifier or not. */
+export const titleOf = (random: () => number, product: string): string => capitalize(pick(random, qualifiers) + product)
+
+/** What a design of `subclass` and `product` is drawn with beside its number, status, dates and newness. */
+export const drawn = (random: () => number, subclass: LocarnoSubclass, product: string) => {
+  const owners = [{ name: drawOwner(random) }]
+  const designers = Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({ name: person(random) }))
+  const products = random() < 0.3 ? [product, pick(random, subclass.products)] : [product]
+  const [title, classifications] = [titleOf(random, product), [{ code: subclass.code, title: subclass.title }]]
+  return { title, productNames: [...new Set(products)], classifications, owners, designers }
+}
+
+export const newness = (product: string) =>
+  `Newness and distinctiveness is claimed in the shape and configuration of the ${product} as shown in the representations.`
 
 /** A fixed design: its title names its product too; dates are filing, last change, then registration and expiry. */
 const fixedDesign = (

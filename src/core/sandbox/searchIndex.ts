@@ -40,6 +40,7 @@ export const unknownDateTypes = (request: AdvancedSearchRequest): ReadonlyArray<
 
 /** @since 0.1.0 */
 export interface SearchIndex {
+  /** How many designs it was made with. */
   readonly size: number
   readonly get: (designNumber: string) => Design | undefined
   /** The first `limit` matches of a quick search. */
@@ -56,6 +57,8 @@ export interface SearchIndex {
    * it does not hold if there are any.
    */
   readonly touch: (numbers: ReadonlyArray<string>, now: number) => ReadonlyArray<string>
+  /** Indexes `designs` in place of those it held (`register.ts` moves the register so). */
+  readonly rebuild: (designs: ReadonlyArray<Design>) => void
 }
 
 /** The fields an advanced search matches words against, indexed under `field:word`, and their texts. */
@@ -247,7 +250,7 @@ const touch = (t: Tables, numbers: ReadonlyArray<string>, now: number): Readonly
  * it (`06` finds `06-01`) or that it starts with (`0202c` finds `02-02`, the most specific we hold).
  */
 export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
-  const t = build(designs)
+  let t = build(designs)
   return {
     size: t.sorted.length,
     get: (number) => {
@@ -256,6 +259,9 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     },
     search: (request, limit) => search(t, request, limit),
     advanced: (request, offset, limit) => advanced(t, request, offset, limit),
-    touch: (numbers, now) => touch(t, numbers, now)
+    touch: (numbers, now) => touch(t, numbers, now),
+    rebuild: (designs) => {
+      t = build(designs)
+    }
   }
 }
