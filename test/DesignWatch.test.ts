@@ -145,7 +145,7 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignWatch", (it) => {
         yield* control.injectFault({ target: "advanced", status: 503, count: 10, match: second })
         const fiber = yield* forkChild(run())
         const faulted = Effect.map(control.requests({ target: "advanced" }), (j) => j.entries.some((e) => e.fault))
-        yield* Effect.repeat(Effect.zipLeft(faulted, yieldNow), { until: (yes) => yes })
+        yield* Effect.repeat(Effect.tap(faulted, () => yieldNow), { until: (yes) => yes })
         yield* Fiber.interrupt(fiber)
         yield* control.reset
         // A run that fails part-way, after the first sync, then loses nothing either.
