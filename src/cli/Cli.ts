@@ -10,6 +10,7 @@ import type { Failure } from "./failure.js"
 import { commandHelp, programHelp } from "./Help.js"
 import * as Inputs from "./Inputs.js"
 import * as Output from "./Output.js"
+import * as WatchInputs from "./WatchInputs.js"
 
 /** A command, and how to run it on a checked command line (a usage error's detail, or the error). */
 interface Runnable {
@@ -38,6 +39,15 @@ const commands: ReadonlyArray<Runnable> = [
   runnable(Inputs.changes, () => import("./handlers/changes.js")),
   runnable(Inputs.token, () => import("./handlers/token.js")),
   runnable(Inputs.sandbox, () => import("./handlers/sandbox.js")),
+  {
+    command: WatchInputs.watch,
+    run: (line) =>
+      Either.map(
+        WatchInputs.checkWatch(line, commands.map((c) => c.command)),
+        (input) =>
+          Effect.flatMap(Effect.promise(() => import("./handlers/watch.js")), (handler) => handler.handle(input))
+      )
+  },
   {
     command: Inputs.record,
     run: (line) =>
