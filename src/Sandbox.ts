@@ -13,6 +13,7 @@ import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Checks from "./core/sandbox/checks.js"
 import { generateDesigns } from "./core/sandbox/dataset.js"
+import * as Register from "./core/sandbox/register.js"
 import * as SearchIndex from "./core/sandbox/searchIndex.js"
 import * as DesignSearchConfig from "./DesignSearchConfig.js"
 import * as OptionalPeer from "./internal/optionalPeer.js"
@@ -30,6 +31,7 @@ import * as State from "./internal/sandbox/State.js"
 export { fixedNumbers, samples } from "./core/sandbox/dataset.js"
 export type { RequestFilter } from "./core/sandbox/faultMatch.js"
 export type { Journal } from "./core/sandbox/journal.js"
+export { rates, type Summary } from "./core/sandbox/register.js"
 export { type CassetteOptions } from "./internal/sandbox/Cassette.js"
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./internal/sandbox/Control.js"
 export { defaults, listenDefaults, resultFields } from "./internal/sandbox/Defaults.js"
@@ -123,12 +125,13 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigErrorT
     const latency = yield* fromResult(latencyOf(options.latency, plain.seed))
     const { clientId, clientSecret, designs, journalSize, maxRequestBytes, resultCap, resultField, seed } = plain
     const index = SearchIndex.make(generateDesigns(designs, seed))
+    const register = Register.make(index, seed)
     const state = State.make(journalSize, plain.journalBytes)
     const secrets = [clientSecret, `${clientId}:${clientSecret}`]
     const signingKey = randomBytes(32)
     const config = { clientId, clientSecret, tokenLifetimeSeconds, resultCap, resultField, maxRequestBytes }
-    const app = App.make({ ...config, signingKey, issuer: inProcessUrl, index, state, secrets, latency })
-    return { app, control: Control.make(state, index), clientId, clientSecret, designCount: index.size }
+    const app = App.make({ ...config, signingKey, issuer: inProcessUrl, index, register, state, secrets, latency })
+    return { app, control: Control.make(state, index, register), clientId, clientSecret, designCount: index.size }
   })
 
 /**

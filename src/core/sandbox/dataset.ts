@@ -21,7 +21,7 @@ export const prng = (seed: number): () => number => {
   }
 }
 
-const pick = <A>(random: () => number, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
+export const pick = <A>(random: () => number, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
 
 /** Names and words the generator draws from. */
 const firstNames =
@@ -55,13 +55,13 @@ const pickStatus = (random: () => number): string => {
   return statusWeights.find(([, w]) => r < w)![0]
 }
 
-const dayMillis = 86_400_000
+export const dayMillis = 86_400_000
 /** The dataset's "today": nothing changes after it, so the data is the same whenever it is made. */
 export const datasetToday = Date.UTC(2026, 10, 1)
 
 /** The day (UTC) of `millis`, written `YYYY-MM-DD`. */
-const day = (millis: number) => wireDateText(Math.floor(millis / dayMillis) * dayMillis)
-const addYears = (millis: number, years: number) => {
+export const day = (millis: number) => wireDateText(Math.floor(millis / dayMillis) * dayMillis)
+export const addYears = (millis: number, years: number) => {
   const d = new Date(millis)
   d.setUTCFullYear(d.getUTCFullYear() + years)
   return d.getTime()
@@ -90,24 +90,47 @@ const generate = (random: () => number, year: number, sequence: number): Design 
     status === "EXPIRED" && expiry !== undefined ? Math.min(expiry, datasetToday) : 0
   )
   const lastChanged = Math.min(datasetToday, latest + Math.floor(random() * 400) * dayMillis)
-  const owner = random() < 0.8
-    ? `${pick(random, ownerWords)} ${pick(random, ownerKinds)} ${pick(random, ownerForms)}`
-    : person(random)
-  const designers = Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({ name: person(random) }))
-  const products = random() < 0.3 ? [product, pick(random, subclass.products)] : [product]
-  const title = capitalize(pick(random, qualifiers) + product)
+  const { classifications, designers, owners, productNames, statementOfNewness, title } = drawn(
+    random,
+    subclass,
+    product
+  )
   return {
     number: String(year * 100000 + sequence),
     title,
-    productNames: [...new Set(products)],
+    productNames,
     status,
-    classifications: [{ code: subclass.code, title: subclass.title }],
-    owners: [{ name: owner }],
+    classifications,
+    owners,
     designers,
     filingDate: day(filing),
     ...(registration === undefined ? {} : { registrationDate: day(registration) }),
     ...(expiry === undefined ? {} : { expiryDate: day(expiry) }),
     lastChanged: day(lastChanged),
+    statementOfNewness
+  }
+}
+
+/** An owner drawn as the dataset draws one: a company four times in five, else a person. */
+export const drawOwner = (random: () => number): string =>
+  random() < 0.8
+    ? `${pick(random, ownerWords)} ${pick(random, ownerKinds)} ${pick(random, ownerForms)}`
+    : person(random)
+
+/** A title for `product`, with a qualifier or not. */
+export const titleOf = (random: () => number, product: string): string => capitalize(pick(random, qualifiers) + product)
+
+/** What a design of `subclass` and `product` is drawn with beside its number, status and dates, in this order. */
+export const drawn = (random: () => number, subclass: LocarnoSubclass, product: string) => {
+  const owners = [{ name: drawOwner(random) }]
+  const designers = Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({ name: person(random) }))
+  const products = random() < 0.3 ? [product, pick(random, subclass.products)] : [product]
+  return {
+    title: titleOf(random, product),
+    productNames: [...new Set(products)],
+    classifications: [{ code: subclass.code, title: subclass.title }],
+    owners,
+    designers,
     statementOfNewness:
       `Newness and distinctiveness is claimed in the shape and configuration of the ${product} as shown in the representations.`
   }

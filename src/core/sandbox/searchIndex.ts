@@ -56,6 +56,10 @@ export interface SearchIndex {
    * it does not hold if there are any.
    */
   readonly touch: (numbers: ReadonlyArray<string>, now: number) => ReadonlyArray<string>
+  /** The designs it holds, in number order. */
+  readonly all: () => ReadonlyArray<Design>
+  /** Indexes `designs` in place of those it held (`register.ts` moves the register so). */
+  readonly rebuild: (designs: ReadonlyArray<Design>) => void
 }
 
 /** The fields an advanced search matches words against, indexed under `field:word`, and their texts. */
@@ -247,15 +251,21 @@ const touch = (t: Tables, numbers: ReadonlyArray<string>, now: number): Readonly
  * it (`06` finds `06-01`) or that it starts with (`0202c` finds `02-02`, the most specific we hold).
  */
 export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
-  const t = build(designs)
+  let t = build(designs)
   return {
-    size: t.sorted.length,
+    get size() {
+      return t.sorted.length
+    },
     get: (number) => {
       const position = t.positionOf.get(number)
       return position === undefined ? undefined : t.sorted[position]
     },
     search: (request, limit) => search(t, request, limit),
     advanced: (request, offset, limit) => advanced(t, request, offset, limit),
-    touch: (numbers, now) => touch(t, numbers, now)
+    touch: (numbers, now) => touch(t, numbers, now),
+    all: () => [...t.sorted],
+    rebuild: (designs) => {
+      t = build(designs)
+    }
   }
 }

@@ -9,6 +9,7 @@ import { Clock, Duration, Effect, Option, Schema } from "effect"
 import * as Answers from "../../core/sandbox/answers.js"
 import type { ResultField } from "../../core/sandbox/answers.js"
 import { entryOf, seenOf } from "../../core/sandbox/journal.js"
+import type { Register } from "../../core/sandbox/register.js"
 import { unknownCriteria, unknownDateTypes } from "../../core/sandbox/searchIndex.js"
 import type { SearchIndex } from "../../core/sandbox/searchIndex.js"
 import * as Jwt from "../../core/wire/jwt.js"
@@ -33,6 +34,8 @@ export interface AppConfig {
   readonly signingKey: Uint8Array
   readonly issuer: string
   readonly index: SearchIndex
+  /** What moves the index's designs on with the clock, once advanced. */
+  readonly register: Register
   readonly state: State
   /** What the journal masks: the client secret, and `id:secret`. */
   readonly secrets: ReadonlyArray<string>
@@ -224,6 +227,7 @@ export const make = (config: AppConfig): App => {
     const endpoint = endpointOf(path)
     const read = yield* toResult(Http.readBody(request, config.maxRequestBytes, ctx.errors))
     const time = yield* Clock.currentTimeMillis
+    config.register.at(time)
     const received = { time, path, target: endpoint, body: Result.getOrUndefined(read) }
     // A request refused before it authenticates (unless a fault answers it) keeps only a preview of its body.
     const { entry, fault } = receive(state, endpoint, seenOf(request, received), (answered) =>

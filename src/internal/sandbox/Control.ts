@@ -1,13 +1,15 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
+import { readDuration } from "#edition/internal/configReads"
 import { refused, unreadable } from "#edition/internal/sandbox/schemas"
 import { decodeUnknownResult, fromResult, NoSuchElement, Result, Service } from "#edition/internal/seam"
-import type { HttpServerRequest, HttpServerResponse, SchemaError } from "#edition/internal/seam"
-import { Clock, Effect, Schema } from "effect"
+import type { DurationInput, HttpServerRequest, HttpServerResponse, SchemaError } from "#edition/internal/seam"
+import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { nestingRefusal } from "../../core/sandbox/checks.js"
 import { applies, enqueue } from "../../core/sandbox/faultMatch.js"
 import type { RequestFilter } from "../../core/sandbox/faultMatch.js"
 import { contents, noMatch } from "../../core/sandbox/journal.js"
 import type { Journal } from "../../core/sandbox/journal.js"
+import type { Register, Summary } from "../../core/sandbox/register.js"
 import type { SearchIndex } from "../../core/sandbox/searchIndex.js"
 import { pointerErrors } from "../validation.js"
 import * as State from "./State.js"
@@ -67,6 +69,13 @@ export interface Control {
    * on anything but a list of strings.
    */
   readonly touch: (numbers: ReadonlyArray<string>) => Effect.Effect<void, UnknownDesignsError | SchemaError>
+  /**
+   * Moves the register on by `duration` of its days (docs/library.md, "A register that moves on"): designs
+   * filed, registered, certified, refused, withdrawn, lapsed, expired, ceased, assigned and amended, each
+   * with `lastChanged` the day of its change; from then on the register moves with the sandbox's `Clock`
+   * too. Succeeds with how many of each it moved; fails on a duration negative, infinite or unreadable.
+   */
+  readonly advance: (duration: DurationInput) => Effect.Effect<Summary, SchemaError>
 }
 
 /**
@@ -126,14 +135,29 @@ const decodeFault = guarded(decodeUnknownResult(State.Fault, State.strict), ["bo
 const decodeFilter = guarded(decodeUnknownResult(State.RequestFilter, State.strict))
 const decodeNumbers = guarded(decodeUnknownResult(Schema.Array(Schema.String), State.strict))
 
-/** The control of a sandbox's `state` and of the designs of its `index`. */
-export const make = (state: State.State, index: SearchIndex): Control => {
+/** A duration's milliseconds: finite and not negative, whatever a caller passed. */
+const decodeDuration = (input: unknown) =>
+  Effect.flatMap(
+    Effect.try({ try: () => readDuration(input), catch: unreadable }),
+    (decoded) =>
+      Option.isSome(decoded) && Duration.isFinite(decoded.value) && Duration.toMillis(decoded.value) >= 0
+        ? Effect.succeed(Duration.toMillis(decoded.value))
+        : Effect.fail(
+          refused("expected a finite duration of zero or more, such as \"10 days\" or a number of milliseconds")
+        )
+  )
+
+/** The control of a sandbox's `state`, of the designs of its `index` and of its `register`. */
+export const make = (state: State.State, index: SearchIndex, register: Register): Control => {
   const matching = (filter: RequestFilter) => contents(state.journal).filter((entry) => applies(filter, entry))
   return {
     injectFault: (fault) => Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => enqueue(state.faults, f))),
     revokeTokens: Effect.sync(() => state.activeTokens.clear()),
     stats: Effect.sync(() => State.stats(state)),
-    reset: Effect.sync(() => State.reset(state)),
+    reset: Effect.sync(() => {
+      State.reset(state)
+      register.reset()
+    }),
     requests: (filter = {}) =>
       Effect.map(decodeFilter(filter), (decoded) => ({ entries: matching(decoded), dropped: state.journal.dropped })),
     expectRequest: (filter) =>
@@ -147,6 +171,11 @@ export const make = (state: State.State, index: SearchIndex): Control => {
       Effect.flatMap(Effect.zip(decodeNumbers(input), Clock.currentTimeMillis), ([numbers, now]) => {
         const unknown = index.touch(numbers, now)
         return unknown.length === 0 ? Effect.void : Effect.fail(new UnknownDesignsError({ numbers: unknown }))
-      })
+      }),
+    advance: (duration) =>
+      Effect.flatMap(
+        Effect.zip(decodeDuration(duration), Clock.currentTimeMillis),
+        ([millis, now]) => Effect.sync(() => register.advance(millis, now))
+      )
   }
 }
