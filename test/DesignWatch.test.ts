@@ -107,6 +107,43 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignWatch", (it) => {
         expect((yield* watch.report("daily", { until: since })).map((e) => e.number)).toEqual([a])
       })))
 
+    it.effect(`${engine}: as the register moves on, each status, owner and classification change and each filing is one event, once`, () =>
+      watching(engine)(Effect.gen(function*() {
+        const control = yield* Sandbox.SandboxControl
+        const sql = yield* SqlClient.SqlClient
+        const snapshot = Effect.map(
+          sql<{ number: string; record: string }>`SELECT number, CAST(record AS TEXT) AS record FROM designs`,
+          (rows) => new Map(rows.map((r) => [r.number, JSON.parse(r.record) as Designs.Design]))
+        )
+        yield* add({ name: "all", criteria: everything, expiringWithin: 0 })
+        yield* run()
+        const before = yield* snapshot
+        yield* control.advance("0 days")
+        yield* TestClock.adjust(365 * day)
+        const moved = yield* run()
+        const after = yield* snapshot
+        const names = (d: Designs.Design | undefined, key: "owners" | "classifications") =>
+          (key === "owners" ? d?.owners?.map((o) => o.name) : d?.classifications?.map((c) => c.code)) ?? []
+        const expected: Array<string> = []
+        for (const [number, now] of after) {
+          const old = before.get(number)
+          if (old === undefined) expected.push(`new ${number}`)
+          else if (old.status !== now.status) expected.push(`status ${number} ${old.status} ${now.status}`)
+          for (const [key, event] of [["owners", "owner"], ["classifications", "classification"]] as const) {
+            const [o, n] = [names(old, key), names(now, key)]
+            if (old !== undefined && o.join() !== n.join()) expected.push(`${event} ${number} ${o} ${n}`)
+          }
+        }
+        const events = moved.watches[0]!.events.filter((e) => e.event !== "expiring").map((e) =>
+          [e.event, e.number, ...(e.event === "new" ? [] : [e.fields.old, e.fields.new].map(String))].join(" ")
+        )
+        expect(events.sort()).toEqual(expected.sort())
+        for (const kind of ["new", "status", "owner", "classification"]) {
+          expect(events.some((e) => e.startsWith(`${kind} `))).toBe(true)
+        }
+        expect(eventsOf(yield* run(), "all")).toEqual([])
+      })))
+
     it.effect(`${engine}: an expiry within the horizon is told once per term, not at the baseline`, () =>
       watching(engine)(Effect.gen(function*() {
         yield* add({ name: "all", criteria: everything, expiringWithin: 365 })
