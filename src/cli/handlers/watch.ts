@@ -36,7 +36,12 @@ const watchOf = (args: WatchInput): DesignWatch.WatchInput => {
 const write = (args: WatchInput, told: ReadonlyArray<Told>, title: string) => {
   const text = render(args.format, told, title)
   return Option.match(args.out, {
-    onNone: () => (text === "" ? Effect.void : Output.stdout(text)),
+    // Text for people goes through the terminal's escapes; the other formats are for programs, as written.
+    onNone: () =>
+      text === "" ? Effect.void : args.format === "text" ? Output.stdout(text) : Effect.sync(() => {
+        Output.erase()
+        process.stdout.write(`${text}\n`)
+      }),
     onSome: (path) =>
       Effect.try({
         try: () => fs.writeFileSync(path, text === "" ? "" : `${text}\n`),
