@@ -14,14 +14,28 @@ import { Effect, Layer } from "effect"
 import type { ValidationError } from "./ApiError.js"
 import { DesignMirror } from "./DesignMirror.js"
 import type { MirrorDatabaseError } from "./DesignMirror.js"
+import type { SyncError } from "./internal/mirror/model.js"
 import { schemaOf } from "./internal/mirror/sharing.js"
-import type { ReportRange, RunError, RunReport, Watch, WatchError, WatchEvent } from "./internal/watch/model.js"
-import type { WatchInput, WatchNotFoundError } from "./internal/watch/model.js"
+import type {
+  ReportRange,
+  RunReport,
+  Watch,
+  WatchEvent,
+  WatchInput,
+  WatchNotFoundError
+} from "./internal/watch/model.js"
 import * as Internal from "./internal/watch/watch.js"
 
 export { WatchNotFoundError } from "./internal/watch/model.js"
-export type { EventKind, ReportRange, RunError, RunReport, Watch, WatchError } from "./internal/watch/model.js"
-export type { WatchEvent, WatchInput, WatchRun } from "./internal/watch/model.js"
+export type {
+  EventKind,
+  ReportRange,
+  RunReport,
+  Watch,
+  WatchEvent,
+  WatchInput,
+  WatchRun
+} from "./internal/watch/model.js"
 
 /**
  * The watches' operations.
@@ -41,12 +55,15 @@ export interface Service {
    * since its cursor, each reported once. A stopped run loses nothing: a watch's events and cursor
    * are written together. Fails with `WatchNotFoundError` or a sync's `SyncError`.
    */
-  readonly run: (names?: ReadonlyArray<string>) => Effect.Effect<RunReport, RunError>
+  readonly run: (names?: ReadonlyArray<string>) => Effect.Effect<RunReport, WatchNotFoundError | SyncError>
   /**
    * The events a watch's runs reported, oldest first, at or after `since` and before `until`;
    * makes no request. Fails with `WatchNotFoundError`, a client `ValidationError`, `MirrorDatabaseError`.
    */
-  readonly report: (name: string, range?: ReportRange) => Effect.Effect<ReadonlyArray<WatchEvent>, WatchError>
+  readonly report: (
+    name: string,
+    range?: ReportRange
+  ) => Effect.Effect<ReadonlyArray<WatchEvent>, WatchNotFoundError | ValidationError | MirrorDatabaseError>
 }
 
 /**

@@ -1,8 +1,7 @@
 /** What a watch is, what a run of it tells, and how it fails (see `DesignWatch`, docs/watch.md). */
 import { Schema } from "effect"
 import type { DateTime } from "effect"
-import type { ValidationError } from "../../ApiError.js"
-import type { Criteria, MirrorDatabaseError, SyncError } from "../mirror/model.js"
+import type { Criteria } from "../mirror/model.js"
 
 /**
  * No watch of that name is stored.
@@ -19,7 +18,8 @@ export class WatchNotFoundError extends Schema.TaggedError<WatchNotFoundError>()
 }
 
 /**
- * A watch as `add` takes it: criteria as `sync` takes them, and/or design numbers (a portfolio).
+ * A watch as `add` takes it: criteria as `sync` takes them and/or design numbers (a portfolio), the
+ * days ahead in which an expiry is told (0 to 3650, default 90), a note for people.
  *
  * @since 0.5.0
  * @category models
@@ -28,14 +28,12 @@ export interface WatchInput {
   readonly name: string
   readonly criteria?: Criteria | undefined
   readonly numbers?: ReadonlyArray<string> | undefined
-  /** Days ahead in which an expiry is told (`expiring`), 0 to 3650; default 90. */
   readonly expiringWithin?: number | undefined
-  /** A label or note, for people. */
   readonly note?: string | undefined
 }
 
 /**
- * A stored watch.
+ * A stored watch; `cursor`, the instant its last run read the history up to (none before its baseline).
  *
  * @since 0.5.0
  * @category models
@@ -46,12 +44,11 @@ export interface Watch {
   readonly numbers: ReadonlyArray<string>
   readonly expiringWithin: number
   readonly note: string | undefined
-  /** When its last run read the mirror's history up to (ISO timestamp); none before its baseline. */
   readonly cursor: string | undefined
 }
 
 /**
- * What a watch reports of a design: `new` (it matches, first seen by the watch), `status`, `owner`,
+ * What a watch tells of a design: `new` (it matches, first seen by the watch), `status`, `owner`,
  * `classification` (old → new), `expiring` (within the horizon, once per term), `no_longer_matching`.
  *
  * @since 0.5.0
@@ -60,7 +57,9 @@ export interface Watch {
 export type EventKind = "new" | "status" | "owner" | "classification" | "expiring" | "no_longer_matching"
 
 /**
- * One event of a watch.
+ * One event of a watch: `at`, when the sync that saw it started (the run's time for `new`,
+ * `expiring`, `no_longer_matching`); `fields`, `{ old, new }` (a status, owners' names, class codes)
+ * or `{ expiryDate }`; `design`, the design as the mirror held it then.
  *
  * @since 0.5.0
  * @category models
@@ -69,11 +68,8 @@ export interface WatchEvent {
   readonly watch: string
   readonly number: string
   readonly event: EventKind
-  /** When the sync that saw it started (ISO timestamp), or the run's time for `new`, `expiring`, `no_longer_matching`. */
   readonly at: string
-  /** `{ old, new }` for `status` (a text), `owner` (names), `classification` (codes); `{ expiryDate }` for `expiring`. */
   readonly fields: Readonly<Record<string, unknown>>
-  /** The design as the mirror held it when the event was reported. */
   readonly design: {
     readonly title: string | null
     readonly status: string | null
@@ -83,7 +79,7 @@ export interface WatchEvent {
 }
 
 /**
- * What one run told of one watch: on its first run (`baseline`), how many designs it follows, no event.
+ * What a run told of one watch; on its first run (`baseline`), how many designs it follows, and no event.
  *
  * @since 0.5.0
  * @category models
@@ -96,7 +92,7 @@ export interface WatchRun {
 }
 
 /**
- * What `run` did: each watch's events, the syncs it ran (one per distinct criteria) and their API requests.
+ * What `run` did: each watch's events, the syncs it ran (one per distinct criteria), their API requests.
  *
  * @since 0.5.0
  * @category models
@@ -108,7 +104,7 @@ export interface RunReport {
 }
 
 /**
- * The range `report` reads: events at or after `since`, before `until` (default: all).
+ * The events `report` reads: at or after `since`, before `until` (default: all).
  *
  * @since 0.5.0
  * @category options
@@ -118,18 +114,3 @@ export interface ReportRange {
   readonly until?: DateTime.DateTime | undefined
 }
 
-/**
- * What the reading and writing operations fail with.
- *
- * @since 0.5.0
- * @category errors
- */
-export type WatchError = ValidationError | WatchNotFoundError | MirrorDatabaseError
-
-/**
- * What `run` fails with: a watch not found, or a sync's failure.
- *
- * @since 0.5.0
- * @category errors
- */
-export type RunError = WatchNotFoundError | SyncError
