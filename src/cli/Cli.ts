@@ -37,8 +37,6 @@ const commands: ReadonlyArray<Runnable> = [
   runnable(Inputs.exportDesigns, () => import("./handlers/export.js")),
   runnable(Inputs.sync, () => import("./handlers/sync.js")),
   runnable(Inputs.changes, () => import("./handlers/changes.js")),
-  runnable(Inputs.token, () => import("./handlers/token.js")),
-  runnable(Inputs.sandbox, () => import("./handlers/sandbox.js")),
   {
     command: WatchInputs.watch,
     run: (line) =>
@@ -48,6 +46,8 @@ const commands: ReadonlyArray<Runnable> = [
           Effect.flatMap(Effect.promise(() => import("./handlers/watch.js")), (handler) => handler.handle(input))
       )
   },
+  runnable(Inputs.token, () => import("./handlers/token.js")),
+  runnable(Inputs.sandbox, () => import("./handlers/sandbox.js")),
   {
     command: Inputs.record,
     run: (line) =>

@@ -5,7 +5,6 @@ import type { Criteria } from "../mirror/model.js"
 
 /**
  * No watch of that name is stored.
- *
  * @since 0.5.0
  * @category errors
  */
@@ -20,7 +19,6 @@ export class WatchNotFoundError extends Schema.TaggedError<WatchNotFoundError>()
 /**
  * A watch as `add` takes it: criteria as `sync` takes them and/or design numbers (a portfolio), the
  * days ahead in which an expiry is told (0 to 3650, default 90), a note for people.
- *
  * @since 0.5.0
  * @category models
  */
@@ -34,7 +32,6 @@ export interface WatchInput {
 
 /**
  * A stored watch; `cursor`, the instant its last run read the history up to (none before its baseline).
- *
  * @since 0.5.0
  * @category models
  */
@@ -50,7 +47,6 @@ export interface Watch {
 /**
  * What a watch tells of a design: `new` (it matches, first seen by the watch), `status`, `owner`,
  * `classification` (old → new), `expiring` (within the horizon, once per term), `no_longer_matching`.
- *
  * @since 0.5.0
  * @category models
  */
@@ -60,7 +56,6 @@ export type EventKind = "new" | "status" | "owner" | "classification" | "expirin
  * One event of a watch: `at`, when the sync that saw it started (the run's time for `new`,
  * `expiring`, `no_longer_matching`); `fields`, `{ old, new }` (a status, owners' names, class codes)
  * or `{ expiryDate }`; `design`, the design as the mirror held it then.
- *
  * @since 0.5.0
  * @category models
  */
@@ -70,17 +65,15 @@ export interface WatchEvent {
   readonly event: EventKind
   readonly at: string
   readonly fields: Readonly<Record<string, unknown>>
-  readonly design: {
-    readonly title: string | null
-    readonly status: string | null
-    readonly owners: ReadonlyArray<string>
-    readonly classes: ReadonlyArray<string>
-  }
+  readonly design:
+    & { readonly title: string | null; readonly status: string | null }
+    & {
+      readonly [K in "owners" | "classes"]: ReadonlyArray<string>
+    }
 }
 
 /**
  * What a run told of one watch; on its first run (`baseline`), how many designs it follows, and no event.
- *
  * @since 0.5.0
  * @category models
  */
@@ -93,7 +86,6 @@ export interface WatchRun {
 
 /**
  * What `run` did: each watch's events, the syncs it ran (one per distinct criteria), their API requests.
- *
  * @since 0.5.0
  * @category models
  */
@@ -105,7 +97,6 @@ export interface RunReport {
 
 /**
  * The events `report` reads: at or after `since`, before `until` (default: all).
- *
  * @since 0.5.0
  * @category options
  */
@@ -113,4 +104,3 @@ export interface ReportRange {
   readonly since?: DateTime.DateTime | undefined
   readonly until?: DateTime.DateTime | undefined
 }
-
