@@ -31,7 +31,7 @@ import * as State from "./internal/sandbox/State.js"
 export { fixedNumbers, samples } from "./core/sandbox/dataset.js"
 export type { RequestFilter } from "./core/sandbox/faultMatch.js"
 export type { Journal } from "./core/sandbox/journal.js"
-export { rates, type Summary } from "./core/sandbox/register.js"
+export type { Summary } from "./core/sandbox/register.js"
 export { type CassetteOptions } from "./internal/sandbox/Cassette.js"
 export { type Control, type Sandbox, SandboxControl, UnknownDesignsError } from "./internal/sandbox/Control.js"
 export { defaults, listenDefaults, resultFields } from "./internal/sandbox/Defaults.js"
@@ -124,8 +124,9 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigErrorT
     const tokenLifetimeSeconds = yield* fromResult(checked(Checks.tokenLifetime(Duration.toSeconds(lifetime))))
     const latency = yield* fromResult(latencyOf(options.latency, plain.seed))
     const { clientId, clientSecret, designs, journalSize, maxRequestBytes, resultCap, resultField, seed } = plain
-    const index = SearchIndex.make(generateDesigns(designs, seed))
-    const register = Register.make(index, seed)
+    const dataset = generateDesigns(designs, seed)
+    const index = SearchIndex.make(dataset)
+    const register = Register.make(index, seed, dataset)
     const state = State.make(journalSize, plain.journalBytes)
     const secrets = [clientSecret, `${clientId}:${clientSecret}`]
     const signingKey = randomBytes(32)
@@ -200,7 +201,7 @@ export interface ServeOptions extends Options, ListenOptions {
 
 /**
  * Builds a sandbox and serves it over loopback HTTP until the scope closes, with the `/__sandbox/*`
- * control routes (faults, requests, stats, touch, revoke-tokens, reset), answering only requests addressed to
+ * control routes (faults, requests, stats, touch, advance, revoke-tokens, reset), answering only requests addressed to
  * it and control requests from no page but its own. Needs `@effect/platform-node`, an optional peer:
  * without it, a `ConfigError` (`MissingData` in Effect 3) naming the package (`make` and `layer` never need it).
  *

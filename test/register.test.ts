@@ -3,6 +3,7 @@
  * a function of the seed, its start and the time elapsed on the clock plus the advances, whatever
  * the steps; what moved is found by `changedSinceDate` and served by every operation.
  */
+import type { DurationInput } from "#edition/internal/seam"
 import { schemaErrorTag, TestClock } from "#test-edition/support/seam"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
@@ -10,8 +11,8 @@ import fc from "fast-check"
 import { generateDesigns } from "../src/core/sandbox/dataset.js"
 import * as Register from "../src/core/sandbox/register.js"
 import * as SearchIndex from "../src/core/sandbox/searchIndex.js"
-import type { Design } from "../src/core/wire/wire.js"
 import { DesignSearchClient, Sandbox } from "../src/index.js"
+import type { Designs } from "../src/index.js"
 
 const day = 86_400_000
 const start = Date.UTC(2026, 11, 1)
@@ -24,7 +25,7 @@ const inSandbox = <A, E>(effect: Effect.Effect<A, E, DesignSearchClient.DesignSe
 /** Every design of the sandbox, as its paged search serves them. */
 const register = Effect.gen(function*() {
   const client = yield* DesignSearchClient.DesignSearchClient
-  const designs: Array<Design> = []
+  const designs: Array<Designs.Design> = []
   for (let page = 0;; page++) {
     const { data } = yield* client.searchPage({ ...every, pageNumber: page, pageSize: 100 })
     designs.push(...data.designs)
@@ -72,7 +73,7 @@ describe("SandboxControl.advance", () => {
         expect(words).toContain(design.status)
         expect(dayOf(design.lastChanged) > "2026-12-01" && dayOf(design.lastChanged) <= "2027-12-01").toBe(true)
       }
-      const was = (d: Design) => before.get(d.number)
+      const was = (d: Designs.Design) => before.get(d.number)
       const changes = (status: string) =>
         moved.filter((d) => before.has(d.number) && d.status === status && was(d)?.status !== status)
       for (const design of changes("REGISTERED")) {
@@ -137,7 +138,7 @@ describe("SandboxControl.advance", () => {
       const c = yield* control
       const before = yield* register
       for (const bad of [-1, "-3 days", Infinity, Duration.infinity, Number.NaN, "soon"]) {
-        const error = yield* Effect.flip(c.advance(bad as Duration.DurationInput))
+        const error = yield* Effect.flip(c.advance(bad as DurationInput))
         expect(error._tag, String(bad)).toBe(schemaErrorTag)
         expect(error.message).toContain("expected a finite duration of zero or more")
       }
@@ -151,14 +152,14 @@ describe("the register's steps", () => {
   const designs = generateDesigns(200, 3)
   const run = (steps: ReadonlyArray<readonly ["advance" | "clock", number]>) => {
     const index = SearchIndex.make(designs)
-    const r = Register.make(index, 3)
+    const r = Register.make(index, 3, designs)
     let now = start + 7 * 3_600_000
     r.advance(0, now)
     for (const [how, days] of steps) {
       if (how === "advance") r.advance(days * day, now)
       else r.at(now += days * day)
     }
-    return JSON.stringify(index.all())
+    return JSON.stringify(index.advanced(every, 0, 1e6).designs)
   }
 
   it("are the same register, whatever the steps of advances and clock time that make up the days", () => {
@@ -176,4 +177,51 @@ describe("the register's steps", () => {
       { numRuns: 40 }
     )
   })
+})
+
+describe("POST /__sandbox/advance", () => {
+  /** A POST of `body` to the served sandbox's `route`: its status and JSON. */
+  const post = (served: Sandbox.Served, body: string, type = "application/json", route = "advance") =>
+    Effect.promise(async () => {
+      const response = await fetch(`${served.url}/__sandbox/${route}`, {
+        method: "POST",
+        headers: { "content-type": type },
+        body
+      })
+      const text = await response.text()
+      return { status: response.status, json: text === "" ? undefined : JSON.parse(text) as Record<string, unknown> }
+    })
+
+  it.live("moves the served register as advance does in process; bad bodies are spec-shaped refusals", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0 })
+      const inProcess = yield* Sandbox.make()
+      const [days, duration] = [yield* post(served, `{"days": 30}`), yield* post(served, `{"duration": "5 days"}`)]
+      expect(days).toEqual({ status: 200, json: { data: yield* inProcess.control.advance("30 days") } })
+      expect(duration).toEqual({ status: 200, json: { data: yield* inProcess.control.advance("5 days") } })
+      expect(days.json?.["data"]).toMatchObject({ days: 30 })
+      const refusals = [
+        [`{"days": -1}`, 422, "/days"],
+        [`{"days": 1.5}`, 422, "/days"],
+        [`{"duration": "soon"}`, 422, ""],
+        [`{"duration": "-3 days"}`, 422, ""],
+        [`{"days": 1, "duration": "1 day"}`, 422, "/duration"],
+        [`{}`, 422, "/days"],
+        [`{"days": 1`, 400, undefined],
+        [`[]`, 422, ""]
+      ] as const
+      for (const [body, status, pointer] of refusals) {
+        const answer = yield* post(served, body)
+        expect(answer.status, body).toBe(status)
+        const [error] = answer.json?.["errors"] as ReadonlyArray<{ code: string; detail: string; source?: object }>
+        expect(error?.detail, body).toMatch(/\w/)
+        if (pointer !== undefined) expect(error?.source, body).toMatchObject({ pointer })
+      }
+      expect((yield* post(served, `{"days": 1}`, "text/plain")).status).toBe(415)
+      // nothing refused moved it: it stands where the two steps left it
+      const stats = yield* Effect.promise(() => fetch(`${served.url}/__sandbox/stats`).then((r) => r.json()))
+      expect(stats).toMatchObject({ tokensIssued: 0 })
+      const reset = yield* post(served, "", "application/json", "reset")
+      expect(reset.status).toBe(204)
+    })))
 })

@@ -90,24 +90,18 @@ const generate = (random: () => number, year: number, sequence: number): Design 
     status === "EXPIRED" && expiry !== undefined ? Math.min(expiry, datasetToday) : 0
   )
   const lastChanged = Math.min(datasetToday, latest + Math.floor(random() * 400) * dayMillis)
-  const { classifications, designers, owners, productNames, statementOfNewness, title } = drawn(
-    random,
-    subclass,
-    product
-  )
+  const { productNames, title, ...parts } = drawn(random, subclass, product)
   return {
     number: String(year * 100000 + sequence),
     title,
     productNames,
     status,
-    classifications,
-    owners,
-    designers,
+    ...parts,
     filingDate: day(filing),
     ...(registration === undefined ? {} : { registrationDate: day(registration) }),
     ...(expiry === undefined ? {} : { expiryDate: day(expiry) }),
     lastChanged: day(lastChanged),
-    statementOfNewness
+    statementOfNewness: newness(product)
   }
 }
 
@@ -120,21 +114,17 @@ export const drawOwner = (random: () => number): string =>
 /** A title for `product`, with a qualifier or not. */
 export const titleOf = (random: () => number, product: string): string => capitalize(pick(random, qualifiers) + product)
 
-/** What a design of `subclass` and `product` is drawn with beside its number, status and dates, in this order. */
+/** What a design of `subclass` and `product` is drawn with beside its number, status, dates and newness. */
 export const drawn = (random: () => number, subclass: LocarnoSubclass, product: string) => {
   const owners = [{ name: drawOwner(random) }]
   const designers = Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({ name: person(random) }))
   const products = random() < 0.3 ? [product, pick(random, subclass.products)] : [product]
-  return {
-    title: titleOf(random, product),
-    productNames: [...new Set(products)],
-    classifications: [{ code: subclass.code, title: subclass.title }],
-    owners,
-    designers,
-    statementOfNewness:
-      `Newness and distinctiveness is claimed in the shape and configuration of the ${product} as shown in the representations.`
-  }
+  const [title, classifications] = [titleOf(random, product), [{ code: subclass.code, title: subclass.title }]]
+  return { title, productNames: [...new Set(products)], classifications, owners, designers }
 }
+
+export const newness = (product: string) =>
+  `Newness and distinctiveness is claimed in the shape and configuration of the ${product} as shown in the representations.`
 
 /** A fixed design: its title names its product too; dates are filing, last change, then registration and expiry. */
 const fixedDesign = (

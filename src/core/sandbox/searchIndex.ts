@@ -40,6 +40,7 @@ export const unknownDateTypes = (request: AdvancedSearchRequest): ReadonlyArray<
 
 /** @since 0.1.0 */
 export interface SearchIndex {
+  /** How many designs it was made with. */
   readonly size: number
   readonly get: (designNumber: string) => Design | undefined
   /** The first `limit` matches of a quick search. */
@@ -56,8 +57,6 @@ export interface SearchIndex {
    * it does not hold if there are any.
    */
   readonly touch: (numbers: ReadonlyArray<string>, now: number) => ReadonlyArray<string>
-  /** The designs it holds, in number order. */
-  readonly all: () => ReadonlyArray<Design>
   /** Indexes `designs` in place of those it held (`register.ts` moves the register so). */
   readonly rebuild: (designs: ReadonlyArray<Design>) => void
 }
@@ -253,9 +252,7 @@ const touch = (t: Tables, numbers: ReadonlyArray<string>, now: number): Readonly
 export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
   let t = build(designs)
   return {
-    get size() {
-      return t.sorted.length
-    },
+    size: t.sorted.length,
     get: (number) => {
       const position = t.positionOf.get(number)
       return position === undefined ? undefined : t.sorted[position]
@@ -263,7 +260,6 @@ export const make = (designs: ReadonlyArray<Design>): SearchIndex => {
     search: (request, limit) => search(t, request, limit),
     advanced: (request, offset, limit) => advanced(t, request, offset, limit),
     touch: (numbers, now) => touch(t, numbers, now),
-    all: () => [...t.sorted],
     rebuild: (designs) => {
       t = build(designs)
     }

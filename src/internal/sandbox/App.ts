@@ -34,7 +34,6 @@ export interface AppConfig {
   readonly signingKey: Uint8Array
   readonly issuer: string
   readonly index: SearchIndex
-  /** What moves the index's designs on with the clock, once advanced. */
   readonly register: Register
   readonly state: State
   /** What the journal masks: the client secret, and `id:secret`. */

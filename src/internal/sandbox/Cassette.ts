@@ -15,7 +15,6 @@ import { maskOf } from "../../core/mask/mask.js"
 import * as Core from "../../core/sandbox/cassette.js"
 import * as File from "../../core/sandbox/cassetteFile.js"
 import { entryOf, seenOf } from "../../core/sandbox/journal.js"
-import * as Register from "../../core/sandbox/register.js"
 import * as SearchIndex from "../../core/sandbox/searchIndex.js"
 import { endpointOf } from "../../core/wire/service.js"
 import * as DesignSearchConfig from "../../DesignSearchConfig.js"
@@ -260,8 +259,7 @@ export const make = (
       if (fault?.kind !== "reset") entry.status = response.status
       return response
     })
-    const none = SearchIndex.make([])
-    const control = Control.make(state, none, Register.make(none, 0))
+    const control = Control.make(state, SearchIndex.make([]))
     return {
       app,
       control: { ...control, reset: Effect.andThen(control.reset, Effect.sync(player.rewind)) },

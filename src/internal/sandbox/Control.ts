@@ -1,16 +1,16 @@
 /** What drives a sandbox from a test or a tool (`Control`, as `SandboxControl`), and what a sandbox is. */
-import { readDuration } from "#edition/internal/configReads"
 import { refused, unreadable } from "#edition/internal/sandbox/schemas"
 import { decodeUnknownResult, fromResult, NoSuchElement, Result, Service } from "#edition/internal/seam"
 import type { DurationInput, HttpServerRequest, HttpServerResponse, SchemaError } from "#edition/internal/seam"
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { Clock, Duration, Effect, Schema } from "effect"
 import { nestingRefusal } from "../../core/sandbox/checks.js"
 import { applies, enqueue } from "../../core/sandbox/faultMatch.js"
 import type { RequestFilter } from "../../core/sandbox/faultMatch.js"
 import { contents, noMatch } from "../../core/sandbox/journal.js"
 import type { Journal } from "../../core/sandbox/journal.js"
-import type { Register, Summary } from "../../core/sandbox/register.js"
+import * as Register from "../../core/sandbox/register.js"
 import type { SearchIndex } from "../../core/sandbox/searchIndex.js"
+import { nonNegative } from "../optionChecks.js"
 import { pointerErrors } from "../validation.js"
 import * as State from "./State.js"
 
@@ -70,12 +70,11 @@ export interface Control {
    */
   readonly touch: (numbers: ReadonlyArray<string>) => Effect.Effect<void, UnknownDesignsError | SchemaError>
   /**
-   * Moves the register on by `duration` of its days (docs/library.md, "A register that moves on"): designs
-   * filed, registered, certified, refused, withdrawn, lapsed, expired, ceased, assigned and amended, each
-   * with `lastChanged` the day of its change; from then on the register moves with the sandbox's `Clock`
-   * too. Succeeds with how many of each it moved; fails on a duration negative, infinite or unreadable.
+   * Moves the register on by `duration` (docs/library.md, "A register that moves on"), each design changed
+   * with `lastChanged` the day of its change; from then on it moves with the sandbox's `Clock` too. Succeeds
+   * with how many designs each event changed; fails on a duration negative, infinite or unreadable.
    */
-  readonly advance: (duration: DurationInput) => Effect.Effect<Summary, SchemaError>
+  readonly advance: (duration: DurationInput) => Effect.Effect<Register.Summary, SchemaError>
 }
 
 /**
@@ -136,28 +135,19 @@ const decodeFilter = guarded(decodeUnknownResult(State.RequestFilter, State.stri
 const decodeNumbers = guarded(decodeUnknownResult(Schema.Array(Schema.String), State.strict))
 
 /** A duration's milliseconds: finite and not negative, whatever a caller passed. */
-const decodeDuration = (input: unknown) =>
-  Effect.flatMap(
-    Effect.try({ try: () => readDuration(input), catch: unreadable }),
-    (decoded) =>
-      Option.isSome(decoded) && Duration.isFinite(decoded.value) && Duration.toMillis(decoded.value) >= 0
-        ? Effect.succeed(Duration.toMillis(decoded.value))
-        : Effect.fail(
-          refused("expected a finite duration of zero or more, such as \"10 days\" or a number of milliseconds")
-        )
-  )
+const decodeDuration = guarded((input) =>
+  Result.map(Result.mapError(nonNegative("duration", input, Duration.zero), notDuration), Duration.toMillis)
+)
+const notDuration = () => refused("expected a finite duration of zero or more, such as \"10 days\" or milliseconds")
 
-/** The control of a sandbox's `state`, of the designs of its `index` and of its `register`. */
-export const make = (state: State.State, index: SearchIndex, register: Register): Control => {
+/** The control of a sandbox's `state`, of the designs of its `index` and of its `register` (none by default). */
+export const make = (state: State.State, index: SearchIndex, register = Register.make(index, 0, [])): Control => {
   const matching = (filter: RequestFilter) => contents(state.journal).filter((entry) => applies(filter, entry))
   return {
     injectFault: (fault) => Effect.flatMap(decodeFault(fault), (f) => Effect.sync(() => enqueue(state.faults, f))),
     revokeTokens: Effect.sync(() => state.activeTokens.clear()),
     stats: Effect.sync(() => State.stats(state)),
-    reset: Effect.sync(() => {
-      State.reset(state)
-      register.reset()
-    }),
+    reset: Effect.asVoid(Effect.sync(() => [State.reset(state), register.reset()])),
     requests: (filter = {}) =>
       Effect.map(decodeFilter(filter), (decoded) => ({ entries: matching(decoded), dropped: state.journal.dropped })),
     expectRequest: (filter) =>

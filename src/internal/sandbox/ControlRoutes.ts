@@ -2,11 +2,12 @@
  * The `/__sandbox/*` routes, so that tools and tests in another process drive a served sandbox as
  * `SandboxControl` does in process. Bad input gets a spec-shaped error (spec 7.1), never a stop.
  */
-import { strings } from "#edition/internal/sandbox/schemas"
+import { union } from "#edition/internal/domainSchemas"
+import { between, strings } from "#edition/internal/sandbox/schemas"
 import { catchAll, decodeUnknownEffect, decodeUnknownResult } from "#edition/internal/seam"
 import { HttpServerRequest, HttpServerResponse } from "#edition/internal/seam"
-import type { SchemaError } from "#edition/internal/seam"
-import { Effect, Schema } from "effect"
+import type { DurationInput, SchemaError } from "#edition/internal/seam"
+import { Duration, Effect, Schema } from "effect"
 import { counter, pathOf } from "../../core/sandbox/answers.js"
 import { pointerErrors } from "../validation.js"
 import * as Address from "./Address.js"
@@ -27,6 +28,12 @@ const encodeFault = Schema.encodeSync(Fault)
 
 /** The body of `POST /__sandbox/touch`: the numbers of the designs to change, at most 10,000. */
 const decodeTouch = decodeUnknownEffect(Schema.Struct({ numbers: strings(10_000) }), strict)
+
+/** The body of `POST /__sandbox/advance`: `{"days": N}`, N up to a century, or `{"duration": "10 days"}`. */
+const decodeAdvance = decodeUnknownEffect(
+  union(Schema.Struct({ days: between(0, 36_500) }), Schema.Struct({ duration: Schema.String })),
+  strict
+)
 
 /** The query of `GET /__sandbox/requests`: a `RequestFilter`, each field a parameter. */
 const decodeRequestsQuery = decodeUnknownEffect(RequestQuery, strict)
@@ -98,6 +105,20 @@ export const withControlRoutes = (app: App, control: Control, own: Address.OwnAd
         decodeRequestsQuery(Object.fromEntries(new URL(request.url, "http://sandbox.invalid").searchParams)).pipe(
           Effect.flatMap(control.requests),
           Effect.mapBoth({ onFailure: (error) => errors(422, pointerErrors(error)), onSuccess: (j) => json(j, 200) })
+        )
+    ],
+    advance: [
+      "POST",
+      (request) =>
+        Effect.flatMap(
+          jsonBody(request, decodeAdvance),
+          (body) =>
+            control.advance("days" in body ? Duration.days(body.days) : body.duration as DurationInput).pipe(
+              Effect.mapBoth({
+                onFailure: (e) => errors(422, pointerErrors(e)),
+                onSuccess: (s) => json({ data: s }, 200)
+              })
+            )
         )
     ],
     stats: ["GET", () => Effect.map(control.stats, (stats) => json(stats, 200))],
