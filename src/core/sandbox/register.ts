@@ -16,7 +16,7 @@ const inForce = ["REGISTERED", "CERTIFIED"] as const
  */
 const table = {
   filed: [0.075, []],
-  registered: [3, ["FILED"], "REGISTERED", 5],
+  registered: [3, ["FILED"], "REGISTERED"],
   refused: [0.15, ["FILED"], "REFUSED"],
   withdrawn: [0.3, ["FILED"], "WITHDRAWN"],
   certified: [0.03, ["REGISTERED"], "CERTIFIED"],
