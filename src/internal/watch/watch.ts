@@ -128,6 +128,12 @@ const changeEvents = (fields: Readonly<Record<string, { readonly old?: unknown; 
   })
 
 type Numbered = { readonly number: string }
+type EventRow = Numbered & {
+  readonly event: EventKind
+  readonly at: string | Date
+  readonly fields: string
+  readonly design: string
+}
 
 /** The watches' operations over the ambient `SqlClient`, and `mirror`'s syncs; their tables made or migrated first. */
 export const make = (mirror: Mirror, schema: string | undefined) =>
@@ -245,16 +251,12 @@ SELECT c.number, c.synced_at, CAST(c.fields AS TEXT) AS fields FROM ${t.changes}
           const bad = Object.entries({ since, until }).find(([, v]) => v !== undefined && !DateTime.isDateTime(v))
           if (bad !== undefined) return yield* invalid(bad[0], "a DateTime, or nothing")
           yield* rowsOf([name])
-          const [from, to] = [since ?? dateTimeUnsafe(0), until ?? dateTimeUnsafe(253402214400000)].map(
-            DateTime.formatIso
+          const from = DateTime.formatIso(since ?? dateTimeUnsafe(0))
+          const to = DateTime.formatIso(until ?? dateTimeUnsafe(253402214400000))
+          const rows = yield* db("reading events")(
+            sql<EventRow>`SELECT number, event, at, CAST(fields AS TEXT) AS fields, CAST(design AS TEXT) AS design
+  FROM ${t.events} WHERE watch = ${name} AND at >= ${from} AND at < ${to} ORDER BY at, number, event`
           )
-          const rows = yield* db("reading events")(sql<
-            Numbered & { event: EventKind; at: string | Date } & {
-              fields: string
-              design: string
-            }
-          >`SELECT number, event, at, CAST(fields AS TEXT) AS fields, CAST(design AS TEXT) AS design
-  FROM ${t.events} WHERE watch = ${name} AND at >= ${from} AND at < ${to} ORDER BY at, number, event`)
           return rows.map((r): WatchEvent => ({
             ...r,
             watch: name,
