@@ -96,7 +96,8 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignWatch", (it) => {
         expect(eventsOf(yield* run(), "weekly")).toEqual([])
         // `report` reads them again, for any range.
         const watch = yield* DesignWatch.DesignWatch
-        const all = yield* watch.report("daily")
+        const [all, requests] = yield* counted(watch.report("daily"))
+        expect(requests).toBe(0)
         expect(all.map((e) => [e.event, e.number, e.at])).toEqual([
           ["new", a, new Date(dec1 + day).toISOString()],
           ["new", b, new Date(dec1 + 2 * day).toISOString()]
@@ -166,6 +167,11 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignWatch", (it) => {
         expect(eventsOf(yield* run(), "all")).toEqual([])
         yield* TestClock.adjust(day)
         expect(eventsOf(yield* run(), "all")).toEqual(yield* expiring("2028-12-01", "2028-12-01"))
+        // A new term (the expiry date moved, as a renewal moves it) is told again.
+        const renewed = told[0]!.slice("expiring ".length)
+        yield* sql`UPDATE designs SET expiry_date = ${"2028-11-30"} WHERE number = ${renewed}`
+        expect(eventsOf(yield* run(), "all")).toContain(`expiring ${renewed}`)
+        expect(eventsOf(yield* run(), "all")).toEqual([])
       })))
 
     it.effect(`${engine}: a run stopped part-way, then run again, loses nothing and tells nothing twice`, () =>
