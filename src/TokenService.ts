@@ -119,13 +119,18 @@ export const make = (
 ): Effect.Effect<Service, never, DesignSearchConfig | HttpClient.HttpClient | Scope.Scope> =>
   Cache.make(options.retrySchedule ?? defaultRetrySchedule)
 
+/** The layer of the default options, one value: layers built together share what one value builds. */
+const layerDefault = layerScoped(TokenService, make())
+
 /**
- * The service, with the `TokenStore` of its context if there is one.
+ * The service, with the `TokenStore` of its context if there is one. Called without options it is
+ * always the same layer, so the clients that each provide it (`DesignSearchClient.layer`,
+ * `AuthorizedClient.layer`), built together, share one token service: one token, one renewal.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
-  options: Options = {}
+  options?: Options
 ): Layer.Layer<TokenService, never, DesignSearchConfig | HttpClient.HttpClient> =>
-  layerScoped(TokenService, make(options))
+  options === undefined ? layerDefault : layerScoped(TokenService, make(options))

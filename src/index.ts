@@ -12,6 +12,9 @@ export * as AccessToken from "./AccessToken.js"
 /** @since 0.1.0 */
 export * as ApiError from "./ApiError.js"
 
+/** @since 0.5.0 */
+export * as AuthorizedClient from "./AuthorizedClient.js"
+
 /** @since 0.1.0 */
 export * as DesignSearchClient from "./DesignSearchClient.js"
 

@@ -1125,7 +1125,10 @@ describe("design-search refuses what it would otherwise guess", () => {
         [["get", "1", "--Json"], "unknown option `--Json` for get; did you mean `--json`?"],
         [["--nope=1", "search", "x"], "unknown option `--nope` for search"],
         [["search", "chair", "--limt", "5"], "unknown option `--limt` for search; did you mean `--limit`?"],
-        [["sandbox", "--env", "test"], "`--env` is an option of search, get, export, sync and token, not of sandbox"],
+        [
+          ["sandbox", "--env", "test"],
+          "`--env` is an option of search, get, export, sync, token and api, not of sandbox"
+        ],
         [
           ["sync", "x", "--db", "d", "--changed-since", "2020-01-01"],
           "`--changed-since` is an option of search and export, not of sync"

@@ -9,6 +9,7 @@ import { ExitCode, fromCause, UsageError } from "./failure.js"
 import type { Failure } from "./failure.js"
 import { commandHelp, programHelp } from "./Help.js"
 import * as Inputs from "./Inputs.js"
+import { api } from "./inputs/api.js"
 import * as Output from "./Output.js"
 import * as WatchInputs from "./WatchInputs.js"
 
@@ -47,6 +48,7 @@ const commands: ReadonlyArray<Runnable> = [
       )
   },
   runnable(Inputs.token, () => import("./handlers/token.js")),
+  runnable(api, () => import("./handlers/api.js")),
   runnable(Inputs.sandbox, () => import("./handlers/sandbox.js")),
   {
     command: Inputs.record,

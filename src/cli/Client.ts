@@ -5,6 +5,7 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
+import * as AuthorizedClient from "../AuthorizedClient.js"
 import * as DesignSearchClient from "../DesignSearchClient.js"
 import * as DesignSearchConfig from "../DesignSearchConfig.js"
 import { target } from "./Environment.js"
@@ -12,6 +13,9 @@ import type { Environment } from "./Environment.js"
 import * as Output from "./Output.js"
 import * as TokenCache from "./TokenCache.js"
 import * as Waits from "./Waits.js"
+
+/** The clients of every command, built together: one token service, one token. */
+const clients = Layer.mergeAll(DesignSearchClient.layer(), AuthorizedClient.layer())
 
 /** Where the service is, from the `IPAUSTRALIA_*` variables, `named` overriding the environment. */
 const serviceConfig = (named: Option.Option<Environment>) =>
@@ -25,7 +29,7 @@ const serviceClient = (named: Option.Option<Environment>, tokenCache: boolean) =
   Effect.map(
     Effect.all([serviceConfig(named), TokenCache.disabledByEnvironment]),
     ([config, disabled]) =>
-      DesignSearchClient.layer().pipe(
+      clients.pipe(
         tokenCache && !disabled ? Layer.provide(TokenCache.layer) : (client) => client,
         Layer.provide(config),
         Layer.provide(FetchHttpClient.layer)
@@ -67,7 +71,7 @@ export const provideClient = (options: ServiceOptions) => <A, E, R>(effect: Effe
       const upstream = to._tag === "service"
         ? Layer.merge(yield* serviceConfig(to.named), FetchHttpClient.layer)
         : Sandbox.layer()
-      return DesignSearchClient.layer().pipe(Layer.provide(Option.match(recording, {
+      return clients.pipe(Layer.provide(Option.match(recording, {
         onNone: () => upstream,
         onSome: ({ cassette, ignore }) =>
           Sandbox.layerCassette(cassette, { mode: "auto", ignore }).pipe(Layer.provide(upstream))

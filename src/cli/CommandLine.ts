@@ -150,15 +150,26 @@ export const repeatable = <A>(
   description: string
 ): Field<ReadonlyArray<A>> => field(name, placeholder, description, (given) => decodeAll(name, parser, given), true)
 
-/** The command's argument (`QUERY`), optional: none when absent. */
-export const argument = (placeholder: string, description: string): Field<Option.Option<string>> => ({
-  ...optional(placeholder, text, placeholder, description),
+/** An argument of the command, its text read by `parser`: none when absent. */
+export const argumentOf = <A>(
+  placeholder: string,
+  parser: Parser<A>,
+  description: string
+): Field<Option.Option<A>> => ({
+  ...optional(placeholder, parser, placeholder, description),
   _tag: "argument"
 })
 
+/** The command's argument (`QUERY`), optional: none when absent. */
+export const argument = (placeholder: string, description: string) => argumentOf(placeholder, text, description)
+
+/** An argument the command needs, read by `parser`; a command may have several, in order. */
+export const requiredArgumentOf = <A>(placeholder: string, parser: Parser<A>, description: string): Field<A> =>
+  needed(argumentOf(placeholder, parser, description), placeholder)
+
 /** The command's argument (`DESIGN_NUMBER`), which it needs. */
 export const requiredArgument = (placeholder: string, description: string): Field<string> =>
-  needed(argument(placeholder, description), placeholder)
+  requiredArgumentOf(placeholder, text, description)
 
 /** The Levenshtein distance of two words. */
 const distance = (a: string, b: string): number => {
@@ -302,11 +313,11 @@ export const check = <F extends Fields>(
   const argumentKeys = fields.filter(([, f]) => f._tag === "argument").map(([key]) => key)
   const extra = line.positionals[argumentKeys.length]
   if (extra !== undefined) {
-    const takes = fields.find(([, f]) => f._tag === "argument")?.[1].name
+    const takes = fields.flatMap(([, f]) => (f._tag === "argument" ? [f.name] : []))
     const together = takesQuery(command) ? " (quote words that go together)" : ""
     return Either.left(
       `unexpected argument \`${extra}\`: ${command.name} takes ${
-        takes === undefined ? "no argument" : `one ${takes}${together}`
+        takes.length === 0 ? "no argument" : takes.length === 1 ? `one ${takes[0]}${together}` : takes.join(" ")
       }`
     )
   }

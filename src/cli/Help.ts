@@ -58,7 +58,9 @@ export const commandHelp = <F extends Fields>(command: Command<F>): string => {
     ...wrap(`${program} ${command.name}: ${command.summary}`.split(" "), 2),
     "",
     ...usage,
-    ...(argument.length === 0 ? [] : ["", "Argument:", ...rows(argument.map((f) => [f.name, described(f)]))]),
+    ...(argument.length === 0
+      ? []
+      : ["", argument.length === 1 ? "Argument:" : "Arguments:", ...rows(argument.map((f) => [f.name, described(f)]))]),
     "",
     "Options:",
     ...rows([

@@ -26,11 +26,19 @@ export class FileError extends Schema.TaggedError<FileError>()("FileError", {
   }
 }
 
+/** An answer `design-search api` was given and tells as its error: exit 1, the request was sent and answered. */
+export class AnsweredError extends Schema.TaggedError<AnsweredError>()("AnsweredError", { detail: Schema.String }) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
 /** Every way a command can fail. */
 export type Failure =
   | ApiError.DesignSearchError
   | ConfigError.ConfigError
   | UsageError
+  | AnsweredError
   | FileError
   | HttpServerError.ServeError
   | DesignMirror.MirrorDatabaseError

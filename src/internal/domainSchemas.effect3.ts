@@ -126,3 +126,6 @@ export const openStruct = <F extends Schema.Struct.Fields>(fields: F) =>
 export const DurationSchema = Schema.DurationFromSelf
 /** `schema` as JSON text: `Schema.parseJson(schema)`, `Schema.fromJsonString` in Effect 4. */
 export const fromJsonString = <S extends Schema.Schema.Any>(schema: S) => Schema.parseJson(schema)
+
+/** A schema that decodes without services: what an application gives for the data of any API's answer. */
+export type Decoding<A, I> = Schema.Schema<A, I, never>

@@ -115,3 +115,6 @@ export const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
 export const DurationSchema = Schema.Duration
 /** `schema` as JSON text. */
 export const fromJsonString = Schema.fromJsonString
+
+/** A schema that decodes without services: what an application gives for the data of any API's answer. */
+export type Decoding<A, I> = Schema.Codec<A, I, never, unknown>

@@ -9,6 +9,8 @@ export interface TestOptions {
   /** Overrides of the configuration pointing at the sandbox (a wrong secret, other timings). */
   readonly config?: Partial<DesignSearchConfig.Options>
   readonly client?: DesignSearchClient.Options
+  /** What the sandbox's `HttpClient` is wrapped in: a recorder, a server beside it. */
+  readonly ambient?: (sandbox: HttpClient.HttpClient) => HttpClient.HttpClient
 }
 
 /** A sandbox, the control over it, and a configuration that reaches it. */
@@ -16,7 +18,7 @@ export const sandboxLayer = (options: TestOptions = {}) =>
   layerUnwrap(
     Effect.map(Effect.orDie(Sandbox.make(options.sandbox)), (sandbox) =>
       Layer.mergeAll(
-        Layer.succeed(HttpClient.HttpClient, Sandbox.httpClient(sandbox.app)),
+        Layer.succeed(HttpClient.HttpClient, (options.ambient ?? ((c) => c))(Sandbox.httpClient(sandbox.app))),
         Layer.succeed(Sandbox.SandboxControl, sandbox.control),
         Layer.orDie(DesignSearchConfig.layer({
           clientId: sandbox.clientId,

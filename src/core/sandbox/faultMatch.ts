@@ -137,6 +137,8 @@ export const enqueue = <F extends Queueable>(queue: FaultQueue<F>, fault: F): vo
  */
 export const take = <F extends Queueable>(queue: FaultQueue<F>, request: Seen): Queued<F> | undefined => {
   for (const [i, queued] of queue.waiting.entries()) {
+    // a path with no route (a sibling API's) is answered only by a fault that names that path
+    if (request.target === undefined && queued.fault.match?.path === undefined) continue
     if (!applies({ ...queued.fault.match, target: queued.fault.target }, request)) continue
     if (queued.letThrough > 0) {
       queued.letThrough--

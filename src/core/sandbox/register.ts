@@ -33,7 +33,7 @@ const events = Object.keys(table) as ReadonlyArray<Event>
 /**
  * What a step of the register moved: how many days, and how many designs each event changed.
  *
- * @since 0.4.0
+ * @since 0.5.0
  * @category models
  */
 export type Summary = { readonly days: number } & { readonly [E in Event]: number }

@@ -21,6 +21,28 @@ export const tokenPath = "/public/external-token-api/v1/access_token"
 /** Path of the design search API below the host. */
 export const apiPath = "/public/australian-design-search-api/v1"
 
+/** The base paths of the family's APIs below the host: one host, one token, one rate cap for all. */
+export const apiPaths = {
+  designSearch: apiPath,
+  tradeMarkSearch: "/public/australian-trade-mark-search-api/v1",
+  patentSearch: "/public/australian-patent-search-api/v1",
+  iprightManagement: "/public/ipright-management-b2b-api/v1"
+} as const
+
+/** The name of one of the family's APIs. */
+export type Api = keyof typeof apiPaths
+
+/**
+ * Where a request's URL points: an absolute URL as is; a path below `/public/` on the host of
+ * `apiBaseUrl` (a proxy's prefix kept); any other path below `base`, a base path of that host.
+ */
+export const resolveUrl = (apiBaseUrl: string, base: string, url: string): string => {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return url
+  const host = apiBaseUrl.endsWith(apiPath) ? apiBaseUrl.slice(0, -apiPath.length) : new URL(apiBaseUrl).origin
+  if (url.startsWith("/public/")) return host + url
+  return host + base + (url === "" || url.startsWith("/") || url.startsWith("?") ? url : `/${url}`)
+}
+
 /** The service's endpoints: `search` the quick search, `advanced` the advanced one, `page` the paged one. */
 export const endpoints = ["token", "search", "design", "advanced", "page"] as const
 

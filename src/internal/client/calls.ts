@@ -8,31 +8,54 @@ import { Effect, Function, Option, Redacted } from "effect"
 import * as AccessToken from "../../AccessToken.js"
 import type { ApiResponse, AuthenticationError, DesignSearchError, TokenError, TransportError } from "../../ApiError.js"
 import { maskOf } from "../../core/mask/mask.js"
+import type { Mask } from "../../core/mask/mask.js"
 import type { Settings } from "../../DesignSearchConfig.js"
 import * as RequestBudget from "../../RequestBudget.js"
 import type * as TokenService from "../../TokenService.js"
 import { classify } from "../http/answers.js"
 import type { Decode, StatusError } from "../http/answers.js"
 import { defaultBackOff, defaultRetrySchedule, isTransient, retryTransient } from "../http/retry.js"
+import type { Answer } from "../http/send.js"
 import { confine, exchange, originOf } from "../http/send.js"
 import { toldRetries } from "../waits.js"
 
 /** What one API call can fail with before an operation narrows it. */
 export type CallError = StatusError | TransportError | TokenError
 
+/** What an answer means to its caller, the mask of the token it was sent with at hand: a 401 must fail. */
+export type Read<A> = (answer: Answer, mask: () => Mask) => Effect.Effect<A, CallError>
+
 /**
- * Sends a request below the API base and decodes its 2xx answer with `decode`. It runs within an
- * operation (`operations.ts`), whose context tells `fetch` not to follow redirects.
+ * Sends a request below the API base (or anywhere, when the base is `""`) and reads its answer with
+ * `read`; `transient` says which failures are tried again (default `isTransient`). It runs within a
+ * context that tells `fetch` not to follow redirects (`withoutFollowingRedirects`).
  */
+export type Send = <A>(
+  request: HttpClientRequest.HttpClientRequest,
+  read: Read<A>,
+  transient?: (error: CallError) => boolean
+) => Effect.Effect<A, CallError>
+
+/** A `Send` whose 2xx answers are decoded with `decode` into an `ApiResponse`: an operation's call. */
 export type Call = <A>(
   request: HttpClientRequest.HttpClientRequest,
   decode: Decode<A>
 ) => Effect.Effect<ApiResponse<A>, CallError>
 
+/** `send`, each answer classified: decoded when 2xx, else its typed error. */
+export const callOf = (send: Send): Call => (request, decode) =>
+  send(request, (answer, mask) => classify(decode, answer, mask))
+
+/** `accept: application/json` on a request that names no type it accepts. */
+const acceptJsonUnlessTold = (request: HttpClientRequest.HttpClientRequest) =>
+  request.headers["accept"] === undefined ? HttpClientRequest.acceptJson(request) : request
+
 /** What the calls are made over. */
 export interface CallOptions {
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
   readonly retrySchedule?: Schedule.Schedule<unknown, DesignSearchError> | undefined
+  /** The base of every request's URL; `""` when requests come with absolute URLs (`AuthorizedClient`). */
+  readonly base?: string | undefined
 }
 
 /**
@@ -44,14 +67,16 @@ export const makeCall = (
   tokens: TokenService.Service,
   ambient: HttpClient.HttpClient,
   options: CallOptions
-): Effect.Effect<Call> =>
+): Effect.Effect<Send> =>
   Effect.map(Effect.serviceOption(RequestBudget.RequestBudget), (budgets) => {
-    const base = config.apiBaseUrl
+    const base = options.base ?? config.apiBaseUrl
     const limits = { timeout: config.requestTimeout, maxBodyBytes: config.maxBodyBytes }
-    // Every request goes to `base`; only a `transformClient` can send one elsewhere (a redirect it
-    // follows, a URL it rewrites), so only then is the ambient client confined to the API's origin.
-    const client = (options.transformClient === undefined ? ambient : confine(ambient, originOf(base))).pipe(
-      HttpClient.mapRequest(Function.flow(HttpClientRequest.prependUrl(base), HttpClientRequest.acceptJson)),
+    // Every request goes to `base`; only a `transformClient` (a redirect it follows, a URL it
+    // rewrites) or absolute URLs can send one elsewhere, so only then is the ambient client confined
+    // to the API's origin.
+    const open = options.transformClient === undefined && options.base === undefined
+    const client = (open ? ambient : confine(ambient, originOf(config.apiBaseUrl))).pipe(
+      HttpClient.mapRequest(Function.flow(HttpClientRequest.prependUrl(base), acceptJsonUnlessTold)),
       options.transformClient ?? Function.identity
     )
     const budget = Option.map(budgets, (b) => b.forClient({ tokenUrl: config.tokenUrl, clientId: config.clientId }))
@@ -68,14 +93,14 @@ export const makeCall = (
     /** One try with the token `tokenOfTry` gives; a 401 forgets that token. Answers are masked of it. */
     const attempt = <A>(
       request: HttpClientRequest.HttpClientRequest,
-      decode: Decode<A>,
+      read: Read<A>,
       tokenOfTry: Effect.Effect<AccessToken.AccessToken, TokenError> = tokens.get
     ) =>
       paced(Effect.flatMap(tokenOfTry, (token) => {
         const authorized = HttpClientRequest.setHeader(request, "authorization", AccessToken.authorization(token))
         const mask = () => maskOf([Redacted.value(token.token)])
         return exchange(client, authorized, { ...limits, mask }, base).pipe(
-          Effect.flatMap((answer) => classify(decode, answer, mask)),
+          Effect.flatMap((answer) => read(answer, mask)),
           Effect.tapErrorTag("AuthenticationError", () => tokens.invalidate(token))
         )
       }))
@@ -87,12 +112,12 @@ export const makeCall = (
      * `AuthenticationError` only when a token fetched after its first refusal is refused too; three
      * tries at most, two without a store's token.
      */
-    const withRenewals = <A>(request: HttpClientRequest.HttpClientRequest, decode: Decode<A>) =>
+    const withRenewals = <A>(request: HttpClientRequest.HttpClientRequest, read: Read<A>) =>
       Effect.suspend(() => {
         const used: Array<AccessToken.AccessToken> = []
         const tryWith = (token: Effect.Effect<AccessToken.AccessToken, TokenError>) =>
-          attempt(request, decode, Effect.map(token, (t) => (used.push(t), t)))
-        const afterRefusal = (e: AuthenticationError): Effect.Effect<ApiResponse<A>, CallError> => {
+          attempt(request, read, Effect.map(token, (t) => (used.push(t), t)))
+        const afterRefusal = (e: AuthenticationError): Effect.Effect<A, CallError> => {
           const [first, refused] = [used[0], used.at(-1)]
           if (refused === undefined || used.length > 2) return Effect.fail(e)
           return Effect.flatMap(tokens.renew(refused, used.length > 1 ? first : undefined), (next) =>
@@ -105,13 +130,13 @@ export const makeCall = (
 
     // The retry policy is built once: `Effect.retry`'s options form would build it again on every call.
     const policy = toldRetries(options.retrySchedule ?? defaultRetrySchedule)
-    return (request, decode) => {
-      const once = withRenewals(request, decode)
+    return (request, read, transient = isTransient) => {
+      const once = withRenewals(request, read)
       // Most calls succeed at once: the policy starts at the first failure, which it is handed first.
       return catchAll(once, (first) => {
         let replayed = false
         const again = Effect.suspend(() => replayed ? once : (replayed = true, Effect.fail(first)))
-        return retryTransient(again, isTransient, policy)
+        return retryTransient(again, transient, policy)
       })
     }
   })

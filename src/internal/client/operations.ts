@@ -14,7 +14,7 @@ import { DesignSearchConfig } from "../../DesignSearchConfig.js"
 import { TokenService } from "../../TokenService.js"
 import { withoutFollowingRedirects } from "../http/send.js"
 import { clientValidation, parameterError } from "../validation.js"
-import { makeCall } from "./calls.js"
+import { callOf, makeCall } from "./calls.js"
 import type { Call, CallError, CallOptions } from "./calls.js"
 import { checkPagedOptions, getEach, pagedDesigns, pagedProblems } from "./paged.js"
 import type { PagedOptions, Refusal } from "./paged.js"
@@ -137,5 +137,5 @@ export const make = (options: CallOptions) =>
     const config = yield* DesignSearchConfig
     const tokens = yield* TokenService
     const ambient = yield* HttpClient.HttpClient
-    return operations(yield* makeCall(config, tokens, ambient, options))
+    return operations(callOf(yield* makeCall(config, tokens, ambient, options)))
   })

@@ -65,7 +65,7 @@ const causeOf = (cause: unknown, depth = 0): ReadonlyArray<string> =>
     : []
 
 /** A failure before any response is `Network`; one while reading the response is `Body`. */
-const fromClientError = (error: HttpClientError.HttpClientError) => {
+export const fromClientError = (error: HttpClientError.HttpClientError) => {
   const { name, reason } = clientErrorReason(error)
   return transportError(
     "response" in reason ? "Body" : "Network",

@@ -239,8 +239,9 @@ export const make = (config: AppConfig): App => {
     const latency = config.latency()
     if (latency > 0) yield* abandonable(Effect.sleep(Duration.millis(latency)))
     const response = yield* Effect.gen(function*() {
-      if (endpoint === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
+      // a fault answers a path with no route too: a sibling API's answer, played by a test
       if (fault !== undefined) return yield* abandonable(faultResponse(ctx, fault))
+      if (endpoint === undefined) return yield* fail(ctx, 404, "NOT_FOUND", `no route for ${request.method} ${path}`)
       if (endpoint !== "token") yield* authenticate(ctx, request.headers["authorization"])
       const { handle, method } = routed[endpoint]
       yield* Http.allowMethod(ctx.errors, method, request.method)

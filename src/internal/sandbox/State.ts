@@ -189,7 +189,7 @@ export const receive = (
   entryOf: (answered: boolean) => Writable<Entry>
 ): { readonly entry: Writable<Entry>; readonly fault: Fault | undefined } => {
   if (target !== undefined) state.counts.requests[target]++
-  const queued = target === undefined ? undefined : take(state.faults, seen)
+  const queued = take(state.faults, seen)
   const entry = entryOf(queued !== undefined)
   if (queued !== undefined) entry.fault = { index: queued.index, fault: queued.fault }
   push(state.journal, entry, Buffer.byteLength(JSON.stringify(entry)) + `,"status":200,`.length)
