@@ -27,6 +27,7 @@ import * as Sync from "./sync.js"
 import * as SyncMemory from "./syncMemory.js"
 import * as Throughput from "./throughput.js"
 import * as TokenEconomy from "./tokenEconomy.js"
+import * as Watch from "./watch.js"
 
 /** bench/effect4/throughput.ts in its own process, with the Effect 4 edition's own effect. */
 const effect4Throughput = (rounds: number, requests: number) =>
@@ -124,6 +125,10 @@ const main = async () => {
     "mirror sync into SQLite (served sandbox: 10,000 designs, then 1% changed, beside a full re-export)",
     () => Sync.run(quick ? { rounds, designs: 2_000 } : { rounds })
   )
+  const watched = await step(
+    "a no-change watch run (two watches, two syncs) over SQLite mirrors of 20,000 and 200,000 designs",
+    () => Watch.run(quick ? { small: 2_000, large: 20_000, runs: 3 } : {})
+  )
   const search = await step(
     "sandbox search (200,000 designs)",
     () => quick ? SandboxSearch.run(20_000, 5) : SandboxSearch.run()
@@ -193,6 +198,15 @@ const main = async () => {
       baseline: `${syncMemory.small.designsPerSecond} designs/s`,
       target: `≥ ${syncMemory.speedTarget}`,
       met: syncMemory.speedMet
+    },
+    watchRun200kVs20k: {
+      value: watched.watchRun200kVs20k,
+      measured:
+        `a no-change run of two watches (${watched.large.requests} requests), a mirror of ${watched.large.designs} designs against ${watched.small.designs}`,
+      result: `${watched.large.runMs} ms → ×${watched.watchRun200kVs20k}`,
+      baseline: `${watched.small.runMs} ms`,
+      target: `≤ ${watched.target}`,
+      met: watched.met
     },
     cliStartRatio: {
       value: cli.cliStartRatio,
@@ -302,6 +316,7 @@ const main = async () => {
       pagedExport: paged,
       fleet,
       sync: mirrored,
+      watch: watched,
       sandboxSearch: search
     }
   }

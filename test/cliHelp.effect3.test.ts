@@ -153,7 +153,7 @@ describe("design-search usage errors", () => {
           [["token", "--json=yes"], "`--json` takes no value; got `yes`. See `design-search token --help`"],
           [
             [],
-            "a command is needed: one of search, get, export, sync, changes, token, api, sandbox, record. See `design-search --help`"
+            "a command is needed: one of search, get, export, sync, changes, watch, token, api, sandbox, record. See `design-search --help`"
           ],
           [
             ["record", "--cassette", "c.json"],
@@ -278,7 +278,7 @@ describe("a command line checked whole when it is planned", () => {
 
   it("an option of another command says whose it is; hints only where the command takes a query", () => {
     expect(planned(["search", "chair", "--out", "x"])).toBe(
-      "`--out` is an option of export, not of search. See `design-search search --help`"
+      "`--out` is an option of export and watch, not of search. See `design-search search --help`"
     )
     expect(planned(["get", "1", "--rate", "3"])).toBe(
       "`--rate` is an option of export and sync, not of get. See `design-search get --help`"

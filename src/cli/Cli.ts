@@ -11,6 +11,7 @@ import { commandHelp, programHelp } from "./Help.js"
 import * as Inputs from "./Inputs.js"
 import { api } from "./inputs/api.js"
 import * as Output from "./Output.js"
+import * as WatchInputs from "./WatchInputs.js"
 
 /** A command, and how to run it on a checked command line (a usage error's detail, or the error). */
 interface Runnable {
@@ -37,6 +38,15 @@ const commands: ReadonlyArray<Runnable> = [
   runnable(Inputs.exportDesigns, () => import("./handlers/export.js")),
   runnable(Inputs.sync, () => import("./handlers/sync.js")),
   runnable(Inputs.changes, () => import("./handlers/changes.js")),
+  {
+    command: WatchInputs.watch,
+    run: (line) =>
+      Either.map(
+        WatchInputs.checkWatch(line, commands.map((c) => c.command)),
+        (input) =>
+          Effect.flatMap(Effect.promise(() => import("./handlers/watch.js")), (handler) => handler.handle(input))
+      )
+  },
   runnable(Inputs.token, () => import("./handlers/token.js")),
   runnable(api, () => import("./handlers/api.js")),
   runnable(Inputs.sandbox, () => import("./handlers/sandbox.js")),

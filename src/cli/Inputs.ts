@@ -72,7 +72,7 @@ export const service = {
 }
 
 /** A search, shared by `search`, `export` and `sync`: a query and its filters, or criteria (`Search.ts`). */
-const searchFields = {
+export const searchFields = {
   query: argument("QUERY", "words to look for (title, products, owners, designers, number); or give criteria instead"),
   owner: optional("owner", text, "WORDS", "designs of an owner whose name has these words (an advanced search)"),
   designer: optional(
@@ -200,7 +200,7 @@ export const exportDesigns = make({
 export type ExportInput = Input<typeof exportDesigns.fields>
 
 /** `--db`, the mirror of `sync` and `changes`. */
-const db = required(
+export const db = required(
   "db",
   text,
   "PATH_OR_URL",
@@ -225,7 +225,7 @@ export const sync = make({
 export type SyncInput = Input<typeof sync.fields>
 
 /** `--since`: a day (UTC), an instant, `today` or `yesterday`, as the instant it names at the time of the run. */
-const since: Parser<(now: DateTime.Utc) => DateTime.Utc> = {
+export const since: Parser<(now: DateTime.Utc) => DateTime.Utc> = {
   takes: "a date YYYY-MM-DD, an ISO timestamp, today or yesterday",
   parse: (s) =>
     s === "today" || s === "yesterday"

@@ -3,6 +3,7 @@ import type { HttpServerError } from "@effect/platform"
 import type { ConfigError } from "effect"
 import { Cause, Schema } from "effect"
 import type * as DesignMirror from "../DesignMirror.js"
+import type { WatchNotFoundError } from "../DesignWatch.js"
 import type { ApiError } from "../index.js"
 
 /** Exit codes of the `design-search` command. */
@@ -43,6 +44,7 @@ export type Failure =
   | DesignMirror.MirrorDatabaseError
   | DesignMirror.SqlDriverMissingError
   | DesignMirror.IncompleteSyncError
+  | WatchNotFoundError
 
 /** The exit code of a failure. */
 export const exitCode = (failure: Failure): number => {
@@ -51,6 +53,7 @@ export const exitCode = (failure: Failure): number => {
     case "BadRequestError":
     case "UsageError":
     case "FileError":
+    case "WatchNotFoundError":
       return ExitCode.usage
     case "ConfigError":
     case "AuthenticationError":

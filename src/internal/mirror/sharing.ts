@@ -55,7 +55,8 @@ export const retryLocked = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  */
 export const migrateLocked = <E extends { readonly message: string }>(
   schema: string | undefined,
-  migrate: Effect.Effect<unknown, E, SqlClient.SqlClient>
+  migrate: Effect.Effect<unknown, E, SqlClient.SqlClient>,
+  table = migrationsTable
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const prepare = schema === undefined ? Effect.void : Effect.gen(function*() {
@@ -74,7 +75,7 @@ SELECT max(migration_id) AS id FROM ${sql(qualified(home, migrationsTable))}`
       }
       // Effect 3's migrator looks for its table by a statement that, failing, would abort the
       // transaction, and by its name unquoted: the table is made here, and found by the search path.
-      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(qualified(schema, migrationsTable))} (
+      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(qualified(schema, table))} (
   migration_id integer primary key, created_at timestamp with time zone not null default now(), name text not null
 )`
       yield* sql`SET LOCAL search_path TO ${sql(schema)}`

@@ -258,8 +258,8 @@ const reconcile = (run: Run) =>
     const missing = paginate("", (after) =>
       Effect.map(db("reading designs", tables.listedToGet(run.key, after, listingChunk)), (listed) =>
         [listed, fromNullable(listed.at(-1))] as const))
+    // The listing is kept until the next: the designs the criteria match, which watches follow.
     yield* commit(run, getEach(run, missing))
-    yield* db("writing the listing", tables.clearListing(run.key))
   })
 
 /** Finish: the watermark moves to the run's day, unless the run was short of designs; the report. */

@@ -22,7 +22,7 @@ export const names = (sql: SqlClient.SqlClient, schema: string | undefined) => {
 type Names = ReturnType<typeof names>
 
 /** The engine's types of a day, an instant and a JSON value. */
-const typesOf = (sql: SqlClient.SqlClient) =>
+export const typesOf = (sql: SqlClient.SqlClient) =>
   sql.onDialectOrElse({
     pg: () => ({ date: "DATE", time: "TIMESTAMPTZ", json: "JSONB" }),
     orElse: () => ({ date: "TEXT", time: "TEXT", json: "TEXT" })
