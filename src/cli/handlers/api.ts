@@ -17,29 +17,31 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
-/** The body `--data` gives (a file's, with `@FILE`), checked to be JSON before anything is sent. */
+/** What `--data` names: the text given, or the file's with `@FILE`. */
+const dataText = (data: string): Effect.Effect<string, UsageError | FileError> =>
+  data === "@"
+    ? Effect.fail(new UsageError({ detail: "--data @ names no file: write --data @FILE" }))
+    : !data.startsWith("@")
+    ? Effect.succeed(data)
+    : Effect.try({
+      try: () => utf8.decode(readFileSync(data.slice(1))),
+      catch: (e) =>
+        new FileError({
+          path: data.slice(1),
+          detail: e instanceof TypeError && "code" in e && e.code === "ERR_ENCODING_INVALID_ENCODED_DATA"
+            ? "not UTF-8 text"
+            : errorText(e)
+        })
+    })
+
+/** The body `--data` gives, checked to be JSON before anything is sent; a byte order mark is no part of it. */
 const bodyOf = (data: string) =>
-  Effect.flatMap(
-    data === "@"
-      ? Effect.fail(new UsageError({ detail: "--data @ names no file: write --data @FILE" }))
-      : data.startsWith("@")
-      ? Effect.try({
-        try: () => utf8.decode(readFileSync(data.slice(1))),
-        catch: (e) =>
-          new FileError({
-            path: data.slice(1),
-            detail: e instanceof TypeError && "code" in e && e.code === "ERR_ENCODING_INVALID_ENCODED_DATA"
-              ? "not UTF-8 text"
-              : errorText(e)
-          })
-      })
-      : Effect.succeed(data),
-    (text) =>
-      // a byte order mark, as some editors write one, is no part of the JSON
-      parseJson(text.replace(/^\uFEFF/, "")) === undefined
-        ? Effect.fail(new UsageError({ detail: `--data is not JSON: ${Output.field(text.slice(0, 60))}` }))
-        : Effect.succeed(text.replace(/^\uFEFF/, ""))
-  )
+  Effect.flatMap(dataText(data), (given) => {
+    const text = given.replace(/^\uFEFF/, "")
+    return parseJson(text) === undefined
+      ? Effect.fail(new UsageError({ detail: `--data is not JSON: ${Output.field(text.slice(0, 60))}` }))
+      : Effect.succeed(text)
+  })
 
 /**
  * JSON text laid out again, every character of its strings and numbers as the server wrote them
