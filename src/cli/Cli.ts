@@ -9,6 +9,7 @@ import { ExitCode, fromCause, UsageError } from "./failure.js"
 import type { Failure } from "./failure.js"
 import { commandHelp, programHelp } from "./Help.js"
 import * as Inputs from "./Inputs.js"
+import { mcp } from "./inputs/mcp.js"
 import * as Output from "./Output.js"
 
 /** A command, and how to run it on a checked command line (a usage error's detail, or the error). */
@@ -38,6 +39,7 @@ const commands: ReadonlyArray<Runnable> = [
   runnable(Inputs.changes, () => import("./handlers/changes.js")),
   runnable(Inputs.token, () => import("./handlers/token.js")),
   runnable(Inputs.sandbox, () => import("./handlers/sandbox.js")),
+  runnable(mcp, () => import("./handlers/mcp.js")),
   {
     command: Inputs.record,
     run: (line) =>

@@ -55,7 +55,7 @@ const locarno: Parser<string> = {
 }
 
 /** The options of every command that talks to the service (or the embedded sandbox). */
-const service = {
+export const service = {
   env: optional(
     "env",
     oneOf(environments),
