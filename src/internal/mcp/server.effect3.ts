@@ -71,22 +71,24 @@ type Message = {
 /** `protocol`, whose answers to `initialize` and `tools/list` get `instructions` and output schemas. */
 const completed = (protocol: RpcServer.Protocol["Type"], server: McpServer.McpServer["Type"], instructions: string) => {
   const asked = new Map<string, string>()
+  // The request of id 0 is read with the id "", and answered with "0".
+  const key = (clientId: number, id: string | undefined) => `${clientId}:${id === "" ? "0" : id}`
   return RpcServer.Protocol.of({
     ...protocol,
     run: (f) =>
       protocol.run((clientId, request) => {
         const m = request as Message
         if (m._tag === "Request" && (m.tag === "initialize" || m.tag === "tools/list")) {
-          asked.set(`${clientId}:${m.id}`, m.tag)
+          asked.set(key(clientId, m.id), m.tag)
         }
         return f(clientId, request)
       }),
     send: (clientId, response, transferables) => {
       const m = response as Message
-      const tag = m._tag === "Exit" ? asked.get(`${clientId}:${m.requestId}`) : undefined
+      const tag = m._tag === "Exit" ? asked.get(key(clientId, m.requestId)) : undefined
       const value = m.exit?._tag === "Success" ? m.exit.value : undefined
       if (tag === undefined || value === undefined) return protocol.send(clientId, response, transferables)
-      asked.delete(`${clientId}:${m.requestId}`)
+      asked.delete(key(clientId, m.requestId))
       const added = tag === "initialize" ? { ...value, instructions } : {
         ...value,
         tools: (value["tools"] as ReadonlyArray<{ readonly name: string }>).map((t) => {
