@@ -62,6 +62,7 @@ const query = (options: MirrorOptions) => ({ limit = 100, sql: given }: typeof Q
     if (first !== "SELECT" && first !== "WITH") {
       return yield* refuse("only one read-only SELECT (or WITH … SELECT) runs here; the mirror is never changed")
     }
+    if (text.includes(";")) return yield* refuse("one statement only: no ';' but at its end")
     const sql = yield* SqlClient.SqlClient
     // Wrapped, the text is one statement, a subquery: a second one, or a write, is not SQL there.
     const wrapped = `SELECT * FROM (\n${text}\n) AS mirror_query LIMIT ${limit + 1}`
