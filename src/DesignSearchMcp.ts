@@ -1,30 +1,27 @@
 /**
  * The register for agents: an MCP toolkit on the Effect line's own `McpServer` (`@effect/ai`'s in
- * Effect 3, `effect/ai`'s in Effect 4). `layer` adds the tools `search_designs` and `get_design` and
- * the resource template `design://{number}`, which go through the ambient `DesignSearchClient` (its
- * token, budget and retries); `layerMirror` adds `mirror_query` and `mirror_changes` over a mirror's
- * `SqlClient`, read only, and the resource `design-mirror://schema`. A tool's failure is a result
- * with `isError` and one line, never a protocol error; answers are sized for a context window.
- * Mount them in an application's own MCP server, or serve them alone with `layerStdio`. Import this
- * module by its own path (`@effect/ai`, with `@effect/rpc`, is an optional peer in Effect 3). See docs/mcp.md.
+ * Effect 3, `effect/ai`'s in Effect 4). `layer` adds `search_designs`, `get_design` and the resource
+ * template `design://{number}`, through the ambient `DesignSearchClient` (its token, budget and
+ * retries); `layerMirror` adds `mirror_query`, `mirror_changes` and `design-mirror://schema` over a
+ * mirror's `SqlClient`, which they only read. A failure is a result with `isError` and one line,
+ * never a protocol error. Import it by its own path (`@effect/ai` is an optional peer). See docs/mcp.md.
  *
  * @since 0.5.0
  */
+import { McpSchema, McpServer, toolOf } from "#edition/internal/mcp/server"
 import type { SqlClient } from "#edition/internal/mirror/engines"
-import { addResource, addTools } from "#edition/internal/mcp/server"
-import type { McpServer } from "#edition/internal/mcp/server"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
 import { mirrorTools, schemaText } from "./internal/mcp/mirror.js"
 import type { MirrorOptions as Mirror } from "./internal/mcp/mirror.js"
 import { clientTools, record } from "./internal/mcp/tools.js"
-import type { Explain } from "./internal/mcp/tools.js"
+import type { Explain, Spec } from "./internal/mcp/tools.js"
 
 export {
   /**
-   * The MCP server on stdio, with `instructions`: in Effect 3 over the `stdin` and `stdout` given
-   * (`NodeStream.stdin`, `NodeSink.stdout`), in Effect 4 over the ambient `Stdio`. No log goes to
-   * stdout, which is the protocol's.
+   * The MCP server alone on stdio, with `instructions`: in Effect 3 over the `stdin` and `stdout`
+   * given (`NodeStream.stdin`, `NodeSink.stdout`), in Effect 4 over the ambient `Stdio`. No log goes
+   * to stdout, which is the protocol's.
    *
    * @since 0.5.0
    * @category layers
@@ -43,16 +40,13 @@ export type {
 } from "#edition/internal/mcp/server"
 
 /**
- * Options of `layer` and `layerMirror`.
+ * Options of `layer`: `explain` tells a failure in one line for an `isError` result (default its
+ * `message`, which names what failed and holds no secret); the CLI tells it in its own words.
  *
  * @since 0.5.0
  * @category options
  */
 export interface Options {
-  /**
-   * A failure told in one line, for the text of an `isError` result (default its `message`, which
-   * names what failed and never holds a secret); the CLI gives its own.
-   */
   readonly explain?: Explain | undefined
 }
 
@@ -65,11 +59,9 @@ export interface Options {
  */
 export interface MirrorOptions extends Options, Mirror {}
 
-const explainOf = (options: Options): Explain => options.explain ?? ((failure) => failure.message)
-
 /**
- * The server's instructions to agents: which data it serves (the sandbox's simulated designs, or
- * the service's), and with `mirror` how to query the mirror.
+ * The server's instructions: which data it serves (the sandbox's simulated designs, or the
+ * service's), and with `mirror` how to read the mirror.
  *
  * @since 0.5.0
  * @category constructors
@@ -77,16 +69,44 @@ const explainOf = (options: Options): Explain => options.explain ?? ((failure) =
 export const instructions = (options: { readonly simulated: boolean; readonly mirror: boolean }): string =>
   [
     options.simulated
-      ? "Data: the EMBEDDED SANDBOX of IP Australia's design search, SIMULATED designs, not the real register. " +
-        "Say so whenever you answer from it."
+      ? "Data: the EMBEDDED SANDBOX of IP Australia's design search, SIMULATED designs, not the real register. Say so."
       : "Data: IP Australia's Design Search API, the register of Australian designs.",
-    "search_designs finds designs (page with its cursor), get_design reads one (design://{number} is its whole record).",
-    ...(options.mirror
-      ? ["mirror_query runs read-only SQL over a local mirror (read design-mirror://schema first); mirror_changes " +
-        "tells what its syncs changed."]
-      : []),
+    "search_designs finds designs (page with its cursor); get_design reads one; design://{number} is its record.",
+    ...(options.mirror ? ["mirror_query runs read-only SQL over a mirror (read design-mirror://schema first)."] : []),
     "A failed call answers isError with what failed and what to do: never read it as no results."
   ].join("\n")
+
+const addTools = <R>(specs: ReadonlyArray<Spec<R>>) =>
+  Effect.gen(function*() {
+    const [server, context] = [yield* McpServer.McpServer, yield* Effect.context<R>()]
+    for (const spec of specs) {
+      yield* server.addTool({
+        ...toolOf(spec),
+        handle: (args) =>
+          Effect.map(Effect.provide(spec.run(args), context), ({ isError, structured, text }) =>
+            new McpSchema.CallToolResult({ isError, content: [{ type: "text", text }], structuredContent: structured }))
+      })
+    }
+  })
+
+const addResource = <E, R>(
+  uri: string,
+  description: string,
+  content: (number: string) => Effect.Effect<string, E, R>
+) =>
+  Effect.flatMap(Effect.context<R>(), (context) => {
+    const about = {
+      name: uri.split(":")[0]!,
+      description,
+      mimeType: uri.includes("{") ? "application/json" : "text/plain"
+    }
+    return uri.includes("{number}")
+      ? McpServer.registerResource`design://${McpSchema.param("number", Schema.String)}`({
+        ...about,
+        content: (_, number) => Effect.provide(content(number), context)
+      })
+      : McpServer.registerResource({ ...about, uri, content: Effect.provide(content(""), context) })
+  })
 
 /**
  * Adds `search_designs`, `get_design` and `design://{number}` to the ambient `McpServer`, over the
@@ -95,30 +115,25 @@ export const instructions = (options: { readonly simulated: boolean; readonly mi
  * @since 0.5.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<never, never, McpServer | DesignSearchClient> =>
+export const layer = (options: Options = {}): Layer.Layer<never, never, McpServer.McpServer | DesignSearchClient> =>
   Layer.effectDiscard(Effect.andThen(
-    addTools(clientTools(explainOf(options))),
-    addResource("design://{number}", {
-      name: "design",
-      description: "A design's whole record as JSON, as the service gives it",
-      mimeType: "application/json"
-    }, record)
+    addTools(clientTools(options.explain ?? ((e) => e.message))),
+    addResource("design://{number}", "A design's whole record, as JSON", record)
   ))
 
 /**
- * Adds `mirror_query`, `mirror_changes` and `design-mirror://schema` to the ambient `McpServer`,
- * over the ambient `SqlClient` of a mirror, which they only read (give it a read-only connection:
+ * Adds `mirror_query`, `mirror_changes` and `design-mirror://schema` to the ambient `McpServer`, over
+ * the ambient `SqlClient` of a mirror, which they only read (give it a read-only connection:
  * `DesignMirror.layerSqlite({ url, readOnly: true })`, or `layerPostgres`).
  *
  * @since 0.5.0
  * @category layers
  */
-export const layerMirror = (options: MirrorOptions = {}): Layer.Layer<never, never, McpServer | SqlClient.SqlClient> =>
+export const layerMirror = (
+  options: MirrorOptions = {}
+): Layer.Layer<never, never, McpServer.McpServer | SqlClient.SqlClient> =>
   Layer.effectDiscard(Effect.andThen(
-    addTools(mirrorTools(explainOf(options), options)),
-    addResource("design-mirror://schema", {
-      name: "mirror schema",
-      description: "The mirror's tables and columns, with example queries",
-      mimeType: "text/plain"
-    }, () => schemaText(options))
+    addTools(mirrorTools(options.explain ?? ((e) => e.message), options)),
+    addResource("design-mirror://schema", "The mirror's tables and columns, with example queries", () =>
+      schemaText(options))
   ))

@@ -5,19 +5,21 @@
  */
 import { SqlClient } from "#edition/internal/mirror/engines"
 import { connect } from "#test-edition/support/mcp"
+import type { McpClient } from "#test-edition/support/mcp"
 import { edition } from "#test-edition/support/seam"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import * as DesignMirror from "../src/DesignMirror.js"
 import * as DesignSearchMcp from "../src/DesignSearchMcp.js"
 import { DesignSearchConfig, Sandbox } from "../src/index.js"
+import type { Designs } from "../src/index.js"
 import { compact } from "../src/internal/mcp/tools.js"
 import { clientLayer, withTime } from "./support/layers.js"
 import { apiRequests, databaseUrl, postgresAt, syncAll } from "./support/mirror.js"
 import * as Pg from "./support/postgres.js"
 
 const TestLayer = clientLayer({ sandbox: { designs: 500, seed: 1 } })
-const served = <A, E, R>(f: (mcp: Effect.Effect.Success<ReturnType<typeof connect>>) => Effect.Effect<A, E, R>) =>
+const served = <A, E, R>(f: (mcp: McpClient) => Effect.Effect<A, E, R>) =>
   Effect.scoped(Effect.flatMap(connect(DesignSearchMcp.layer()), f))
 
 describe("DesignSearchMcp", () => {
@@ -43,7 +45,7 @@ describe("DesignSearchMcp", () => {
       Effect.gen(function*() {
         const seen: Array<string> = []
         let cursor: string | undefined
-        let count = 0
+        let count: number | undefined
         do {
           const before = yield* apiRequests
           const { structuredContent } = yield* mcp.call("search_designs", {
@@ -76,7 +78,10 @@ describe("DesignSearchMcp", () => {
         })
         expect(answer.count).toBe(answer.hits.length)
         const none = yield* mcp.call("search_designs", { owner: "nobody-of-that-name" })
-        expect(none).toMatchObject({ isError: false, structuredContent: { count: 0, hits: [], note: "no design matches" } })
+        expect(none).toMatchObject({
+          isError: false,
+          structuredContent: { count: 0, hits: [], note: "no design matches" }
+        })
       })
     ).pipe(Effect.provide(TestLayer)))
 
@@ -138,13 +143,17 @@ describe("DesignSearchMcp", () => {
     ).pipe(Effect.provide(TestLayer)))
 
   it("a design cuts a long statement of newness and says so, and says when it names no party", () => {
-    const long = compact({ number: "202000001", title: "Lamp", statementOfNewness: "n".repeat(20_000) })
+    const long = compact({
+      number: "202000001" as Designs.DesignNumber,
+      title: "Lamp",
+      statementOfNewness: "n".repeat(20_000)
+    })
     expect(Buffer.byteLength(JSON.stringify(long)) * 2).toBeLessThanOrEqual(3000)
     expect(long).toMatchObject({
       cut: "statementOfNewness cut at 1200 of 20000 characters; design://202000001 has it whole",
       parties: expect.stringMatching(/names no owner or designer \(withheld or absent\): do not supply names/)
     })
-    expect(compact({ number: "1", owners: [{ name: "A" }] })).not.toHaveProperty("parties")
+    expect(compact({ number: "1" as Designs.DesignNumber, owners: [{ name: "A" }] })).not.toHaveProperty("parties")
   })
 
   it.effect("no secret or token is in any answer: a refused secret is told without it", () =>
@@ -170,7 +179,10 @@ layer(Pg.layer, { timeout: "120 seconds", excludeTestServices: true })("DesignSe
         const count = () => mcp.call("mirror_query", { sql: "SELECT CAST(count(*) AS INTEGER) AS n FROM designs" })
         expect((yield* count()).structuredContent).toEqual({ columns: ["n"], rows: [[500]] })
         const capped = yield* mcp.call("mirror_query", { sql: "SELECT number FROM designs ORDER BY number;", limit: 3 })
-        expect(capped.structuredContent).toMatchObject({ columns: ["number"], truncated: expect.stringMatching(/^more than 3/) })
+        expect(capped.structuredContent).toMatchObject({
+          columns: ["number"],
+          truncated: expect.stringMatching(/^more than 3/)
+        })
         for (
           const write of [
             "DELETE FROM designs",
@@ -195,7 +207,10 @@ layer(Pg.layer, { timeout: "120 seconds", excludeTestServices: true })("DesignSe
         expect(schema).toMatch(/designs\(number text, .*statement_of_newness text/)
         expect(schema).toMatch(/design_owners\(number text, position integer, name text, party jsonb\)/)
       }))
-      const rows = yield* Effect.provide(Effect.flatMap(SqlClient.SqlClient, (s) => s`SELECT CAST(count(*) AS INTEGER) AS n FROM designs`), sql)
+      const rows = yield* Effect.provide(
+        Effect.flatMap(SqlClient.SqlClient, (s) => s`SELECT CAST(count(*) AS INTEGER) AS n FROM designs`),
+        sql
+      )
       expect(rows).toEqual([{ n: 500 }])
     }))
 })

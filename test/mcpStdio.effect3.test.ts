@@ -15,7 +15,11 @@ import * as path from "node:path"
 import { Sandbox } from "../src/index.js"
 import { cliPath, envFor, run } from "./support/cli.effect3.js"
 
-type Result = { readonly isError?: boolean; readonly content: Array<{ type: string; text?: string }>; readonly structuredContent?: unknown }
+type Result = {
+  readonly isError?: boolean
+  readonly content: Array<{ type: string; text?: string }>
+  readonly structuredContent?: unknown
+}
 const secret = "mcp-test-secret-8d2e"
 
 /** The official client on `design-search mcp args`, closed with the scope; what the server wrote on stderr. */
@@ -30,9 +34,12 @@ const connect = (args: ReadonlyArray<string>, env: Record<string, string> = {}) 
     const stderr: Array<string> = []
     transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString()))
     const client = new Client({ name: "test", version: "1.0.0" })
-    yield* Effect.acquireRelease(Effect.promise(() => client.connect(transport)), () => Effect.promise(() => client.close()))
+    yield* Effect.acquireRelease(Effect.promise(() => client.connect(transport)), () =>
+      Effect.promise(() => client.close()))
     const call = (name: string, args: object) =>
-      Effect.promise(() => client.callTool({ name, arguments: args as Record<string, unknown> }) as Promise<Result>)
+      Effect.promise(() =>
+        client.callTool({ name, arguments: args as Record<string, unknown> }) as Promise<Result>
+      )
     return { client, call, stderr: () => stderr.join("") }
   })
 
@@ -60,13 +67,23 @@ describe("design-search mcp", () => {
       const first = yield* call("search_designs", { owner: "wattle", limit: 5 })
       const page = first.structuredContent as { count: number; hits: Array<{ number: string }>; cursor: string }
       expect(page.hits).toHaveLength(5)
-      expect(JSON.parse(text(first))).toEqual(page)
-      const next = (yield* call("search_designs", { owner: "wattle", cursor: page.cursor })).structuredContent as typeof page
+      expect(text(first).split("\n")).toEqual([
+        `${page.count} designs match`,
+        ...page.hits.map((h) =>
+          expect.stringMatching(new RegExp(`^${h.number} \\| .+ \\| .+ \\| .+ \\| \\d{2}-\\d{2}`))
+        ),
+        `more: cursor ${page.cursor}`
+      ])
+      const next = (yield* call("search_designs", { owner: "wattle", cursor: page.cursor }))
+        .structuredContent as typeof page
       expect(next.hits.map((h) => h.number)).not.toContain(page.hits[0]!.number)
       const design = yield* call("get_design", { number: Sandbox.fixedNumbers.chair })
       expect(design.structuredContent).toMatchObject({ title: "Chair", owners: ["Wattle Furniture Pty Ltd"] })
       const record = yield* Effect.promise(() => client.readResource({ uri: `design://${Sandbox.fixedNumbers.chair}` }))
-      expect(record.contents[0]).toMatchObject({ uri: "design://201900001", text: expect.stringContaining("Olivia Chen") })
+      expect(record.contents[0]).toMatchObject({
+        uri: "design://201900001",
+        text: expect.stringContaining("Olivia Chen")
+      })
       const refused = yield* call("search_designs", { owner: "wattle", limit: 1000 })
       expect(refused).toMatchObject({ isError: true })
       expect(text(refused)).toBe("search_designs: invalid arguments: limit: expected a whole number from 1 to 100")
@@ -106,7 +123,9 @@ describe("design-search mcp", () => {
       expect(tools.map((t) => t.name)).toEqual(["search_designs", "get_design", "mirror_query", "mirror_changes"])
       const count = () => call("mirror_query", { sql: "SELECT count(*) AS n FROM designs" })
       expect((yield* count()).structuredContent).toEqual({ columns: ["n"], rows: [[18]] })
-      for (const sql of ["DELETE FROM designs", "SELECT 1; DELETE FROM designs", "SELECT 1) AS q; DELETE FROM designs; --"]) {
+      for (
+        const sql of ["DELETE FROM designs", "SELECT 1; DELETE FROM designs", "SELECT 1) AS q; DELETE FROM designs; --"]
+      ) {
         expect(yield* call("mirror_query", { sql })).toMatchObject({ isError: true })
       }
       expect((yield* count()).structuredContent).toEqual({ columns: ["n"], rows: [[18]] })
@@ -114,7 +133,9 @@ describe("design-search mcp", () => {
       expect(changes.changes).toHaveLength(18)
       expect(changes.changes.every((c) => c.kind === "new")).toBe(true)
       const schema = yield* Effect.promise(() => client.readResource({ uri: "design-mirror://schema" }))
-      expect(schema.contents[0]?.text).toMatch(/design_owners\(number TEXT, position INTEGER, name TEXT, party TEXT\)/)
+      expect(JSON.stringify(schema.contents)).toMatch(
+        /design_owners\(number TEXT, position INTEGER, name TEXT, party TEXT\)/
+      )
     }))
 
   it.scopedLive("ends when its client closes stdin", () =>

@@ -30,7 +30,9 @@ export interface Called {
 const client = McpSchema.McpServerClient.of({ clientId: 0, getClient: Effect.die("no client in tests") })
 
 /** A client of a server with `registrations`, for the scope. */
-export const connect = <E, R>(registrations: Layer.Layer<never, E, R>): Effect.Effect<McpClient, E, Scope.Scope | Exclude<R, McpServer.McpServer>> =>
+export const connect = <E, R>(
+  registrations: Layer.Layer<never, E, R>
+): Effect.Effect<McpClient, E, Scope.Scope | Exclude<R, McpServer.McpServer | McpSchema.McpServerClient>> =>
   Effect.map(
     Layer.build(registrations.pipe(Layer.provideMerge(McpServer.McpServer.layer))),
     (context): McpClient => {

@@ -24,22 +24,25 @@ export interface Called {
 }
 
 /** A client of a server with `registrations`, for the scope. */
-export const connect = <E, R>(registrations: Layer.Layer<never, E, R>): Effect.Effect<McpClient, E, Scope.Scope | Exclude<R, McpServer.McpServer>> =>
+export const connect = <E, R>(
+  registrations: Layer.Layer<never, E, R>
+): Effect.Effect<McpClient, E, Scope.Scope | Exclude<R, McpServer.McpServer>> =>
   Effect.map(
     Effect.orDie(McpTest.makeClient(registrations, { protocols: [McpProtocol.v2025_11_25] })),
-    (mcp): McpClient => ({
-      tools: Effect.map(Effect.orDie(mcp.listTools()), (r) => r.tools),
-      call: (name, args) =>
-        Effect.map(Effect.orDie(mcp.callTool({ name, arguments: args as Record<string, unknown> })), (r) => ({
-          isError: r.isError === true,
-          text: r.content.map((c) => c.type === "text" ? c.text : "").join(""),
-          structuredContent: r.structuredContent,
-          json: JSON.stringify({ content: r.content, structuredContent: r.structuredContent, isError: r.isError })
-        })),
-      read: (uri) =>
-        Effect.map(
-          Effect.orDie(mcp.readResource({ uri })),
-          (r) => r.contents.map((c) => "text" in c ? c.text : "").join("")
-        )
-    }) as McpClient
+    (mcp): McpClient =>
+      ({
+        tools: Effect.map(Effect.orDie(mcp.listTools()), (r) => r.tools),
+        call: (name, args) =>
+          Effect.map(Effect.orDie(mcp.callTool({ name, arguments: args as Record<string, unknown> })), (r) => ({
+            isError: r.isError === true,
+            text: r.content.map((c) => c.type === "text" ? c.text : "").join(""),
+            structuredContent: r.structuredContent,
+            json: JSON.stringify({ content: r.content, structuredContent: r.structuredContent, isError: r.isError })
+          })),
+        read: (uri) =>
+          Effect.map(
+            Effect.orDie(mcp.readResource({ uri })),
+            (r) => r.contents.map((c) => "text" in c ? c.text : "").join("")
+          )
+      }) as McpClient
   ) as Effect.Effect<McpClient, E, Scope.Scope | Exclude<R, McpServer.McpServer>>

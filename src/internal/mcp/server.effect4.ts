@@ -1,61 +1,52 @@
 /**
- * The MCP toolkit on `effect/ai`'s `McpServer`, Effect 4's side: the same exports as
- * `server.effect3.ts`. Tools carry their output schemas and the server its instructions itself.
+ * The MCP toolkit's words for `effect/ai`'s `McpServer`, Effect 4's side (the same exports as
+ * `server.effect3.ts`): schemas' descriptions and JSON Schemas, an MCP tool of a spec, and stdio.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Layer, Schema } from "effect"
 import { McpProtocol, McpSchema, McpServer } from "effect/ai"
 import type { Stdio } from "effect/Stdio"
-import { jsonSchema } from "./schemas.effect4.js"
-import type { Answer, Spec } from "./tools.js"
 
-export { McpServer } from "effect/ai/McpServer"
+export { McpSchema, McpServer }
 
-const result = (answer: Answer) =>
-  new McpSchema.CallToolResult({
-    isError: answer.isError,
-    content: [{ type: "text", text: answer.text }],
-    structuredContent: answer.structured
-  })
+/** Any schema of a tool's arguments or answer. */
+export type AnySchema = Schema.Codec<unknown, unknown, never, never>
+/** `schema`, described for an agent. */
+export const describeAs = <S extends Schema.Top>(schema: S, description: string) =>
+  schema.annotate({ description }) as S
+/** A whole number from `min` to `max`. */
+export const intBetween = (min: number, max: number) =>
+  Schema.Int.check(
+    Schema.isBetween({ minimum: min, maximum: max }, { message: `expected a whole number from ${min} to ${max}` })
+  )
 
-/** Adds `specs` to the ambient `McpServer`, answering in the context they are added in. */
-export const addTools = <R>(specs: ReadonlyArray<Spec<R>>) =>
-  Effect.gen(function*() {
-    const server = yield* McpServer.McpServer
-    const context = yield* Effect.context<R>()
-    for (const spec of specs) {
-      const tool = new McpSchema.Tool({
-        name: spec.name,
-        description: spec.description,
-        inputSchema: jsonSchema(spec.parameters) as McpSchema.Tool["inputSchema"],
-        outputSchema: jsonSchema(spec.output),
-        annotations: {
-          readOnlyHint: true,
-          destructiveHint: false,
-          idempotentHint: true,
-          openWorldHint: !spec.name.startsWith("mirror_")
-        }
-      })
-      yield* server.addTool({
-        tool,
-        annotations: Context.empty(),
-        handle: (args) => Effect.map(Effect.provide(spec.run(args), context), result)
-      })
+const jsonSchema = (schema: AnySchema): Record<string, unknown> => {
+  const { definitions, schema: root } = Schema.toJsonSchemaDocument(schema)
+  return Object.keys(definitions).length === 0 ? { ...root } : { ...root, $defs: definitions }
+}
+
+/** A spec as an MCP tool, read-only, and what `addTool` takes beside it. */
+export const toolOf = (
+  spec: {
+    readonly name: string
+    readonly description: string
+    readonly parameters: AnySchema
+    readonly output: AnySchema
+  }
+) => ({
+  annotations: Context.empty(),
+  tool: new McpSchema.Tool({
+    name: spec.name,
+    description: spec.description,
+    inputSchema: jsonSchema(spec.parameters) as McpSchema.Tool["inputSchema"],
+    outputSchema: jsonSchema(spec.output),
+    annotations: {
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: !spec.name.startsWith("mirror_")
     }
   })
-
-/** Adds a resource (`uri`) or, with `{number}` in `uri`, a template, read by `content` in this context. */
-export const addResource = <E, R>(
-  uri: string,
-  about: { readonly name: string; readonly description: string; readonly mimeType: string },
-  content: (number: string) => Effect.Effect<string, E, R>
-) =>
-  Effect.flatMap(Effect.context<R>(), (context) =>
-    uri.includes("{number}")
-      ? McpServer.registerResource`design://${McpSchema.param("number", Schema.String)}`({
-        ...about,
-        content: (_, number) => Effect.provide(content(number), context)
-      })
-      : McpServer.registerResource({ uri, ...about, content: Effect.provide(content(""), context) }))
+})
 
 /** Options of `layerStdio`. */
 export interface StdioOptions {
