@@ -84,13 +84,13 @@ const GetArgs = Schema.Struct({ number: d(Query, "the design's number: \"2019000
 const names = Schema.optional(Schema.Array(Schema.String))
 const GetAnswer = openStruct({ number: Schema.String, owners: names, designers: names, parties: text, cut: text })
 
+const designOf = (number: string) => Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign(number))
 /** Longest statement of newness `get_design` shows. */
 export const statementLength = 1200
 
 const encode = (design: Design) => Result.getOrUndefined(encodeResult(Design)(design)) as Record<string, unknown>
 const nameList = (parties: unknown) =>
   Array.isArray(parties) ? parties.flatMap((p: { name?: unknown }) => typeof p.name === "string" ? [p.name] : []) : []
-const day = (value: unknown) => typeof value === "string" ? value.slice(0, 10) : undefined
 const classes = (e: Record<string, unknown>) =>
   Array.isArray(e["classifications"])
     ? e["classifications"].map((c: { code?: unknown }) => String(c.code)).join(", ")
@@ -99,27 +99,23 @@ const classes = (e: Record<string, unknown>) =>
 /** A design as one hit: number, title, status, first owner and classes. */
 const hitOf = (design: Design) => {
   const e = encode(design)
-  const [title, owner] = [e["title"], nameList(e["owners"])[0]]
-  const status = typeof e["status"] === "string" ? e["status"] : undefined
+  const [title, owner] = [String(e["title"] ?? ""), nameList(e["owners"])[0]]
   return defined({
     number: design.number,
-    title: typeof title === "string" ? cut(title, 80) : undefined,
-    status,
+    title: cut(title, 80) || undefined,
+    status: design.status,
     owner: owner && cut(owner, 60),
     classes: classes(e)
   })
 }
 
-/** A whole design, compact: days as `YYYY-MM-DD`, parties by name, the statement of newness cut. */
+/** A whole design, compact: parties by name, classes by code, the statement of newness cut. */
 export const compact = (design: Design) => {
   const { classifications: _, designers, owners, statementOfNewness: statement, ...rest } = encode(design)
   const [o, d] = [nameList(owners), nameList(designers)]
   const long = typeof statement === "string" && statement.length > statementLength
   return defined({
     ...rest,
-    ...Object.fromEntries(
-      ["filingDate", "registrationDate", "expiryDate", "lastChanged"].map((k) => [k, day(rest[k])])
-    ),
     classes: classes(encode(design)),
     owners: o.length > 0 ? o : undefined,
     designers: d.length > 0 ? d : undefined,
@@ -139,27 +135,15 @@ const search = (args: typeof SearchArgs.Type) =>
     const { changed_since, classification = [], query, status = [] } = args
     const criteria = defined({ owner: args.owner, designer: args.designer, productName: args.product })
     const named = Object.keys(criteria).length
+    const no = (message: string) => refuse("search_designs", message)
     if (query === undefined && named + classification.length + status.length === 0) {
-      return yield* refuse(
-        "search_designs",
-        "give at least one criterion: query, owner, designer, product, classification or status"
-      )
+      return yield* no("give at least one criterion: query, owner, designer, product, classification or status")
     }
-    if (query !== undefined && named > 0) {
-      return yield* refuse(
-        "search_designs",
-        "query is a search of its own: give owner, designer or product without query"
-      )
-    }
+    if (query !== undefined && named > 0) return yield* no("query is a search of its own: give criteria without it")
     const [page, size] = args.cursor === undefined
       ? [0, args.limit ?? 20]
       : (/^(\d{1,6})x([1-9]\d?|100)$/.exec(args.cursor) ?? []).slice(1).map(Number)
-    if (page === undefined || size === undefined) {
-      return yield* refuse(
-        "search_designs",
-        "cursor: not one this tool answered; leave it out to start from the first hits"
-      )
-    }
+    if (page === undefined || size === undefined) return yield* no("cursor: not one this tool answered; leave it out")
     const client = yield* DesignSearchClient.DesignSearchClient
     const since = changed_since === undefined ? {} : { changedSinceDate: changed_since }
     let [count, messages]: [number, ReadonlyArray<Message>] = [0, []]
@@ -170,7 +154,7 @@ const search = (args: typeof SearchArgs.Type) =>
       const found = yield* client.quickSearch({
         query,
         ...since,
-        ...(Object.keys(filters).length > 0 ? { filters } : {})
+        ...(filters.statusFilter || filters.classificationFilter ? { filters } : {})
       })
       ;[count, messages] = [found.data.count, found.messages]
       const numbers = found.data.designNumbers.slice(page * size, page * size + size)
@@ -223,21 +207,8 @@ export const clientTools = (explain: Explain): ReadonlyArray<Spec<DesignSearchCl
     "Example: {\"number\": \"201900001\"}",
   parameters: GetArgs,
   output: GetAnswer,
-  run: tool(
-    "get_design",
-    GetArgs,
-    explain,
-    ({ number }) =>
-      Effect.flatMap(
-        DesignSearchClient.DesignSearchClient,
-        (c) => Effect.map(c.getDesign(number), (r) => compact(r.data))
-      )
-  )
+  run: tool("get_design", GetArgs, explain, ({ number }) => Effect.map(designOf(number), (r) => compact(r.data)))
 }]
 
 /** The whole record of `number` as JSON, as the wire writes it: `design://{number}`. */
-export const record = (number: string) =>
-  Effect.flatMap(
-    DesignSearchClient.DesignSearchClient,
-    (c) => Effect.map(c.getDesign(number), (r) => JSON.stringify(encode(r.data)))
-  )
+export const record = (number: string) => Effect.map(designOf(number), (r) => JSON.stringify(encode(r.data)))
