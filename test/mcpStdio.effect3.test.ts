@@ -138,10 +138,15 @@ describe("design-search mcp", () => {
       )
     }))
 
-  it.scopedLive("ends when its client closes stdin", () =>
+  it.scopedLive("ends when its client closes stdin; a mirror it cannot open ends it before it serves", () =>
     Effect.gen(function*() {
       const outcome = yield* run(["mcp"], {}, "20 seconds")
       expect(outcome.code).toBe(0)
       expect(outcome.stdout).toBe("")
+      const missing = path.join(yield* tempDir, "none.db")
+      const refused = yield* run(["mcp", "--db", missing], {}, "20 seconds")
+      expect([refused.code, refused.stdout]).toEqual([1, ""])
+      expect(refused.stderr).toContain(`design-search: the mirror's database failed: not a mirror: ${missing} does not exist\n`)
+      expect(fs.existsSync(missing)).toBe(false)
     }))
 })

@@ -6,6 +6,8 @@
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Effect, Layer, Option } from "effect"
+import * as fs from "node:fs"
+import { MirrorDatabaseError } from "../../DesignMirror.js"
 import * as DesignSearchMcp from "../../DesignSearchMcp.js"
 import { provideClient } from "../Client.js"
 import { target } from "../Environment.js"
@@ -31,6 +33,11 @@ export const handle = (args: McpInput) =>
   Effect.gen(function*() {
     const to = yield* target(args.env)
     const database = Option.isSome(args.db) ? yield* databaseOf(args.db.value, "read") : undefined
+    if (database?.file !== undefined && !fs.existsSync(database.file)) {
+      return yield* new MirrorDatabaseError({ detail: `not a mirror: ${database.label} does not exist` })
+    }
+    // The mirror opened first: one that cannot be is told before the server starts.
+    const mirror = database === undefined ? undefined : Layer.succeedContext(yield* Layer.build(database.layer))
     const server = DesignSearchMcp.layerStdio({
       name: "design-search",
       version: typeof DESIGN_SEARCH_VERSION === "string" ? DESIGN_SEARCH_VERSION : "0.0.0",
@@ -38,11 +45,11 @@ export const handle = (args: McpInput) =>
       stdin: NodeStream.stdin,
       stdout: NodeSink.stdout
     })
-    const tools = database === undefined
+    const tools = mirror === undefined
       ? DesignSearchMcp.layer({ explain })
       : Layer.merge(
         DesignSearchMcp.layer({ explain }),
-        DesignSearchMcp.layerMirror({ explain }).pipe(Layer.provide(database.layer))
+        DesignSearchMcp.layerMirror({ explain }).pipe(Layer.provide(mirror))
       )
     yield* Effect.raceFirst(Layer.launch(tools.pipe(Layer.provide(server))), stdinEnds)
-  }).pipe(provideClient({ env: args.env, noTokenCache: args.noTokenCache, quiet: false }))
+  }).pipe(Effect.scoped, provideClient({ env: args.env, noTokenCache: args.noTokenCache, quiet: false }))
