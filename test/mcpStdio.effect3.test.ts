@@ -146,7 +146,9 @@ describe("design-search mcp", () => {
       const missing = path.join(yield* tempDir, "none.db")
       const refused = yield* run(["mcp", "--db", missing], {}, "20 seconds")
       expect([refused.code, refused.stdout]).toEqual([1, ""])
-      expect(refused.stderr).toContain(`design-search: the mirror's database failed: not a mirror: ${missing} does not exist\n`)
+      expect(refused.stderr).toContain(
+        `design-search: the mirror's database failed: not a mirror: ${missing} does not exist\n`
+      )
       expect(fs.existsSync(missing)).toBe(false)
     }))
 })
