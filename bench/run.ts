@@ -19,6 +19,7 @@ import { performance } from "node:perf_hooks"
 import * as CliStart from "./cliStart.js"
 import { pinning } from "./cores.js"
 import * as Fleet from "./fleet.js"
+import * as Mcp from "./mcp.js"
 import * as Memory from "./memory.js"
 import * as PagedExport from "./pagedExport.js"
 import * as SandboxSearch from "./sandboxSearch.js"
@@ -128,6 +129,10 @@ const main = async () => {
   const watched = await step(
     "a no-change watch run (two watches, two syncs) over SQLite mirrors of 20,000 and 200,000 designs",
     () => Watch.run(quick ? { small: 2_000, large: 20_000, runs: 3 } : {})
+  )
+  const mcp = await step(
+    "MCP server (design-search mcp on stdio: initialize and tools/list vs node -e 0; answer sizes)",
+    () => Mcp.run({ rounds: quick ? 3 : 10 })
   )
   const search = await step(
     "sandbox search (200,000 designs)",
@@ -290,6 +295,30 @@ const main = async () => {
       baseline: `a linear scan ${search.scanP50Ms} ms`,
       target: "< 2 ms",
       met: search.p50Ms < 2
+    },
+    mcpStartRatio: {
+      value: mcp.mcpStartRatio,
+      measured: "design-search mcp: spawned to its answers to initialize and tools/list",
+      result: `${mcp.startMs} ms → ×${mcp.mcpStartRatio}`,
+      baseline: `node -e 0 ${mcp.nodeMs} ms`,
+      target: `≤ ${mcp.targets.start}`,
+      met: mcp.met.start
+    },
+    mcpSearchAnswerBytes20: {
+      value: mcp.mcpSearchAnswerBytes20,
+      measured: "search_designs of 20 hits: its result, text and structured content",
+      result: `${mcp.mcpSearchAnswerBytes20} bytes`,
+      baseline: "—",
+      target: `≤ ${mcp.targets.search}`,
+      met: mcp.met.search
+    },
+    mcpDesignAnswerBytes: {
+      value: mcp.mcpDesignAnswerBytes,
+      measured: "get_design: the largest result of those 20 designs",
+      result: `${mcp.mcpDesignAnswerBytes} bytes`,
+      baseline: "—",
+      target: `≤ ${mcp.targets.design}`,
+      met: mcp.met.design
     }
   }
   const summary = Object.fromEntries(Object.entries(headlines).map(([k, h]) => [k, h.value]))

@@ -153,7 +153,7 @@ describe("design-search usage errors", () => {
           [["token", "--json=yes"], "`--json` takes no value; got `yes`. See `design-search token --help`"],
           [
             [],
-            "a command is needed: one of search, get, export, sync, changes, watch, token, api, sandbox, record. See `design-search --help`"
+            "a command is needed: one of search, get, export, sync, changes, watch, token, api, sandbox, mcp, record. See `design-search --help`"
           ],
           [
             ["record", "--cassette", "c.json"],

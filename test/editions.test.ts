@@ -33,6 +33,8 @@ const editions = {
       "@effect/sql-libsql",
       "@effect/sql-pg",
       "@effect/experimental",
+      "@effect/ai",
+      "@effect/rpc",
       "ioredis"
     ],
     own: ".effect3.js"

@@ -10,6 +10,7 @@ import type { Failure } from "./failure.js"
 import { commandHelp, programHelp } from "./Help.js"
 import * as Inputs from "./Inputs.js"
 import { api } from "./inputs/api.js"
+import { mcp } from "./inputs/mcp.js"
 import * as Output from "./Output.js"
 import * as WatchInputs from "./WatchInputs.js"
 
@@ -50,6 +51,7 @@ const commands: ReadonlyArray<Runnable> = [
   runnable(Inputs.token, () => import("./handlers/token.js")),
   runnable(api, () => import("./handlers/api.js")),
   runnable(Inputs.sandbox, () => import("./handlers/sandbox.js")),
+  runnable(mcp, () => import("./handlers/mcp.js")),
   {
     command: Inputs.record,
     run: (line) =>

@@ -1,0 +1,153 @@
+/**
+ * The MCP toolkit's tools over a mirror's `SqlClient` and its schema resource. A query is one
+ * `SELECT`, run as a subquery with a row cap: on SQLite with `query_only`, on PostgreSQL in a
+ * `READ ONLY` transaction with a statement timeout; it never changes the mirror (docs/mcp.md).
+ */
+import { literals, Query } from "#edition/internal/domainSchemas"
+import { describeAs as d, intBetween } from "#edition/internal/mcp/server"
+import { SqlClient } from "#edition/internal/mirror/engines"
+import { dateTimeUnsafe } from "#edition/internal/seam"
+import { Effect, Schema, Stream } from "effect"
+import { changeKinds, defaultSchema, tables } from "../../core/mirror/mirror.js"
+import { wireDate } from "../../core/wire/calendarDate.js"
+import { databaseError } from "../mirror/model.js"
+import * as Sync from "../mirror/sync.js"
+import { cut, refuse, tool } from "./tools.js"
+import type { Explain, Spec } from "./tools.js"
+
+/** Options of the mirror's tools: its PostgreSQL schema, and how long a query may run there. */
+export interface MirrorOptions {
+  readonly schema?: string | undefined
+  readonly statementTimeoutMillis?: number | undefined
+}
+
+const limit = (what: string) => Schema.optional(d(intBetween(1, 1000), `${what} at most, 1 to 1000 (default 100)`))
+const QueryArgs = Schema.Struct({
+  sql: d(Query, "one SELECT (or WITH … SELECT) over the mirror's tables: see design-mirror://schema"),
+  limit: limit("rows")
+})
+const truncated = Schema.optional(Schema.String)
+const QueryAnswer = Schema.Struct({
+  columns: Schema.Array(Schema.String),
+  rows: Schema.Array(Schema.Array(Schema.Unknown)),
+  truncated
+})
+const ChangesArgs = Schema.Struct({
+  since: Schema.optional(
+    d(Query, "changes seen since this day or instant, YYYY-MM-DD or ISO (default: the last sync)")
+  ),
+  kind: Schema.optional(d(literals(...changeKinds), `one kind: ${changeKinds.join(", ")}`)),
+  limit: limit("changes")
+})
+const Change = Schema.Struct({
+  number: Schema.String,
+  syncedAt: Schema.String,
+  kind: Schema.String,
+  fields: Schema.Unknown
+})
+const ChangesAnswer = Schema.Struct({ changes: Schema.Array(Change), truncated })
+
+/** A value of a row as JSON holds it. */
+const jsonValue = (v: unknown): unknown =>
+  typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : typeof v === "string" ? cut(v, 1000) : v
+const capped = <A>(found: ReadonlyArray<A>, limit: number, what: string) =>
+  found.length > limit ? { truncated: `more than ${limit} ${what}: the first ${limit} are shown` } : {}
+
+const query = (options: MirrorOptions) => ({ limit = 100, sql: given }: typeof QueryArgs.Type) =>
+  Effect.gen(function*() {
+    const text = given.trim().replace(/;\s*$/, "")
+    const first = /^(?:\s+|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(\w+)/.exec(text)?.[1]?.toUpperCase()
+    if (first !== "SELECT" && first !== "WITH") {
+      return yield* refuse(
+        "mirror_query",
+        "only one read-only SELECT (or WITH … SELECT) runs here; the mirror is never changed"
+      )
+    }
+    if (text.includes(";")) return yield* refuse("mirror_query", "one statement only: no ';' but at its end")
+    const sql = yield* SqlClient.SqlClient
+    // As a subquery, the text is one statement: a second one, or a write, is not SQL there.
+    const wrapped = sql.unsafe(`SELECT * FROM (\n${text}\n) AS mirror_query LIMIT ${limit + 1}`)
+    const schema = (options.schema ?? defaultSchema).replaceAll("\"", "\"\"")
+    const rows = yield* sql.onDialectOrElse({
+      pg: () => {
+        const timeout = `SET LOCAL statement_timeout = ${Math.trunc(options.statementTimeoutMillis ?? 5000)}`
+        const set = ["SET TRANSACTION READ ONLY", timeout, `SET LOCAL search_path TO "${schema}", public`]
+        return sql.withTransaction(Effect.andThen(Effect.forEach(set, (s) => sql.unsafe(s)), wrapped))
+      },
+      orElse: () =>
+        Effect.ensuring(
+          Effect.andThen(sql.unsafe("PRAGMA query_only = ON"), wrapped),
+          Effect.ignore(sql.unsafe("PRAGMA query_only = OFF"))
+        )
+    }).pipe(Effect.mapError(databaseError("mirror_query")))
+    const kept = rows.slice(0, limit) as ReadonlyArray<Readonly<Record<string, unknown>>>
+    const columns = Object.keys(kept[0] ?? {})
+    return { columns, rows: kept.map((row) => columns.map((c) => jsonValue(row[c]))), ...capped(rows, limit, "rows") }
+  })
+
+const changes = (options: MirrorOptions) => ({ kind, limit = 100, since }: typeof ChangesArgs.Type) =>
+  Effect.gen(function*() {
+    const at = since === undefined ? undefined : wireDate(since)
+    if (since !== undefined && at === undefined) {
+      return yield* refuse("mirror_changes", "since: expected YYYY-MM-DD or an ISO timestamp")
+    }
+    const found: Array<typeof Change.Type> = []
+    yield* Sync.changes({ since: at === undefined ? undefined : dateTimeUnsafe(at), kind, schema: options.schema })
+      .pipe(
+        Stream.take(limit + 1),
+        Stream.runForEach((change) => Effect.sync(() => void found.push(change)))
+      )
+    return { changes: found.slice(0, limit), ...capped(found, limit, "changes") }
+  })
+
+/** The tools over a mirror, failures told by `explain`. */
+export const mirrorTools = (explain: Explain, options: MirrorOptions): ReadonlyArray<Spec<SqlClient.SqlClient>> => [{
+  name: "mirror_query",
+  description: "Runs one read-only SQL SELECT over the local mirror of the register (tables designs, design_owners, " +
+    "design_designers, design_classifications, design_products, design_changes: read design-mirror://schema first) " +
+    "and answers columns and rows, at most limit. Writes are refused. Example: " +
+    "{\"sql\": \"SELECT status, count(*) AS designs FROM designs GROUP BY status\"}",
+  parameters: QueryArgs,
+  output: QueryAnswer,
+  run: tool("mirror_query", QueryArgs, explain, query(options))
+}, {
+  name: "mirror_changes",
+  description: "What the mirror's syncs changed, newest first: each change's design number, when the sync saw it, " +
+    "its kind, and for a changed design the fields with their old and new values. By default the changes of the " +
+    "last sync. Example: {\"since\": \"2026-11-01\", \"kind\": \"changed\"}",
+  parameters: ChangesArgs,
+  output: ChangesAnswer,
+  run: tool("mirror_changes", ChangesArgs, explain, changes(options))
+}]
+
+const examples = `Example queries (docs/mirror.md):
+SELECT d.number, d.title FROM designs d WHERE d.status = 'REGISTERED' AND d.number IN (SELECT number FROM design_owners
+  WHERE name LIKE 'wattle%') ORDER BY d.number -- PostgreSQL: to_tsvector('simple', name) @@ plainto_tsquery('simple', 'wattle')
+SELECT number, synced_at, fields -> 'status' ->> 'old' AS old_status, fields -> 'status' ->> 'new' AS new_status
+  FROM design_changes WHERE kind = 'changed' AND fields -> 'status' IS NOT NULL ORDER BY synced_at DESC
+SELECT substr(c.code, 1, 2) AS locarno_class, count(DISTINCT c.number) AS designs FROM design_classifications c
+  JOIN designs d ON d.number = c.number WHERE d.state = 'current' GROUP BY 1 ORDER BY 1`
+
+/** The mirror's tables and columns as its engine has them, with example queries: `design-mirror://schema`. */
+export const schemaText = (options: MirrorOptions) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    type Column = { readonly t: string; readonly c: string; readonly y: string }
+    const columns = yield* sql.onDialectOrElse({
+      pg: () =>
+        sql<Column>`SELECT table_name AS t, column_name AS c, data_type AS y FROM information_schema.columns
+WHERE table_schema = ${options.schema ?? defaultSchema} ORDER BY table_name, ordinal_position`,
+      orElse: () =>
+        sql<Column>`SELECT m.name AS t, p.name AS c, p.type AS y FROM sqlite_master m JOIN pragma_table_info(m.name) p
+WHERE m.type = 'table' ORDER BY m.name, p.cid`
+    }).pipe(Effect.mapError(databaseError("reading the mirror's tables")))
+    const shown = Object.values(tables).filter((t) => t !== tables.listing && t !== tables.syncState)
+    return [
+      `The mirror's tables (${
+        sql.onDialectOrElse({ pg: () => "PostgreSQL", orElse: () => "SQLite" })
+      }; days YYYY-MM-DD, instants ISO, record and fields JSON):`,
+      ...shown.map((t) => `${t}(${columns.filter((r) => r.t === t).map((r) => `${r.c} ${r.y}`).join(", ")})`),
+      `designs.state: current, no_longer_matching or not_found; design_changes.kind: ${changeKinds.join(", ")}`,
+      examples
+    ].join("\n")
+  })
