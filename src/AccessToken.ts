@@ -1,7 +1,6 @@
 /**
  * The access token (spec 5.3, 5.4): the token response schema, the `AccessToken` value handed around
  * (the token always `Redacted`), the `Authorization` header it makes, an unverified peek at its claims.
- *
  * @since 0.1.0
  */
 import { fromJsonString, record } from "#edition/internal/domainSchemas"
@@ -11,7 +10,6 @@ import { DateTime, Duration, Option, Redacted, Schema } from "effect"
 
 /**
  * `expires_in`: a positive integer of seconds, at most a year, or a string of such digits.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -20,7 +18,6 @@ export const ExpiresIn = Edition.ExpiresIn
 /**
  * `access_token`: RFC 6750's `b64token` (what an `Authorization` header can carry) in at most 8 KiB,
  * refused here once rather than on every call; its failure never shows the value, so no token is echoed.
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -28,7 +25,6 @@ export const AccessTokenValue = Edition.AccessTokenValue
 
 /**
  * `token_type`: `Bearer`, in any case (RFC 6750): a client must not use a type it does not know (RFC 6749 7.1).
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -36,7 +32,6 @@ export const TokenType = Edition.TokenType
 
 /**
  * The token endpoint's success body (spec 5.3).
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -50,7 +45,6 @@ export type TokenResponse = typeof TokenResponse.Type
 
 /**
  * An RFC 6749 error body, as token endpoints answer bad credentials.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -61,7 +55,6 @@ export const OAuthErrorResponse = Schema.Struct({
 
 /**
  * A token ready to present: `issuedAt` when its request was sent, `expiresAt = issuedAt + expires_in`.
- *
  * @since 0.1.0
  * @category models
  */
@@ -75,7 +68,6 @@ export interface AccessToken {
 /**
  * A token as a store keeps it between processes or runs (the fleet's Redis, the CLI's cache file): its
  * value held to a token response's rules, whoever wrote it, its instants as epoch milliseconds.
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -83,7 +75,6 @@ export const Stored = Edition.Stored
 
 /**
  * Builds the token from a decoded response to a request sent at `issuedAt`.
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -96,7 +87,6 @@ export const fromResponse = (response: TokenResponse, issuedAt: DateTime.Utc): A
 
 /**
  * The lifetime the server granted.
- *
  * @since 0.1.0
  * @category utils
  */
@@ -105,7 +95,6 @@ export const lifetime = (token: AccessToken): Duration.Duration =>
 
 /**
  * The `Authorization` header value: `token_type`, one space, `access_token` (spec 5.4).
- *
  * @since 0.1.0
  * @category utils
  */
@@ -113,7 +102,6 @@ export const authorization = (token: AccessToken): string => `${token.tokenType}
 
 /**
  * Two tokens are the same when their token strings are.
- *
  * @since 0.1.0
  * @category utils
  */
@@ -124,7 +112,6 @@ const decodeClaims = Schema.decodeUnknownOption(fromJsonString(record(Schema.Unk
 
 /**
  * The claims of a JWT access token, unverified: for display and diagnostics, never for trust. `None` for no JWT.
- *
  * @since 0.1.0
  * @category utils
  */

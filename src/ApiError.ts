@@ -1,7 +1,6 @@
 /**
  * Section 7 of the spec: the `errors` and `messages` payloads, the success envelope (`ApiResponse`), and one
  * tagged error per way a call can fail. Every error is a value in the error channel; none carries a secret.
- *
  * @since 0.1.0
  */
 
@@ -12,7 +11,6 @@ import { describeErrors as describe } from "./core/wire/errorText.js"
 /**
  * `source` of an error object: where in the request the error comes from. Here and in every error
  * object, extension attributes (spec 7.1.3) are kept.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -38,7 +36,6 @@ const errorObjectFields = {
 
 /**
  * One error object (spec 7.1).
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -52,7 +49,6 @@ export type ErrorObject = typeof ErrorObject.Type
 
 /**
  * Message severities the spec names; any other string is kept as sent.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -60,7 +56,6 @@ export const Severity = union(literals("information", "warning"), Schema.String)
 
 /**
  * A warning or information message (spec 7.3): an error object with an optional `severity`.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -74,7 +69,6 @@ export type Message = typeof Message.Type
 
 /**
  * The body of an error response: `errors`, and `messages` on 400 and 422.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -91,7 +85,6 @@ export type ErrorPayload = typeof ErrorPayload.Type
 
 /**
  * What an operation returns: the payload, and the server's messages beside it (spec 7.3.7), empty if none.
- *
  * @since 0.1.0
  * @category models
  */
@@ -115,7 +108,6 @@ const responseFields = {
 
 /**
  * 400: the request was not well-formed; one error per offending parameter.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -128,7 +120,6 @@ export class BadRequestError extends Schema.TaggedError<BadRequestError>()("BadR
 /**
  * 422 from the server, or a request that failed its own schema before anything was sent (`origin:
  * "client"`, no `status`). Each error points at the field (`source.pointer`) or the parameter.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -148,7 +139,6 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
 
 /**
  * 401 even with a freshly fetched token.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -163,7 +153,6 @@ export class AuthenticationError extends Schema.TaggedError<AuthenticationError>
 
 /**
  * 403: the token is valid but the client is not entitled (for example, not subscribed to this API).
- *
  * @since 0.1.0
  * @category errors
  */
@@ -175,7 +164,6 @@ export class ForbiddenError extends Schema.TaggedError<ForbiddenError>()("Forbid
 
 /**
  * 404: no such resource.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -187,7 +175,6 @@ export class NotFoundError extends Schema.TaggedError<NotFoundError>()("NotFound
 
 /**
  * 429 once retries are spent. `retryAfter` is the server's `Retry-After`, when it sent one.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -203,7 +190,6 @@ export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLi
 
 /**
  * 5xx once retries are spent. A 500 carries `code: "500"` (spec 7.2).
- *
  * @since 0.1.0
  * @category errors
  */
@@ -215,7 +201,6 @@ export class ServerError extends Schema.TaggedError<ServerError>()("ServerError"
 
 /**
  * Why a token could not be had.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -224,7 +209,6 @@ export const TokenErrorReason = literals("InvalidCredentials", "Unavailable", "I
 /**
  * The token endpoint refused the credentials, stayed unavailable through the retries, or answered no
  * token response. `error` and `errorDescription`: the RFC 6749 fields, when sent.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -249,7 +233,6 @@ export class TokenError extends Schema.TaggedError<TokenError>()("TokenError", {
 
 /**
  * The request did not get a complete response: network failure, timeout, an aborted body.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -267,7 +250,6 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
 
 /**
  * A status the operation does not expect, or a body that fits no schema.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -289,7 +271,6 @@ export class UnexpectedResponseError extends Schema.TaggedError<UnexpectedRespon
 
 /**
  * Every error an API operation of this toolkit can fail with.
- *
  * @since 0.1.0
  * @category errors
  */

@@ -5,7 +5,6 @@
  * ambient `TokenService`, one renewal and one more try on a 401 (never on a 403), the same retries
  * and `RequestBudget`, redirects never followed, one deadline. `apiResponse` reads its answers as the
  * operations read theirs. The body is in `internal/client/authorized.ts`; see docs/library.md.
- *
  * @since 0.5.0
  */
 import { FetchHttpClient, Service as Tag } from "#edition/internal/seam"
@@ -20,7 +19,6 @@ export {
   /**
    * The base paths of the family's APIs below the host, by name (`tradeMarkSearch`, say): one host,
    * one token and one rate cap serve them all.
-   *
    * @since 0.5.0
    * @category constants
    */
@@ -30,7 +28,6 @@ export {
 export type {
   /**
    * The name of one of the family's APIs (a key of `apiPaths`).
-   *
    * @since 0.5.0
    * @category models
    */
@@ -42,7 +39,6 @@ export {
    * Reads a response as the design search operations read theirs (spec 7): a 2xx as an
    * `ApiResponse` of `schema`'s data and the server's messages, any other status as its `ApiError`.
    * Never a defect, whatever the body.
-   *
    * @since 0.5.0
    * @category decoding
    */
@@ -53,14 +49,12 @@ export type {
   /**
    * What a request fails with: no answer, no token, or an answer no response can hold (a body over
    * the cap, a status outside 200–599). Any other answer is a response, whatever its status.
-   *
    * @since 0.5.0
    * @category errors
    */
   AuthorizedError,
   /**
    * Options of `make`, `layer` and `layerConfig`.
-   *
    * @since 0.5.0
    * @category options
    */
@@ -70,7 +64,6 @@ export type {
 /**
  * The authorized `HttpClient`. A request to the configured host carries the token; a request to
  * any other origin is sent as it was written, without the token and outside the budget.
- *
  * @since 0.5.0
  * @category tags
  */
@@ -82,7 +75,6 @@ export class AuthorizedClient extends Tag<AuthorizedClient, HttpClient.HttpClien
  * Builds the client from the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`, paced by
  * the `RequestBudget` of its context if there is one. Fails with a `ConfigError` naming `api` when
  * that option is neither a name nor a base path.
- *
  * @since 0.5.0
  * @category constructors
  */
@@ -97,7 +89,6 @@ export const make = (
 /**
  * The client and the in-memory `TokenService` it uses. Built together with `DesignSearchClient.layer`
  * (`Layer.mergeAll` of both), the two share that one `TokenService`, and so one token.
- *
  * @since 0.5.0
  * @category layers
  */
@@ -111,7 +102,6 @@ export const layer = (
 
 /**
  * `layer` configured from the `IPAUSTRALIA_*` variables, over `FetchHttpClient.layer`.
- *
  * @since 0.5.0
  * @category layers
  */

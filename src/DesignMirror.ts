@@ -10,7 +10,6 @@
  * Effect 3 only) and PostgreSQL through `@effect/sql-pg` (`layerPostgres`), each driver loaded only
  * when its layer is built. Import this module by its own path: the package's index does not load
  * it (`@effect/sql`, with `@effect/experimental`, is an optional peer dependency). See docs/mirror.md.
- *
  * @since 0.3.0
  */
 import type { SqlClient } from "#edition/internal/mirror/engines"
@@ -35,7 +34,6 @@ export type { SyncError, SyncOptions, SyncReport, SyncState } from "./internal/m
 
 /**
  * The mirror's operations.
- *
  * @since 0.3.0
  * @category models
  */
@@ -64,7 +62,6 @@ export interface Service {
 /**
  * `Service.changes` with nothing but a mirror's `SqlClient` (its PostgreSQL `schema` as in `Options`),
  * creating nothing: a database without `design_changes` fails `MirrorDatabaseError`, `not a mirror`.
- *
  * @since 0.3.0
  * @category accessors
  */
@@ -75,7 +72,6 @@ export const changes = (
 /**
  * The mirror: provide it with `layer`, over a `SqlClient` (`layerSqlite` in Effect 3, `layerPostgres`,
  * or the application's own) and a `DesignSearchClient`.
- *
  * @since 0.3.0
  * @category tags
  */
@@ -83,7 +79,6 @@ export class DesignMirror extends Tag<DesignMirror, Service>()("effect-design-se
 
 /**
  * Options of `make` and `layer`.
- *
  * @since 0.3.0
  * @category options
  */
@@ -103,7 +98,6 @@ export interface Options {
  * `MirrorDatabaseError` if they cannot be (the engine's words name a table in the way), for a
  * `batchSize` out of range, or in Effect 4 for a client not PostgreSQL's. One sync runs at a time:
  * another, in any process, fails `MirrorDatabaseError` with `locked` (docs/mirror.md).
- *
  * @since 0.3.0
  * @category constructors
  */
@@ -114,7 +108,6 @@ export const make = (
 /**
  * The mirror over the ambient `SqlClient` and `DesignSearchClient`; building it creates or migrates
  * the tables.
- *
  * @since 0.3.0
  * @category layers
  */
@@ -125,7 +118,6 @@ export const layer = (
 
 /**
  * Options of `layerPostgres`.
- *
  * @since 0.3.0
  * @category options
  */
@@ -148,7 +140,6 @@ const connectTimeoutOf = (options: PostgresOptions) => {
  * A `SqlClient` on PostgreSQL through `@effect/sql-pg`, imported when the layer is built. Fails with
  * `SqlDriverMissingError` if the driver is not installed, `MirrorDatabaseError` if the server
  * cannot be reached or refuses the connection (in Effect 4, the detail says which).
- *
  * @since 0.3.0
  * @category layers
  */

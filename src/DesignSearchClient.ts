@@ -4,7 +4,6 @@
  * request is checked by its schema before it is sent; each answer is an `ApiResponse` or one of the
  * exact union of `ApiError`s its operation can produce. The body is in `internal/client/`; see
  * docs/library.md.
- *
  * @since 0.1.0
  */
 import { FetchHttpClient, Service as Tag } from "#edition/internal/seam"
@@ -42,7 +41,6 @@ import * as TokenService from "./TokenService.js"
 export type {
   /**
    * What an operation returns on success; defined in `ApiError`.
-   *
    * @since 0.1.0
    * @category models
    */
@@ -51,7 +49,6 @@ export type {
 
 /**
  * Errors every API call can produce.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -68,7 +65,6 @@ export type CommonError =
 
 /**
  * What `quickSearch` fails with.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -76,7 +72,6 @@ export type QuickSearchError = CommonError
 
 /**
  * What `getDesign` fails with: a 404 is `NotFoundError`.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -84,7 +79,6 @@ export type GetDesignError = CommonError | NotFoundError
 
 /**
  * What `advancedSearch` fails with.
- *
  * @since 0.3.0
  * @category errors
  */
@@ -92,7 +86,6 @@ export type AdvancedSearchError = CommonError
 
 /**
  * What `searchPage` fails with: a 404 (no such operation for this client) is `NotFoundError`.
- *
  * @since 0.3.0
  * @category errors
  */
@@ -100,7 +93,6 @@ export type SearchPageError = CommonError | NotFoundError
 
 /**
  * What `advancedDesigns` fails with.
- *
  * @since 0.3.0
  * @category errors
  */
@@ -108,7 +100,6 @@ export type AdvancedDesignsError = SearchPageError | AdvancedSearchError | GetDe
 
 /**
  * What `searchDesigns` fails with.
- *
  * @since 0.1.0
  * @category errors
  */
@@ -116,7 +107,6 @@ export type SearchDesignsError = QuickSearchError | GetDesignError
 
 /**
  * Options of `searchDesigns`.
- *
  * @since 0.1.0
  * @category options
  */
@@ -134,7 +124,6 @@ export interface SearchDesignsOptions {
 /**
  * Options of `advancedDesigns`: page size, the page to start from, requests at once, and what to
  * tell of each page (`PageInfo`).
- *
  * @since 0.3.0
  * @category options
  */
@@ -145,7 +134,6 @@ export {
    * The code of the warning in `PageInfo.messages` when the service's pages or list hold fewer
    * designs than it counted: a page before the last held fewer than `pageSize` (no later page is
    * asked for), or in the fallback the search listed fewer numbers than it counted (its cap).
-   *
    * @since 0.3.0
    * @category constants
    */
@@ -153,7 +141,6 @@ export {
   /**
    * The code of the warning in `PageInfo.messages` when the paged operation was refused (403, 404,
    * 405) and `advancedDesigns` fetches each design on its own.
-   *
    * @since 0.3.0
    * @category constants
    */
@@ -161,7 +148,6 @@ export {
   /**
    * The code of the warning in `PageInfo.messages` when a page held designs an earlier page of the
    * same stream held (the results changed while they were read): each design is emitted once.
-   *
    * @since 0.3.0
    * @category constants
    */
@@ -171,7 +157,6 @@ export {
 export type {
   /**
    * What `advancedDesigns` tells of each page before its designs.
-   *
    * @since 0.3.0
    * @category models
    */
@@ -180,7 +165,6 @@ export type {
 
 /**
  * The operations of the design search API. Each fails only with its exact union of `ApiError`s.
- *
  * @since 0.1.0
  * @category models
  */
@@ -235,7 +219,6 @@ export interface Service {
 
 /**
  * The client of the design search API: provide it with `layer` or `layerConfig`.
- *
  * @since 0.1.0
  * @category tags
  */
@@ -244,7 +227,6 @@ export class DesignSearchClient extends Tag<DesignSearchClient, Service>()("effe
 export {
   /**
    * How long the budget holds calls back after a 429 that named no `Retry-After`.
-   *
    * @since 0.2.0
    * @category retries
    */
@@ -252,7 +234,6 @@ export {
   /**
    * Retries of read-only calls: jittered exponential backoff from 250 ms, three retries, a 429's
    * `Retry-After` honoured up to 30 seconds. Only transient failures are retried (`isTransient`).
-   *
    * @since 0.1.0
    * @category retries
    */
@@ -260,14 +241,12 @@ export {
   /**
    * Makes a retry schedule wait at least a 429's `Retry-After`, and stop retrying when the server
    * asks for a wait longer than `cap`.
-   *
    * @since 0.1.0
    * @category retries
    */
   honorRetryAfter,
   /**
    * Whether a failure is worth another try of a read-only request.
-   *
    * @since 0.1.0
    * @category retries
    */
@@ -276,7 +255,6 @@ export {
 
 /**
  * Options of `make`, `layer` and `layerConfig`.
- *
  * @since 0.1.0
  * @category options
  */
@@ -291,7 +269,6 @@ export interface Options {
  * Builds the client from the ambient `HttpClient`, `DesignSearchConfig` and `TokenService`. With a
  * `RequestBudget` in its context, every request to the API waits for a slot of it, and a 429
  * backs the budget off.
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -306,7 +283,6 @@ export const make = (
 /**
  * The client and the in-memory `TokenService` it uses, from `DesignSearchConfig` and the ambient
  * `HttpClient`.
- *
  * @since 0.1.0
  * @category layers
  */
@@ -323,7 +299,6 @@ export const layer = (
  * dependency). To use another `HttpClient` (`NodeHttpClient.layerUndici` from
  * `@effect/platform-node`, say), compose `layer` with `DesignSearchConfig.layerConfig` and provide
  * your own.
- *
  * @since 0.1.0
  * @category layers
  */

@@ -2,7 +2,6 @@
  * Where the design search service lives and how to reach it: environment, token URL, API base URL,
  * client credentials and timings. Built from options (`layer`) or from the `IPAUSTRALIA_*`
  * environment variables (`layerConfig`); every bad value is a `ConfigError` naming the setting.
- *
  * @since 0.1.0
  */
 import { configRedacted, configString, unsetVariables } from "#edition/internal/configReads"
@@ -15,7 +14,6 @@ import { nonNegative, positive, positiveInt } from "./internal/optionChecks.js"
 
 /**
  * The public environments of the service.
- *
  * @since 0.1.0
  * @category constants
  */
@@ -23,7 +21,6 @@ export const environments = Service.environments
 
 /**
  * One of `environments`.
- *
  * @since 0.1.0
  * @category models
  */
@@ -31,7 +28,6 @@ export type Environment = Service.Environment
 
 /**
  * The host of each environment: it serves both the token endpoint and the APIs.
- *
  * @since 0.1.0
  * @category constants
  */
@@ -39,7 +35,6 @@ export const hosts: Readonly<Record<Environment, string>> = Service.hosts
 
 /**
  * Path of the token endpoint below the auth host (spec 4.1).
- *
  * @since 0.1.0
  * @category constants
  */
@@ -47,7 +42,6 @@ export const tokenPath = Service.tokenPath
 
 /**
  * Path of the design search API below the host.
- *
  * @since 0.1.0
  * @category constants
  */
@@ -55,7 +49,6 @@ export const apiPath = Service.apiPath
 
 /**
  * The resolved configuration. URLs are absolute strings; `apiBaseUrl` has no trailing slash.
- *
  * @since 0.1.0
  * @category models
  */
@@ -80,7 +73,6 @@ export interface Settings {
 
 /**
  * The configuration every client and token service of this toolkit reads.
- *
  * @since 0.1.0
  * @category tags
  */
@@ -92,7 +84,6 @@ export class DesignSearchConfig extends Tag<DesignSearchConfig, Settings>()(
  * Options of `make` and `layer`. Only the credentials are required; the environment defaults to
  * `production`. `authUrl` overrides the token host (the token path is appended), `baseUrl` the
  * whole API base. In Effect 4, a duration may also be an object such as `{ seconds: 5 }`.
- *
  * @since 0.1.0
  * @category options
  */
@@ -111,7 +102,6 @@ export interface Options {
 
 /**
  * Defaults of the timings and the body cap.
- *
  * @since 0.1.0
  * @category constants
  */
@@ -126,7 +116,6 @@ export const defaults = {
 
 /**
  * True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts allowed over plain `http:`.
- *
  * @since 0.1.0
  * @category utils
  */
@@ -135,7 +124,6 @@ export const isLoopbackHost: (hostname: string) => boolean = Service.isLoopbackH
 /**
  * Parses a configured URL: it must be absolute, carry no credentials, and be `https:` unless its
  * host is loopback. Used for every URL the toolkit is given.
- *
  * @since 0.1.0
  * @category utils
  */
@@ -150,7 +138,6 @@ const stripTrailingSlash = (url: URL): string => url.href.replace(/\/+$/, "")
 
 /**
  * Validates options into `Settings`.
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -208,7 +195,6 @@ export const make = (options: Options): Effect.Effect<Settings, ConfigErrorType>
 
 /**
  * `make` as a layer: bad options fail it with a `ConfigError`.
- *
  * @since 0.1.0
  * @category layers
  */
@@ -219,7 +205,6 @@ export const layer = (options: Options): Layer.Layer<DesignSearchConfig, ConfigE
  * The `IPAUSTRALIA_*` variables as a `Config`: `IPAUSTRALIA_CLIENT_ID`, `IPAUSTRALIA_CLIENT_SECRET`
  * (redacted), `IPAUSTRALIA_ENV` (default `production`), `IPAUSTRALIA_AUTH_URL`,
  * `IPAUSTRALIA_BASE_URL`.
- *
  * @since 0.1.0
  * @category config
  */
@@ -238,7 +223,6 @@ const notSet = (names: ReadonlyArray<string>) => missingConfig(names.slice(0, 1)
 
 /**
  * `make` from the `IPAUSTRALIA_*` variables.
- *
  * @since 0.1.0
  * @category config
  */
@@ -246,7 +230,6 @@ export const fromEnv: Effect.Effect<Settings, ConfigErrorType> = Effect.flatMap(
 
 /**
  * The configuration read from the `IPAUSTRALIA_*` variables.
- *
  * @since 0.1.0
  * @category layers
  */

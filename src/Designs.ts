@@ -1,7 +1,6 @@
 /**
  * The domain schemas the client and the sandbox share: search requests and results, design numbers, the
  * design record. The spec shows none of these wire shapes; lenient, they keep unknown fields, statuses and codes open.
- *
  * @since 0.1.0
  */
 import { literals, openStruct, record, union } from "#edition/internal/domainSchemas"
@@ -14,7 +13,6 @@ export { knownDateTypes, knownStatuses } from "./core/wire/wire.js"
 
 /**
  * Design numbers: 1 to 12 ASCII letters or digits (e.g. `201915000`).
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -28,7 +26,6 @@ export type DesignNumber = typeof DesignNumber.Type
 
 /**
  * A calendar date written `YYYY-MM-DD`, and a real one (no 2023-02-30).
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -36,7 +33,6 @@ export const IsoDate = Edition.IsoDate
 
 /**
  * A wire date as a `DateTime.Utc`: `YYYY-MM-DD` (midnight UTC) or an ISO 8601 timestamp; midnight written as a date.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -44,7 +40,6 @@ export const WireDate = Edition.WireDate
 
 /**
  * A design's status: the known ones, or any other string as sent.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -58,7 +53,6 @@ export type DesignStatus = (typeof knownStatuses)[number] | (string & {})
 
 /**
  * Sort of a search: by design number, ascending or descending.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -71,7 +65,6 @@ const FilterValue = Edition.refine(Schema.String, (s) => s.trim().length > 0 || 
 
 /**
  * Quick search request body (the public example, plus optional `sort`).
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -94,7 +87,6 @@ export type QuickSearchRequest = typeof QuickSearchRequest.Type
 
 /**
  * A range of one kind of date, `from` and `to` inclusive; at least one of them.
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -114,7 +106,6 @@ export const DateRange = Edition.refine(
 
 /**
  * What one row of an advanced search asks: every criterion given must hold; others pass through as given.
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -139,7 +130,6 @@ export type Criteria = typeof Criteria.Type
 
 /**
  * One row of an advanced search: its criteria, and how it joins the rows before it (`AND`, `OR`, `AND_NOT`).
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -159,7 +149,6 @@ const advancedFields = {
 
 /**
  * Advanced search body (`POST {base}/search/advanced`): rows, an optional sort and `changedSinceDate`; more as given.
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -173,7 +162,6 @@ export type AdvancedSearchRequest = typeof AdvancedSearchRequest.Type
 
 /**
  * The most designs one page holds.
- *
  * @since 0.3.0
  * @category constants
  */
@@ -181,7 +169,6 @@ export const maxPageSize = 100
 
 /**
  * Paged advanced search request body (`POST {base}/page/advanced`): plus `pageNumber` (from 0), `pageSize` (1 to 100).
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -195,7 +182,6 @@ export type PageRequest = typeof PageRequest.Type
 
 /**
  * Counts of the hits by a value of one field (`{ "REGISTERED": 12, "FILED": 3 }`).
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -203,7 +189,6 @@ export const Aggregation = record(Schema.Number)
 
 /**
  * Aggregations of a search, by field (`status`, ...).
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -218,7 +203,6 @@ const resultFields = {
 
 /**
  * A search result: how many designs match, their numbers (from `designNumbers` or `designIds`), request, aggregations.
- *
  * @since 0.3.0
  * @category schemas
  */
@@ -232,7 +216,6 @@ export type SearchResult = typeof SearchResult.Type
 
 /**
  * The result of a quick search: a `SearchResult`.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -246,7 +229,6 @@ export type QuickSearchResult = SearchResult
 
 /**
  * A Locarno classification: code (`06-01`) and title.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -254,7 +236,6 @@ export const Classification = openStruct({ code: Schema.String, title: Schema.op
 
 /**
  * An owner or designer.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -262,7 +243,6 @@ export const Party = openStruct({ name: Schema.String })
 
 /**
  * Everything publicly known about a design. Only `number` is required.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -289,7 +269,6 @@ export type Design = typeof Design.Type
 
 /**
  * One page of a paged advanced search: how many match in all, the page's full records, request, aggregations.
- *
  * @since 0.3.0
  * @category schemas
  */

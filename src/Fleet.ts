@@ -2,7 +2,6 @@
  * A fleet: processes that call the API with the same client id and share one token and one rate
  * budget through Redis (see docs/fleet.md). `layer` is the whole of it over one connection; provide
  * it below a `DesignSearchClient` layer and its `TokenService` and calls use it.
- *
  * @since 0.2.0
  */
 import { type ConfigErrorType, layerUnwrap } from "#edition/internal/seam"
@@ -14,7 +13,6 @@ import * as TokenStore from "./TokenStore.js"
 
 /**
  * Options of `layer`: the connection's, the token store's and the budget's.
- *
  * @since 0.2.0
  * @category options
  */
@@ -24,7 +22,6 @@ export interface Options extends FleetRedis.Options, TokenStore.RedisOptions, Re
  * `TokenStore.layerRedis` and `RequestBudget.layerRedis` over one `FleetRedis.layer` connection.
  * Fails only on bad options, every one checked before the connection is waited for; Redis being
  * down is no failure.
- *
  * @since 0.2.0
  * @category layers
  */

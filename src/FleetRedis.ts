@@ -3,7 +3,6 @@
  * rate budget. Redis is an optimisation, never a dependency of a request: a command that fails or
  * is slower than `commandTimeout` is a `FleetUnavailable`, which every user of the connection
  * answers locally. See docs/fleet.md.
- *
  * @since 0.2.0
  */
 import { type ConfigErrorType, type DurationInput, layerScoped, Service as Tag } from "#edition/internal/seam"
@@ -17,7 +16,6 @@ export { type ClientIdentity, type Connection, FleetUnavailable, keyOf } from ".
 
 /**
  * The fleet's Redis connection, as the token store and the budget use it.
- *
  * @since 0.2.0
  * @category models
  */
@@ -34,7 +32,6 @@ export interface Service {
 
 /**
  * The Redis connection of a fleet: `layer` makes its own, `layerClient` wraps the caller's.
- *
  * @since 0.2.0
  * @category tags
  */
@@ -42,7 +39,6 @@ export class FleetRedis extends Tag<FleetRedis, Service>()("effect-design-search
 
 /**
  * Options of `make`, `layer` and `layerClient`.
- *
  * @since 0.2.0
  * @category options
  */
@@ -61,7 +57,6 @@ export interface Options {
 
 /**
  * Defaults of `Options`.
- *
  * @since 0.2.0
  * @category constants
  */
@@ -69,7 +64,6 @@ export const defaults: typeof connectionDefaults = connectionDefaults
 
 /**
  * The service over `redis`, a connection the caller owns (made with `enableOfflineQueue: false`).
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -80,7 +74,6 @@ export const make = (redis: Connection, options: Options = {}): Effect.Effect<Se
  * The service over its own `ioredis` connection, closed with the scope. Building it waits up to
  * `connectTimeout` for Redis and fails only on bad options, or with a `ConfigError` naming
  * `ioredis` when that optional package is not installed: a fleet whose Redis is down starts alone.
- *
  * @since 0.2.0
  * @category layers
  */
@@ -93,7 +86,6 @@ export const layer = (options: Options = {}): Layer.Layer<FleetRedis, ConfigErro
 
 /**
  * The service over a connection the caller owns (made with `enableOfflineQueue: false`).
- *
  * @since 0.2.0
  * @category layers
  */

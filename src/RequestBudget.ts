@@ -3,7 +3,6 @@
  * by a `RateLimiter` (`@effect/experimental`'s; in Effect 4, Effect's own); after a 429, no slot
  * opens before its `Retry-After`. `layerRedis` shares the budget and the back-off across a fleet. A
  * `DesignSearchClient` uses the one in its context; with none, calls are not paced. See docs/fleet.md.
- *
  * @since 0.2.0
  */
 import { type ConfigErrorType, type DurationInput, Service as Tag } from "#edition/internal/seam"
@@ -16,7 +15,6 @@ import { toldWait } from "./internal/waits.js"
 
 /**
  * The budget of one client.
- *
  * @since 0.2.0
  * @category models
  */
@@ -29,7 +27,6 @@ export interface ClientBudget {
 
 /**
  * The budgets of the clients of a process or a fleet.
- *
  * @since 0.2.0
  * @category models
  */
@@ -40,7 +37,6 @@ export interface Service {
 
 /**
  * How fast calls may go: a `DesignSearchClient` paces its calls by the one in its context.
- *
  * @since 0.2.0
  * @category tags
  */
@@ -48,7 +44,6 @@ export class RequestBudget extends Tag<RequestBudget, Service>()("effect-design-
 
 /**
  * Options of the budget, in this process or through Redis.
- *
  * @since 0.2.0
  * @category options
  */
@@ -63,7 +58,6 @@ export interface Options {
 
 /**
  * Defaults of the options: evenly spaced slots, a back-off of at most a minute.
- *
  * @since 0.2.0
  * @category constants
  */
@@ -71,7 +65,6 @@ export const defaults: typeof budgetDefaults = budgetDefaults
 
 /**
  * Waits for the next slot of `budget`.
- *
  * @since 0.2.0
  * @category combinators
  */
@@ -84,7 +77,6 @@ export const take = (budget: ClientBudget): Effect.Effect<void> =>
 /**
  * The budget of this process alone. Fails with `ConfigError` on bad options, or, in Effect 3 with
  * `requestsPerSecond`, when the optional package `@effect/experimental` is not installed.
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -93,7 +85,6 @@ export const make = (options: Options): Effect.Effect<Service, ConfigErrorType> 
 
 /**
  * `make` as a layer.
- *
  * @since 0.2.0
  * @category layers
  */
@@ -103,7 +94,6 @@ export const layer = (options: Options): Layer.Layer<RequestBudget, ConfigErrorT
 /**
  * The service's published cap: 600 requests a minute per client id ("Base Tier"), shared by every
  * API of the provider that the client id calls.
- *
  * @since 0.3.0
  * @category constants
  */
@@ -113,7 +103,6 @@ export const publishedRequestsPerMinute = 600
  * A budget of this process at the published cap, slots evenly spaced (`publishedRequestsPerMinute`):
  * `Effect.provide(RequestBudget.layerPublishedCap)` paces a bulk job. Each build holds its own budget
  * (in one run, Effect 4 builds a layer value once: `Layer.fresh` for another).
- *
  * @since 0.3.0
  * @category layers
  */
@@ -124,7 +113,6 @@ export const layerPublishedCap: Layer.Layer<RequestBudget, ConfigErrorType> = la
 /**
  * The budget shared through `FleetRedis` by every process of a client id, on Redis's clock. While
  * Redis is away, each process keeps to the whole budget on its own.
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -133,7 +121,6 @@ export const makeRedis = (options: Options): Effect.Effect<Service, ConfigErrorT
 
 /**
  * `makeRedis` as a layer.
- *
  * @since 0.2.0
  * @category layers
  */

@@ -3,7 +3,6 @@
  * the real one does (token endpoint, the API's operations, spec-shaped errors), over a deterministic
  * dataset, with fault injection, token revocation and counters. `layer` puts it behind an
  * in-process `HttpClient` (no sockets) for an application's tests; `SandboxControl` drives it.
- *
  * @since 0.1.0
  */
 import { edition, fromResult, HttpClient, invalidConfig, layerUnwrap, Result } from "#edition/internal/seam"
@@ -41,7 +40,6 @@ export { type Entry, Fault, FaultTarget, type Stats } from "./internal/sandbox/S
 
 /**
  * Options of `make`, `layer` and `serve`.
- *
  * @since 0.1.0
  * @category options
  */
@@ -84,7 +82,6 @@ export interface Options {
 
 /**
  * Where the in-process sandbox pretends to live; `.invalid` never resolves, so nothing leaks out.
- *
  * @since 0.1.0
  * @category constants
  */
@@ -113,7 +110,6 @@ const latencyOf = (latency: Options["latency"], seed: number) => {
 /**
  * Builds a sandbox: generates its dataset and index, and a fresh signing key. Options out of their
  * ranges (docs/library.md) or of the wrong type fail it with a `ConfigError` naming the option.
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -139,7 +135,6 @@ export const make = (options: Options = {}): Effect.Effect<Sandbox, ConfigErrorT
  * A sandbox behind an in-process `HttpClient`, its `SandboxControl`, and a `DesignSearchConfig`
  * that points at it with its credentials: provide it instead of the network in an application's
  * tests.
- *
  * @since 0.1.0
  * @category layers
  */
@@ -160,7 +155,6 @@ export const layer = (
  * built, and a recording holds it locked (`FILE.lock`): a `ConfigError` names the field, the option
  * or the process in the way. `SandboxControl` injects faults and counts requests as on `layer`; its
  * `reset` also replays from the start.
- *
  * @since 0.3.0
  * @category layers
  */
@@ -188,7 +182,6 @@ const layerOf = (sandbox: Sandbox) =>
 /**
  * Options of `serve`: the sandbox's (`Options`) and where to listen (`port`, default 8787, `0` for
  * any free port; `host`, default `127.0.0.1`, loopback only).
- *
  * @since 0.1.0
  * @category options
  */
@@ -204,7 +197,6 @@ export interface ServeOptions extends Options, ListenOptions {
  * control routes (faults, requests, stats, touch, advance, revoke-tokens, reset), answering only requests addressed to
  * it and control requests from no page but its own. Needs `@effect/platform-node`, an optional peer:
  * without it, a `ConfigError` (`MissingData` in Effect 3) naming the package (`make` and `layer` never need it).
- *
  * @since 0.1.0
  * @category constructors
  */

@@ -3,7 +3,6 @@
  * when it must (see `Service`). With a `TokenStore` in its context (`TokenStore.layerRedis`),
  * fetches and refreshes go through it, to share one token across a fleet of processes. The body is
  * in `internal/token/`; see docs/library.md.
- *
  * @since 0.1.0
  */
 import { type HttpClient, layerScoped, scheduleBoth, Service as Tag } from "#edition/internal/seam"
@@ -16,7 +15,6 @@ import * as Cache from "./internal/token/cache.js"
 
 /**
  * Counters of the service's work since it started.
- *
  * @since 0.1.0
  * @category models
  */
@@ -33,7 +31,6 @@ export interface Stats {
 
 /**
  * Hands out access tokens: cached, fetched once however many callers ask, refreshed ahead while in use.
- *
  * @since 0.1.0
  * @category models
  */
@@ -70,7 +67,6 @@ export interface Service {
 
 /**
  * The token service a `DesignSearchClient` takes its tokens from.
- *
  * @since 0.1.0
  * @category tags
  */
@@ -78,7 +74,6 @@ export class TokenService extends Tag<TokenService, Service>()("effect-design-se
 
 /**
  * How many times `defaultRetrySchedule` tries a token request again.
- *
  * @since 0.3.0
  * @category retries
  */
@@ -87,7 +82,6 @@ export const defaultRetries = 4
 /**
  * Backoff of token requests that failed transiently (network, timeout, 408, 429, 5xx): jittered
  * exponential, four retries at most, a 429's `Retry-After` honoured up to 30 seconds.
- *
  * @since 0.1.0
  * @category retries
  */
@@ -98,7 +92,6 @@ export const defaultRetrySchedule: Schedule.Schedule<unknown, TokenError> = hono
 
 /**
  * Options of `make` and `layer`.
- *
  * @since 0.1.0
  * @category options
  */
@@ -110,7 +103,6 @@ export interface Options {
 /**
  * Builds the service in the current scope: the refresh fiber and any fetch in flight are bound to
  * it and stop when it closes. It uses the `TokenStore` of its context, if any.
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -126,7 +118,6 @@ const layerDefault = layerScoped(TokenService, make())
  * The service, with the `TokenStore` of its context if there is one. Called without options it is
  * always the same layer, so the clients that each provide it (`DesignSearchClient.layer`,
  * `AuthorizedClient.layer`), built together, share one token service: one token, one renewal.
- *
  * @since 0.1.0
  * @category layers
  */

@@ -3,7 +3,6 @@
  * it tells when a token is refused. `memory` is this process alone; `layerRedis` shares one token
  * per client across a fleet (of either edition), fetched by one process at a time, and never hands
  * out a token any process saw refused. A `TokenService` uses the one in its context. See docs/fleet.md.
- *
  * @since 0.2.0
  */
 import { type ConfigErrorType, type DurationInput, Service as Tag } from "#edition/internal/seam"
@@ -17,7 +16,6 @@ import { clientTokens } from "./internal/fleet/tokenStore.js"
 
 /**
  * A token and where it came from.
- *
  * @since 0.2.0
  * @category models
  */
@@ -29,7 +27,6 @@ export interface Obtained {
 
 /**
  * The store of one client's token.
- *
  * @since 0.2.0
  * @category models
  */
@@ -48,7 +45,6 @@ export interface ClientTokens {
 
 /**
  * Where tokens are kept: this process alone, or a fleet's Redis.
- *
  * @since 0.2.0
  * @category models
  */
@@ -59,7 +55,6 @@ export interface Service {
 
 /**
  * The store a `TokenService` keeps its token in; with none in context, `memory`.
- *
  * @since 0.2.0
  * @category tags
  */
@@ -67,7 +62,6 @@ export class TokenStore extends Tag<TokenStore, Service>()("effect-design-search
 
 /**
  * This process alone: every token is fetched here; what `TokenService` does with no store.
- *
  * @since 0.2.0
  * @category stores
  */
@@ -80,7 +74,6 @@ export const memory: Service = {
 
 /**
  * Options of `makeRedis` and `layerRedis`.
- *
  * @since 0.2.0
  * @category options
  */
@@ -93,7 +86,6 @@ export interface RedisOptions {
 
 /**
  * Defaults of `RedisOptions`.
- *
  * @since 0.2.0
  * @category constants
  */
@@ -103,7 +95,6 @@ export const redisDefaults: typeof storeDefaults = storeDefaults
  * The Redis store over `FleetRedis`: a process with no token it accepts fetches under a lock while
  * the others wait for its token, for at most `maxWait`. When Redis fails, the process fetches on
  * its own: Redis never fails a call.
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -114,7 +105,6 @@ export const makeRedis = (options: RedisOptions = {}): Effect.Effect<Service, Co
 
 /**
  * `makeRedis` as a layer.
- *
  * @since 0.2.0
  * @category layers
  */

@@ -2,7 +2,6 @@
  * effect-design-search: an Effect client toolkit for IP Australia's design search service, with
  * an embeddable sandbox of that service. The same modules are built for Effect 3 (the package's
  * root) and for Effect 4.1 (`effect-design-search/effect4`).
- *
  * @since 0.1.0
  */
 

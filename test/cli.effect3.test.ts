@@ -1127,7 +1127,7 @@ describe("design-search refuses what it would otherwise guess", () => {
         [["search", "chair", "--limt", "5"], "unknown option `--limt` for search; did you mean `--limit`?"],
         [
           ["sandbox", "--env", "test"],
-          "`--env` is an option of search, get, export, sync, token and api, not of sandbox"
+          "`--env` is an option of search, get, export, sync, watch, token, api and mcp, not of sandbox"
         ],
         [
           ["sync", "x", "--db", "d", "--changed-since", "2020-01-01"],

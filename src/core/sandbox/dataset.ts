@@ -167,7 +167,6 @@ export const fixedDesigns: ReadonlyArray<Design> = [
 
 /**
  * The numbers of the records every dataset holds, whatever its size and seed: for docs and tests.
- *
  * @since 0.1.0
  * @category constants
  */
@@ -180,7 +179,6 @@ export const fixedNumbers = {
 /**
  * A few owners, products and Locarno classes to try, taken from the fixed records: every dataset
  * holds them, whatever its size and seed, so help text can name them before a sandbox is made.
- *
  * @since 0.3.0
  * @category constants
  */

@@ -18,7 +18,6 @@ export interface Match {
 /**
  * Which requests of the journal to read: those to `target` (absent or `"any"`, all) that the fields
  * of a fault's `match` name.
- *
  * @since 0.3.0
  * @category models
  */

@@ -44,7 +44,6 @@ export type Writable<A> = { -readonly [K in keyof A]: A[K] }
 /**
  * The journal: the requests the sandbox received, oldest first, and how many older ones it dropped
  * to keep at most `journalSize` of them and `journalBytes` in all.
- *
  * @since 0.3.0
  * @category models
  */

@@ -32,7 +32,6 @@ const events = Object.keys(table) as ReadonlyArray<Event>
 
 /**
  * What a step of the register moved: how many days, and how many designs each event changed.
- *
  * @since 0.5.0
  * @category models
  */

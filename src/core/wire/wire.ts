@@ -6,7 +6,6 @@
 
 /**
  * Known design statuses, for autocompletion; any other string is accepted.
- *
  * @since 0.1.0
  * @category constants
  */
@@ -23,7 +22,6 @@ export const knownStatuses = [
 
 /**
  * Known kinds of date a criterion ranges over, for autocompletion; any other string is sent as is.
- *
  * @since 0.3.0
  * @category constants
  */

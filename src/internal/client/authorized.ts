@@ -71,11 +71,7 @@ const repeatable = (request: HttpClientRequest.HttpClientRequest): boolean =>
 const onlyRateLimits = (error: CallError) => error._tag === "RateLimitError"
 
 /** An answer as the application sees it: its headers as pairs. */
-interface Shown {
-  readonly status: number
-  readonly headers: Array<[string, string]>
-  readonly text: string
-}
+type Shown = Omit<Answer, "headers"> & { readonly headers: Array<[string, string]> }
 
 /** Headers that describe the body as it was sent: the response holds it decoded and masked. */
 const ofTheWire = new Set(["content-length", "content-encoding", "transfer-encoding"])
@@ -167,11 +163,11 @@ export const make = (options: Options) =>
       return Effect.flatMap(answered, (answer) =>
         toResponse(resolved, answer))
     }
-
-    const unredirected = (request: HttpClientRequest.HttpClientRequest) =>
-      updateContext(execute(request), (context: Context.Context<never>) => withoutFollowingRedirects(context))
     return HttpClient.makeWith<never, never, AuthorizedError, never>(
-      (request) => Effect.flatMap(request, unredirected),
+      (request) =>
+        Effect.flatMap(request, (r) =>
+          updateContext(execute(r), (context: Context.Context<never>) =>
+            withoutFollowingRedirects(context))),
       Effect.succeed
     )
   })

@@ -12,7 +12,6 @@ import type { ConnectionSettings } from "./options.js"
 /**
  * A Redis connection as the fleet uses it: an `ioredis` client made with `enableOfflineQueue: false`
  * (so that it fails rather than queue while disconnected) fits it.
- *
  * @since 0.3.0
  * @category models
  */
@@ -27,7 +26,6 @@ export interface Connection {
 
 /**
  * A Redis command that failed, timed out, or was not sent because Redis is away.
- *
  * @since 0.2.0
  * @category errors
  */
@@ -35,7 +33,6 @@ export class FleetUnavailable extends Data.TaggedError("FleetUnavailable")<{ rea
 
 /**
  * Which client a fleet shares a token and a budget for: never the secret.
- *
  * @since 0.2.0
  * @category models
  */
@@ -44,7 +41,6 @@ export type ClientIdentity = Redis.ClientIdentity
 /**
  * The key of `name` for `client` under `prefix`: a digest of token URL and client id in braces, so
  * that all of a client's keys share one Redis Cluster slot and a script may touch several.
- *
  * @since 0.2.0
  * @category utils
  */

@@ -91,7 +91,6 @@ export const readChangesOptions = (options: unknown): Result<ChangesOptions, Val
  * The stable key of `criteria` (`criteria_key` in the tables): a hash of its canonical JSON, the
  * same whatever the order of its fields and whatever its `changedSinceDate`, and the same in both
  * editions; a client `ValidationError` for criteria that are not valid.
- *
  * @since 0.3.0
  * @category utils
  */
@@ -126,7 +125,6 @@ export const encodedOf = (
 /**
  * A design as the `record` column holds it: its wire form as JSON, exactly as
  * `design-search get --json` prints it, a NUL (U+0000) as U+FFFD.
- *
  * @since 0.3.0
  * @category utils
  */

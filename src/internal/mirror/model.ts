@@ -14,7 +14,6 @@ import type { AdvancedDesignsError, SearchDesignsError } from "../../DesignSearc
  * tried (in Effect 4 why too: the connection, the credentials, a permission) and the engine's words
  * (never a password: connection URLs are not repeated). `locked`: another sync held the mirror, or
  * another process a SQLite file's lock; the same call can succeed later.
- *
  * @since 0.3.0
  * @category errors
  */
@@ -30,7 +29,6 @@ export class MirrorDatabaseError extends Schema.TaggedError<MirrorDatabaseError>
 /**
  * The SQL driver of an engine is not installed (it is an optional peer dependency): `packageName`
  * is the package to install.
- *
  * @since 0.3.0
  * @category errors
  */
@@ -51,7 +49,6 @@ export class SqlDriverMissingError extends Schema.TaggedError<SqlDriverMissingEr
  * count). What it got is committed, but the watermark stays where it was (`watermark`, null before
  * the first complete run), so that the next run asks again for every change since then: moving it
  * would lose the changes the service left out. `detail` says what was short.
- *
  * @since 0.3.0
  * @category errors
  */
@@ -110,7 +107,6 @@ export const anotherSync = new MirrorDatabaseError({ detail: "another sync into 
  * What `sync` fails with: criteria or options that are not valid (a client `ValidationError`, before
  * anything is written or sent), the searches' and gets' failures, an answer that cannot be stored, a
  * run that could not get every design (`IncompleteSyncError`), or the database's.
- *
  * @since 0.3.0
  * @category errors
  */
@@ -125,7 +121,6 @@ export type SyncError =
 /**
  * What a mirror follows: an advanced search (rows of criteria), or a quick search (a query). A
  * `changedSinceDate` in it is ignored: the mirror asks by its own watermark.
- *
  * @since 0.3.0
  * @category models
  */
@@ -135,7 +130,6 @@ export type Criteria = AdvancedSearchRequest | QuickSearchRequest
  * What a row of `designs` says of its design: `current` (it matched the criteria when last synced),
  * `no_longer_matching` (the criteria's search no longer lists it), `not_found` (the service answered
  * 404 for it). Rows are marked, never removed: what the register held stays queryable.
- *
  * @since 0.3.0
  * @category models
  */
@@ -143,7 +137,6 @@ export type DesignState = Mirror.DesignState
 
 /**
  * What one run of `sync` did.
- *
  * @since 0.3.0
  * @category models
  */
@@ -180,7 +173,6 @@ export interface SyncReport {
 
 /**
  * The sync state of one criteria, as stored.
- *
  * @since 0.3.0
  * @category models
  */
@@ -196,7 +188,6 @@ export interface SyncState {
 
 /**
  * Options of `sync`.
- *
  * @since 0.3.0
  * @category options
  */
@@ -216,7 +207,6 @@ export interface SyncOptions {
 
 /**
  * What a run saw happen to a design (a row of `design_changes`, see docs/mirror.md).
- *
  * @since 0.3.0
  * @category models
  */
@@ -224,7 +214,6 @@ export type ChangeKind = Mirror.ChangeKind
 
 /**
  * A change a run saw, as `changes` reads it from `design_changes`.
- *
  * @since 0.3.0
  * @category models
  */
@@ -239,7 +228,6 @@ export interface Change {
 
 /**
  * Options of `changes`.
- *
  * @since 0.3.0
  * @category options
  */

@@ -11,7 +11,6 @@ import { loadDriver, reachable } from "./sharing.js"
 
 /**
  * Options of `layerSqlite`.
- *
  * @since 0.3.0
  * @category options
  */
@@ -48,7 +47,6 @@ const said = (cause: unknown) => String(Predicate.hasProperty(cause, "message") 
  * A `SqlClient` on SQLite through `@effect/sql-libsql`, imported when the layer is built. Fails with
  * `SqlDriverMissingError` if the driver is not installed, `MirrorDatabaseError` for a URL that is
  * not libSQL's or a database that cannot be opened or reached. Not in the Effect 4 edition.
- *
  * @since 0.3.0
  * @category layers
  */

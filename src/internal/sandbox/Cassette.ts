@@ -28,7 +28,6 @@ import * as State from "./State.js"
 /**
  * How a cassette answers: `replay` from the file alone; `record` from the service, written to the
  * file afresh; `auto` from the file, and from the service (added to the file) what it lacks.
- *
  * @since 0.3.0
  * @category options
  */
@@ -143,7 +142,6 @@ const answer = ({ headers, status }: Core.RecordedResponse, text: string) =>
  * The sandbox of the cassette at `file`. Recording, the service is the `DesignSearchConfig` in
  * context (else the `IPAUSTRALIA_*` variables'), reached through the `HttpClient` in context (else
  * `fetch`); replaying, neither is read.
- *
  * @since 0.3.0
  * @category constructors
  */

@@ -16,7 +16,6 @@ import * as State from "./State.js"
 
 /**
  * `touch` was given numbers of designs the sandbox does not hold: it touched none.
- *
  * @since 0.3.0
  * @category errors
  */
@@ -31,7 +30,6 @@ export class UnknownDesignsError extends Schema.TaggedError<UnknownDesignsError>
 
 /**
  * Drives a sandbox from a test or a tool.
- *
  * @since 0.1.0
  * @category models
  */
@@ -79,7 +77,6 @@ export interface Control {
 
 /**
  * The `Control` of the sandbox behind `Sandbox.layer`.
- *
  * @since 0.1.0
  * @category tags
  */
@@ -90,7 +87,6 @@ export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, never, Ht
 
 /**
  * A sandbox: its app, its control, and the credentials it accepts.
- *
  * @since 0.1.0
  * @category models
  */

@@ -10,7 +10,6 @@ import type { Control, Sandbox } from "./Control.js"
 /**
  * The field of a search result that lists the design numbers: `designNumbers`, or `designIds` as
  * the sibling trade mark API's `trademarkIds` suggests the live service may name it.
- *
  * @since 0.3.0
  * @category models
  */
@@ -18,7 +17,6 @@ export type ResultField = Answers.ResultField
 
 /**
  * The names a search result may give its list of design numbers.
- *
  * @since 0.3.0
  * @category constants
  */
@@ -30,7 +28,6 @@ const { tokenLifetimeSeconds, ...plainDefaults } = Answers.defaults
  * Defaults of `Options`. `designs` is the default of the embedded sandbox (`layer`, the CLI without
  * credentials) and of the served one (`serve`, `design-search sandbox`) alike, so a command gives
  * the same answer in both; 500 keeps a sandbox cheap to build, as tests build many.
- *
  * @since 0.1.0
  * @category constants
  */
@@ -38,7 +35,6 @@ export const defaults = { ...plainDefaults, tokenLifetime: Duration.seconds(toke
 
 /**
  * Where and how a sandbox is served.
- *
  * @since 0.1.0
  * @category options
  */
@@ -57,7 +53,6 @@ export const listenDefaults = Answers.listenDefaults
 
 /**
  * A sandbox being served, and how to reach it.
- *
  * @since 0.1.0
  * @category models
  */

@@ -10,7 +10,6 @@ import { resetHeader } from "./State.js"
  * through web `Request`/`Response`, so they are encoded as on the wire, and the app's delays are on
  * the caller's `Clock`, which `TestClock` drives. A `reset` fault is a `Transport` error (a
  * `TransportError` in Effect 4), a `resetMidBody` one a body cut half-way.
- *
  * @since 0.1.0
  * @category constructors
  */

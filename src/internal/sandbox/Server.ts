@@ -101,7 +101,6 @@ const closeGracefully = (server: Http.Server): Effect.Effect<void> =>
 /**
  * Serves `sandbox` on loopback until the scope closes: a `ConfigError` for a host that is not
  * loopback or a bad port, a `ServeError` when the address cannot be bound.
- *
  * @since 0.1.0
  * @category constructors
  */

@@ -16,7 +16,6 @@ import { parseOptions } from "../schemaIssues.js"
 /**
  * What a fault applies to: an endpoint (`search` is the quick search, `advanced` the advanced
  * search, `page` the paged one), or all of them.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -95,7 +94,6 @@ const Uses = Schemas.between(1, 1_000_000)
  * `target` that `match` names get `status` with `body` (a string is sent as is, anything else as
  * JSON, which must write it as it is; absent, a spec-shaped error for the status) and `headers`
  * (none the transport sets), after `delayMs` on the sandbox's clock, answered as `kind` says.
- *
  * @since 0.1.0
  * @category schemas
  */
@@ -125,7 +123,6 @@ export type Fault = typeof Fault.Type
 
 /**
  * Counters of the sandbox's work.
- *
  * @since 0.1.0
  * @category models
  */
@@ -139,7 +136,6 @@ export interface Stats {
 
 /**
  * A request the sandbox received (`core/sandbox/journal.ts` says what it keeps of it).
- *
  * @since 0.3.0
  * @category models
  */
