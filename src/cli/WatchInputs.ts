@@ -6,10 +6,9 @@ import { db, searchFields, service, since } from "./Inputs.js"
 
 const actions = ["add", "list", "remove", "run", "report"]
 const { query: _, ...criteria } = searchFields
-const declare = <F extends Fields>(command: Command<F>) => command
 const [formats, days] = [["text", "json", "csv", "html"] as const, CL.integer(0, 3650)]
 
-export const watch = declare({
+export const watch = {
   name: "watch",
   summary: "saved watches over a SQL mirror: add, list, remove, run (each event told once), report",
   fields: {
@@ -39,7 +38,7 @@ export const watch = declare({
     "watch run --db designs.db --format html --out report.html",
     "watch report chairs --since 2026-11-01 --db designs.db --format csv"
   ]
-})
+} satisfies Command<Fields>
 
 export type WatchInput = Input<typeof watch.fields> & { readonly names: ReadonlyArray<string> }
 

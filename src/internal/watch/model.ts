@@ -17,8 +17,8 @@ export class WatchNotFoundError extends Schema.TaggedError<WatchNotFoundError>()
 }
 
 /**
- * A watch as `add` takes it: criteria as `sync` takes them and/or design numbers (a portfolio), the days ahead in
- * which an expiry is told (0 to 3650, default 90), a note for people.
+ * A watch as `add` takes it: criteria as `sync` takes them and/or design numbers (a portfolio), the days ahead
+ * in which an expiry is told (0 to 3650, default 90), a note for people.
  * @since 0.5.0
  * @category models
  */

@@ -44,7 +44,7 @@ const readWatch = (input: unknown): Effect.Effect<Row, ValidationError> =>
     const bad = ([
       ["name", "1 to 100 characters, no control", typeof name === "string" && nameText.test(name)],
       ["numbers", "design numbers, digits only", digits],
-      ["criteria", "criteria, numbers, or both", criteria !== undefined || numbers.length > 0],
+      ["criteria", "criteria, numbers, or both", criteria !== undefined || (digits && numbers.length > 0)],
       ["expiringWithin", "0 to 3650 days", Number.isSafeInteger(days) && days >= 0 && days <= 3650],
       ["note", "a text without NUL, or nothing", noted]
     ] as const).find(([, , ok]) => !ok)
