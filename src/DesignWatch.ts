@@ -1,9 +1,7 @@
 /**
- * Saved watches over the mirror, in its database: criteria as `DesignMirror.sync` takes them and/or
- * design numbers, an expiry horizon, a note. `run` syncs each distinct criteria once and derives each
- * watch's events from the mirror's history since the watch's own cursor, each reported once per
- * watch; the first run is a baseline. `report` reads them again for any range. See docs/watch.md.
- *
+ * Saved watches over the mirror, in its database: criteria as `DesignMirror.sync` takes them and/or design numbers,
+ * an expiry horizon, a note. `run` syncs each distinct criteria once and tells each watch's events since its own
+ * cursor, each once; the first run is a baseline. `report` reads them again for any range. See docs/watch.md.
  * @since 0.5.0
  */
 import type { SqlClient } from "#edition/internal/mirror/engines"
@@ -13,26 +11,13 @@ import type { ValidationError } from "./ApiError.js"
 import { DesignMirror } from "./DesignMirror.js"
 import type { MirrorDatabaseError, SyncError } from "./DesignMirror.js"
 import { schemaOf } from "./internal/mirror/sharing.js"
-import type {
-  ReportRange,
-  RunReport,
-  Watch,
-  WatchEvent,
-  WatchInput,
-  WatchNotFoundError
-} from "./internal/watch/model.js"
+import type { ReportRange, RunReport, Watch, WatchEvent } from "./internal/watch/model.js"
+import type { WatchInput, WatchNotFoundError } from "./internal/watch/model.js"
 import * as Internal from "./internal/watch/watch.js"
 
 export { WatchNotFoundError } from "./internal/watch/model.js"
-export type {
-  EventKind,
-  ReportRange,
-  RunReport,
-  Watch,
-  WatchEvent,
-  WatchInput,
-  WatchRun
-} from "./internal/watch/model.js"
+export type { EventKind, ReportRange, RunReport, Watch } from "./internal/watch/model.js"
+export type { WatchEvent, WatchInput, WatchRun } from "./internal/watch/model.js"
 
 /**
  * The watches' operations.
@@ -47,19 +32,19 @@ export interface Service {
   /** Removes a watch and its events; fails with `WatchNotFoundError` or `MirrorDatabaseError`. */
   readonly remove: (name: string) => Effect.Effect<void, WatchNotFoundError | MirrorDatabaseError>
   /**
-   * Runs the watches named (default all): a sync per distinct criteria, then each watch's events since
-   * its cursor, written with it in one transaction, so a stopped run loses nothing and repeats nothing.
-   * Fails with `WatchNotFoundError` or a sync's `SyncError`.
+   * Runs the watches named (default all): a sync per distinct criteria, then each watch's events since its cursor,
+   * written with it in one transaction (a stopped run loses and repeats nothing); fails with `WatchNotFoundError`
+   * or a sync's `SyncError`.
    */
   readonly run: (names?: ReadonlyArray<string>) => Effect.Effect<RunReport, WatchNotFoundError | SyncError>
   /**
    * A watch's events, oldest first, at or after `since` and before `until`, with no request; fails with
    * `WatchNotFoundError`, a client `ValidationError` (a bound not a `DateTime`) or `MirrorDatabaseError`.
    */
-  readonly report: (
-    name: string,
-    range?: ReportRange
-  ) => Effect.Effect<ReadonlyArray<WatchEvent>, WatchNotFoundError | ValidationError | MirrorDatabaseError>
+  readonly report: (name: string, range?: ReportRange) => Effect.Effect<
+    ReadonlyArray<WatchEvent>,
+    WatchNotFoundError | ValidationError | MirrorDatabaseError
+  >
 }
 
 /**
@@ -70,9 +55,9 @@ export interface Service {
 export class DesignWatch extends Tag<DesignWatch, Service>()("effect-design-search/DesignWatch") {}
 
 /**
- * Builds the watches over the ambient `DesignMirror` and `SqlClient` (on PostgreSQL in the mirror's
- * `schema`, as `DesignMirror.layer` was given it), creating or migrating their tables first, in one
- * transaction; fails with `MirrorDatabaseError` if they cannot be.
+ * Builds the watches over the ambient `DesignMirror` and `SqlClient` (on PostgreSQL in the mirror's `schema`, as
+ * `DesignMirror.layer` was given it), creating or migrating their tables first, in one transaction; fails with
+ * `MirrorDatabaseError` if they cannot be.
  * @since 0.5.0
  * @category constructors
  */
@@ -87,6 +72,6 @@ export const make = (
  * @category layers
  */
 export const layer = (
-  options: { readonly schema?: string | undefined } = {}
+  options: Parameters<typeof make>[0] = {}
 ): Layer.Layer<DesignWatch, MirrorDatabaseError, SqlClient.SqlClient | DesignMirror> =>
   Layer.effect(DesignWatch, make(options))

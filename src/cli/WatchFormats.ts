@@ -6,10 +6,9 @@ import * as Output from "./Output.js"
 export type Told = Pick<WatchRun, "watch" | "events"> & Partial<Pick<WatchRun, "baseline" | "following">>
 
 const list = (value: unknown) => (Array.isArray(value) ? value.join(", ") || "-" : String(value ?? "-"))
-const each = <A>(told: ReadonlyArray<Told>, f: (e: WatchEvent) => A) => told.flatMap((w) => w.events.map(f))
 
 /** What happened, in words: `status FILED → REGISTERED`. */
-export const what = ({ event, fields }: WatchEvent): string =>
+const what = ({ event, fields }: Pick<WatchEvent, "event" | "fields">): string =>
   event === "new" || event === "no_longer_matching"
     ? event.replace(/_/g, " ")
     : event === "expiring"
@@ -24,11 +23,9 @@ const text = (told: ReadonlyArray<Told>) =>
     ...w.events.map((e) => Output.field(`  ${e.at.slice(0, 10)}  ${e.number}  ${what(e)}  (${e.design.title ?? "-"})`))
   ]).join("\n")
 
-const json = (told: ReadonlyArray<Told>) =>
-  each(
-    told,
-    ({ at, design, event, fields, number, watch }) => JSON.stringify({ watch, number, event, at, ...fields, design })
-  ).join("\n")
+const events = (told: ReadonlyArray<Told>) => told.flatMap((w) => w.events)
+const jsonLine = ({ at, design, event, fields, number, watch }: WatchEvent) =>
+  JSON.stringify({ watch, number, event, at, ...fields, design })
 
 /** A CSV cell (RFC 4180), a leading `=`, `+`, `-` or `@` quoted away so that a spreadsheet reads no formula. */
 const cell = (value: unknown) => {
@@ -36,21 +33,14 @@ const cell = (value: unknown) => {
   const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, "\"\"")}"` : safe
 }
-
-const csv = (told: ReadonlyArray<Told>) =>
-  [
-    ["watch", "number", "event", "at", "old", "new", "expiry_date", "title", "status", "owners", "classes"],
-    ...each(
-      told,
-      (
-        { at, design: d, event, fields: f, number, watch }
-      ) => [watch, number, event, at, f.old, f.new, f.expiryDate, d.title, d.status, d.owners, d.classes]
-    )
-  ].map((row) => row.map(cell).join(",")).join("\r\n")
+const csvRow = (
+  { at, design: d, event, fields: f, number, watch }: WatchEvent
+) => [watch, number, event, at, f.old, f.new, f.expiryDate, d.title, d.status, d.owners, d.classes]
+const csvHeader = "watch,number,event,at,old,new,expiry_date,title,status,owners,classes".split(",")
 
 const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
 /** Text as HTML shows it, never as markup. */
-export const escape = (value: unknown) => String(value ?? "").replace(/[&<>"']/g, (c) => escapes[c] ?? c)
+const escape = (value: unknown) => String(value ?? "").replace(/[&<>"']/g, (c) => escapes[c] ?? c)
 
 const style =
   `body{font:14px/1.4 system-ui,sans-serif;margin:2em}table{border-collapse:collapse;width:100%;margin:1em 0}
@@ -59,37 +49,33 @@ th,td{border:1px solid #bbb;padding:.3em .5em;text-align:left;vertical-align:top
 
 const row = (cells: ReadonlyArray<unknown>, tag = "td") =>
   `<tr>${cells.map((c) => `<${tag}>${escape(c)}</${tag}>`).join("")}</tr>`
+const htmlRow = ({ design: d, ...e }: WatchEvent) =>
+  row([e.number, what(e), e.at.slice(0, 10), d.title, d.status, list(d.owners), list(d.classes)])
+const kinds = ["new", "status", "owner", "classification", "expiring", "no_longer_matching"] as const
+const count = (w: Told) => row([w.watch, ...kinds.map((k) => w.events.filter((e) => e.event === k).length)])
 
-const html = (told: ReadonlyArray<Told>, title: string) => {
-  const kinds = ["new", "status", "owner", "classification", "expiring", "no_longer_matching"] as const
-  const summary = told.map((w) => row([w.watch, ...kinds.map((k) => w.events.filter((e) => e.event === k).length)]))
-  const events = (w: Told) =>
-    `<table>${row(["Number", "Event", "Seen", "Title", "Status", "Owner", "Classes"], "th")}${
-      w.events.map(({ design: d, ...e }) =>
-        row([
-          e.number,
-          what({ ...e, design: d }),
-          e.at.slice(0, 10),
-          d.title,
-          d.status,
-          list(d.owners),
-          list(d.classes)
-        ])
-      ).join("")
-    }</table>`
-  const sections = told.map((w) =>
-    `<h2>${escape(w.watch)}</h2>` + (w.baseline === true
-      ? `<p>Baseline: following ${escape(w.following)} designs.</p>`
-      : w.events.length === 0
-      ? "<p>No events.</p>"
-      : events(w))
-  )
-  const head = `<meta charset="utf-8"><title>${escape(title)}</title><style>${style}</style>`
-  return `<!DOCTYPE html><html lang="en"><head>${head}</head><body><h1>${escape(title)}</h1><table>${
-    row(["Watch", ...kinds], "th")
-  }${summary.join("")}</table>${sections.join("\n")}</body></html>`
+const section = (w: Told) =>
+  `<h2>${escape(w.watch)}</h2>` + (w.baseline === true
+    ? `<p>Baseline: following ${escape(w.following)} designs.</p>`
+    : w.events.length === 0
+    ? "<p>No events.</p>"
+    : `<table>${row(["Number", "Event", "Seen", "Title", "Status", "Owner", "Classes"], "th")}${
+      w.events.map(htmlRow).join("")
+    }</table>`)
+
+const html = (told: ReadonlyArray<Told>, title: string) =>
+  `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title><style>${style}</style>`
+  + `</head><body><h1>${escape(title)}</h1><table>${row(["Watch", ...kinds], "th")}${told.map(count).join("")}`
+  + `</table>${told.map(section).join("\n")}</body></html>`
+
+const formats = {
+  text,
+  json: (told: ReadonlyArray<Told>) => events(told).map(jsonLine).join("\n"),
+  csv: (told: ReadonlyArray<Told>) =>
+    [csvHeader, ...events(told).map(csvRow)].map((r) => r.map(cell).join(",")).join("\r\n"),
+  html
 }
 
 /** The events of `told` in `format`, as one text (no final newline), `title` naming an HTML page. */
-export const render = (format: "text" | "json" | "csv" | "html", told: ReadonlyArray<Told>, title: string): string =>
-  format === "text" ? text(told) : format === "json" ? json(told) : format === "csv" ? csv(told) : html(told, title)
+export const render = (format: keyof typeof formats, told: ReadonlyArray<Told>, title: string): string =>
+  formats[format](told, title)

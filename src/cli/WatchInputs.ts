@@ -1,45 +1,34 @@
 /** `design-search watch ACTION`, declared: its options are those of every action, each refused where its action takes none. */
 import { Either, Option } from "effect"
+import * as CL from "./CommandLine.js"
 import type { Command, Fields, Input, Split } from "./CommandLine.js"
-import {
-  argument,
-  check,
-  integer,
-  oneOf,
-  optional,
-  repeatable,
-  requiredArgument,
-  text,
-  withDefault
-} from "./CommandLine.js"
 import { db, searchFields, service, since } from "./Inputs.js"
 
 const actions = ["add", "list", "remove", "run", "report"]
 const { query: _, ...criteria } = searchFields
-const declare = <F extends Fields>(command: Command<F>) => command
+const [formats, days] = [["text", "json", "csv", "html"] as const, CL.integer(0, 3650)]
 
-export const watch = declare({
+export const watch = {
   name: "watch",
   summary: "saved watches over a SQL mirror: add, list, remove, run (each event told once), report",
   fields: {
-    action: requiredArgument("ACTION", `one of ${actions.join(", ")}`),
-    name: argument("NAME", "the watch's name; run takes any number of names (default: every watch)"),
-    query: optional("query", text, "WORDS", "a quick search the watch follows (add)"),
+    action: CL.requiredArgument("ACTION", `one of ${actions.join(", ")}`),
+    name: CL.argument("NAME", "the watch's name; run takes any number of names (default: every watch)"),
+    query: CL.optional("query", CL.text, "WORDS", "a quick search the watch follows (add)"),
     ...criteria,
-    numbers: repeatable("numbers", text, "N,...", "design numbers the watch follows, a portfolio (add)"),
-    expiringWithin: optional("expiring-within", integer(0, 3650), "DAYS", "tell expiries this far ahead (add; 90)"),
-    note: optional("note", text, "TEXT", "a label or note of the watch (add)"),
+    numbers: CL.repeatable("numbers", CL.text, "N,...", "design numbers the watch follows, a portfolio (add)"),
+    expiringWithin: CL.optional("expiring-within", days, "DAYS", "tell expiries this far ahead (add; 90)"),
+    note: CL.optional("note", CL.text, "TEXT", "a label or note of the watch (add)"),
     db,
-    format: withDefault(
-      "format",
-      oneOf(["text", "json", "csv", "html"]),
-      "FORMAT",
-      "of the events (run, report)",
-      "text"
+    format: CL.withDefault("format", CL.oneOf(formats), "FORMAT", "of the events (run, report)", "text"),
+    out: CL.optional("out", CL.text, "FILE", "write the events to FILE, not stdout (run, report)"),
+    since: CL.optional(
+      "since",
+      since,
+      "DATE",
+      "events at or after: YYYY-MM-DD, an ISO time, today, yesterday (report)"
     ),
-    out: optional("out", text, "FILE", "write the events to FILE, not stdout (run, report)"),
-    since: optional("since", since, "DATE", "events at or after: YYYY-MM-DD, an ISO time, today, yesterday (report)"),
-    until: optional("until", since, "DATE", "events before this, as --since (report)"),
+    until: CL.optional("until", since, "DATE", "events before this, as --since (report)"),
     ...service
   },
   notes: ["The first run of a watch is its baseline: it tells how many designs it follows. See docs/watch.md."],
@@ -49,23 +38,22 @@ export const watch = declare({
     "watch run --db designs.db --format html --out report.html",
     "watch report chairs --since 2026-11-01 --db designs.db --format csv"
   ]
-})
+} satisfies Command<Fields>
 
 export type WatchInput = Input<typeof watch.fields> & { readonly names: ReadonlyArray<string> }
 
-/** The options only some actions take. */
-const only = {
-  add: ["query", ...Object.keys(criteria), "numbers", "expiringWithin", "note"],
-  format: ["format", "out"]
+const searches = ["query", ...Object.keys(criteria)]
+/** The actions that take each option not every action takes. */
+const takers: Record<string, ReadonlyArray<string>> = {
+  ...Object.fromEntries([...searches, "numbers", "expiringWithin", "note"].map((k) => [k, ["add"]])),
+  ...{ format: ["run", "report"], out: ["run", "report"], since: ["report"], until: ["report"] }
 }
 
 /** Why the input of `action` is refused, if it is. */
 const refuse = (action: string, input: Record<string, unknown>): string | undefined => {
   const given = (k: string) =>
     Array.isArray(input[k]) ? input[k].length > 0 : Option.isSome(input[k] as Option.Option<unknown>)
-  const takers = (k: string) =>
-    only.add.includes(k) ? ["add"] : only.format.includes(k) ? ["run", "report"] : ["report"]
-  const stray = [...only.add, ...only.format, "since", "until"].find((k) => given(k) && !takers(k).includes(action))
+  const stray = Object.keys(takers).find((k) => given(k) && !takers[k]?.includes(action))
   if (!actions.includes(action)) return `\`${action}\` is no action of watch: one of ${actions.join(", ")}`
   if (action === "list" && given("name")) return "watch list takes no name"
   if (["add", "remove", "report"].includes(action) && !given("name")) return `watch ${action} needs the watch's NAME`
@@ -74,7 +62,7 @@ const refuse = (action: string, input: Record<string, unknown>): string | undefi
   if (given("query") && ["owner", "designer", "product", "number"].some(given)) {
     return "--query cannot be combined with --owner, --designer, --product or --number"
   }
-  return only.add.slice(0, -2).some(given)
+  return [...searches, "numbers"].some(given)
     ? undefined
     : "a watch needs criteria (--query, --owner, --class, ...), --numbers, or both"
 }
@@ -83,7 +71,7 @@ const refuse = (action: string, input: Record<string, unknown>): string | undefi
 export const checkWatch = (line: Split, all: ReadonlyArray<Command<Fields>>): Either.Either<WatchInput, string> => {
   const [action = "", ...rest] = line.positionals
   const positionals = action === "run" ? [action, ...rest.slice(0, 1)] : line.positionals
-  return Either.flatMap(check(watch, { ...line, positionals }, all), (input) => {
+  return Either.flatMap(CL.check(watch, { ...line, positionals }, all), (input) => {
     const refused = refuse(action, input as unknown as Record<string, unknown>)
     return refused === undefined
       ? Either.right({ ...input, names: action === "run" ? rest : [] })

@@ -15,11 +15,11 @@ import type { WatchInput } from "../WatchInputs.js"
 import { databaseOf } from "./sync.js"
 
 /** The watch `watch add` describes. */
-const watchOf = (args: WatchInput): DesignWatch.WatchInput => {
+const watchOf = (args: WatchInput, name: string): DesignWatch.WatchInput => {
   const { classification, designer, number, owner, product, query, status } = args
   const criteria = [owner, designer, product, number, query].some(Option.isSome) || [...status, ...classification][0]
   return {
-    name: Option.getOrElse(args.name, () => ""),
+    name,
     criteria: criteria ? toSearch({ ...args, changedSince: Option.none(), sort: Option.none() }).request : undefined,
     numbers: args.numbers.flatMap((n) => n.split(",")).map((n) => n.trim()).filter((n) => n !== ""),
     expiringWithin: Option.getOrUndefined(args.expiringWithin),
@@ -30,9 +30,8 @@ const watchOf = (args: WatchInput): DesignWatch.WatchInput => {
 /** The events in the format asked, to `--out` or stdout: text for people through the terminal's escapes, the rest as written. */
 const write = (args: WatchInput, told: ReadonlyArray<Told>, title: string) => {
   const text = render(args.format, told, title)
-  const raw = Effect.sync(() => (Output.erase(), process.stdout.write(`${text}\n`)))
   return Option.match(args.out, {
-    onNone: () => (text === "" ? Effect.void : args.format === "text" ? Output.stdout(text) : raw),
+    onNone: () => (text === "" ? Effect.void : args.format === "text" ? Output.stdout(text) : Output.jsonText(text)),
     onSome: (path) =>
       Effect.try({
         try: () => fs.writeFileSync(path, text === "" ? "" : `${text}\n`),
@@ -45,32 +44,28 @@ const write = (args: WatchInput, told: ReadonlyArray<Told>, title: string) => {
 const act = (args: WatchInput, watch: DesignWatch.Service) =>
   Effect.gen(function*() {
     const name = Option.getOrElse(args.name, () => "")
-    if (args.action === "add") {
-      yield* watch.add(watchOf(args))
-      return yield* Output.stderr(`added the watch ${name}: its first run is its baseline`)
-    }
-    if (args.action === "remove") return yield* Effect.andThen(watch.remove(name), Output.stderr(`removed ${name}`))
-    if (args.action === "list") {
-      const rows = (yield* watch.list).map((w) =>
-        [
-          w.name,
-          w.criteria === undefined ? "-" : JSON.stringify(w.criteria),
-          w.numbers.join(",") || "-",
-          `${w.expiringWithin} days`
-        ]
-          .concat([w.cursor?.slice(0, 10) ?? "never", w.note ?? ""]).map(Output.field)
-      )
-      return yield* Output.stdout(Output.table(["NAME", "CRITERIA", "NUMBERS", "EXPIRING", "LAST RUN", "NOTE"], rows))
-    }
-    if (args.action === "run") {
-      const report = yield* watch.run(args.names.length === 0 ? undefined : args.names)
-      const { requests, syncs, watches } = report
-      yield* write(args, watches, `Design watch: ${watches.map((w) => w.watch).join(", ")}`)
-      const events = watches.reduce((n, w) => n + w.events.length, 0)
-      return yield* Output.stderr(
-        `ran ${watches.length} watch${watches.length === 1 ? "" : "es"}: ${Output.counted(events, "event")}; ` +
-          `${Output.counted(syncs, "sync")}, ${Output.counted(requests, "API request")}`
-      )
+    switch (args.action) {
+      case "add":
+        yield* watch.add(watchOf(args, name))
+        return yield* Output.stderr(`added the watch ${name}: its first run is its baseline`)
+      case "remove":
+        return yield* Effect.andThen(watch.remove(name), Output.stderr(`removed ${name}`))
+      case "list": {
+        const rows = (yield* watch.list).map((w) =>
+          [w.name, w.criteria === undefined ? "-" : JSON.stringify(w.criteria), w.numbers.join(",") || "-"]
+            .concat([`${w.expiringWithin} days`, w.cursor?.slice(0, 10) ?? "never", w.note ?? ""]).map(Output.field)
+        )
+        return yield* Output.stdout(Output.table(["NAME", "CRITERIA", "NUMBERS", "EXPIRING", "LAST RUN", "NOTE"], rows))
+      }
+      case "run": {
+        const { requests, syncs, watches } = yield* watch.run(args.names.length === 0 ? undefined : args.names)
+        yield* write(args, watches, `Design watch: ${watches.map((w) => w.watch).join(", ")}`)
+        const events = Output.counted(watches.reduce((n, w) => n + w.events.length, 0), "event")
+        return yield* Output.stderr(
+          `ran ${watches.length} watch${watches.length === 1 ? "" : "es"}: ${events}; ` +
+            `${Output.counted(syncs, "sync")}, ${Output.counted(requests, "API request")}`
+        )
+      }
     }
     const now = yield* DateTime.now
     const at = (given: typeof args.since) => Option.getOrUndefined(Option.map(given, (f) => f(now)))

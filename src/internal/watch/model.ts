@@ -17,8 +17,8 @@ export class WatchNotFoundError extends Schema.TaggedError<WatchNotFoundError>()
 }
 
 /**
- * A watch as `add` takes it: criteria as `sync` takes them and/or design numbers (a portfolio), the
- * days ahead in which an expiry is told (0 to 3650, default 90), a note for people.
+ * A watch as `add` takes it: criteria as `sync` takes them and/or design numbers (a portfolio), the days ahead
+ * in which an expiry is told (0 to 3650, default 90), a note for people.
  * @since 0.5.0
  * @category models
  */
@@ -45,17 +45,17 @@ export interface Watch {
 }
 
 /**
- * What a watch tells of a design: `new` (it matches, first seen by the watch), `status`, `owner`,
- * `classification` (old → new), `expiring` (within the horizon, once per term), `no_longer_matching`.
+ * What a watch tells of a design: `new` (it matches, first seen by the watch), `status`, `owner`, `classification`
+ * (old → new), `expiring` (within the horizon, once per term), `no_longer_matching`.
  * @since 0.5.0
  * @category models
  */
 export type EventKind = "new" | "status" | "owner" | "classification" | "expiring" | "no_longer_matching"
 
 /**
- * One event of a watch: `at`, when the sync that saw it started (the run's time for `new`,
- * `expiring`, `no_longer_matching`); `fields`, `{ old, new }` (a status, owners' names, class codes)
- * or `{ expiryDate }`; `design`, the design as the mirror held it then.
+ * One event of a watch: `at`, when the sync that saw it started (the run's time for `new`, `expiring`,
+ * `no_longer_matching`); `fields`, `{ old, new }` (a status, owners' names, class codes) or `{ expiryDate }`;
+ * `design`, the design as the mirror held it then.
  * @since 0.5.0
  * @category models
  */
@@ -65,11 +65,9 @@ export interface WatchEvent {
   readonly event: EventKind
   readonly at: string
   readonly fields: Readonly<Record<string, unknown>>
-  readonly design:
-    & { readonly title: string | null; readonly status: string | null }
-    & {
-      readonly [K in "owners" | "classes"]: ReadonlyArray<string>
-    }
+  readonly design: Readonly<
+    Record<"title" | "status", string | null> & Record<"owners" | "classes", ReadonlyArray<string>>
+  >
 }
 
 /**
