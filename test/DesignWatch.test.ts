@@ -103,6 +103,9 @@ layer(Pg.layer, { timeout: "120 seconds" })("DesignWatch", (it) => {
           ["new", b, new Date(dec1 + 2 * day).toISOString()]
         ])
         expect(all[0]!.design.title).toMatch(/\(amended\)$/)
+        // as the run told them, the design's owners and classes too
+        expect(yield* watch.report("weekly")).toEqual(week.watches.find((w) => w.watch === "weekly")?.events)
+        expect(all[0]!.design.owners.every((o) => o !== "")).toBe(true)
         const since = dateTimeUnsafe(dec1 + 2 * day)
         expect((yield* watch.report("daily", { since })).map((e) => e.number)).toEqual([b])
         expect((yield* watch.report("daily", { until: since })).map((e) => e.number)).toEqual([a])

@@ -161,6 +161,15 @@ describe("design-search watch, built, against a served sandbox whose register mo
       expect(events.length).toBeGreaterThan(0)
       expect(new Set(events.map((e) => e.event))).toContain("status")
       for (const e of events) expect(Object.keys(e)).toEqual(expect.arrayContaining(["watch", "number", "event", "at"]))
+      // an --out that cannot be written, or that is the mirror, is refused before the run commits anything
+      yield* served.control.advance("60 days")
+      for (const out of [path.join(path.dirname(db), "no-such-folder", "x.csv"), db]) {
+        expect((yield* cli("run", "all", "--out", out)).code).toBe(2)
+      }
+      expect((yield* cli("report", "all", "--out", db)).code).toBe(2)
+      // what moved is told by the next run that can write it: the refused ones committed nothing
+      const later = (yield* cli("run", "all", "--format", "json")).stdout.trim().split("\n").filter((l) => l !== "")
+      expect(later.length).toBeGreaterThan(0)
       const again = yield* cli("run", "all", "--format", "json")
       expect([again.code, again.stdout]).toEqual([0, ""])
       const html = path.join(path.dirname(db), "all.html")
@@ -168,9 +177,10 @@ describe("design-search watch, built, against a served sandbox whose register mo
       const document = parse(fs.readFileSync(html, "utf8"))
       const rows = elements(document, "tr").length
       // the summary's header and row, the events' header, a row an event
-      expect(rows).toBe(3 + events.length)
+      const told = events.length + later.length
+      expect(rows).toBe(3 + told)
       const csv = yield* cli("report", "all", "--format", "csv")
-      expect(csv.stdout.trim().split("\r\n")).toHaveLength(1 + events.length)
+      expect(csv.stdout.trim().split("\r\n")).toHaveLength(1 + told)
       const missing = yield* cli("report", "nope")
       expect([missing.code, missing.stderr.trim().split("\n").at(-1)]).toEqual([
         2,

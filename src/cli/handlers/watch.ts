@@ -74,9 +74,28 @@ const act = (args: WatchInput, watch: DesignWatch.Service) =>
     if (events.length === 0) yield* Output.stderr(`no events of the watch ${name} in that range`)
   })
 
+/**
+ * `--out` made ready before anything runs: a file that cannot be written, or that is the mirror,
+ * is refused before a run commits events no output would show.
+ */
+const ready = (out: Option.Option<string>, mirror: string | undefined) =>
+  Option.match(out, {
+    onNone: () => Effect.void,
+    onSome: (path) => {
+      const refused = (detail: string) => new FileError({ path, detail: `cannot be written: ${detail}` })
+      const same = mirror !== undefined && fs.existsSync(path) && fs.existsSync(mirror) &&
+        fs.statSync(path).ino === fs.statSync(mirror).ino
+      return same ? Effect.fail(refused("it is the mirror's own database")) : Effect.try({
+        try: () => fs.closeSync(fs.openSync(path, "a")),
+        catch: (e) => refused(e instanceof Error ? e.message : String(e))
+      })
+    }
+  })
+
 export const handle = (args: WatchInput) =>
   Effect.gen(function*() {
     const database = yield* databaseOf(args.db, "write")
+    yield* ready(args.out, database.file)
     const counted = yield* budgetFor(Option.none(), args.env)
     const layer = DesignWatch.layer().pipe(Layer.provideMerge(DesignMirror.layer()), Layer.provide(database.layer))
     return yield* Effect.flatMap(DesignWatch.DesignWatch, (watch) => act(args, watch)).pipe(

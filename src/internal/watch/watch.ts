@@ -79,7 +79,9 @@ const db = (doing: string) => <A, E extends { readonly message: string }, R>(eff
 
 /** A list of the record by a field of its items (`owners` by name, `classifications` by code). */
 const namesOf = (value: unknown, key: "name" | "code"): ReadonlyArray<string> =>
-  Array.isArray(value) ? value.map((v: unknown) => String((v as Record<string, unknown> | null)?.[key] ?? "")) : []
+  Array.isArray(value)
+    ? value.map((v: unknown) => typeof v === "string" ? v : String((v as Record<string, unknown> | null)?.[key] ?? ""))
+    : []
 const textOf = (v: unknown) => (typeof v === "string" ? v : null)
 
 /** The design as an event shows it, from its record. */
@@ -87,7 +89,8 @@ const summaryOf = (r: Record<string, unknown>): WatchEvent["design"] => ({
   title: textOf(r.title),
   status: textOf(r.status),
   owners: namesOf(r.owners, "name"),
-  classes: namesOf(r.classifications, "code")
+  // a record lists `classifications`; a summary stored with an event, `classes`
+  classes: namesOf(r.classifications ?? r.classes, "code")
 })
 
 /** The events a change of the history tells, by the field changed: old → new. */
