@@ -30,7 +30,8 @@ const jsonLine = ({ at, design, event, fields, number, watch }: WatchEvent) =>
 /** A CSV cell (RFC 4180), a leading `=`, `+`, `-` or `@` quoted away so that a spreadsheet reads no formula. */
 const cell = (value: unknown) => {
   const text = Array.isArray(value) ? value.join("; ") : String(value ?? "")
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+  // after any spaces, as a spreadsheet skips them; the full-width forms too, as some read them so
+  const safe = /^[\s\u3000]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]|^[\t\r]/.test(text) ? `'${text}` : text
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, "\"\"")}"` : safe
 }
 const csvRow = (
