@@ -1,16 +1,13 @@
 /**
- * The register for agents: an MCP toolkit on the Effect line's own `McpServer` (`@effect/ai`'s in
- * Effect 3, `effect/ai`'s in Effect 4). `layer` adds `search_designs`, `get_design` and the resource
- * template `design://{number}`, through the ambient `DesignSearchClient` (its token, budget and
- * retries); `layerMirror` adds `mirror_query`, `mirror_changes` and `design-mirror://schema` over a
- * mirror's `SqlClient`, which they only read. A failure is a result with `isError` and one line,
- * never a protocol error. Import it by its own path (`@effect/ai` is an optional peer). See docs/mcp.md.
- *
+ * The register for agents: MCP tools on the Effect line's own `McpServer` (`@effect/ai`'s in Effect 3,
+ * `effect/ai`'s in Effect 4). A failure is a result with `isError` and one line, never a protocol error.
+ * Import it by its own path (`@effect/ai` is an optional peer). See docs/mcp.md.
  * @since 0.5.0
  */
 import { McpSchema, McpServer, toolOf } from "#edition/internal/mcp/server"
 import type { SqlClient } from "#edition/internal/mirror/engines"
 import { Effect, Layer, Schema } from "effect"
+import type { Context } from "effect"
 import type { DesignSearchClient } from "./DesignSearchClient.js"
 import { mirrorTools, schemaText } from "./internal/mcp/mirror.js"
 import type { MirrorOptions as Mirror } from "./internal/mcp/mirror.js"
@@ -19,30 +16,22 @@ import type { Explain, Spec } from "./internal/mcp/tools.js"
 
 export {
   /**
-   * The MCP server alone on stdio, with `instructions`: in Effect 3 over the `stdin` and `stdout`
-   * given (`NodeStream.stdin`, `NodeSink.stdout`), in Effect 4 over the ambient `Stdio`. No log goes
-   * to stdout, which is the protocol's.
-   *
+   * The MCP server alone on stdio, with `instructions`: in Effect 3 over the `stdin` and `stdout` given, in
+   * Effect 4 over the ambient `Stdio`. No log goes to stdout, which is the protocol's.
    * @since 0.5.0
    * @category layers
    */
-  layerStdio
-} from "#edition/internal/mcp/server"
-
-export type {
+  layerStdio,
   /**
    * Options of `layerStdio`: the server's name, version and instructions (see `instructions`).
-   *
    * @since 0.5.0
    * @category options
    */
-  StdioOptions
+  type StdioOptions
 } from "#edition/internal/mcp/server"
 
 /**
- * Options of `layer`: `explain` tells a failure in one line for an `isError` result (default its
- * `message`, which names what failed and holds no secret); the CLI tells it in its own words.
- *
+ * Options of `layer`: `explain` tells a failure in one line (default its `message`, which holds no secret).
  * @since 0.5.0
  * @category options
  */
@@ -51,18 +40,15 @@ export interface Options {
 }
 
 /**
- * Options of `layerMirror`: the mirror's PostgreSQL `schema` (default `design_search`) and how long
- * one query may run there (`statementTimeoutMillis`, default 5000).
- *
+ * Options of `layerMirror`: the mirror's PostgreSQL `schema` (default `design_search`) and how long one query
+ * may run there (`statementTimeoutMillis`, default 5000).
  * @since 0.5.0
  * @category options
  */
 export interface MirrorOptions extends Options, Mirror {}
 
 /**
- * The server's instructions: which data it serves (the sandbox's simulated designs, or the
- * service's), and with `mirror` how to read the mirror.
- *
+ * The server's instructions: which data it serves (simulated or the service's), with `mirror` how to read it.
  * @since 0.5.0
  * @category constructors
  */
@@ -76,64 +62,51 @@ export const instructions = (options: { readonly simulated: boolean; readonly mi
     "A failed call answers isError with what failed and what to do: never read it as no results."
   ].join("\n")
 
-const addTools = <R>(specs: ReadonlyArray<Spec<R>>) =>
-  Effect.gen(function*() {
+type Added = Effect.Effect<void, never, McpServer.McpServer>
+/** Adds `specs` and the resource `resource` registers, both over the context, to the ambient `McpServer`. */
+const tools = <R>(specs: ReadonlyArray<Spec<R>>, options: Options, resource: (context: Context.Context<R>) => Added) =>
+  Layer.effectDiscard(Effect.gen(function*() {
     const [server, context] = [yield* McpServer.McpServer, yield* Effect.context<R>()]
     for (const spec of specs) {
-      yield* server.addTool({
-        ...toolOf(spec),
-        handle: (args) =>
-          Effect.map(Effect.provide(spec.run(args), context), ({ isError, structured, text }) =>
-            new McpSchema.CallToolResult({ isError, content: [{ type: "text", text }], structuredContent: structured }))
-      })
+      const run = (args: unknown) => spec.run(args, options.explain ?? ((e) => e.message))
+      yield* server.addTool({ ...toolOf(spec), handle: (args) => Effect.provide(run(args), context) })
     }
-  })
-
-const addResource = <E, R>(
-  uri: string,
-  description: string,
-  content: (number: string) => Effect.Effect<string, E, R>
-) =>
-  Effect.flatMap(Effect.context<R>(), (context) => {
-    const about = {
-      name: uri.split(":")[0]!,
-      description,
-      mimeType: uri.includes("{") ? "application/json" : "text/plain"
-    }
-    return uri.includes("{number}")
-      ? McpServer.registerResource`design://${McpSchema.param("number", Schema.String)}`({
-        ...about,
-        content: (_, number) => Effect.provide(content(number), context)
-      })
-      : McpServer.registerResource({ ...about, uri, content: Effect.provide(content(""), context) })
-  })
+    yield* resource(context)
+  }))
 
 /**
- * Adds `search_designs`, `get_design` and `design://{number}` to the ambient `McpServer`, over the
- * ambient `DesignSearchClient`.
- *
+ * Adds `search_designs`, `get_design` and `design://{number}` to the ambient `McpServer`, over the ambient
+ * `DesignSearchClient` (its token, budget and retries).
  * @since 0.5.0
  * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<never, never, McpServer.McpServer | DesignSearchClient> =>
-  Layer.effectDiscard(Effect.andThen(
-    addTools(clientTools(options.explain ?? ((e) => e.message))),
-    addResource("design://{number}", "A design's whole record, as JSON", record)
-  ))
+  tools(
+    clientTools,
+    options,
+    (context) =>
+      McpServer.registerResource`design://${McpSchema.param("number", Schema.String)}`({
+        name: "design",
+        description: "A design's whole record, as JSON",
+        mimeType: "application/json",
+        content: (_, number) => Effect.provide(record(number), context)
+      })
+  )
 
 /**
- * Adds `mirror_query`, `mirror_changes` and `design-mirror://schema` to the ambient `McpServer`, over
- * the ambient `SqlClient` of a mirror, which they only read (give it a read-only connection:
- * `DesignMirror.layerSqlite({ url, readOnly: true })`, or `layerPostgres`).
- *
+ * Adds `mirror_query`, `mirror_changes` and `design-mirror://schema` to the ambient `McpServer`, over the
+ * ambient `SqlClient` of a mirror, which they only read (`DesignMirror.layerSqlite({ url, readOnly: true })`).
  * @since 0.5.0
  * @category layers
  */
 export const layerMirror = (
   options: MirrorOptions = {}
 ): Layer.Layer<never, never, McpServer.McpServer | SqlClient.SqlClient> =>
-  Layer.effectDiscard(Effect.andThen(
-    addTools(mirrorTools(options.explain ?? ((e) => e.message), options)),
-    addResource("design-mirror://schema", "The mirror's tables and columns, with example queries", () =>
-      schemaText(options))
-  ))
+  tools(mirrorTools(options), options, (context) =>
+    McpServer.registerResource({
+      uri: "design-mirror://schema",
+      name: "design-mirror",
+      description: "The mirror's tables and columns, with example queries",
+      mimeType: "text/plain",
+      content: Effect.provide(schemaText(options), context)
+    }))

@@ -22,7 +22,6 @@ declare const DESIGN_SEARCH_VERSION: string
 const explain = (failure: { readonly _tag: string; readonly message: string }) =>
   render(failure as Failure).map((line) => line.replace(/^design-search: /, "")).join("; ")
 
-/** Until stdin ends. */
 const stdinEnds = Effect.async<void>((resume) => {
   const end = () => resume(Effect.void)
   process.stdin.once("end", end)
@@ -37,7 +36,9 @@ export const handle = (args: McpInput) =>
       return yield* new MirrorDatabaseError({ detail: `not a mirror: ${database.label} does not exist` })
     }
     // The mirror opened first: one that cannot be is told before the server starts.
-    const mirror = database === undefined ? undefined : Layer.succeedContext(yield* Layer.build(database.layer))
+    const mirror = database && DesignSearchMcp.layerMirror({ explain }).pipe(
+      Layer.provide(Layer.succeedContext(yield* Layer.build(database.layer)))
+    )
     const server = DesignSearchMcp.layerStdio({
       name: "design-search",
       version: typeof DESIGN_SEARCH_VERSION === "string" ? DESIGN_SEARCH_VERSION : "0.0.0",
@@ -45,11 +46,6 @@ export const handle = (args: McpInput) =>
       stdin: NodeStream.stdin,
       stdout: NodeSink.stdout
     })
-    const tools = mirror === undefined
-      ? DesignSearchMcp.layer({ explain })
-      : Layer.merge(
-        DesignSearchMcp.layer({ explain }),
-        DesignSearchMcp.layerMirror({ explain }).pipe(Layer.provide(mirror))
-      )
+    const tools = Layer.merge(DesignSearchMcp.layer({ explain }), mirror ?? Layer.empty)
     yield* Effect.raceFirst(Layer.launch(tools.pipe(Layer.provide(server))), stdinEnds)
   }).pipe(Effect.scoped, provideClient({ env: args.env, noTokenCache: args.noTokenCache, quiet: false }))

@@ -1,7 +1,6 @@
 /**
- * The MCP toolkit's tools over a mirror's `SqlClient` and its schema resource. A query is one
- * `SELECT`, run as a subquery with a row cap: on SQLite with `query_only`, on PostgreSQL in a
- * `READ ONLY` transaction with a statement timeout; it never changes the mirror (docs/mcp.md).
+ * The tools over a mirror's `SqlClient` and its schema resource. A query is one `SELECT`, run as a subquery with a
+ * row cap: on SQLite `query_only`, on PostgreSQL in a `READ ONLY` transaction with a statement timeout (docs/mcp.md).
  */
 import { literals, Query } from "#edition/internal/domainSchemas"
 import { describeAs as d, intBetween } from "#edition/internal/mcp/server"
@@ -13,7 +12,7 @@ import { wireDate } from "../../core/wire/calendarDate.js"
 import { databaseError } from "../mirror/model.js"
 import * as Sync from "../mirror/sync.js"
 import { cut, refuse, tool } from "./tools.js"
-import type { Explain, Spec } from "./tools.js"
+import type { Spec } from "./tools.js"
 
 /** Options of the mirror's tools: its PostgreSQL schema, and how long a query may run there. */
 export interface MirrorOptions {
@@ -26,28 +25,18 @@ const QueryArgs = Schema.Struct({
   sql: d(Query, "one SELECT (or WITH … SELECT) over the mirror's tables: see design-mirror://schema"),
   limit: limit("rows")
 })
-const truncated = Schema.optional(Schema.String)
-const QueryAnswer = Schema.Struct({
-  columns: Schema.Array(Schema.String),
-  rows: Schema.Array(Schema.Array(Schema.Unknown)),
-  truncated
-})
+const [truncated, rows] = [Schema.optional(Schema.String), Schema.Array(Schema.Array(Schema.Unknown))]
+const QueryAnswer = Schema.Struct({ columns: Schema.Array(Schema.String), rows, truncated })
+const since = "changes seen since this day or instant, YYYY-MM-DD or ISO (default: the last sync)"
 const ChangesArgs = Schema.Struct({
-  since: Schema.optional(
-    d(Query, "changes seen since this day or instant, YYYY-MM-DD or ISO (default: the last sync)")
-  ),
+  since: Schema.optional(d(Query, since)),
   kind: Schema.optional(d(literals(...changeKinds), `one kind: ${changeKinds.join(", ")}`)),
   limit: limit("changes")
 })
-const Change = Schema.Struct({
-  number: Schema.String,
-  syncedAt: Schema.String,
-  kind: Schema.String,
-  fields: Schema.Unknown
-})
+const { String: S, Unknown } = Schema
+const Change = Schema.Struct({ number: S, syncedAt: S, kind: S, fields: Unknown })
 const ChangesAnswer = Schema.Struct({ changes: Schema.Array(Change), truncated })
 
-/** A value of a row as JSON holds it. */
 const jsonValue = (v: unknown): unknown =>
   typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : typeof v === "string" ? cut(v, 1000) : v
 const capped = <A>(found: ReadonlyArray<A>, limit: number, what: string) =>
@@ -57,15 +46,12 @@ const query = (options: MirrorOptions) => ({ limit = 100, sql: given }: typeof Q
   Effect.gen(function*() {
     const text = given.trim().replace(/;\s*$/, "")
     const first = /^(?:\s+|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(\w+)/.exec(text)?.[1]?.toUpperCase()
+    const no = (message: string) => refuse("mirror_query", message)
     if (first !== "SELECT" && first !== "WITH") {
-      return yield* refuse(
-        "mirror_query",
-        "only one read-only SELECT (or WITH … SELECT) runs here; the mirror is never changed"
-      )
+      return yield* no("only one read-only SELECT (or WITH … SELECT) runs here; the mirror is never changed")
     }
-    if (text.includes(";")) return yield* refuse("mirror_query", "one statement only: no ';' but at its end")
+    if (text.includes(";")) return yield* no("one statement only: no ';' but at its end")
     const sql = yield* SqlClient.SqlClient
-    // As a subquery, the text is one statement: a second one, or a write, is not SQL there.
     const wrapped = sql.unsafe(`SELECT * FROM (\n${text}\n) AS mirror_query LIMIT ${limit + 1}`)
     const schema = (options.schema ?? defaultSchema).replaceAll("\"", "\"\"")
     const rows = yield* sql.onDialectOrElse({
@@ -91,34 +77,31 @@ const changes = (options: MirrorOptions) => ({ kind, limit = 100, since }: typeo
     if (since !== undefined && at === undefined) {
       return yield* refuse("mirror_changes", "since: expected YYYY-MM-DD or an ISO timestamp")
     }
-    const found: Array<typeof Change.Type> = []
-    yield* Sync.changes({ since: at === undefined ? undefined : dateTimeUnsafe(at), kind, schema: options.schema })
-      .pipe(
-        Stream.take(limit + 1),
-        Stream.runForEach((change) => Effect.sync(() => void found.push(change)))
-      )
+    const all = Sync.changes({ since: at === undefined ? undefined : dateTimeUnsafe(at), kind, schema: options.schema })
+    const found = Array.from(yield* Stream.runCollect(Stream.take(all, limit + 1)))
     return { changes: found.slice(0, limit), ...capped(found, limit, "changes") }
   })
 
-/** The tools over a mirror, failures told by `explain`. */
-export const mirrorTools = (explain: Explain, options: MirrorOptions): ReadonlyArray<Spec<SqlClient.SqlClient>> => [{
-  name: "mirror_query",
-  description: "Runs one read-only SQL SELECT over the local mirror of the register (tables designs, design_owners, " +
-    "design_designers, design_classifications, design_products, design_changes: read design-mirror://schema first) " +
-    "and answers columns and rows, at most limit. Writes are refused. Example: " +
-    "{\"sql\": \"SELECT status, count(*) AS designs FROM designs GROUP BY status\"}",
-  parameters: QueryArgs,
-  output: QueryAnswer,
-  run: tool("mirror_query", QueryArgs, explain, query(options))
-}, {
-  name: "mirror_changes",
-  description: "What the mirror's syncs changed, newest first: each change's design number, when the sync saw it, " +
-    "its kind, and for a changed design the fields with their old and new values. By default the changes of the " +
-    "last sync. Example: {\"since\": \"2026-11-01\", \"kind\": \"changed\"}",
-  parameters: ChangesArgs,
-  output: ChangesAnswer,
-  run: tool("mirror_changes", ChangesArgs, explain, changes(options))
-}]
+/** The tools over a mirror. */
+export const mirrorTools = (options: MirrorOptions): ReadonlyArray<Spec<SqlClient.SqlClient>> => [
+  tool(
+    "mirror_query",
+    "Runs one read-only SQL SELECT over the local mirror of the register (tables designs, design_owners, " +
+      "design_designers, design_classifications, design_products, design_changes: read design-mirror://schema first) " +
+      "and answers columns and rows, at most limit. Writes are refused. Example: " +
+      "{\"sql\": \"SELECT status, count(*) AS designs FROM designs GROUP BY status\"}",
+    [QueryArgs, QueryAnswer],
+    query(options)
+  ),
+  tool(
+    "mirror_changes",
+    "What the mirror's syncs changed, newest first: each change's design number, when the sync saw it, " +
+      "its kind, and for a changed design the fields with their old and new values. By default the changes of the " +
+      "last sync. Example: {\"since\": \"2026-11-01\", \"kind\": \"changed\"}",
+    [ChangesArgs, ChangesAnswer],
+    changes(options)
+  )
+]
 
 const examples = `Example queries (docs/mirror.md):
 SELECT d.number, d.title FROM designs d WHERE d.status = 'REGISTERED' AND d.number IN (SELECT number FROM design_owners
@@ -132,20 +115,22 @@ SELECT substr(c.code, 1, 2) AS locarno_class, count(DISTINCT c.number) AS design
 export const schemaText = (options: MirrorOptions) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    type Column = { readonly t: string; readonly c: string; readonly y: string }
     const columns = yield* sql.onDialectOrElse({
       pg: () =>
-        sql<Column>`SELECT table_name AS t, column_name AS c, data_type AS y FROM information_schema.columns
+        sql<
+          Record<"t" | "c" | "y", string>
+        >`SELECT table_name AS t, column_name AS c, data_type AS y FROM information_schema.columns
 WHERE table_schema = ${options.schema ?? defaultSchema} ORDER BY table_name, ordinal_position`,
       orElse: () =>
-        sql<Column>`SELECT m.name AS t, p.name AS c, p.type AS y FROM sqlite_master m JOIN pragma_table_info(m.name) p
+        sql<
+          Record<"t" | "c" | "y", string>
+        >`SELECT m.name AS t, p.name AS c, p.type AS y FROM sqlite_master m JOIN pragma_table_info(m.name) p
 WHERE m.type = 'table' ORDER BY m.name, p.cid`
     }).pipe(Effect.mapError(databaseError("reading the mirror's tables")))
     const shown = Object.values(tables).filter((t) => t !== tables.listing && t !== tables.syncState)
+    const engine = sql.onDialectOrElse({ pg: () => "PostgreSQL", orElse: () => "SQLite" })
     return [
-      `The mirror's tables (${
-        sql.onDialectOrElse({ pg: () => "PostgreSQL", orElse: () => "SQLite" })
-      }; days YYYY-MM-DD, instants ISO, record and fields JSON):`,
+      `The mirror's tables (${engine}; days YYYY-MM-DD, instants ISO, record and fields JSON):`,
       ...shown.map((t) => `${t}(${columns.filter((r) => r.t === t).map((r) => `${r.c} ${r.y}`).join(", ")})`),
       `designs.state: current, no_longer_matching or not_found; design_changes.kind: ${changeKinds.join(", ")}`,
       examples

@@ -23,28 +23,22 @@ const jsonSchema = (schema: AnySchema): Record<string, unknown> => {
   const { definitions, schema: root } = Schema.toJsonSchemaDocument(schema)
   return Object.keys(definitions).length === 0 ? { ...root } : { ...root, $defs: definitions }
 }
+const hints = (name: string) => ({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: !name.startsWith("mirror_")
+})
 
 /** A spec as an MCP tool, read-only, and what `addTool` takes beside it. */
-export const toolOf = (
-  spec: {
-    readonly name: string
-    readonly description: string
-    readonly parameters: AnySchema
-    readonly output: AnySchema
-  }
-) => ({
+export const toolOf = (spec: { name: string; description: string; parameters: AnySchema; output: AnySchema }) => ({
   annotations: Context.empty(),
   tool: new McpSchema.Tool({
     name: spec.name,
     description: spec.description,
     inputSchema: jsonSchema(spec.parameters) as McpSchema.Tool["inputSchema"],
     outputSchema: jsonSchema(spec.output),
-    annotations: {
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: !spec.name.startsWith("mirror_")
-    }
+    annotations: hints(spec.name)
   })
 })
 

@@ -1,25 +1,15 @@
-/**
- * The MCP toolkit's tools over the client, declared by `Schema`, their answers sized for a context
- * window (docs/mcp.md). A tool never fails: a failure is an `isError` answer in one line.
- */
+/** The tools over the client, declared by `Schema`, their answers sized for a context window (docs/mcp.md). */
 import { openStruct, Query, refine } from "#edition/internal/domainSchemas"
-import { describeAs as d, intBetween } from "#edition/internal/mcp/server"
+import { describeAs as d, intBetween, McpSchema } from "#edition/internal/mcp/server"
 import type { AnySchema } from "#edition/internal/mcp/server"
 import { catchAll, decodeUnknownEffect, encodeResult, Result } from "#edition/internal/seam"
 import { Data, Effect, Schema, Stream } from "effect"
 import type { Message } from "../../ApiError.js"
 import { noMask } from "../../core/mask/mask.js"
 import { Design, IsoDate } from "../../Designs.js"
-import type { AdvancedSearchRequest } from "../../Designs.js"
 import * as DesignSearchClient from "../../DesignSearchClient.js"
 import { describe, parseOptions } from "../schemaIssues.js"
 
-/** What a tool answers. */
-export interface Answer {
-  readonly isError: boolean
-  readonly text: string
-  readonly structured?: object | undefined
-}
 /** A failure told in one line (the CLI tells it in its own words). */
 export type Explain = (failure: { readonly _tag: string; readonly message: string }) => string
 /** A tool: its name, description, argument and answer schemas, and its run, which never fails. */
@@ -28,34 +18,36 @@ export interface Spec<R> {
   readonly description: string
   readonly parameters: AnySchema
   readonly output: AnySchema
-  readonly run: (args: unknown) => Effect.Effect<Answer, never, R>
+  readonly run: (args: unknown, explain: Explain) => Effect.Effect<McpSchema.CallToolResult, never, R>
 }
 
-/** Arguments a tool refuses, told as they are. */
 export class Refused extends Data.TaggedError("Refused")<{ readonly message: string }> {}
 export const refuse = (tool: string, message: string) => Effect.fail(new Refused({ message: `${tool}: ${message}` }))
 
-/** Runs `f` on the arguments `parameters` decodes; its answer as `text` tells it (default JSON), a failure in a line. */
+/** A tool running `f` on the arguments `parameters` decodes; `text` tells its answer (default JSON). */
 export const tool = <S extends AnySchema, O extends object, E extends Parameters<Explain>[0], R>(
   name: string,
-  parameters: S,
-  explain: Explain,
+  description: string,
+  [parameters, output]: readonly [S, AnySchema],
   f: (args: S["Type"]) => Effect.Effect<O, E | Refused, R>,
   text: (structured: O) => string = JSON.stringify
-) =>
-(args: unknown): Effect.Effect<Answer, never, R> =>
-  decodeUnknownEffect(parameters)(args ?? {}, parseOptions).pipe(
-    Effect.mapError((e) => new Refused({ message: `${name}: invalid arguments: ${describe(e, noMask)}` })),
-    Effect.flatMap(f),
-    Effect.map((structured): Answer => ({ isError: false, text: text(structured), structured })),
-    catchAll((e) => Effect.succeed({ isError: true, text: e._tag === "Refused" ? e.message : explain(e) }))
-  )
+): Spec<R> => ({
+  ...{ name, description, parameters, output },
+  run: (args, explain) =>
+    decodeUnknownEffect(parameters)(args ?? {}, parseOptions).pipe(
+      Effect.mapError((e) => new Refused({ message: `${name}: invalid arguments: ${describe(e, noMask)}` })),
+      Effect.flatMap(f),
+      Effect.map((structured) => answer(false, text(structured), structured)),
+      catchAll((e) => Effect.succeed(answer(true, e._tag === "Refused" ? e.message : explain(e))))
+    )
+})
+const answer = (isError: boolean, text: string, structuredContent?: object) =>
+  new McpSchema.CallToolResult({ isError, content: [{ type: "text", text }], structuredContent })
 
 export const cut = (text: string, length: number) => text.length > length ? `${text.slice(0, length - 1)}…` : text
+type Defined<O> = { [K in keyof O]: Exclude<O[K], undefined> }
 const defined = <O extends object>(o: O) =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
-    [K in keyof O]: Exclude<O[K], undefined>
-  }
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Defined<O>
 
 const locarno = (s: string) => /^\d{2}(?:-\d{2}[A-Za-z]?)?$/.test(s) || "expected a Locarno class 06 or subclass 06-01"
 const SearchArgs = Schema.Struct({
@@ -71,59 +63,44 @@ const SearchArgs = Schema.Struct({
   limit: Schema.optional(d(intBetween(1, 100), "hits to show, 1 to 100 (default 20)")),
   cursor: Schema.optional(d(Schema.String, "the cursor of the previous answer, for the next hits"))
 })
-const text = Schema.optional(Schema.String)
+const [text, list] = [Schema.optional(Schema.String), Schema.optional(Schema.Array(Schema.String))]
 const Hit = Schema.Struct({ number: Schema.String, title: text, status: text, owner: text, classes: text })
 const SearchAnswer = Schema.Struct({
   count: Schema.Number,
   hits: Schema.Array(Hit),
   cursor: text,
   note: text,
-  messages: Schema.optional(Schema.Array(Schema.String))
+  messages: list
 })
 const GetArgs = Schema.Struct({ number: d(Query, "the design's number: \"201900001\"") })
-const names = Schema.optional(Schema.Array(Schema.String))
-const GetAnswer = openStruct({ number: Schema.String, owners: names, designers: names, parties: text, cut: text })
+const GetAnswer = openStruct({ number: Schema.String, owners: list, designers: list, parties: text, cut: text })
 
 const designOf = (number: string) => Effect.flatMap(DesignSearchClient.DesignSearchClient, (c) => c.getDesign(number))
 /** Longest statement of newness `get_design` shows. */
 export const statementLength = 1200
 
 const encode = (design: Design) => Result.getOrUndefined(encodeResult(Design)(design)) as Record<string, unknown>
-const nameList = (parties: unknown) =>
-  Array.isArray(parties) ? parties.flatMap((p: { name?: unknown }) => typeof p.name === "string" ? [p.name] : []) : []
-const classes = (e: Record<string, unknown>) =>
-  Array.isArray(e["classifications"])
-    ? e["classifications"].map((c: { code?: unknown }) => String(c.code)).join(", ")
-    : undefined
+const namesOf = (parties: Design["owners"]) => parties?.map((p) => p.name) ?? []
+const classes = (design: Design) => design.classifications?.map((c) => c.code).join(", ")
 
-/** A design as one hit: number, title, status, first owner and classes. */
 const hitOf = (design: Design) => {
-  const e = encode(design)
-  const [title, owner] = [String(e["title"] ?? ""), nameList(e["owners"])[0]]
-  return defined({
-    number: design.number,
-    title: cut(title, 80) || undefined,
-    status: design.status,
-    owner: owner && cut(owner, 60),
-    classes: classes(e)
-  })
+  const [title, owner, status] = [cut(design.title ?? "", 80) || undefined, design.owners?.[0]?.name, design.status]
+  return defined({ number: design.number, title, status, owner: owner && cut(owner, 60), classes: classes(design) })
 }
 
+const noParties = "the record names no owner or designer (withheld or absent): do not supply names"
 /** A whole design, compact: parties by name, classes by code, the statement of newness cut. */
 export const compact = (design: Design) => {
-  const { classifications: _, designers, owners, statementOfNewness: statement, ...rest } = encode(design)
-  const [o, d] = [nameList(owners), nameList(designers)]
-  const long = typeof statement === "string" && statement.length > statementLength
+  const { classifications: _, designers: _d, owners: _o, statementOfNewness: _s, ...rest } = encode(design)
+  const [o, d, statement] = [namesOf(design.owners), namesOf(design.designers), design.statementOfNewness]
   return defined({
     ...rest,
-    classes: classes(encode(design)),
+    classes: classes(design),
     owners: o.length > 0 ? o : undefined,
     designers: d.length > 0 ? d : undefined,
-    parties: o.length + d.length > 0
-      ? undefined
-      : "the record names no owner or designer (withheld or absent): do not supply names",
-    statementOfNewness: typeof statement === "string" ? cut(statement, statementLength) : undefined,
-    cut: long
+    parties: o.length + d.length > 0 ? undefined : noParties,
+    statementOfNewness: statement === undefined ? undefined : cut(statement, statementLength),
+    cut: statement !== undefined && statement.length > statementLength
       ? `statementOfNewness cut at ${statementLength} of ${statement.length} characters; design://${design.number} has it whole`
       : undefined
   })
@@ -147,29 +124,26 @@ const search = (args: typeof SearchArgs.Type) =>
     const client = yield* DesignSearchClient.DesignSearchClient
     const since = changed_since === undefined ? {} : { changedSinceDate: changed_since }
     let [count, messages]: [number, ReadonlyArray<Message>] = [0, []]
-    const designs: Array<Design> = []
+    let designs: ReadonlyArray<Design>
     if (query !== undefined) {
       const some = (list: ReadonlyArray<string>) => list.length > 0 ? list : undefined
       const filters = defined({ statusFilter: some(status), classificationFilter: some(classification) })
-      const found = yield* client.quickSearch({
-        query,
-        ...since,
-        ...(filters.statusFilter || filters.classificationFilter ? { filters } : {})
-      })
-      ;[count, messages] = [found.data.count, found.messages]
+      const found = yield* client.quickSearch({ query, ...since, ...(Object.keys(filters).length > 0 && { filters }) })
       const numbers = found.data.designNumbers.slice(page * size, page * size + size)
-      designs.push(...(yield* Effect.forEach(numbers, client.getDesign, { concurrency: 8 })).map((got) => got.data))
+      const got = yield* Effect.forEach(numbers, client.getDesign, { concurrency: 8 })
+      ;[count, messages, designs] = [found.data.count, found.messages, got.map((r) => r.data)]
     } else {
       const shared = { ...criteria, ...(status.length > 0 ? { statuses: status } : {}) }
       const rows = (classification.length === 0 ? [undefined] : classification).map((code, i) => ({
         op: i === 0 ? "AND" as const : "OR" as const,
         query: code === undefined ? shared : { ...shared, classification: code }
       }))
-      const request: AdvancedSearchRequest = { rows, ...since }
       const onPage = (info: { count: number; messages: ReadonlyArray<Message> }) =>
         Effect.sync(() => void ([count, messages] = [info.count, info.messages]))
-      const pages = client.advancedDesigns(request, { pageSize: size, startPage: page, concurrency: 1, onPage })
-      yield* Stream.runForEach(Stream.take(pages, size), (design) => Effect.sync(() => void designs.push(design)))
+      const paging = { pageSize: size, startPage: page, concurrency: 1, onPage }
+      designs = Array.from(
+        yield* Stream.runCollect(Stream.take(client.advancedDesigns({ rows, ...since }, paging), size))
+      )
     }
     return defined({
       count,
@@ -180,7 +154,6 @@ const search = (args: typeof SearchArgs.Type) =>
     }) as SearchAnswer
   })
 
-/** A search for people and models: the count, a line a hit, the cursor. */
 const searchText = (a: SearchAnswer) =>
   [
     `${a.count} ${a.count === 1 ? "design matches" : "designs match"}${a.note === undefined ? "" : ` (${a.note})`}`,
@@ -189,26 +162,28 @@ const searchText = (a: SearchAnswer) =>
     ...(a.messages ?? [])
   ].join("\n")
 
-/** The tools over the client, failures told by `explain`. */
-export const clientTools = (explain: Explain): ReadonlyArray<Spec<DesignSearchClient.DesignSearchClient>> => [{
-  name: "search_designs",
-  description: "Searches Australian registered designs. Answers the count, then one line a hit (number | title | " +
-    "status | first owner | Locarno classes), and a cursor while there are more: pass it back for the next hits. " +
-    "Give a query (words) or criteria (owner, designer, product), with classification, status or changed_since " +
-    "to narrow; criteria without a query cost one request for up to 100 hits. Example: " +
-    "{\"owner\": \"wattle\", \"status\": [\"REGISTERED\"], \"limit\": 50}",
-  parameters: SearchArgs,
-  output: SearchAnswer,
-  run: tool("search_designs", SearchArgs, explain, search, searchText)
-}, {
-  name: "get_design",
-  description: "One design in full, compact: title, status, days, owners, designers, products, classes and its " +
-    "statement of newness (cut, and said so, when long). Says when the record names no owner or designer. " +
-    "Example: {\"number\": \"201900001\"}",
-  parameters: GetArgs,
-  output: GetAnswer,
-  run: tool("get_design", GetArgs, explain, ({ number }) => Effect.map(designOf(number), (r) => compact(r.data)))
-}]
+/** The tools over the client. */
+export const clientTools: ReadonlyArray<Spec<DesignSearchClient.DesignSearchClient>> = [
+  tool(
+    "search_designs",
+    "Searches Australian registered designs. Answers the count, then one line a hit (number | title | " +
+      "status | first owner | Locarno classes), and a cursor while there are more: pass it back for the next hits. " +
+      "Give a query (words) or criteria (owner, designer, product), with classification, status or changed_since " +
+      "to narrow; criteria without a query cost one request for up to 100 hits. Example: " +
+      "{\"owner\": \"wattle\", \"status\": [\"REGISTERED\"], \"limit\": 50}",
+    [SearchArgs, SearchAnswer],
+    search,
+    searchText
+  ),
+  tool(
+    "get_design",
+    "One design in full, compact: title, status, days, owners, designers, products, classes and its " +
+      "statement of newness (cut, and said so, when long). Says when the record names no owner or designer. " +
+      "Example: {\"number\": \"201900001\"}",
+    [GetArgs, GetAnswer],
+    ({ number }) => Effect.map(designOf(number), (r) => compact(r.data))
+  )
+]
 
 /** The whole record of `number` as JSON, as the wire writes it: `design://{number}`. */
 export const record = (number: string) => Effect.map(designOf(number), (r) => JSON.stringify(encode(r.data)))
