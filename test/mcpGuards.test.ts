@@ -31,7 +31,7 @@ describe("mirror_query's SQL", () => {
     ["SELECT load_extension('x')", "load_extension"],
     ["SELECT * FROM pragma_table_info('designs')", "pragma_table_info"],
     ["SELECT 1 INTO copy_of", "into"],
-    ["PRAGMA query_only = OFF", "pragma"],
+    ["PRAGMA query_only = OFF", "SELECT"],
     ["WITH x AS (DELETE FROM designs RETURNING *) SELECT * FROM x", "delete"],
     ["SELECT 1; DROP TABLE designs", "drop"],
     ["SELECT 1; SELECT 2", "one statement"],

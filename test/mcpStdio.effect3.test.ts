@@ -152,3 +152,43 @@ describe("design-search mcp", () => {
       expect(fs.existsSync(missing)).toBe(false)
     }))
 })
+
+describe("design-search mcp, fed lines no client should send", () => {
+  it.scopedLive("answers each with its JSON-RPC error, writes nothing else on stdout, and serves on", () =>
+    Effect.gen(function*() {
+      const { spawn } = yield* Effect.promise(() => import("node:child_process"))
+      const child = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          spawn(process.execPath, [cliPath, "mcp"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } })
+        ),
+        (c) => Effect.sync(() => void c.kill("SIGKILL"))
+      )
+      const lines = [
+        "{not json",
+        "",
+        `{"jsonrpc":"2.0","id":"abc","method":"ping"}`,
+        `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
+        `{"jsonrpc":"2.0","id":2,"method":"no/such"}`,
+        `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_designs"}}`,
+        `{"jsonrpc":"2.0","id":7,"method":"ping"}`
+      ]
+      const stdout = yield* Effect.async<string>((resume) => {
+        let out = ""
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          out += chunk
+          if (out.includes(`"id":7`)) resume(Effect.succeed(out))
+        })
+        child.stdin.write(lines.join("\n") + "\n")
+      }).pipe(Effect.timeout("20 seconds"))
+      const answers = stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: unknown; error?: { code: number } })
+      expect(answers.map((a) => [a.id, a.error?.code])).toEqual([
+        [null, -32700],
+        ["abc", -32600],
+        [1.5, -32600],
+        [2, -32601],
+        [3, undefined],
+        [7, undefined]
+      ])
+      expect(JSON.stringify(answers[4])).toMatch(/"isError":true.*criterion|criterion.*"isError":true/)
+    }))
+})

@@ -5,8 +5,9 @@
  */
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Function, Layer, Option, Stream } from "effect"
 import * as fs from "node:fs"
+import { screen } from "../../core/mcp/requests.js"
 import { MirrorDatabaseError } from "../../DesignMirror.js"
 import * as DesignSearchMcp from "../../DesignSearchMcp.js"
 import { provideClient } from "../Client.js"
@@ -14,6 +15,7 @@ import { target } from "../Environment.js"
 import { render } from "../failure.js"
 import type { Failure } from "../failure.js"
 import type { McpInput } from "../inputs/mcp.js"
+import * as Output from "../Output.js"
 import { databaseOf } from "./sync.js"
 
 declare const DESIGN_SEARCH_VERSION: string
@@ -21,6 +23,20 @@ declare const DESIGN_SEARCH_VERSION: string
 /** A failure in the CLI's words, on one line. */
 const explain = (failure: { readonly _tag: string; readonly message: string }) =>
   render(failure as Failure).map((line) => line.replace(/^design-search: /, "")).join("; ")
+
+const encoder = new TextEncoder()
+
+/** Stdin's lines as the server may read them; what no server can answer is answered here (`screen`). */
+const screened = NodeStream.stdin.pipe(
+  Stream.decodeText(),
+  Stream.splitLines,
+  Stream.mapEffect((line) => {
+    const seen = screen(line)
+    if ("forward" in seen) return Effect.succeed(Option.some(encoder.encode(`${seen.forward}\n`)))
+    return Effect.as(seen.reply === undefined ? Effect.void : Output.jsonText(seen.reply), Option.none())
+  }),
+  Stream.filterMap(Function.identity)
+)
 
 const stdinEnds = Effect.async<void>((resume) => {
   const end = () => resume(Effect.void)
@@ -43,7 +59,7 @@ export const handle = (args: McpInput) =>
       name: "design-search",
       version: typeof DESIGN_SEARCH_VERSION === "string" ? DESIGN_SEARCH_VERSION : "0.0.0",
       instructions: DesignSearchMcp.instructions({ simulated: to._tag === "sandbox", mirror: database !== undefined }),
-      stdin: NodeStream.stdin,
+      stdin: screened,
       stdout: NodeSink.stdout
     })
     const tools = Layer.merge(DesignSearchMcp.layer({ explain }), mirror ?? Layer.empty)

@@ -34,6 +34,8 @@ const writing = words(`insert update delete merge create drop alter attach detac
 const token =
   /'(?:[^']|'')*'?|"(?:[^"]|"")*"?|`[^`]*`?|\[[^\]]*\]?|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)|[\p{L}\w$]+|[\s\S]/gu
 
+const notSelect = { refused: "only one read-only SELECT (or WITH … SELECT) runs here" }
+
 /** The query as it runs (comments out, no `;` at its end), or why it is refused. */
 export const readOnlySql = (text: string): { readonly sql: string } | { readonly refused: string } => {
   const kept: Array<string> = []
@@ -48,6 +50,9 @@ export const readOnlySql = (text: string): { readonly sql: string } | { readonly
       continue
     }
     const lower = t.toLowerCase()
+    if (kept.every((k) => /^\s*$/.test(k)) && !/^\s$/.test(t) && lower !== "select" && lower !== "with") {
+      return notSelect
+    }
     if (t === "(" && callee !== undefined && !functions.has(callee) && !grouping.has(callee)) {
       return { refused: `${callee}(…) is not among the functions a query may call here` }
     }
@@ -63,7 +68,6 @@ export const readOnlySql = (text: string): { readonly sql: string } | { readonly
     kept.push(t)
   }
   const sql = kept.join("").trim().replace(/;\s*$/, "")
-  const first = /^\w+/.exec(sql)?.[0].toLowerCase()
-  if (first !== "select" && first !== "with") return { refused: "only one SELECT (or WITH … SELECT) runs here" }
+  if (sql === "") return notSelect
   return sql.match(token)?.includes(";") ? { refused: "one statement only: no ';' but at its end" } : { sql }
 }

@@ -8,6 +8,7 @@ import { SqlClient } from "#edition/internal/mirror/engines"
 import { dateTimeUnsafe } from "#edition/internal/seam"
 import { Effect, Schema, Stream } from "effect"
 import { changeKinds, defaultSchema, tables } from "../../core/mirror/mirror.js"
+import { readOnlySql } from "../../core/mirror/readOnlySql.js"
 import { wireDate } from "../../core/wire/calendarDate.js"
 import { databaseError } from "../mirror/model.js"
 import * as Sync from "../mirror/sync.js"
@@ -44,13 +45,10 @@ const capped = <A>(found: ReadonlyArray<A>, limit: number, what: string) =>
 
 const query = (options: MirrorOptions) => ({ limit = 100, sql: given }: typeof QueryArgs.Type) =>
   Effect.gen(function*() {
-    const text = given.trim().replace(/;\s*$/, "")
-    const first = /^(?:\s+|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(\w+)/.exec(text)?.[1]?.toUpperCase()
-    const no = (message: string) => refuse("mirror_query", message)
-    if (first !== "SELECT" && first !== "WITH") {
-      return yield* no("only one read-only SELECT (or WITH … SELECT) runs here; the mirror is never changed")
-    }
-    if (text.includes(";")) return yield* no("one statement only: no ';' but at its end")
+    // one SELECT calling only functions that compute: no file, large object or lock (readOnlySql.ts)
+    const checked = readOnlySql(given)
+    if ("refused" in checked) return yield* refuse("mirror_query", `${checked.refused}; the mirror is never changed`)
+    const text = checked.sql
     const sql = yield* SqlClient.SqlClient
     const wrapped = sql.unsafe(`SELECT * FROM (\n${text}\n) AS mirror_query LIMIT ${limit + 1}`)
     const schema = (options.schema ?? defaultSchema).replaceAll("\"", "\"\"")
