@@ -142,6 +142,36 @@ describe("DesignSearchMcp", () => {
       })
     ).pipe(Effect.provide(TestLayer)))
 
+  it.effect("however long a record's texts and lists, 20 hits stay in 6,000 bytes and a design in 3,000", () =>
+    served((mcp) =>
+      Effect.gen(function*() {
+        const long = (n: number) => "\"Ünïcødé\\ ".repeat(n)
+        const design = (i: number) => ({
+          number: String(202000100 + i),
+          title: long(40),
+          status: "REGISTERED" + long(3),
+          owners: Array.from({ length: 40 }, () => ({ name: long(20) })),
+          designers: Array.from({ length: 40 }, () => ({ name: long(20) })),
+          productNames: Array.from({ length: 50 }, () => long(10)),
+          classifications: Array.from({ length: 29 }, (_, c) => ({ code: `${String(c).padStart(2, "0")}-01` })),
+          extra: { deep: { deeper: [long(100)] } }
+        })
+        const control = yield* Sandbox.SandboxControl
+        const designs = Array.from({ length: 20 }, (_, i) => design(i))
+        yield* control.injectFault({ target: "page", status: 200, body: { count: 40, designs } })
+        const search = yield* mcp.call("search_designs", { status: ["REGISTERED"] })
+        expect((search.structuredContent as { hits: Array<unknown> }).hits).toHaveLength(20)
+        expect(Buffer.byteLength(search.json)).toBeLessThanOrEqual(6000)
+        yield* control.injectFault({ target: "design", status: 200, body: design(0) })
+        const one = yield* mcp.call("get_design", { number: "202000100" })
+        expect(Buffer.byteLength(one.json)).toBeLessThanOrEqual(3000)
+        expect(one.structuredContent).toMatchObject({
+          number: "202000100",
+          left: expect.stringMatching(/left out for size/)
+        })
+      })
+    ).pipe(Effect.provide(TestLayer)))
+
   it("a design cuts a long statement of newness and says so, and says when it names no party", () => {
     const long = compact({
       number: "202000001" as Designs.DesignNumber,

@@ -45,6 +45,20 @@ const answer = (isError: boolean, text: string, structuredContent?: object) =>
   new McpSchema.CallToolResult({ isError, content: [{ type: "text", text }], structuredContent })
 
 export const cut = (text: string, length: number) => text.length > length ? `${text.slice(0, length - 1)}…` : text
+const utf8 = new TextEncoder()
+const jsonBytes = (value: unknown) => utf8.encode(JSON.stringify(value)).length
+/** `text` cut so that, written as JSON, it takes at most `bytes` bytes: an answer's size is bounded, whatever the record. */
+const fit = (text: string, bytes: number) => {
+  if (jsonBytes(text) <= bytes) return text
+  const chars = Array.from(text)
+  let [lo, hi] = [0, chars.length]
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    if (jsonBytes(chars.slice(0, mid).join("") + "…") <= bytes) lo = mid
+    else hi = mid - 1
+  }
+  return chars.slice(0, lo).join("") + "…"
+}
 type Defined<O> = { [K in keyof O]: Exclude<O[K], undefined> }
 const defined = <O extends object>(o: O) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Defined<O>
@@ -81,24 +95,71 @@ export const statementLength = 1200
 
 const encode = (design: Design) => Result.getOrUndefined(encodeResult(Design)(design)) as Record<string, unknown>
 const namesOf = (parties: Design["owners"]) => parties?.map((p) => p.name) ?? []
-const classes = (design: Design) => design.classifications?.map((c) => c.code).join(", ")
+/** The first `shown` classes by code, and how many more. */
+const classes = (design: Design, shown = 20) => {
+  const codes = design.classifications?.map((c) => fit(c.code, 12)) ?? []
+  return codes.length === 0
+    ? undefined
+    : codes.slice(0, shown).join(", ") + (codes.length > shown ? ` +${codes.length - shown}` : "")
+}
 
+/** A hit as one line or object, each text bounded: 20 of them fit in 6,000 bytes, both ways together. */
 const hitOf = (design: Design) => {
-  const [title, owner, status] = [cut(design.title ?? "", 80) || undefined, design.owners?.[0]?.name, design.status]
-  return defined({ number: design.number, title, status, owner: owner && cut(owner, 60), classes: classes(design) })
+  const [title, owner] = [design.title && fit(design.title, 40), design.owners?.[0]?.name]
+  const status = design.status && fit(design.status, 14)
+  return defined({ number: design.number, title, status, owner: owner && fit(owner, 28), classes: classes(design, 3) })
 }
 
 const noParties = "the record names no owner or designer (withheld or absent): do not supply names"
-/** A whole design, compact: parties by name, classes by code, the statement of newness cut. */
+/** Names, at most 8 of them, each bounded, and how many more. */
+const names = (parties: Design["owners"]) => {
+  const all = namesOf(parties)
+  return all.length === 0
+    ? undefined
+    : all.slice(0, 8).map((n) => fit(n, 60)).concat(all.length > 8 ? [`+${all.length - 8}`] : [])
+}
+/** Any other field of the record, bounded: texts cut, lists of at most 8, no deeper than two levels. */
+const bounded = (value: unknown, depth = 0): unknown =>
+  typeof value === "string"
+    ? fit(value, 120)
+    : Array.isArray(value)
+    ? value.slice(0, 8).map((v) => bounded(v, depth + 1)).concat(value.length > 8 ? [`+${value.length - 8}`] : [])
+    : typeof value !== "object" || value === null
+    ? value
+    : depth > 1
+    ? fit(JSON.stringify(value), 160)
+    : Object.fromEntries(Object.entries(value).map(([k, v]) => [fit(k, 40), bounded(v, depth + 1)]))
+const kept = new Set(["number", "status", "parties"])
+/** What an answer of `value` weighs: its text (JSON in JSON, escaped twice) and its structured content. */
+const answerBytes = (value: unknown) => jsonBytes(JSON.stringify(value)) + jsonBytes(value)
+
+/**
+ * A whole design, compact: parties by name, classes by code, every text bounded, the statement of
+ * newness cut; the largest fields are left out, and named, until the answer (which holds it twice,
+ * as text and as structured content) takes 3,000 bytes at most.
+ */
 export const compact = (design: Design) => {
-  const { classifications: _, designers: _d, owners: _o, statementOfNewness: _s, ...rest } = encode(design)
-  const [o, d, statement] = [namesOf(design.owners), namesOf(design.designers), design.statementOfNewness]
-  return defined({
-    ...rest,
+  const { classifications: _, designers: _d, owners: _o, statementOfNewness: _s, title, ...rest } = encode(design)
+  const [o, d, statement] = [names(design.owners), names(design.designers), design.statementOfNewness]
+  const shown: Record<string, unknown> = defined({
+    ...(bounded(rest) as object),
+    title: typeof title === "string" ? fit(title, 120) : undefined,
     classes: classes(design),
-    owners: o.length > 0 ? o : undefined,
-    designers: d.length > 0 ? d : undefined,
-    parties: o.length + d.length > 0 ? undefined : noParties,
+    owners: o,
+    designers: d,
+    parties: o === undefined && d === undefined ? noParties : undefined
+  })
+  const left: Array<string> = []
+  for (const [key] of Object.entries(shown).sort(([, a], [, b]) => jsonBytes(b) - jsonBytes(a))) {
+    if (answerBytes(shown) + 2 * (100 + 20 * left.length) <= 2800) break
+    if (!kept.has(key)) {
+      left.push(key)
+      delete shown[key]
+    }
+  }
+  return defined({
+    ...shown,
+    left: left.length === 0 ? undefined : `left out for size: ${left.join(", ")}; design://${design.number} has them`,
     statementOfNewness: statement === undefined ? undefined : cut(statement, statementLength),
     cut: statement !== undefined && statement.length > statementLength
       ? `statementOfNewness cut at ${statementLength} of ${statement.length} characters; design://${design.number} has it whole`
@@ -150,7 +211,7 @@ const search = (args: typeof SearchArgs.Type) =>
       hits: designs.map(hitOf),
       cursor: (page + 1) * size < count && designs.length === size ? `${page + 1}x${size}` : undefined,
       note: count === 0 ? "no design matches" : designs.length === 0 ? "no more hits" : undefined,
-      messages: messages.length > 0 ? messages.map((m) => `${m.code}: ${cut(m.detail, 200)}`) : undefined
+      messages: messages.length > 0 ? messages.slice(0, 2).map((m) => fit(`${m.code}: ${m.detail}`, 160)) : undefined
     }) as SearchAnswer
   })
 
