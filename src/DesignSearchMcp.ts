@@ -94,7 +94,7 @@ export const layer = (options: Options = {}): Layer.Layer<never, never, McpServe
   )
 
 /**
- * Adds `mirror_query`, `mirror_changes` and `design-mirror://schema` to the ambient `McpServer`, over the
+ * Adds `mirror_query`, `mirror_changes`, `watch_report` and `design-mirror://schema` to the ambient `McpServer`, over the
  * ambient `SqlClient` of a mirror, which they only read (`DesignMirror.layerSqlite({ url, readOnly: true })`).
  * @since 0.5.0
  * @category layers

@@ -205,7 +205,7 @@ layer(Pg.layer, { timeout: "120 seconds", excludeTestServices: true })("DesignSe
       const tools = DesignSearchMcp.layerMirror({ statementTimeoutMillis: 200 }).pipe(Layer.provide(sql))
       yield* Effect.scoped(Effect.gen(function*() {
         const mcp = yield* connect(tools)
-        expect((yield* mcp.tools).map((t) => t.name)).toEqual(["mirror_query", "mirror_changes"])
+        expect((yield* mcp.tools).map((t) => t.name)).toEqual(["mirror_query", "mirror_changes", "watch_report"])
         const count = () => mcp.call("mirror_query", { sql: "SELECT CAST(count(*) AS INTEGER) AS n FROM designs" })
         expect((yield* count()).structuredContent).toEqual({ columns: ["n"], rows: [[500]] })
         const capped = yield* mcp.call("mirror_query", { sql: "SELECT number FROM designs ORDER BY number;", limit: 3 })

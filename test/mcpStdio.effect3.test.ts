@@ -120,7 +120,13 @@ describe("design-search mcp", () => {
       const { call, client } = yield* connect(["--db", db])
       expect(client.getInstructions()).toMatch(/mirror_query runs read-only SQL/)
       const { tools } = yield* Effect.promise(() => client.listTools())
-      expect(tools.map((t) => t.name)).toEqual(["search_designs", "get_design", "mirror_query", "mirror_changes"])
+      expect(tools.map((t) => t.name)).toEqual([
+        "search_designs",
+        "get_design",
+        "mirror_query",
+        "mirror_changes",
+        "watch_report"
+      ])
       const count = () => call("mirror_query", { sql: "SELECT count(*) AS n FROM designs" })
       expect((yield* count()).structuredContent).toEqual({ columns: ["n"], rows: [[18]] })
       for (
@@ -136,6 +142,28 @@ describe("design-search mcp", () => {
       expect(JSON.stringify(schema.contents)).toMatch(
         /design_owners\(number TEXT, position INTEGER, name TEXT, party TEXT\)/
       )
+    }))
+
+  it.scopedLive("with --db, watch_report reads a watch's events as watch report writes them", () =>
+    Effect.gen(function*() {
+      const served = yield* Sandbox.serve({ port: 0, designs: 300 })
+      const env = envFor(served)
+      const db = path.join(yield* tempDir, "designs.db")
+      const watch = (...args: Array<string>) => run(["watch", ...args, "--db", db], env, "60 seconds")
+      expect((yield* watch("add", "live", "--status", "FILED", "--status", "REGISTERED")).code).toBe(0)
+      expect((yield* watch("run")).code).toBe(0)
+      yield* served.control.advance("120 days")
+      expect((yield* watch("run")).code).toBe(0)
+      const written = (yield* watch("report", "live", "--format", "json")).stdout.trim().split("\n")
+      const { call } = yield* connect(["--db", db], env)
+      const answer = (yield* call("watch_report", { name: "live" })).structuredContent as {
+        events: Array<{ number: string; event: string }>
+      }
+      expect(answer.events.length).toBeGreaterThan(0)
+      expect(answer.events.map((e) => `${e.event} ${e.number}`)).toEqual(
+        written.map((l) => JSON.parse(l) as { number: string; event: string }).map((e) => `${e.event} ${e.number}`)
+      )
+      expect(yield* call("watch_report", { name: "live", since: "soon" })).toMatchObject({ isError: true })
     }))
 
   it.scopedLive("ends when its client closes stdin; a mirror it cannot open ends it before it serves", () =>

@@ -18,7 +18,8 @@ const functions = words(`count sum avg min max total group_concat string_agg arr
   json_array_length json_each json_tree json_type json_valid json_object json_array jsonb_array_length
   json_array_elements json_array_elements_text jsonb_array_elements jsonb_array_elements_text json_extract_path_text
   jsonb_extract_path_text jsonb_typeof jsonb_each jsonb_each_text jsonb_object_keys to_json to_jsonb
-  json_build_object jsonb_build_object unnest generate_series`)
+  json_build_object jsonb_build_object unnest generate_series to_tsvector to_tsquery plainto_tsquery
+  websearch_to_tsquery ts_rank`)
 
 /** Words a `(` may follow that call no function. */
 const grouping = words(`select from where and or not in exists values as on join using over filter within any all

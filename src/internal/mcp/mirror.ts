@@ -9,10 +9,12 @@ import { dateTimeUnsafe } from "#edition/internal/seam"
 import { Effect, Schema, Stream } from "effect"
 import { changeKinds, defaultSchema, tables } from "../../core/mirror/mirror.js"
 import { readOnlySql } from "../../core/mirror/readOnlySql.js"
+import { parseJson } from "../../core/wire/answers.js"
 import { wireDate } from "../../core/wire/calendarDate.js"
 import { databaseError } from "../mirror/model.js"
 import * as Sync from "../mirror/sync.js"
-import { cut, refuse, tool } from "./tools.js"
+import { names } from "../mirror/tables.js"
+import { bounded, cut, refuse, tool } from "./tools.js"
 import type { Spec } from "./tools.js"
 
 /** Options of the mirror's tools: its PostgreSQL schema, and how long a query may run there. */
@@ -80,6 +82,34 @@ const changes = (options: MirrorOptions) => ({ kind, limit = 100, since }: typeo
     return { changes: found.slice(0, limit), ...capped(found, limit, "changes") }
   })
 
+const WatchArgs = Schema.Struct({
+  name: d(Query, "the watch's name, as design-search watch list shows it"),
+  since: Schema.optional(d(Query, "events at or after this day or instant, YYYY-MM-DD or ISO (default: all)")),
+  until: Schema.optional(d(Query, "events before this day or instant, YYYY-MM-DD or ISO")),
+  limit: limit("events")
+})
+const WatchAnswer = Schema.Struct({ events: Schema.Array(Schema.Unknown), truncated })
+
+/** A watch's events as `design-search watch report` reads them, oldest first, each bounded as a hit is. */
+const watchReport = (options: MirrorOptions) => ({ limit = 100, name, since, until }: typeof WatchArgs.Type) =>
+  Effect.gen(function*() {
+    const [from, to] = [since, until].map((v) => (v === undefined ? undefined : wireDate(v)))
+    if ((since !== undefined && from === undefined) || (until !== undefined && to === undefined)) {
+      return yield* refuse("watch_report", "since and until: expected YYYY-MM-DD or an ISO timestamp")
+    }
+    const sql = yield* SqlClient.SqlClient
+    const events = names(sql, options.schema).table("design_watch_events")
+    const [start, end] = [from ?? 0, to ?? 253402214400000].map((ms) => new Date(ms).toISOString())
+    const rows = yield* sql<Record<string, unknown>>`SELECT number, event, at, CAST(fields AS TEXT) AS fields,
+  CAST(design AS TEXT) AS design FROM ${events} WHERE watch = ${name} AND at >= ${start} AND at < ${end}
+  ORDER BY at, number, event LIMIT ${limit + 1}`.pipe(Effect.mapError(databaseError("watch_report")))
+    const json = (text: unknown) => parseJson(String(text))?.json ?? null
+    const shown = rows.slice(0, limit).map(({ at, design, fields, number, event }) =>
+      bounded({ number, event, at: jsonValue(at), fields: json(fields), design: json(design) })
+    )
+    return { events: shown, ...capped(rows, limit, "events") }
+  })
+
 /** The tools over a mirror. */
 export const mirrorTools = (options: MirrorOptions): ReadonlyArray<Spec<SqlClient.SqlClient>> => [
   tool(
@@ -98,6 +128,14 @@ export const mirrorTools = (options: MirrorOptions): ReadonlyArray<Spec<SqlClien
       "last sync. Example: {\"since\": \"2026-11-01\", \"kind\": \"changed\"}",
     [ChangesArgs, ChangesAnswer],
     changes(options)
+  ),
+  tool(
+    "watch_report",
+    "The events of a saved design watch (design-search watch), oldest first: each design's number, the event " +
+      "(new, status, owner, classification, expiring, no_longer_matching), when, its old and new values, and the " +
+      "design's title, status, owners and classes. Reads only. Example: {\"name\": \"chairs\", \"since\": \"2026-11-01\"}",
+    [WatchArgs, WatchAnswer],
+    watchReport(options)
   )
 ]
 

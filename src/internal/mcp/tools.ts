@@ -119,7 +119,7 @@ const names = (parties: Design["owners"]) => {
     : all.slice(0, 8).map((n) => fit(n, 60)).concat(all.length > 8 ? [`+${all.length - 8}`] : [])
 }
 /** Any other field of the record, bounded: texts cut, lists of at most 8, no deeper than two levels. */
-const bounded = (value: unknown, depth = 0): unknown =>
+export const bounded = (value: unknown, depth = 0): unknown =>
   typeof value === "string"
     ? fit(value, 120)
     : Array.isArray(value)
