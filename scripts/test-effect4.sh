@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Effect 4 edition's suite (test/effect4, with effect4/'s own install of effect 4, @effect/vitest 4
+# The Effect 4 edition's suite (the whole of test/, with effect4/'s own install of effect 4, @effect/vitest 4
 # and vitest 5). @effect/platform-node 4 and vitest 5 need Node.js 22.19 or later: on an older node this
 # runs the suite on Node.js 24 from scripts/ensure-node.sh. Arguments go to `vitest run`.
 set -euo pipefail
