@@ -164,6 +164,10 @@ describe("design-search mcp", () => {
         written.map((l) => JSON.parse(l) as { number: string; event: string }).map((e) => `${e.event} ${e.number}`)
       )
       expect(yield* call("watch_report", { name: "live", since: "soon" })).toMatchObject({ isError: true })
+      // a watch the mirror has not is a failure, never an empty list of events
+      const unknown = yield* call("watch_report", { name: "nope" })
+      expect(unknown).toMatchObject({ isError: true })
+      expect(unknown.content[0]?.text).toMatch(/no watch named "nope"/)
     }))
 
   it.scopedLive("ends when its client closes stdin; a mirror it cannot open ends it before it serves", () =>

@@ -9,11 +9,10 @@ import { dateTimeUnsafe } from "#edition/internal/seam"
 import { Effect, Schema, Stream } from "effect"
 import { changeKinds, defaultSchema, tables } from "../../core/mirror/mirror.js"
 import { readOnlySql } from "../../core/mirror/readOnlySql.js"
-import { parseJson } from "../../core/wire/answers.js"
 import { wireDate } from "../../core/wire/calendarDate.js"
 import { databaseError } from "../mirror/model.js"
 import * as Sync from "../mirror/sync.js"
-import { names } from "../mirror/tables.js"
+import { readReport } from "../watch/watch.js"
 import { bounded, cut, refuse, tool } from "./tools.js"
 import type { Spec } from "./tools.js"
 
@@ -90,24 +89,18 @@ const WatchArgs = Schema.Struct({
 })
 const WatchAnswer = Schema.Struct({ events: Schema.Array(Schema.Unknown), truncated })
 
-/** A watch's events as `design-search watch report` reads them, oldest first, each bounded as a hit is. */
+/** A watch's events as `design-search watch report` reads them (`readReport`), each bounded as a hit is. */
 const watchReport = (options: MirrorOptions) => ({ limit = 100, name, since, until }: typeof WatchArgs.Type) =>
   Effect.gen(function*() {
     const [from, to] = [since, until].map((v) => (v === undefined ? undefined : wireDate(v)))
     if ((since !== undefined && from === undefined) || (until !== undefined && to === undefined)) {
       return yield* refuse("watch_report", "since and until: expected YYYY-MM-DD or an ISO timestamp")
     }
-    const sql = yield* SqlClient.SqlClient
-    const events = names(sql, options.schema).table("design_watch_events")
-    const [start, end] = [from ?? 0, to ?? 253402214400000].map((ms) => new Date(ms).toISOString())
-    const rows = yield* sql<Record<string, unknown>>`SELECT number, event, at, CAST(fields AS TEXT) AS fields,
-  CAST(design AS TEXT) AS design FROM ${events} WHERE watch = ${name} AND at >= ${start} AND at < ${end}
-  ORDER BY at, number, event LIMIT ${limit + 1}`.pipe(Effect.mapError(databaseError("watch_report")))
-    const json = (text: unknown) => parseJson(String(text))?.json ?? null
-    const shown = rows.slice(0, limit).map(({ at, design, fields, number, event }) =>
-      bounded({ number, event, at: jsonValue(at), fields: json(fields), design: json(design) })
-    )
-    return { events: shown, ...capped(rows, limit, "events") }
+    const [start, end] = [from, to].map((ms) => (ms === undefined ? undefined : dateTimeUnsafe(ms)))
+    const range = { since: start, until: end }
+    const found = yield* readReport(yield* SqlClient.SqlClient, options.schema)(name, range, limit + 1)
+    const shown = found.slice(0, limit).map(({ watch: _, ...event }) => bounded(event))
+    return { events: shown, ...capped(found, limit, "events") }
   })
 
 /** The tools over a mirror. */

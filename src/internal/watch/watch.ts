@@ -80,7 +80,7 @@ const db = (doing: string) => <A, E extends { readonly message: string }, R>(eff
 /** A list of the record by a field of its items (`owners` by name, `classifications` by code). */
 const namesOf = (value: unknown, key: "name" | "code"): ReadonlyArray<string> =>
   Array.isArray(value)
-    ? value.map((v: unknown) => typeof v === "string" ? v : String((v as Record<string, unknown> | null)?.[key] ?? ""))
+    ? value.map((v: unknown) => String((v as Record<string, unknown> | null)?.[key] ?? ""))
     : []
 const textOf = (v: unknown) => (typeof v === "string" ? v : null)
 
@@ -89,8 +89,7 @@ const summaryOf = (r: Record<string, unknown>): WatchEvent["design"] => ({
   title: textOf(r.title),
   status: textOf(r.status),
   owners: namesOf(r.owners, "name"),
-  // a record lists `classifications`; a summary stored with an event, `classes`
-  classes: namesOf(r.classifications ?? r.classes, "code")
+  classes: namesOf(r.classifications, "code")
 })
 
 /** The events a change of the history tells, by the field changed: old → new. */
@@ -104,6 +103,37 @@ const changeEvents = (fields: Readonly<Record<string, { readonly old?: unknown; 
 
 type Numbered = { readonly number: string }
 type EventRow = Numbered & { event: EventKind; at: string | Date; fields: string; design: string }
+
+/**
+ * A watch's events, oldest first, at or after `since` and before `until` (at most `limit`): what
+ * `report` reads, with no request and nothing written, so a read-only connection serves it too.
+ */
+export const readReport = (sql: SqlClient.SqlClient, schema: string | undefined) => {
+  const { table } = mirrorNames(sql, schema)
+  const [watches, events] = [table("design_watches"), table("design_watch_events")]
+  return (name: string, range?: ReportRange, limit = Number.MAX_SAFE_INTEGER) =>
+    Effect.gen(function*() {
+      const { since, until } = (range ?? {}) as ReportRange
+      const bad = Object.entries({ since, until }).find(([, v]) => v !== undefined && !DateTime.isDateTime(v))
+      if (bad !== undefined) return yield* invalid(bad[0], "a DateTime, or nothing")
+      const found = yield* db("reading watches")(sql`SELECT name FROM ${watches} WHERE name = ${name}`)
+      if (found.length === 0) return yield* new WatchNotFoundError({ name })
+      const from = DateTime.formatIso(since ?? dateTimeUnsafe(0))
+      const to = DateTime.formatIso(until ?? dateTimeUnsafe(253402214400000))
+      const rows = yield* db("reading events")(
+        sql<EventRow>`SELECT number, event, at, CAST(fields AS TEXT) AS fields, CAST(design AS TEXT) AS design
+  FROM ${events} WHERE watch = ${name} AND at >= ${from} AND at < ${to} ORDER BY at, number, event LIMIT ${limit}`
+      )
+      // the design as the run stored it: its summary already
+      return rows.map((r): WatchEvent => ({
+        ...r,
+        watch: name,
+        at: iso(r.at),
+        fields: parsed(r.fields),
+        design: parsed(r.design) as WatchEvent["design"]
+      }))
+    })
+}
 
 /** The watches' operations over the ambient `SqlClient`, and `mirror`'s syncs; their tables made or migrated first. */
 export const make = (mirror: Mirror, schema: string | undefined) =>
@@ -224,25 +254,6 @@ SELECT c.number, c.synced_at, CAST(c.fields AS TEXT) AS fields FROM ${t.changes}
           const watches = yield* Effect.forEach(rows, (w) => derive(w, now))
           return { watches, syncs: syncs.length, requests: syncs.reduce((n, s) => n + s.requests, 0) }
         }),
-      report: (name: string, range?: ReportRange) =>
-        Effect.gen(function*() {
-          const { since, until } = (range ?? {}) as ReportRange
-          const bad = Object.entries({ since, until }).find(([, v]) => v !== undefined && !DateTime.isDateTime(v))
-          if (bad !== undefined) return yield* invalid(bad[0], "a DateTime, or nothing")
-          yield* rowsOf([name])
-          const from = DateTime.formatIso(since ?? dateTimeUnsafe(0))
-          const to = DateTime.formatIso(until ?? dateTimeUnsafe(253402214400000))
-          const rows = yield* db("reading events")(
-            sql<EventRow>`SELECT number, event, at, CAST(fields AS TEXT) AS fields, CAST(design AS TEXT) AS design
-  FROM ${t.events} WHERE watch = ${name} AND at >= ${from} AND at < ${to} ORDER BY at, number, event`
-          )
-          return rows.map((r): WatchEvent => ({
-            ...r,
-            watch: name,
-            at: iso(r.at),
-            fields: parsed(r.fields),
-            design: summaryOf(parsed(r.design))
-          }))
-        })
+      report: readReport(sql, schema)
     }
   })
