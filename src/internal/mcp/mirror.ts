@@ -7,13 +7,14 @@ import { describeAs as d, intBetween } from "#edition/internal/mcp/server"
 import { SqlClient } from "#edition/internal/mirror/engines"
 import { dateTimeUnsafe } from "#edition/internal/seam"
 import { Effect, Schema, Stream } from "effect"
+import { cap } from "../../core/mask/mask.js"
 import { changeKinds, defaultSchema, tables } from "../../core/mirror/mirror.js"
 import { readOnlySql } from "../../core/mirror/readOnlySql.js"
 import { wireDate } from "../../core/wire/calendarDate.js"
 import { databaseError } from "../mirror/model.js"
 import * as Sync from "../mirror/sync.js"
 import { readReport } from "../watch/watch.js"
-import { bounded, cut, refuse, tool } from "./tools.js"
+import { bounded, refuse, tool } from "./tools.js"
 import type { Spec } from "./tools.js"
 
 /** Options of the mirror's tools: its PostgreSQL schema, and how long a query may run there. */
@@ -40,7 +41,7 @@ const Change = Schema.Struct({ number: S, syncedAt: S, kind: S, fields: Unknown 
 const ChangesAnswer = Schema.Struct({ changes: Schema.Array(Change), truncated })
 
 const jsonValue = (v: unknown): unknown =>
-  typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : typeof v === "string" ? cut(v, 1000) : v
+  typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : typeof v === "string" ? cap(v, 1000) : v
 const capped = <A>(found: ReadonlyArray<A>, limit: number, what: string) =>
   found.length > limit ? { truncated: `more than ${limit} ${what}: the first ${limit} are shown` } : {}
 

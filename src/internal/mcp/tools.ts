@@ -5,7 +5,7 @@ import type { AnySchema } from "#edition/internal/mcp/server"
 import { catchAll, decodeUnknownEffect, encodeResult, Result } from "#edition/internal/seam"
 import { Data, Effect, Schema, Stream } from "effect"
 import type { Message } from "../../ApiError.js"
-import { noMask } from "../../core/mask/mask.js"
+import { cap, noMask } from "../../core/mask/mask.js"
 import { Design, IsoDate } from "../../Designs.js"
 import * as DesignSearchClient from "../../DesignSearchClient.js"
 import { describe, parseOptions } from "../schemaIssues.js"
@@ -44,7 +44,6 @@ export const tool = <S extends AnySchema, O extends object, E extends Parameters
 const answer = (isError: boolean, text: string, structuredContent?: object) =>
   new McpSchema.CallToolResult({ isError, content: [{ type: "text", text }], structuredContent })
 
-export const cut = (text: string, length: number) => text.length > length ? `${text.slice(0, length - 1)}…` : text
 const utf8 = new TextEncoder()
 const jsonBytes = (value: unknown) => utf8.encode(JSON.stringify(value)).length
 /** `text` cut so that, written as JSON, it takes at most `bytes` bytes: an answer's size is bounded, whatever the record. */
@@ -160,7 +159,7 @@ export const compact = (design: Design) => {
   return defined({
     ...shown,
     left: left.length === 0 ? undefined : `left out for size: ${left.join(", ")}; design://${design.number} has them`,
-    statementOfNewness: statement === undefined ? undefined : cut(statement, statementLength),
+    statementOfNewness: statement === undefined ? undefined : cap(statement, statementLength),
     cut: statement !== undefined && statement.length > statementLength
       ? `statementOfNewness cut at ${statementLength} of ${statement.length} characters; design://${design.number} has it whole`
       : undefined
