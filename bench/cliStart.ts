@@ -35,17 +35,20 @@ export interface CliStartResult {
   readonly met: boolean
 }
 
+/** The environment a benchmark runs the CLI in: no `IPAUSTRALIA_*` or `DESIGN_SEARCH_*` variable, a cache folder of its own. */
+export const cliEnv = (cacheHome: string): Record<string, string | undefined> => ({
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith("IPAUSTRALIA_") && !k.startsWith("DESIGN_SEARCH_"))
+  ),
+  XDG_CACHE_HOME: cacheHome
+})
+
 export const run = (options: { readonly rounds?: number } = {}): CliStartResult => {
   const rounds = options.rounds ?? 10
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: run npm run build first`)
   const cacheHome = mkdtempSync(join(tmpdir(), "design-search-bench-"))
   try {
-    const env = {
-      ...Object.fromEntries(
-        Object.entries(process.env).filter(([k]) => !k.startsWith("IPAUSTRALIA_") && !k.startsWith("DESIGN_SEARCH_"))
-      ),
-      XDG_CACHE_HOME: cacheHome
-    }
+    const env = cliEnv(cacheHome)
     const cli = () => time([cliPath, "--help"], env)
     const node = () => time(["-e", "0"], env)
     cli()

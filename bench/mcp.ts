@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
+import { cliEnv } from "./cliStart.js"
 import { median, round } from "./stats.js"
 
 const cliPath = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url))
@@ -66,12 +67,7 @@ export const run = async (options: { readonly rounds?: number } = {}): Promise<M
   const rounds = options.rounds ?? 10
   const cacheHome = mkdtempSync(join(tmpdir(), "design-search-bench-"))
   try {
-    const env = {
-      ...Object.fromEntries(
-        Object.entries(process.env).filter(([k]) => !k.startsWith("IPAUSTRALIA_") && !k.startsWith("DESIGN_SEARCH_"))
-      ),
-      XDG_CACHE_HOME: cacheHome
-    }
+    const env = cliEnv(cacheHome)
     const started = async () => {
       const from = performance.now()
       const server = serve(env)
