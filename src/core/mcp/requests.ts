@@ -5,7 +5,7 @@
  * line can stop it or leave a request unanswered. A `tools/call` without `arguments` gets `{}`.
  */
 
-import { parseJson } from "../wire/answers.js"
+import { isRecord, parseJson } from "../wire/answers.js"
 
 /** The methods of MCP a server of tools and resources answers, and its notifications. */
 const methods = new Set([
@@ -20,8 +20,6 @@ const methods = new Set([
   "completion/complete",
   "logging/setLevel"
 ])
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const error = (id: unknown, code: number, message: string) =>
   JSON.stringify({
